@@ -1,0 +1,93 @@
+/*
+ * Streaming reader of Chakra .et files (plain or gzip'd).
+ */
+#ifndef CHAKRA_ET_READER_H
+#define CHAKRA_ET_READER_H
+
+#include "trace-file.h"
+
+#include "et_def.pb.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Reads a .et file one message at a time.
+ *
+ * The file is a stream of varint32-length-prefixed protobuf messages: one GlobalMetadata, then
+ * Nodes. The reader holds one buffer of at most a few MiB whatever the file size. Every problem
+ * (empty file, truncated message, bad length prefix, absurd length, bytes that are not the
+ * expected message) raises a TraceError naming the file, the message number and byte offset.
+ */
+class EtReader
+{
+  public:
+    /** Largest message accepted: a bigger length prefix means a corrupt or foreign file. */
+    static constexpr uint32_t kMaxMessageBytes = 256u << 20;
+
+    /**
+     * Opens the file and reads its GlobalMetadata.
+     * \param path the .et file
+     * \throws TraceError if it cannot be opened or does not start with a GlobalMetadata
+     */
+    explicit EtReader(const std::string& path);
+
+    /** \return the file's GlobalMetadata */
+    const ChakraProtoMsg::GlobalMetadata& GetMetadata() const;
+
+    /**
+     * Reads the next node.
+     * \param[out] node the node (cleared first)
+     * \return false at the end of the file
+     * \throws TraceError on a damaged or foreign message
+     */
+    bool ReadNode(ChakraProtoMsg::Node& node);
+
+    /** \return the number of nodes read so far */
+    uint64_t GetNodesRead() const;
+    /** \return the path */
+    const std::string& GetPath() const;
+    /** \return true if the file is gzip'd */
+    bool IsCompressed() const;
+    /** \return the (uncompressed) byte offset of the next message */
+    uint64_t GetOffset() const;
+
+  private:
+    /**
+     * Reads the next length-prefixed message into a contiguous range of the buffer.
+     * \param what the expected message ("GlobalMetadata", "Node") for errors
+     * \param[out] data start of the message bytes (valid until the next call)
+     * \param[out] size message size
+     * \return false at a clean end of file (no byte of a new message)
+     */
+    bool NextMessage(const char* what, const char*& data, uint32_t& size);
+    /** Makes at least \p bytes bytes available from m_begin; false if the file ends first. */
+    bool Fill(std::size_t bytes);
+    /** \return "message <n> at byte <offset>" for the message being read */
+    std::string Where() const;
+
+    InputFile m_file;                         //!< the byte source
+    std::vector<char> m_buffer;               //!< read buffer
+    std::size_t m_begin{0};                   //!< first unread byte in m_buffer
+    std::size_t m_end{0};                     //!< end of valid bytes in m_buffer
+    uint64_t m_bufferOffset{0};               //!< file offset of m_buffer[0]
+    uint64_t m_messageOffset{0};              //!< file offset of the message being read
+    uint64_t m_messageIndex{0};               //!< 0 = metadata, 1 = first node, ...
+    ChakraProtoMsg::GlobalMetadata m_metadata; //!< the file's metadata
+};
+
+/**
+ * \param message a parsed message
+ * \return the number of a field the schema defines that was found with another wire type
+ *         (the bytes are some other message), or 0 if there is none
+ */
+int FindWireTypeMismatch(const google::protobuf::Message& message);
+
+} // namespace ns3
+
+#endif // CHAKRA_ET_READER_H

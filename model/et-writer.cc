@@ -1,0 +1,60 @@
+#include "et-writer.h"
+
+#include "trace-error.h"
+
+#include <climits>
+
+namespace ns3
+{
+
+EtWriter::EtWriter(const std::string& path, const ChakraProtoMsg::GlobalMetadata& metadata)
+    : m_file(path)
+{
+    WriteMessage(metadata);
+}
+
+void
+EtWriter::WriteNode(const ChakraProtoMsg::Node& node)
+{
+    WriteMessage(node);
+    ++m_nodes;
+}
+
+void
+EtWriter::WriteMessage(const google::protobuf::MessageLite& message)
+{
+    std::size_t size = message.ByteSizeLong();
+    if (size > static_cast<std::size_t>(INT_MAX))
+    {
+        throw TraceError(m_file.GetPath(),
+                         "node " + std::to_string(m_nodes),
+                         "message of " + std::to_string(size) + " bytes exceeds protobuf's 2 GiB limit");
+    }
+    // Length prefix and message in one buffer: one write per message.
+    m_scratch.resize(5 + size);
+    auto* out = reinterpret_cast<uint8_t*>(&m_scratch[0]);
+    std::size_t prefix = 0;
+    auto length = static_cast<uint32_t>(size);
+    while (length >= 0x80)
+    {
+        out[prefix++] = static_cast<uint8_t>(length | 0x80);
+        length >>= 7;
+    }
+    out[prefix++] = static_cast<uint8_t>(length);
+    message.SerializeWithCachedSizesToArray(out + prefix);
+    m_file.Write(m_scratch.data(), prefix + size);
+}
+
+void
+EtWriter::Commit()
+{
+    m_file.Commit();
+}
+
+uint64_t
+EtWriter::GetNodesWritten() const
+{
+    return m_nodes;
+}
+
+} // namespace ns3

@@ -1,0 +1,309 @@
+#include "trace-file.h"
+
+#include "trace-error.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** zlib's buffer size for both reading and writing: large enough to amortise system calls. */
+constexpr unsigned kZlibBufferBytes = 1u << 18;
+
+/** Largest single gzread/gzwrite request (their size argument is an unsigned int). */
+constexpr std::size_t kMaxZlibChunk = 1u << 30;
+
+std::string
+GzErrorText(gzFile gz)
+{
+    int code = Z_OK;
+    const char* text = gzerror(gz, &code);
+    if (code == Z_ERRNO)
+    {
+        return std::strerror(errno);
+    }
+    return text != nullptr ? text : "unknown zlib error";
+}
+
+/** The process umask (mkstemp creates files 0600; outputs should get the usual mode). */
+mode_t
+CurrentUmask()
+{
+    static const mode_t mask = [] {
+        mode_t m = umask(0);
+        umask(m);
+        return m;
+    }();
+    return mask;
+}
+
+} // namespace
+
+bool
+HasGzipSuffix(const std::string& path)
+{
+    return path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+}
+
+InputFile::InputFile(const std::string& path)
+    : m_path(path)
+{
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0)
+    {
+        throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode))
+    {
+        throw TraceError(path, "", "cannot open: not a regular file");
+    }
+    gzFile gz = gzopen(path.c_str(), "rb");
+    if (gz == nullptr)
+    {
+        throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
+    }
+    gzbuffer(gz, kZlibBufferBytes);
+    m_gz = gz;
+}
+
+InputFile::~InputFile()
+{
+    gzclose_r(static_cast<gzFile>(m_gz));
+}
+
+std::size_t
+InputFile::Read(void* buffer, std::size_t size)
+{
+    auto gz = static_cast<gzFile>(m_gz);
+    auto* out = static_cast<char*>(buffer);
+    std::size_t total = 0;
+    while (total < size)
+    {
+        auto request = static_cast<unsigned>(std::min(size - total, kMaxZlibChunk));
+        int got = gzread(gz, out + total, request);
+        if (got < 0)
+        {
+            throw TraceError(m_path,
+                             "byte " + std::to_string(m_offset + total),
+                             (IsCompressed() ? "corrupt or truncated gzip data: "
+                                             : "read error: ") +
+                                 GzErrorText(gz));
+        }
+        if (got == 0)
+        {
+            // gzread reports a truncated gzip stream as a short read plus an error.
+            int code = Z_OK;
+            gzerror(gz, &code);
+            if (code != Z_OK && code != Z_STREAM_END)
+            {
+                throw TraceError(m_path,
+                                 "byte " + std::to_string(m_offset + total),
+                                 "corrupt or truncated gzip data: " + GzErrorText(gz));
+            }
+            break;
+        }
+        total += static_cast<std::size_t>(got);
+    }
+    m_offset += total;
+    return total;
+}
+
+bool
+InputFile::IsCompressed() const
+{
+    return gzdirect(static_cast<gzFile>(m_gz)) == 0;
+}
+
+const std::string&
+InputFile::GetPath() const
+{
+    return m_path;
+}
+
+uint64_t
+InputFile::GetOffset() const
+{
+    return m_offset;
+}
+
+InputFileStreamBuf::InputFileStreamBuf(const std::string& path)
+    : m_file(path),
+      m_chunk(1u << 20)
+{
+}
+
+const InputFile&
+InputFileStreamBuf::GetFile() const
+{
+    return m_file;
+}
+
+InputFileStreamBuf::int_type
+InputFileStreamBuf::underflow()
+{
+    if (gptr() < egptr())
+    {
+        return traits_type::to_int_type(*gptr());
+    }
+    std::size_t got = m_file.Read(m_chunk.data(), m_chunk.size());
+    if (got == 0)
+    {
+        return traits_type::eof();
+    }
+    setg(m_chunk.data(), m_chunk.data(), m_chunk.data() + got);
+    return traits_type::to_int_type(*gptr());
+}
+
+std::string
+ReadWholeFile(const std::string& path)
+{
+    InputFile file(path);
+    std::string content;
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0)
+    {
+        content.reserve(static_cast<std::size_t>(info.st_size));
+    }
+    std::vector<char> chunk(1u << 20);
+    while (std::size_t got = file.Read(chunk.data(), chunk.size()))
+    {
+        content.append(chunk.data(), got);
+    }
+    return content;
+}
+
+AtomicOutputFile::AtomicOutputFile(const std::string& path)
+    : m_path(path),
+      m_compressed(HasGzipSuffix(path))
+{
+    std::string::size_type slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (base.empty())
+    {
+        throw TraceError(path, "", "cannot write: the output name is a directory");
+    }
+    std::vector<char> name(dir.begin(), dir.end());
+    std::string suffix = "." + base + ".tmp-XXXXXX";
+    name.insert(name.end(), suffix.begin(), suffix.end());
+    name.push_back('\0');
+    int fd = mkstemp(name.data());
+    if (fd < 0)
+    {
+        throw TraceError(path, "", std::string("cannot write: ") + std::strerror(errno));
+    }
+    m_tempPath = name.data();
+    fchmod(fd, 0666 & ~CurrentUmask());
+    // "T" writes plain bytes through the same buffered interface.
+    gzFile gz = gzdopen(fd, m_compressed ? "wb6" : "wbT");
+    if (gz == nullptr)
+    {
+        close(fd);
+        unlink(m_tempPath.c_str());
+        throw TraceError(path, "", "cannot write: out of memory");
+    }
+    gzbuffer(gz, kZlibBufferBytes);
+    m_gz = gz;
+}
+
+AtomicOutputFile::~AtomicOutputFile()
+{
+    Discard();
+}
+
+void
+AtomicOutputFile::Discard()
+{
+    if (m_gz != nullptr)
+    {
+        gzclose_w(static_cast<gzFile>(m_gz));
+        m_gz = nullptr;
+        unlink(m_tempPath.c_str());
+    }
+}
+
+void
+AtomicOutputFile::Write(const void* data, std::size_t size)
+{
+    if (m_gz == nullptr)
+    {
+        throw TraceError(m_path, "", "write after the file was committed or discarded");
+    }
+    auto gz = static_cast<gzFile>(m_gz);
+    const auto* in = static_cast<const char*>(data);
+    std::size_t done = 0;
+    while (done < size)
+    {
+        auto request = static_cast<unsigned>(std::min(size - done, kMaxZlibChunk));
+        int wrote = gzwrite(gz, in + done, request);
+        if (wrote <= 0)
+        {
+            std::string reason = GzErrorText(gz);
+            Discard();
+            throw TraceError(m_path, "byte " + std::to_string(m_offset), "write error: " + reason);
+        }
+        done += static_cast<std::size_t>(wrote);
+    }
+    m_offset += size;
+}
+
+void
+AtomicOutputFile::Write(const std::string& text)
+{
+    Write(text.data(), text.size());
+}
+
+void
+AtomicOutputFile::Commit()
+{
+    if (m_gz == nullptr)
+    {
+        throw TraceError(m_path, "", "commit after the file was committed or discarded");
+    }
+    int status = gzclose_w(static_cast<gzFile>(m_gz));
+    m_gz = nullptr;
+    if (status != Z_OK)
+    {
+        unlink(m_tempPath.c_str());
+        throw TraceError(m_path, "", std::string("write error on close: ") + std::strerror(errno));
+    }
+    if (std::rename(m_tempPath.c_str(), m_path.c_str()) != 0)
+    {
+        int error = errno;
+        unlink(m_tempPath.c_str());
+        throw TraceError(m_path, "", std::string("cannot rename into place: ") +
+                                         std::strerror(error));
+    }
+}
+
+const std::string&
+AtomicOutputFile::GetPath() const
+{
+    return m_path;
+}
+
+bool
+AtomicOutputFile::IsCompressed() const
+{
+    return m_compressed;
+}
+
+uint64_t
+AtomicOutputFile::GetOffset() const
+{
+    return m_offset;
+}
+
+} // namespace ns3

@@ -1,0 +1,150 @@
+/*
+ * Byte-level file access shared by every reader and writer of the module: transparent gzip on
+ * input, gzip by file name on output, and outputs that appear only when complete.
+ */
+#ifndef CHAKRA_TRACE_FILE_H
+#define CHAKRA_TRACE_FILE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Sequential reader of a plain or gzip'd file.
+ *
+ * Compression is detected from the content (gzip magic 1f 8b), never from the name, so a
+ * gunzipped file that kept its ".gz" name still reads. Memory use is a fixed buffer.
+ */
+class InputFile
+{
+  public:
+    /**
+     * Opens a file. \throws TraceError if it cannot be opened or is not a regular file.
+     * \param path the file
+     */
+    explicit InputFile(const std::string& path);
+    ~InputFile();
+    InputFile(const InputFile&) = delete;
+    InputFile& operator=(const InputFile&) = delete;
+
+    /**
+     * Reads up to \p size bytes.
+     * \param buffer destination
+     * \param size capacity of the destination
+     * \return the number of bytes read; 0 only at the end of the file
+     * \throws TraceError on an I/O error or a corrupt or truncated gzip stream
+     */
+    std::size_t Read(void* buffer, std::size_t size);
+
+    /** \return true if the file is gzip'd (known after the first Read) */
+    bool IsCompressed() const;
+    /** \return the path given to the constructor */
+    const std::string& GetPath() const;
+    /** \return the number of (uncompressed) bytes delivered so far */
+    uint64_t GetOffset() const;
+
+  private:
+    std::string m_path;     //!< the file
+    void* m_gz{nullptr};    //!< zlib gzFile (reads plain files transparently)
+    uint64_t m_offset{0};   //!< bytes delivered
+};
+
+/**
+ * \ingroup chakra
+ * \brief A std::streambuf over an InputFile, so that stream parsers (JSON) read plain or gzip'd
+ * files of any size through a fixed buffer.
+ */
+class InputFileStreamBuf : public std::streambuf
+{
+  public:
+    /** \param path the file \throws TraceError if it cannot be opened */
+    explicit InputFileStreamBuf(const std::string& path);
+    /** \return the underlying file */
+    const InputFile& GetFile() const;
+
+  protected:
+    int_type underflow() override;
+
+  private:
+    InputFile m_file;          //!< the byte source
+    std::vector<char> m_chunk; //!< read buffer
+};
+
+/**
+ * \ingroup chakra
+ * \brief Reads a whole plain or gzip'd file into memory (for JSON inputs).
+ * \param path the file
+ * \return its (uncompressed) content
+ * \throws TraceError if it cannot be read
+ */
+std::string ReadWholeFile(const std::string& path);
+
+/**
+ * \ingroup chakra
+ * \brief A file written under a temporary name and renamed into place by Commit().
+ *
+ * A reader never sees a half-written output: if the writer fails or is destroyed before
+ * Commit(), the temporary file is removed and any older file at the path is left untouched.
+ * The output is gzip'd when the path ends in ".gz".
+ */
+class AtomicOutputFile
+{
+  public:
+    /**
+     * Creates the temporary file next to \p path.
+     * \param path the final name
+     * \throws TraceError if the directory is not writable
+     */
+    explicit AtomicOutputFile(const std::string& path);
+    /** Removes the temporary file unless Commit() succeeded. */
+    ~AtomicOutputFile();
+    AtomicOutputFile(const AtomicOutputFile&) = delete;
+    AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+    /**
+     * Appends bytes. \throws TraceError on a write error (disk full, ...)
+     * \param data the bytes
+     * \param size their number
+     */
+    void Write(const void* data, std::size_t size);
+    /**
+     * Appends a string. \throws TraceError on a write error
+     * \param text the bytes
+     */
+    void Write(const std::string& text);
+    /** Flushes, closes and renames the file into place. \throws TraceError on failure */
+    void Commit();
+
+    /** \return the final path */
+    const std::string& GetPath() const;
+    /** \return true if the output is gzip'd */
+    bool IsCompressed() const;
+    /** \return the number of (uncompressed) bytes written so far */
+    uint64_t GetOffset() const;
+
+  private:
+    /** Closes and removes the temporary file (after an error or without Commit). */
+    void Discard();
+
+    std::string m_path;     //!< the final name
+    std::string m_tempPath; //!< the temporary name
+    void* m_gz{nullptr};    //!< zlib gzFile (transparent mode for plain output)
+    bool m_compressed;      //!< gzip output
+    uint64_t m_offset{0};   //!< bytes written
+};
+
+/**
+ * \param path a file name
+ * \return true if it ends in ".gz"
+ */
+bool HasGzipSuffix(const std::string& path);
+
+} // namespace ns3
+
+#endif // CHAKRA_TRACE_FILE_H
