@@ -1,0 +1,497 @@
+#include "et-feeder.h"
+
+#include "trace-error.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+EtFeeder::EtFeeder(const std::string& path, EtFeederOptions options)
+    : m_options(std::move(options)),
+      m_reader(path)
+{
+    if (m_options.windowSize == 0)
+    {
+        m_options.windowSize = 1;
+    }
+}
+
+void
+EtFeeder::ParentsOf(const EtNode& node, std::vector<uint64_t>& parents) const
+{
+    parents.clear();
+    if (m_options.honourDataDeps)
+    {
+        parents.assign(node.GetDataDeps().begin(), node.GetDataDeps().end());
+    }
+    if (m_options.honourCtrlDeps)
+    {
+        parents.insert(parents.end(), node.GetCtrlDeps().begin(), node.GetCtrlDeps().end());
+    }
+    if (parents.size() > 1)
+    {
+        // The same parent often appears as both a data and a control dependency.
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    }
+}
+
+void
+EtFeeder::ReleaseOne(uint64_t child)
+{
+    if (--m_loaded.Find(child)->pending == 0)
+    {
+        MakeReady(child);
+    }
+}
+
+bool
+EtFeeder::LoadOne()
+{
+    if (m_eof)
+    {
+        return false;
+    }
+    if (!m_reader.ReadNode(m_scratch))
+    {
+        m_eof = true;
+        ResolveDangling();
+        return false;
+    }
+    const uint64_t id = m_scratch.id();
+    auto where = [&]() {
+        return "node " + std::to_string(id) + " (" + m_scratch.name() + ", message " +
+               std::to_string(m_reader.GetNodesRead()) + ")";
+    };
+    if (!m_seen.Insert(id))
+    {
+        throw TraceError(m_reader.GetPath(), where(), "duplicate node id");
+    }
+    if (m_presumedMissing.Contains(id))
+    {
+        throw TraceError(m_reader.GetPath(),
+                         where(),
+                         "this id was treated as a dangling dependency (the file's ids were "
+                         "ascending until here) and its dependents already ran; ids out of "
+                         "order and dangling dependencies cannot be combined");
+    }
+    if (m_reader.GetNodesRead() > 1 && id <= m_lastId)
+    {
+        m_ascending = false;
+    }
+    m_lastId = id;
+
+    auto node = std::make_shared<const EtNode>(std::move(m_scratch));
+    Entry entry;
+    entry.node = node;
+    ParentsOf(*node, m_parents);
+    for (uint64_t parent : m_parents)
+    {
+        if (parent == id)
+        {
+            // Seen in real converter output (a ctrl_deps naming the node itself): it can
+            // never be met and means nothing, so it is dropped with a warning.
+            if (m_options.warn)
+            {
+                m_options.warn(m_reader.GetPath() + ": " + node->Describe() +
+                               " depends on itself: dependency ignored");
+            }
+            continue;
+        }
+        if (m_finished.Contains(parent))
+        {
+            continue;
+        }
+        if (Entry* loadedParent = m_loaded.Find(parent))
+        {
+            loadedParent->children.push_back(id);
+            ++entry.pending;
+            continue;
+        }
+        if (m_options.danglingAsSatisfied && m_ascending && parent < id &&
+            !m_seen.Contains(parent))
+        {
+            // With ascending ids a smaller id not seen yet will not come: decide now, so that
+            // a trace full of such references still streams through a small window.
+            m_presumedMissing.Insert(parent);
+            Warn(parent, {id});
+            continue;
+        }
+        ++entry.pending;
+        m_waiters[parent].push_back(id);
+    }
+    if (!m_waiters.empty())
+    {
+        // Children read before this node (forward references) now wait on its entry.
+        auto waiting = m_waiters.find(id);
+        if (waiting != m_waiters.end())
+        {
+            entry.children = std::move(waiting->second);
+            m_waiters.erase(waiting);
+        }
+    }
+    bool ready = entry.pending == 0;
+    m_loaded.Insert(id, std::move(entry));
+    if (ready)
+    {
+        MakeReady(id);
+    }
+    return true;
+}
+
+void
+EtFeeder::Warn(uint64_t missing, const std::vector<uint64_t>& children)
+{
+    if (!m_options.warn)
+    {
+        return;
+    }
+    std::ostringstream text;
+    text << m_reader.GetPath() << ": node";
+    text << (children.size() > 1 ? "s " : " ");
+    for (std::size_t i = 0; i < children.size() && i < 5; ++i)
+    {
+        text << (i > 0 ? ", " : "") << children[i];
+    }
+    if (children.size() > 5)
+    {
+        text << " and " << children.size() - 5 << " more";
+    }
+    text << " depend" << (children.size() > 1 ? "" : "s") << " on id " << missing
+         << ", which is not in the file: treated as satisfied";
+    m_options.warn(text.str());
+}
+
+void
+EtFeeder::ResolveDangling()
+{
+    std::vector<uint64_t> missing;
+    for (const auto& [parent, children] : m_waiters)
+    {
+        if (!m_seen.Contains(parent))
+        {
+            missing.push_back(parent);
+        }
+    }
+    if (!m_options.danglingAsSatisfied)
+    {
+        return; // reported by GetStuckNodes / the stuck error
+    }
+    std::sort(missing.begin(), missing.end());
+    for (uint64_t parent : missing)
+    {
+        auto it = m_waiters.find(parent);
+        std::vector<uint64_t> children = std::move(it->second);
+        m_waiters.erase(it);
+        Warn(parent, children);
+        for (uint64_t child : children)
+        {
+            ReleaseOne(child);
+        }
+    }
+}
+
+void
+EtFeeder::MakeReady(uint64_t id)
+{
+    m_ready.push(id);
+}
+
+bool
+EtFeeder::HasNodesToIssue()
+{
+    // Read lazily: only while nothing is ready, and within the window. A node read long before
+    // it runs is a cache miss when it runs; reading just in time keeps the hot set small.
+    while (m_ready.empty() && !m_eof && m_loaded.Size() < m_options.windowSize)
+    {
+        LoadOne();
+    }
+    // Past the window only when nothing could run otherwise.
+    while (m_ready.empty() && m_inFlight == 0 && !m_eof)
+    {
+        LoadOne();
+    }
+    if (!m_ready.empty())
+    {
+        return true;
+    }
+    if (m_inFlight == 0 && m_eof && m_finishedCount < m_seen.Size())
+    {
+        ThrowStuck();
+    }
+    return false;
+}
+
+std::shared_ptr<const EtNode>
+EtFeeder::GetNextIssuableNode()
+{
+    if (m_ready.empty())
+    {
+        return nullptr;
+    }
+    uint64_t id = m_ready.top();
+    m_ready.pop();
+    Entry* entry = m_loaded.Find(id);
+    entry->issued = true;
+    ++m_inFlight;
+    return entry->node;
+}
+
+void
+EtFeeder::PushBackIssuableNode(uint64_t id)
+{
+    Entry* entry = m_loaded.Find(id);
+    if (entry == nullptr || !entry->issued || entry->finished)
+    {
+        throw std::logic_error("EtFeeder::PushBackIssuableNode: node " + std::to_string(id) +
+                               " was not taken with GetNextIssuableNode");
+    }
+    entry->issued = false;
+    --m_inFlight;
+    m_ready.push(id);
+}
+
+void
+EtFeeder::FreeChildrenNodes(uint64_t id)
+{
+    Entry* entry = m_loaded.Find(id);
+    if (entry == nullptr || !entry->issued || entry->finished)
+    {
+        throw std::logic_error("EtFeeder::FreeChildrenNodes: node " + std::to_string(id) +
+                               " is not in flight (never issued, or already finished)");
+    }
+    entry->finished = true;
+    --m_inFlight;
+    ++m_finishedCount;
+    m_finished.Insert(id);
+    std::vector<uint64_t> children = std::move(entry->children);
+    for (uint64_t child : children)
+    {
+        ReleaseOne(child);
+    }
+}
+
+void
+EtFeeder::RemoveNode(uint64_t id)
+{
+    Entry* entry = m_loaded.Find(id);
+    if (entry == nullptr)
+    {
+        return; // already removed
+    }
+    if (!entry->finished)
+    {
+        throw std::logic_error("EtFeeder::RemoveNode: node " + std::to_string(id) +
+                               " has not finished");
+    }
+    m_loaded.Erase(id);
+}
+
+std::shared_ptr<const EtNode>
+EtFeeder::LookupNode(uint64_t id) const
+{
+    const Entry* entry = m_loaded.Find(id);
+    return entry == nullptr ? nullptr : entry->node;
+}
+
+bool
+EtFeeder::IsDone()
+{
+    if (!m_eof && m_finishedCount == m_seen.Size())
+    {
+        LoadOne();
+    }
+    return m_eof && m_finishedCount == m_seen.Size();
+}
+
+std::size_t
+EtFeeder::GetInFlightCount() const
+{
+    return m_inFlight;
+}
+
+uint64_t
+EtFeeder::GetNodesRead() const
+{
+    return m_seen.Size();
+}
+
+uint64_t
+EtFeeder::GetNodesFinished() const
+{
+    return m_finishedCount;
+}
+
+std::size_t
+EtFeeder::GetLoadedCount() const
+{
+    return m_loaded.Size();
+}
+
+const ChakraProtoMsg::GlobalMetadata&
+EtFeeder::GetMetadata() const
+{
+    return m_reader.GetMetadata();
+}
+
+const std::string&
+EtFeeder::GetPath() const
+{
+    return m_reader.GetPath();
+}
+
+std::vector<EtStuckNode>
+EtFeeder::GetStuckNodes()
+{
+    while (LoadOne())
+    {
+    }
+    std::vector<EtStuckNode> stuck;
+    std::vector<uint64_t> parents;
+    m_loaded.ForEach([&](uint64_t id, const Entry& entry) {
+        if (entry.issued || entry.finished || entry.pending == 0)
+        {
+            return;
+        }
+        EtStuckNode item;
+        item.id = id;
+        item.name = entry.node->GetName();
+        ParentsOf(*entry.node, parents);
+        for (uint64_t parent : parents)
+        {
+            if (parent == id || m_finished.Contains(parent) || m_presumedMissing.Contains(parent))
+            {
+                continue;
+            }
+            item.waitingFor.push_back(parent);
+            if (!m_seen.Contains(parent))
+            {
+                item.missing.push_back(parent);
+            }
+        }
+        stuck.push_back(std::move(item));
+    });
+    std::sort(stuck.begin(), stuck.end(), [](const EtStuckNode& a, const EtStuckNode& b) {
+        return a.id < b.id;
+    });
+    return stuck;
+}
+
+std::vector<uint64_t>
+EtFeeder::FindCycle()
+{
+    std::vector<EtStuckNode> stuck = GetStuckNodes();
+    std::unordered_map<uint64_t, const EtStuckNode*> byId;
+    for (const auto& node : stuck)
+    {
+        byId[node.id] = &node;
+    }
+    // Iterative depth-first search over "waits for" edges (no recursion: traces can hold
+    // millions of nodes in one chain). 1 = on the current path, 2 = explored.
+    std::unordered_map<uint64_t, int> state;
+    for (const auto& start : stuck)
+    {
+        if (state[start.id] != 0)
+        {
+            continue;
+        }
+        std::vector<std::pair<uint64_t, std::size_t>> path{{start.id, 0}};
+        state[start.id] = 1;
+        while (!path.empty())
+        {
+            auto& [id, next] = path.back();
+            const EtStuckNode* node = byId.at(id);
+            if (next == node->waitingFor.size())
+            {
+                state[id] = 2;
+                path.pop_back();
+                continue;
+            }
+            uint64_t parent = node->waitingFor[next++];
+            if (byId.count(parent) == 0)
+            {
+                continue; // missing or in flight: not part of a cycle
+            }
+            int& parentState = state[parent];
+            if (parentState == 1)
+            {
+                std::vector<uint64_t> cycle;
+                auto from = std::find_if(path.begin(), path.end(), [&](const auto& step) {
+                    return step.first == parent;
+                });
+                for (auto step = from; step != path.end(); ++step)
+                {
+                    cycle.push_back(step->first);
+                }
+                return cycle;
+            }
+            if (parentState == 0)
+            {
+                parentState = 1;
+                path.emplace_back(parent, 0);
+            }
+        }
+    }
+    return {};
+}
+
+void
+EtFeeder::ThrowStuck()
+{
+    std::vector<EtStuckNode> stuck = GetStuckNodes();
+    std::ostringstream text;
+    text << stuck.size() << " node" << (stuck.size() == 1 ? "" : "s")
+         << " can never run (end of file, nothing ready, nothing in flight)";
+    std::size_t shown = 0;
+    for (const auto& node : stuck)
+    {
+        if (node.missing.empty())
+        {
+            continue;
+        }
+        if (shown++ == 5)
+        {
+            text << "; ...";
+            break;
+        }
+        text << "; node " << node.id << " (" << node.name << ") waits for id";
+        text << (node.missing.size() > 1 ? "s " : " ");
+        for (std::size_t i = 0; i < node.missing.size(); ++i)
+        {
+            text << (i > 0 ? ", " : "") << node.missing[i];
+        }
+        text << " which never appear" << (node.missing.size() > 1 ? "" : "s") << " in the file";
+    }
+    std::vector<uint64_t> cycle = FindCycle();
+    if (!cycle.empty())
+    {
+        text << "; dependency cycle:";
+        bool throughCtrl = false;
+        for (std::size_t i = 0; i < cycle.size(); ++i)
+        {
+            const EtNode& node = *m_loaded.Find(cycle[i])->node;
+            uint64_t next = cycle[(i + 1) % cycle.size()];
+            const auto& data = node.GetDataDeps();
+            throughCtrl = throughCtrl || !m_options.honourDataDeps ||
+                          std::find(data.begin(), data.end(), next) == data.end();
+            text << " " << cycle[i] << " (" << node.GetName() << ") ->";
+        }
+        text << " " << cycle.front();
+        if (throughCtrl)
+        {
+            text << " (the cycle goes through ctrl_deps: in output of the reference converter "
+                    "they are call-tree links, not dependencies; switch ctrl_deps off)";
+        }
+    }
+    if (shown > 0 && m_options.danglingAsSatisfied == false)
+    {
+        text << " (option danglingAsSatisfied / --dangling-deps=ignore treats missing ids as "
+                "finished)";
+    }
+    throw TraceError(m_reader.GetPath(), "", text.str());
+}
+
+} // namespace ns3
