@@ -1,0 +1,158 @@
+#include "chakra-helper.h"
+
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4.h"
+#include "ns3/string.h"
+#include "ns3/timeline-writer.h"
+#include "ns3/trace-error.h"
+
+#include <sys/stat.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+bool
+Exists(const std::string& path)
+{
+    struct stat info;
+    return stat(path.c_str(), &info) == 0;
+}
+
+Ipv4Address
+FirstAddress(Ptr<Node> node)
+{
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    if (!ipv4)
+    {
+        return Ipv4Address();
+    }
+    for (uint32_t i = 0; i < ipv4->GetNInterfaces(); ++i)
+    {
+        for (uint32_t j = 0; j < ipv4->GetNAddresses(i); ++j)
+        {
+            Ipv4Address address = ipv4->GetAddress(i, j).GetLocal();
+            if (address != Ipv4Address::GetLoopback())
+            {
+                return address;
+            }
+        }
+    }
+    return Ipv4Address();
+}
+
+} // namespace
+
+ChakraHelper::ChakraHelper(std::string tracePrefix)
+    : m_prefix(std::move(tracePrefix))
+{
+    m_factory.SetTypeId(ChakraApplication::GetTypeId());
+}
+
+void
+ChakraHelper::SetAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_factory.Set(name, value);
+}
+
+void
+ChakraHelper::SetRankAddresses(std::vector<Ipv4Address> addresses)
+{
+    m_addresses = std::move(addresses);
+}
+
+void
+ChakraHelper::SetHostOf(std::vector<uint32_t> hostOf)
+{
+    m_hostOf = std::move(hostOf);
+}
+
+void
+ChakraHelper::EnableTimeline(const std::string& path)
+{
+    m_timeline = std::make_shared<TimelineWriter>(path);
+}
+
+std::string
+ChakraHelper::GetTracePath(uint32_t rank) const
+{
+    std::string path = m_prefix + "." + std::to_string(rank) + ".et";
+    if (!Exists(path) && Exists(path + ".gz"))
+    {
+        return path + ".gz";
+    }
+    return path;
+}
+
+ApplicationContainer
+ChakraHelper::Install(NodeContainer nodes)
+{
+    const uint32_t ranks = nodes.GetN();
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        if (!Exists(GetTracePath(rank)))
+        {
+            throw TraceError(GetTracePath(rank), "",
+                             "no trace for rank " + std::to_string(rank) + " of " +
+                                 std::to_string(ranks) + " (expected <prefix>.<rank>.et)");
+        }
+    }
+    if (!m_addresses.empty() && m_addresses.size() != ranks)
+    {
+        throw std::invalid_argument("ChakraHelper: " + std::to_string(m_addresses.size()) +
+                                    " rank addresses for " + std::to_string(ranks) + " nodes");
+    }
+    std::vector<Address> peers;
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        Ipv4Address address = m_addresses.empty() ? FirstAddress(nodes.Get(rank)) : m_addresses[rank];
+        peers.push_back(InetSocketAddress(address, 0));
+    }
+    std::vector<uint32_t> hostOf = m_hostOf;
+    if (hostOf.size() != ranks)
+    {
+        hostOf.clear();
+        for (uint32_t rank = 0; rank < ranks; ++rank)
+        {
+            hostOf.push_back(rank);
+        }
+    }
+    ApplicationContainer container;
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
+        app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
+        app->Configure(rank, peers, hostOf);
+        app->SetTimeline(m_timeline);
+        nodes.Get(rank)->AddApplication(app);
+        app->SetStartTime(Seconds(0));
+        m_apps.push_back(app);
+        container.Add(app);
+    }
+    return container;
+}
+
+const std::vector<Ptr<ChakraApplication>>&
+ChakraHelper::GetApplications() const
+{
+    return m_apps;
+}
+
+ChakraReport
+ChakraHelper::GetReport()
+{
+    ChakraReport report;
+    for (const auto& app : m_apps)
+    {
+        report.AddRank(app->GetStats(), app->GetCommRecords());
+    }
+    if (m_timeline)
+    {
+        m_timeline->Close();
+    }
+    return report;
+}
+
+} // namespace ns3

@@ -1,0 +1,82 @@
+/*
+ * ChakraHelper: installs one ChakraApplication per rank and gathers the report.
+ */
+#ifndef CHAKRA_HELPER_H
+#define CHAKRA_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/chakra-application.h"
+#include "ns3/chakra-report.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class TimelineWriter;
+
+/**
+ * \ingroup chakra
+ * \brief Installs ChakraApplications: rank r runs on nodes.Get(r) and reads
+ * "<prefix>.<r>.et" (or "<prefix>.<r>.et.gz").
+ *
+ * \code
+ *   ChakraHelper chakra("traces/step");              // step.0.et, step.1.et, ...
+ *   chakra.SetRankAddresses(cluster->GetRankAddresses());
+ *   chakra.SetHostOf(cluster->GetHostOf());
+ *   chakra.SetAttribute("AllReduceAlgorithm", StringValue("ring"));
+ *   chakra.Install(cluster->GetRankNodes());
+ *   Simulator::Run();
+ *   ChakraReport report = chakra.GetReport();
+ * \endcode
+ */
+class ChakraHelper
+{
+  public:
+    /** \param tracePrefix the per-rank trace prefix */
+    explicit ChakraHelper(std::string tracePrefix);
+
+    /** Sets an attribute of the applications to install. */
+    void SetAttribute(const std::string& name, const AttributeValue& value);
+    /** Each rank's address (default: the first non-loopback IPv4 address of its node). */
+    void SetRankAddresses(std::vector<Ipv4Address> addresses);
+    /** Each rank's host (default: one host per rank); used by hierarchical algorithms. */
+    void SetHostOf(std::vector<uint32_t> hostOf);
+    /** Writes a Chrome trace JSON timeline of the run to \p path (see Finish()). */
+    void EnableTimeline(const std::string& path);
+
+    /**
+     * Installs one application per node (rank = index in \p nodes).
+     * \throws TraceError if a rank's trace does not exist
+     */
+    ApplicationContainer Install(NodeContainer nodes);
+
+    /** \return the trace path of a rank ("<prefix>.<rank>.et", or .et.gz if only that exists) */
+    std::string GetTracePath(uint32_t rank) const;
+
+    /** \return the applications, by rank */
+    const std::vector<Ptr<ChakraApplication>>& GetApplications() const;
+
+    /**
+     * Gathers every rank's results (call after Simulator::Run) and closes the timeline.
+     * \return the report
+     */
+    ChakraReport GetReport();
+
+  private:
+    std::string m_prefix;
+    ObjectFactory m_factory;
+    std::vector<Ipv4Address> m_addresses;
+    std::vector<uint32_t> m_hostOf;
+    std::shared_ptr<TimelineWriter> m_timeline;
+    std::vector<Ptr<ChakraApplication>> m_apps;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_HELPER_H

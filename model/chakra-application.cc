@@ -1,0 +1,848 @@
+#include "chakra-application.h"
+
+#include "timeline-writer.h"
+#include "trace-error.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraApplication");
+NS_OBJECT_ENSURE_REGISTERED(ChakraApplication);
+
+namespace
+{
+
+/** Merges intervals into a sorted list of disjoint ones. */
+std::vector<std::pair<Time, Time>>
+Merge(std::vector<std::pair<Time, Time>> intervals)
+{
+    std::sort(intervals.begin(), intervals.end());
+    std::vector<std::pair<Time, Time>> merged;
+    for (const auto& interval : intervals)
+    {
+        if (!merged.empty() && interval.first <= merged.back().second)
+        {
+            merged.back().second = std::max(merged.back().second, interval.second);
+        }
+        else
+        {
+            merged.push_back(interval);
+        }
+    }
+    return merged;
+}
+
+Time
+Total(const std::vector<std::pair<Time, Time>>& merged)
+{
+    Time total;
+    for (const auto& [start, end] : merged)
+    {
+        total += end - start;
+    }
+    return total;
+}
+
+/** Length of a \ b for two merged interval lists. */
+Time
+Uncovered(const std::vector<std::pair<Time, Time>>& a, const std::vector<std::pair<Time, Time>>& b)
+{
+    Time covered;
+    std::size_t j = 0;
+    for (const auto& [start, end] : a)
+    {
+        while (j < b.size() && b[j].second <= start)
+        {
+            ++j;
+        }
+        for (std::size_t k = j; k < b.size() && b[k].first < end; ++k)
+        {
+            covered += std::min(end, b[k].second) - std::max(start, b[k].first);
+        }
+    }
+    return Total(a) - covered;
+}
+
+std::string
+AlgorithmAttributeHelp(const char* collective)
+{
+    return std::string("Algorithm for ") + collective +
+           ": auto, ring, direct, halving-doubling, tree or hierarchical (an algorithm that "
+           "cannot run a call falls back to the default).";
+}
+
+} // namespace
+
+TypeId
+ChakraApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::ChakraApplication")
+            .SetParent<Application>()
+            .SetGroupName("Chakra")
+            .AddConstructor<ChakraApplication>()
+            .AddAttribute("TracePath",
+                          "This rank's .et trace.",
+                          StringValue(""),
+                          MakeStringAccessor(&ChakraApplication::m_tracePath),
+                          MakeStringChecker())
+            .AddAttribute("ComputeModel",
+                          "How compute node durations are obtained.",
+                          PointerValue(),
+                          MakePointerAccessor(&ChakraApplication::m_computeModel),
+                          MakePointerChecker<ComputeModel>())
+            .AddAttribute("ReplayDelay",
+                          "Time between the application's start and the replay of the trace "
+                          "(lets TCP connections open); reported times start here.",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&ChakraApplication::m_replayDelay),
+                          MakeTimeChecker())
+            .AddAttribute("HonourCtrlDeps",
+                          "A node waits for its ctrl_deps (switch off for reference-converter "
+                          "traces, whose ctrl_deps are call-tree links).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&ChakraApplication::m_honourCtrlDeps),
+                          MakeBooleanChecker())
+            .AddAttribute("HonourDataDeps",
+                          "A node waits for its data_deps.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&ChakraApplication::m_honourDataDeps),
+                          MakeBooleanChecker())
+            .AddAttribute("DanglingDeps",
+                          "A dependency on an id not in the trace: 'warn' (satisfied, with a "
+                          "warning) or 'error' (the nodes waiting for it are reported stuck).",
+                          StringValue("warn"),
+                          MakeStringAccessor(&ChakraApplication::m_danglingDeps),
+                          MakeStringChecker())
+            .AddAttribute("WindowSize",
+                          "Nodes the feeder holds in memory (and looks ahead for ready nodes).",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&ChakraApplication::m_windowSize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("AllReduceAlgorithm",
+                          AlgorithmAttributeHelp("all-reduce"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_allReduceAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("AllGatherAlgorithm",
+                          AlgorithmAttributeHelp("all-gather"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_allGatherAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("ReduceScatterAlgorithm",
+                          AlgorithmAttributeHelp("reduce-scatter"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_reduceScatterAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("AllToAllAlgorithm",
+                          AlgorithmAttributeHelp("all-to-all"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_allToAllAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("BroadcastAlgorithm",
+                          AlgorithmAttributeHelp("broadcast"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_broadcastAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("ReduceAlgorithm",
+                          AlgorithmAttributeHelp("reduce"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_reduceAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("GatherAlgorithm",
+                          AlgorithmAttributeHelp("gather"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_gatherAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("ScatterAlgorithm",
+                          AlgorithmAttributeHelp("scatter"),
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_scatterAlgorithm),
+                          MakeStringChecker())
+            .AddAttribute("ChunkSize",
+                          "Pipeline chunk size in bytes: a collective is split into "
+                          "ceil(size / ChunkSize) chunks (at most MaxChunks). 0: the "
+                          "algorithm's default (1 MiB chunks for tree, one chunk otherwise).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&ChakraApplication::m_chunkSize),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("MaxChunks",
+                          "Upper bound on pipeline chunks per collective.",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&ChakraApplication::m_maxChunks),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("NodeIssued",
+                            "A node was handed to its engine (rank, node).",
+                            MakeTraceSourceAccessor(&ChakraApplication::m_nodeIssued),
+                            "ns3::ChakraApplication::NodeIssuedCallback")
+            .AddTraceSource("NodeFinished",
+                            "A node finished (rank, node, start, end; times from replay start).",
+                            MakeTraceSourceAccessor(&ChakraApplication::m_nodeFinished),
+                            "ns3::ChakraApplication::NodeFinishedCallback")
+            .AddTraceSource("CollectiveFinished",
+                            "A communication node finished on this rank.",
+                            MakeTraceSourceAccessor(&ChakraApplication::m_collectiveFinished),
+                            "ns3::ChakraApplication::CollectiveFinishedCallback");
+    return tid;
+}
+
+ChakraApplication::ChakraApplication()
+    : m_transport(CreateObject<PeerTransport>())
+{
+}
+
+ChakraApplication::~ChakraApplication() = default;
+
+void
+ChakraApplication::DoDispose()
+{
+    m_activeCollectives.clear();
+    m_transport = nullptr;
+    m_computeModel = nullptr;
+    m_feeder.reset();
+    Application::DoDispose();
+}
+
+void
+ChakraApplication::Configure(uint32_t rank,
+                             const std::vector<Address>& peers,
+                             const std::vector<uint32_t>& hostOf)
+{
+    m_rank = rank;
+    m_peers = peers;
+    m_hostOf = hostOf;
+    m_stats.rank = rank;
+}
+
+void
+ChakraApplication::SetTimeline(std::shared_ptr<TimelineWriter> timeline)
+{
+    m_timeline = std::move(timeline);
+}
+
+uint32_t
+ChakraApplication::GetRank() const
+{
+    return m_rank;
+}
+
+Ptr<PeerTransport>
+ChakraApplication::GetTransport() const
+{
+    return m_transport;
+}
+
+bool
+ChakraApplication::IsFinished() const
+{
+    return m_finished;
+}
+
+const std::vector<CommRecord>&
+ChakraApplication::GetCommRecords() const
+{
+    return m_commRecords;
+}
+
+void
+ChakraApplication::StartApplication()
+{
+    if (!m_computeModel)
+    {
+        m_computeModel = CreateObject<ComputeModel>();
+    }
+    try
+    {
+        EtFeederOptions options;
+        options.windowSize = m_windowSize;
+        options.honourCtrlDeps = m_honourCtrlDeps;
+        options.honourDataDeps = m_honourDataDeps;
+        if (m_danglingDeps != "warn" && m_danglingDeps != "error")
+        {
+            Fail("DanglingDeps must be 'warn' or 'error', not '" + m_danglingDeps + "'");
+            return;
+        }
+        options.danglingAsSatisfied = m_danglingDeps == "warn";
+        options.warn = [this](const std::string& message) { Warn(message); };
+        m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
+    }
+    catch (const TraceError& e)
+    {
+        Fail(e.what());
+        return;
+    }
+    m_transport->Setup(GetNode(), m_rank, m_peers);
+    m_transport->Start();
+    Simulator::Schedule(m_replayDelay, &ChakraApplication::BeginReplay, this);
+}
+
+void
+ChakraApplication::StopApplication()
+{
+}
+
+void
+ChakraApplication::BeginReplay()
+{
+    m_replayStart = Simulator::Now();
+    Pump();
+}
+
+void
+ChakraApplication::Fail(const std::string& message)
+{
+    if (m_failed)
+    {
+        return;
+    }
+    m_failed = true;
+    m_stats.error = message;
+    NS_LOG_ERROR("rank " << m_rank << ": " << message);
+}
+
+void
+ChakraApplication::Warn(const std::string& message)
+{
+    m_stats.warnings.push_back(message);
+    NS_LOG_WARN("rank " << m_rank << ": " << message);
+}
+
+void
+ChakraApplication::Pump()
+{
+    if (m_pumping)
+    {
+        m_pumpAgain = true;
+        return;
+    }
+    if (m_failed || m_finished || !m_feeder)
+    {
+        return;
+    }
+    m_pumping = true;
+    try
+    {
+        do
+        {
+            m_pumpAgain = false;
+            while (!m_failed && m_feeder->HasNodesToIssue())
+            {
+                Issue(m_feeder->GetNextIssuableNode());
+            }
+        } while (m_pumpAgain && !m_failed);
+        if (!m_failed && m_running == 0 && m_feeder->IsDone())
+        {
+            m_finished = true;
+            m_stats.finished = true;
+            m_stats.finishTime = Simulator::Now() - m_replayStart;
+        }
+    }
+    catch (const TraceError& e)
+    {
+        Fail(e.what());
+    }
+    m_pumping = false;
+}
+
+std::string
+ChakraApplication::ResourceOf(const EtNode& node) const
+{
+    switch (node.GetType())
+    {
+    case ChakraProtoMsg::COMP_NODE:
+    case ChakraProtoMsg::MEM_LOAD_NODE:
+    case ChakraProtoMsg::MEM_STORE_NODE:
+        if (node.IsCpuOp())
+        {
+            return "cpu thread " + std::to_string(node.GetTid().value_or(0));
+        }
+        return "stream " + std::to_string(node.GetStream().value_or(0));
+    case ChakraProtoMsg::COMM_COLL_NODE:
+    case ChakraProtoMsg::COMM_SEND_NODE:
+    case ChakraProtoMsg::COMM_RECV_NODE:
+        if (node.IsCpuOp() && node.GetTid())
+        {
+            return "cpu thread " + std::to_string(*node.GetTid());
+        }
+        if (!node.IsCpuOp() && node.GetStream())
+        {
+            return "stream " + std::to_string(*node.GetStream());
+        }
+        return "";
+    default:
+        return "";
+    }
+}
+
+void
+ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
+{
+    m_nodeIssued(m_rank, node);
+    std::string resource = ResourceOf(*node);
+    if (!resource.empty())
+    {
+        if (m_resourceBusy[resource])
+        {
+            m_resourceQueue[resource].push_back(std::move(node));
+            return;
+        }
+        m_resourceBusy[resource] = true;
+    }
+    Run(std::move(node));
+}
+
+void
+ChakraApplication::Run(std::shared_ptr<const EtNode> node)
+{
+    ++m_running;
+    switch (node->GetType())
+    {
+    case ChakraProtoMsg::COMP_NODE:
+    case ChakraProtoMsg::MEM_LOAD_NODE:
+    case ChakraProtoMsg::MEM_STORE_NODE:
+        RunCompute(std::move(node));
+        break;
+    case ChakraProtoMsg::COMM_COLL_NODE:
+        RunCollective(std::move(node));
+        break;
+    case ChakraProtoMsg::COMM_SEND_NODE:
+    case ChakraProtoMsg::COMM_RECV_NODE:
+        RunPointToPoint(std::move(node));
+        break;
+    case ChakraProtoMsg::METADATA_NODE:
+        RunMetadata(std::move(node));
+        break;
+    default:
+        if (!m_warnedOnce["invalid"])
+        {
+            m_warnedOnce["invalid"] = true;
+            Warn(node->Describe() + ": node type " + NodeTypeName(node->GetType()) +
+                 " has nothing to simulate: it completes at once (further ones silently)");
+        }
+        Complete(std::move(node), Simulator::Now(), "");
+        break;
+    }
+}
+
+void
+ChakraApplication::Complete(std::shared_ptr<const EtNode> node, Time start, const std::string& lane)
+{
+    --m_running;
+    const Time end = Simulator::Now();
+    const Time relStart = start - m_replayStart;
+    const Time relEnd = end - m_replayStart;
+    const bool compute = node->GetType() == ChakraProtoMsg::COMP_NODE ||
+                         node->GetType() == ChakraProtoMsg::MEM_LOAD_NODE ||
+                         node->GetType() == ChakraProtoMsg::MEM_STORE_NODE;
+    const bool comm = node->GetType() == ChakraProtoMsg::COMM_COLL_NODE ||
+                      node->GetType() == ChakraProtoMsg::COMM_SEND_NODE ||
+                      node->GetType() == ChakraProtoMsg::COMM_RECV_NODE;
+    if (end > start)
+    {
+        if (compute)
+        {
+            m_computeIntervals.emplace_back(relStart, relEnd);
+        }
+        else if (comm)
+        {
+            m_commIntervals.emplace_back(relStart, relEnd);
+        }
+        if (m_timeline && !lane.empty())
+        {
+            m_timeline->Add(m_rank, lane, node->GetName(),
+                            compute ? "compute" : (comm ? "communication" : "other"), relStart,
+                            relEnd, comm ? node->GetCommSize() : 0);
+        }
+    }
+    m_nodeFinished(m_rank, node, relStart, relEnd);
+    ++m_stats.nodes;
+
+    std::string resource = ResourceOf(*node);
+    if (!resource.empty())
+    {
+        auto& queue = m_resourceQueue[resource];
+        if (queue.empty())
+        {
+            m_resourceBusy[resource] = false;
+        }
+        else
+        {
+            auto next = std::move(queue.front());
+            queue.pop_front();
+            Run(std::move(next));
+        }
+    }
+    try
+    {
+        m_feeder->FreeChildrenNodes(node->GetId());
+        m_feeder->RemoveNode(node->GetId());
+    }
+    catch (const std::exception& e)
+    {
+        Fail(e.what());
+        return;
+    }
+    Pump();
+}
+
+void
+ChakraApplication::RunCompute(std::shared_ptr<const EtNode> node)
+{
+    Time start = Simulator::Now();
+    Time duration = m_computeModel->GetDuration(*node);
+    std::string lane = ResourceOf(*node);
+    // Always an event, even for zero durations: completing inline would recurse through a
+    // stream's queue of waiting nodes.
+    Simulator::Schedule(duration, [this, node, start, lane]() { Complete(node, start, lane); });
+}
+
+Communicator&
+ChakraApplication::World()
+{
+    auto it = m_communicators.find("");
+    if (it != m_communicators.end())
+    {
+        return it->second;
+    }
+    Communicator world;
+    world.name = "";
+    world.id = CommunicatorId("");
+    for (uint32_t r = 0; r < m_peers.size(); ++r)
+    {
+        world.ranks.push_back(r);
+        world.hostOf.push_back(r < m_hostOf.size() ? m_hostOf[r] : r);
+    }
+    world.myIndex = m_rank;
+    return m_communicators[""] = world;
+}
+
+Communicator&
+ChakraApplication::CommunicatorOf(const EtNode& node)
+{
+    std::string pg = node.GetPgName();
+    auto it = m_communicators.find(pg);
+    if (it != m_communicators.end())
+    {
+        return it->second;
+    }
+    bool declared = m_communicators.size() > (m_communicators.count("") ? 1u : 0u);
+    if (!pg.empty() && declared && !m_warnedOnce["pg:" + pg])
+    {
+        m_warnedOnce["pg:" + pg] = true;
+        Warn("process group '" + pg + "' (first named by " + node.Describe() +
+             ") is not declared by a process_group:init node: using every rank");
+    }
+    return World();
+}
+
+std::string
+ChakraApplication::AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const
+{
+    switch (type)
+    {
+    case ChakraProtoMsg::ALL_REDUCE:
+        return m_allReduceAlgorithm;
+    case ChakraProtoMsg::ALL_GATHER:
+        return m_allGatherAlgorithm;
+    case ChakraProtoMsg::REDUCE_SCATTER:
+    case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
+        return m_reduceScatterAlgorithm;
+    case ChakraProtoMsg::ALL_TO_ALL:
+        return m_allToAllAlgorithm;
+    case ChakraProtoMsg::BROADCAST:
+        return m_broadcastAlgorithm;
+    case ChakraProtoMsg::REDUCE:
+        return m_reduceAlgorithm;
+    case ChakraProtoMsg::GATHER:
+        return m_gatherAlgorithm;
+    case ChakraProtoMsg::SCATTER:
+        return m_scatterAlgorithm;
+    default:
+        return "auto";
+    }
+}
+
+uint32_t
+ChakraApplication::ChunksFor(const std::string& algorithm, uint64_t bytes) const
+{
+    uint64_t chunkSize = m_chunkSize;
+    if (chunkSize == 0)
+    {
+        chunkSize = algorithm == "tree" ? (1u << 20) : 0;
+    }
+    if (chunkSize == 0 || bytes <= chunkSize)
+    {
+        return 1;
+    }
+    uint64_t chunks = (bytes + chunkSize - 1) / chunkSize;
+    return static_cast<uint32_t>(std::min<uint64_t>(chunks, m_maxChunks));
+}
+
+void
+ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
+{
+    const Time start = Simulator::Now();
+    const std::string lane = ResourceOf(*node).empty() ? "communication" : ResourceOf(*node);
+    std::optional<ChakraProtoMsg::CollectiveCommType> type;
+    try
+    {
+        type = node->GetCommType();
+    }
+    catch (const TraceError& e)
+    {
+        Fail(std::string(e.what()));
+        return;
+    }
+    if (!type)
+    {
+        // Some reference-converter traces have collectives without comm_type: replay the
+        // recorded duration rather than guess.
+        if (!m_warnedOnce["no-comm-type"])
+        {
+            m_warnedOnce["no-comm-type"] = true;
+            Warn(node->Describe() + ": COMM_COLL without comm_type: its recorded duration (" +
+                 std::to_string(node->GetDurationMicros()) +
+                 " us) is replayed (further ones silently)");
+        }
+        Time duration = MicroSeconds(static_cast<int64_t>(node->GetDurationMicros()));
+        Simulator::Schedule(duration, [this, node, start, lane]() { Complete(node, start, lane); });
+        return;
+    }
+    Communicator& comm = CommunicatorOf(*node);
+    CollectiveRequest request;
+    request.type = *type;
+    request.bytes = node->GetCommSize();
+    request.size = comm.Size();
+    request.me = comm.myIndex;
+    request.hostOf = comm.hostOf;
+    if (node->HasAttr("root_rank"))
+    {
+        auto rootRank = static_cast<uint32_t>(node->GetUint("root_rank"));
+        auto it = std::find(comm.ranks.begin(), comm.ranks.end(), rootRank);
+        if (it == comm.ranks.end())
+        {
+            Fail(node->Describe() + ": root_rank " + std::to_string(rootRank) +
+                 " is not in process group '" + comm.name + "'");
+            return;
+        }
+        request.root = static_cast<uint32_t>(it - comm.ranks.begin());
+    }
+    auto algorithm = ChooseCollectiveAlgorithm(AlgorithmFor(*type), request);
+    request.chunks = ChunksFor(algorithm->GetName(), request.bytes);
+
+    CommRecord record;
+    record.rank = m_rank;
+    record.nodeId = node->GetId();
+    record.name = node->GetName();
+    record.kind = CommTypeName(*type);
+    record.bytes = request.bytes;
+    record.pg = comm.name;
+    record.commSize = comm.Size();
+    record.algorithm = algorithm->GetName();
+    record.seq = comm.nextSeq++;
+    record.start = start - m_replayStart;
+    record.traceMicros = node->GetDurationMicros();
+
+    const uint64_t id = node->GetId();
+    auto collective = std::make_shared<Collective>(
+        m_transport, comm, record.seq, algorithm->Build(request),
+        [this, node, start, lane, record, id]() mutable {
+            record.end = Simulator::Now() - m_replayStart;
+            m_commRecords.push_back(record);
+            m_collectiveFinished(record);
+            m_activeCollectives.erase(id);
+            Complete(node, start, lane);
+        });
+    m_activeCollectives[id] = collective;
+    collective->Start();
+}
+
+void
+ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
+{
+    const Time start = Simulator::Now();
+    const std::string lane = ResourceOf(*node).empty() ? "communication" : ResourceOf(*node);
+    const bool send = node->GetType() == ChakraProtoMsg::COMM_SEND_NODE;
+    std::optional<int64_t> peer;
+    int64_t tag = 0;
+    uint64_t bytes = 0;
+    try
+    {
+        peer = send ? node->GetCommDst() : node->GetCommSrc();
+        tag = node->GetCommTag().value_or(0);
+        bytes = node->GetCommSize();
+    }
+    catch (const TraceError& e)
+    {
+        Fail(e.what());
+        return;
+    }
+    if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= m_peers.size())
+    {
+        Fail(node->Describe() + ": " + (send ? "comm_dst" : "comm_src") +
+             (peer ? " " + std::to_string(*peer) + " is not a rank of this job (0.." +
+                         std::to_string(m_peers.size() - 1) + ")"
+                   : " is missing"));
+        return;
+    }
+    MessageKey key;
+    key.kind = MessageKey::P2P;
+    key.tag = tag;
+
+    CommRecord record;
+    record.rank = m_rank;
+    record.nodeId = node->GetId();
+    record.name = node->GetName();
+    record.kind = send ? "SEND" : "RECV";
+    record.bytes = bytes;
+    record.pg = node->GetPgName();
+    record.commSize = 2;
+    record.peer = *peer;
+    record.start = start - m_replayStart;
+    record.traceMicros = node->GetDurationMicros();
+
+    const uint64_t id = node->GetId();
+    m_activeP2p[id] = node->Describe() + ": " +
+                      (send ? "send to rank " : "waits for a message from rank ") +
+                      std::to_string(*peer) + " with tag " + std::to_string(tag) + " (" +
+                      std::to_string(bytes) + " bytes)";
+    auto done = [this, node, start, lane, record, id]() mutable {
+        record.end = Simulator::Now() - m_replayStart;
+        m_commRecords.push_back(record);
+        m_collectiveFinished(record);
+        m_activeP2p.erase(id);
+        Complete(node, start, lane);
+    };
+    if (send)
+    {
+        m_transport->Send(static_cast<uint32_t>(*peer), key, bytes, done);
+    }
+    else
+    {
+        m_transport->Recv(static_cast<uint32_t>(*peer), key, bytes, done);
+    }
+}
+
+void
+ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
+{
+    if (node->GetName().find("process_group:init") != std::string::npos)
+    {
+        std::string error;
+        auto groups = ParseProcessGroups(node->GetProto().inputs().values(), error);
+        if (!error.empty())
+        {
+            Fail(node->Describe() + ": " + error);
+            return;
+        }
+        for (const auto& group : groups)
+        {
+            Communicator comm;
+            comm.name = group.name;
+            comm.id = CommunicatorId(group.name);
+            comm.ranks = group.ranks;
+            if (comm.ranks.empty())
+            {
+                uint32_t size = group.size > 0 ? group.size : static_cast<uint32_t>(m_peers.size());
+                for (uint32_t r = 0; r < size; ++r)
+                {
+                    comm.ranks.push_back(r);
+                }
+            }
+            auto me = std::find(comm.ranks.begin(), comm.ranks.end(), m_rank);
+            if (me == comm.ranks.end())
+            {
+                continue; // a group this rank is not part of
+            }
+            bool valid = true;
+            for (uint32_t r : comm.ranks)
+            {
+                valid = valid && r < m_peers.size();
+                comm.hostOf.push_back(r < m_hostOf.size() ? m_hostOf[r] : r);
+            }
+            if (!valid)
+            {
+                Fail(node->Describe() + ": process group '" + group.name +
+                     "' names a rank beyond the " + std::to_string(m_peers.size()) +
+                     " ranks of this job");
+                return;
+            }
+            comm.myIndex = static_cast<uint32_t>(me - comm.ranks.begin());
+            m_communicators[comm.name] = comm;
+        }
+    }
+    Complete(std::move(node), Simulator::Now(), "");
+}
+
+RankStats
+ChakraApplication::GetStats()
+{
+    RankStats stats = m_stats;
+    auto compute = Merge(m_computeIntervals);
+    auto comm = Merge(m_commIntervals);
+    stats.computeBusy = Total(compute);
+    stats.commTime = Total(comm);
+    stats.exposedComm = Uncovered(comm, compute);
+    if (!stats.finished && stats.error.empty() && m_feeder)
+    {
+        try
+        {
+            for (const auto& waiting : m_feeder->GetStuckNodes())
+            {
+                std::string line = "node " + std::to_string(waiting.id) + " (" + waiting.name +
+                                   ") waits for parent node(s)";
+                for (uint64_t parent : waiting.waitingFor)
+                {
+                    line += " " + std::to_string(parent);
+                }
+                stats.stuck.push_back(line);
+            }
+        }
+        catch (const TraceError& e)
+        {
+            stats.stuck.push_back(e.what());
+        }
+        for (const auto& [id, collective] : m_activeCollectives)
+        {
+            auto node = m_feeder->LookupNode(id);
+            std::string prefix = node ? node->Describe() : "node " + std::to_string(id);
+            for (const auto& line : collective->DescribeWaiting())
+            {
+                stats.stuck.push_back(prefix + ": collective " + line);
+            }
+        }
+        for (const auto& [id, line] : m_activeP2p)
+        {
+            stats.stuck.push_back(line);
+        }
+        for (const auto& [resource, queue] : m_resourceQueue)
+        {
+            for (const auto& node : queue)
+            {
+                stats.stuck.push_back(node->Describe() + " queued behind " + resource);
+            }
+        }
+        if (stats.stuck.empty())
+        {
+            stats.stuck.push_back(m_replayStart.IsZero() && !m_feeder
+                                      ? "never started"
+                                      : "no node waiting (the simulation stopped early?)");
+        }
+    }
+    for (const auto& error : m_transport->GetErrors())
+    {
+        stats.warnings.push_back(error);
+    }
+    return stats;
+}
+
+} // namespace ns3

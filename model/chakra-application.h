@@ -1,0 +1,211 @@
+/*
+ * ChakraApplication: replays one rank's Chakra trace on an ns-3 node.
+ */
+#ifndef CHAKRA_APPLICATION_H
+#define CHAKRA_APPLICATION_H
+
+#include "collective.h"
+#include "communicator.h"
+#include "compute-model.h"
+#include "et-feeder.h"
+#include "peer-transport.h"
+
+#include "ns3/application.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class TimelineWriter;
+
+/**
+ * \ingroup chakra
+ * \brief One communication operation as this rank saw it (for the report).
+ */
+struct CommRecord
+{
+    uint32_t rank{0};         //!< this rank
+    uint64_t nodeId{0};       //!< trace node
+    std::string name;         //!< node name
+    std::string kind;         //!< ALL_REDUCE, ..., SEND, RECV
+    uint64_t bytes{0};        //!< comm_size
+    std::string pg;           //!< process group ("" = world)
+    uint32_t commSize{1};     //!< members of the communicator
+    std::string algorithm;    //!< algorithm used (collectives)
+    uint64_t seq{0};          //!< call number on the communicator (collectives)
+    int64_t peer{-1};         //!< peer rank (send/recv)
+    Time start;               //!< issued (relative to replay start)
+    Time end;                 //!< completed (relative to replay start)
+    uint64_t traceMicros{0};  //!< duration_micros recorded in the trace (measured, if any)
+};
+
+/**
+ * \ingroup chakra
+ * \brief Per-rank totals (for the report).
+ */
+struct RankStats
+{
+    uint32_t rank{0};
+    bool finished{false};           //!< every node ran
+    Time finishTime;                //!< last node's end (relative to replay start)
+    Time computeBusy;               //!< union of compute intervals
+    Time commTime;                  //!< union of communication intervals
+    Time exposedComm;               //!< communication not overlapped by compute
+    uint64_t nodes{0};              //!< nodes run
+    std::vector<std::string> stuck; //!< what an unfinished rank waits for
+    std::string error;              //!< a fatal trace error, if any
+    std::vector<std::string> warnings;
+};
+
+/**
+ * \ingroup chakra
+ * \brief Replays one rank's .et trace: compute nodes as timed events, communication nodes as
+ * messages over the simulated network.
+ *
+ * - COMP: GPU ops run in order on their stream ("stream" attribute, default 0); different
+ *   streams overlap. CPU ops run in order on their host thread ("tid", default 0). Durations
+ *   come from the ComputeModel.
+ * - COMM_COLL: this rank's side of the collective on its communicator (pg_name), with the
+ *   algorithm chosen by the <Type>Algorithm attributes. A node without comm_type replays its
+ *   recorded duration (with a warning).
+ * - COMM_SEND / COMM_RECV: one message to / from comm_dst / comm_src with comm_tag; repeated
+ *   tags match in posting order.
+ * - METADATA (process_group:init): defines the communicators; without it, every pg_name is the
+ *   world.
+ * - A communication node with a stream (GPU) or thread (CPU) occupies it while it runs, as an
+ *   NCCL kernel occupies its stream.
+ *
+ * The rank replays its trace from ReplayDelay after the application starts, so that TCP
+ * connections are up; all reported times are relative to that moment.
+ */
+class ChakraApplication : public Application
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    ChakraApplication();
+    ~ChakraApplication() override;
+
+    /**
+     * Wiring done by ChakraHelper before the simulation starts.
+     * \param rank this rank
+     * \param peers every rank's address (index = rank)
+     * \param hostOf host id of every rank (for hierarchical algorithms)
+     */
+    void Configure(uint32_t rank,
+                   const std::vector<Address>& peers,
+                   const std::vector<uint32_t>& hostOf);
+
+    /** \param timeline where to log events (may be null) */
+    void SetTimeline(std::shared_ptr<TimelineWriter> timeline);
+
+    /**
+     * \return this rank's totals, and for an unfinished rank what it waits for; call after
+     *         Simulator::Run
+     */
+    RankStats GetStats();
+    /** \return this rank's communication operations, in completion order */
+    const std::vector<CommRecord>& GetCommRecords() const;
+    /** \return true once every node has run */
+    bool IsFinished() const;
+    /** \return this rank */
+    uint32_t GetRank() const;
+    /** \return this rank's transport */
+    Ptr<PeerTransport> GetTransport() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    /** Starts replaying the trace. */
+    void BeginReplay();
+    /** Issues every node the feeder has ready. */
+    void Pump();
+    /** Starts one node (or queues it behind its stream/thread). */
+    void Issue(std::shared_ptr<const EtNode> node);
+    /** Runs a node whose resource is free. */
+    void Run(std::shared_ptr<const EtNode> node);
+    /** A node finished. */
+    void Complete(std::shared_ptr<const EtNode> node, Time start, const std::string& lane);
+    void RunCompute(std::shared_ptr<const EtNode> node);
+    void RunCollective(std::shared_ptr<const EtNode> node);
+    void RunPointToPoint(std::shared_ptr<const EtNode> node);
+    void RunMetadata(std::shared_ptr<const EtNode> node);
+    /** \return the communicator a node names (the world if unknown) */
+    Communicator& CommunicatorOf(const EtNode& node);
+    /** \return the resource (stream or thread) a node occupies, or "" */
+    std::string ResourceOf(const EtNode& node) const;
+    /** Stops the replay with a fatal error. */
+    void Fail(const std::string& message);
+    void Warn(const std::string& message);
+    /** \return the algorithm attribute for a collective type */
+    std::string AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
+    /** \return pipeline chunks for a call */
+    uint32_t ChunksFor(const std::string& algorithm, uint64_t bytes) const;
+
+    // Attributes.
+    std::string m_tracePath;
+    Ptr<ComputeModel> m_computeModel;
+    Time m_replayDelay;
+    bool m_honourCtrlDeps;
+    bool m_honourDataDeps;
+    std::string m_danglingDeps;
+    uint32_t m_windowSize;
+    std::string m_allReduceAlgorithm;
+    std::string m_allGatherAlgorithm;
+    std::string m_reduceScatterAlgorithm;
+    std::string m_allToAllAlgorithm;
+    std::string m_broadcastAlgorithm;
+    std::string m_reduceAlgorithm;
+    std::string m_gatherAlgorithm;
+    std::string m_scatterAlgorithm;
+    uint64_t m_chunkSize;
+    uint32_t m_maxChunks;
+
+    // Wiring.
+    uint32_t m_rank{0};
+    std::vector<Address> m_peers;
+    std::vector<uint32_t> m_hostOf;
+    Ptr<PeerTransport> m_transport;
+    std::shared_ptr<TimelineWriter> m_timeline;
+
+    // Replay state.
+    std::unique_ptr<EtFeeder> m_feeder;
+    Time m_replayStart;
+    bool m_pumping{false};
+    bool m_pumpAgain{false};
+    bool m_failed{false};
+    bool m_finished{false};
+    uint64_t m_running{0};
+    std::map<std::string, bool> m_resourceBusy;
+    std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
+    std::map<std::string, Communicator> m_communicators; //!< by pg name
+    std::map<uint64_t, std::shared_ptr<Collective>> m_activeCollectives; //!< by node id
+    std::map<uint64_t, std::string> m_activeP2p;          //!< node id -> description
+    std::vector<std::pair<Time, Time>> m_computeIntervals;
+    std::vector<std::pair<Time, Time>> m_commIntervals;
+    std::vector<CommRecord> m_commRecords;
+    RankStats m_stats;
+    std::map<std::string, bool> m_warnedOnce;
+
+    /** The world communicator (every rank), created on first use. */
+    Communicator& World();
+
+    TracedCallback<uint32_t, std::shared_ptr<const EtNode>> m_nodeIssued;
+    TracedCallback<uint32_t, std::shared_ptr<const EtNode>, Time, Time> m_nodeFinished;
+    TracedCallback<const CommRecord&> m_collectiveFinished;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_APPLICATION_H

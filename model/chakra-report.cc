@@ -1,0 +1,298 @@
+#include "chakra-report.h"
+
+#include "trace-error.h"
+#include "trace-file.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+std::string
+Us(Time t)
+{
+    char buffer[48];
+    std::snprintf(buffer, sizeof(buffer), "%.3f", static_cast<double>(t.GetNanoSeconds()) / 1e3);
+    return buffer;
+}
+
+std::string
+Fixed(double value, int digits)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+    return buffer;
+}
+
+/** CSV field: quoted when it holds a comma, quote or newline. */
+std::string
+Csv(const std::string& text)
+{
+    if (text.find_first_of(",\"\n") == std::string::npos)
+    {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (char c : text)
+    {
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return quoted + "\"";
+}
+
+} // namespace
+
+void
+ChakraReport::AddRank(const RankStats& stats, const std::vector<CommRecord>& records)
+{
+    m_ranks.push_back(stats);
+    m_records.insert(m_records.end(), records.begin(), records.end());
+    std::sort(m_ranks.begin(), m_ranks.end(),
+              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
+}
+
+bool
+ChakraReport::AllFinished() const
+{
+    return std::all_of(m_ranks.begin(), m_ranks.end(),
+                       [](const RankStats& r) { return r.finished; });
+}
+
+Time
+ChakraReport::GetIterationTime() const
+{
+    Time latest;
+    for (const auto& rank : m_ranks)
+    {
+        latest = std::max(latest, rank.finishTime);
+    }
+    return latest;
+}
+
+const std::vector<RankStats>&
+ChakraReport::GetRanks() const
+{
+    return m_ranks;
+}
+
+const std::vector<CommRecord>&
+ChakraReport::GetCommRecords() const
+{
+    return m_records;
+}
+
+double
+ChakraReport::BusBandwidthFactor(const std::string& type, uint32_t n)
+{
+    if (n < 2)
+    {
+        return 0.0;
+    }
+    double ratio = static_cast<double>(n - 1) / n;
+    if (type == "ALL_REDUCE")
+    {
+        return 2 * ratio;
+    }
+    if (type == "BROADCAST" || type == "REDUCE")
+    {
+        return 1.0;
+    }
+    return ratio;
+}
+
+std::vector<CollectiveSummary>
+ChakraReport::GetCollectives() const
+{
+    std::map<std::tuple<std::string, uint64_t, std::string>, CollectiveSummary> calls;
+    for (const auto& record : m_records)
+    {
+        if (record.kind == "SEND" || record.kind == "RECV")
+        {
+            continue;
+        }
+        auto key = std::make_tuple(record.pg, record.seq, record.kind);
+        auto [it, inserted] = calls.try_emplace(key);
+        CollectiveSummary& call = it->second;
+        if (inserted)
+        {
+            call.kind = record.kind;
+            call.pg = record.pg;
+            call.seq = record.seq;
+            call.bytes = record.bytes;
+            call.commSize = record.commSize;
+            call.algorithm = record.algorithm;
+            call.start = record.start;
+            call.end = record.end;
+        }
+        call.start = std::min(call.start, record.start);
+        call.end = std::max(call.end, record.end);
+        call.traceMicros = std::max(call.traceMicros, record.traceMicros);
+        ++call.ranksSeen;
+    }
+    std::vector<CollectiveSummary> result;
+    for (auto& [key, call] : calls)
+    {
+        bool gathered = call.kind == "ALL_GATHER" || call.kind == "GATHER";
+        call.dataBytes = gathered ? call.bytes * call.commSize : call.bytes;
+        double seconds = (call.end - call.start).GetSeconds();
+        call.algBwGBps = seconds > 0 ? static_cast<double>(call.dataBytes) / seconds / 1e9 : 0;
+        call.busBwGBps = call.algBwGBps * BusBandwidthFactor(call.kind, call.commSize);
+        result.push_back(call);
+    }
+    std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.start, a.pg, a.seq) < std::tie(b.start, b.pg, b.seq);
+    });
+    return result;
+}
+
+void
+ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
+{
+    std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(),
+                                         [](const RankStats& r) { return r.finished; });
+    os << "== chakra simulation report\n";
+    os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
+       << ", iteration time " << Us(GetIterationTime()) << " us (latest rank finish)\n\n";
+    os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
+       << std::setw(14) << "compute_us" << std::setw(14) << "comm_us" << std::setw(18)
+       << "exposed_comm_us" << std::setw(10) << "nodes" << "\n";
+    for (std::size_t i = 0; i < m_ranks.size(); ++i)
+    {
+        if (i == maxRows)
+        {
+            os << "... " << m_ranks.size() - maxRows << " more ranks in ranks.csv\n";
+            break;
+        }
+        const RankStats& r = m_ranks[i];
+        os << std::left << std::setw(6) << r.rank << std::right << std::setw(14)
+           << (r.finished ? Us(r.finishTime) : "unfinished") << std::setw(14)
+           << Us(r.computeBusy) << std::setw(14) << Us(r.commTime) << std::setw(18)
+           << Us(r.exposedComm) << std::setw(10) << r.nodes << "\n";
+    }
+    auto collectives = GetCollectives();
+    std::size_t p2p = std::count_if(m_records.begin(), m_records.end(), [](const CommRecord& r) {
+        return r.kind == "SEND" || r.kind == "RECV";
+    });
+    os << "\ncollectives " << collectives.size() << ", point-to-point operations " << p2p << "\n";
+    if (!collectives.empty())
+    {
+        os << std::left << std::setw(16) << "type" << std::setw(6) << "pg" << std::right
+           << std::setw(6) << "n" << "  " << std::left << std::setw(17) << "algorithm"
+           << std::right << std::setw(14) << "bytes" << std::setw(13) << "start_us"
+           << std::setw(13) << "time_us" << std::setw(12) << "algbw_GB/s" << std::setw(12)
+           << "busbw_GB/s" << "\n";
+    }
+    for (std::size_t i = 0; i < collectives.size(); ++i)
+    {
+        if (i == maxRows)
+        {
+            os << "... " << collectives.size() - maxRows << " more in collectives.csv\n";
+            break;
+        }
+        const auto& c = collectives[i];
+        os << std::left << std::setw(16) << c.kind << std::setw(6)
+           << (c.pg.empty() ? "world" : c.pg) << std::right << std::setw(6) << c.commSize << "  "
+           << std::left << std::setw(17) << c.algorithm << std::right << std::setw(14) << c.bytes
+           << std::setw(13) << Us(c.start) << std::setw(13) << Us(c.end - c.start)
+           << std::setw(12) << Fixed(c.algBwGBps, 2) << std::setw(12) << Fixed(c.busBwGBps, 2)
+           << "\n";
+    }
+    for (const auto& r : m_ranks)
+    {
+        if (!r.error.empty())
+        {
+            os << "\nrank " << r.rank << " ERROR: " << r.error << "\n";
+        }
+        if (!r.finished && r.error.empty())
+        {
+            os << "\nrank " << r.rank << " did not finish; it waits for:\n";
+            for (std::size_t i = 0; i < r.stuck.size() && i < maxRows; ++i)
+            {
+                os << "  " << r.stuck[i] << "\n";
+            }
+            if (r.stuck.size() > maxRows)
+            {
+                os << "  ... " << r.stuck.size() - maxRows << " more\n";
+            }
+        }
+    }
+    std::size_t warnings = 0;
+    for (const auto& r : m_ranks)
+    {
+        warnings += r.warnings.size();
+    }
+    if (warnings > 0)
+    {
+        os << "\nwarnings " << warnings << " (first per rank):\n";
+        std::size_t shown = 0;
+        for (const auto& r : m_ranks)
+        {
+            if (!r.warnings.empty() && shown++ < maxRows)
+            {
+                os << "  rank " << r.rank << ": " << r.warnings.front();
+                if (r.warnings.size() > 1)
+                {
+                    os << " (+" << r.warnings.size() - 1 << " more)";
+                }
+                os << "\n";
+            }
+        }
+    }
+}
+
+void
+ChakraReport::WriteCsv(const std::string& directory) const
+{
+    mkdir(directory.c_str(), 0777);
+    {
+        AtomicOutputFile out(directory + "/ranks.csv");
+        out.Write("rank,finished,finish_us,compute_us,comm_us,exposed_comm_us,nodes,error\n");
+        for (const auto& r : m_ranks)
+        {
+            out.Write(std::to_string(r.rank) + "," + (r.finished ? "1" : "0") + "," +
+                      Us(r.finishTime) + "," + Us(r.computeBusy) + "," + Us(r.commTime) + "," +
+                      Us(r.exposedComm) + "," + std::to_string(r.nodes) + "," + Csv(r.error) +
+                      "\n");
+        }
+        out.Commit();
+    }
+    {
+        AtomicOutputFile out(directory + "/collectives.csv");
+        out.Write("type,pg,seq,ranks,algorithm,bytes,data_bytes,start_us,end_us,time_us,"
+                  "algbw_GBps,busbw_GBps,trace_us\n");
+        for (const auto& c : GetCollectives())
+        {
+            out.Write(c.kind + "," + Csv(c.pg) + "," + std::to_string(c.seq) + "," +
+                      std::to_string(c.commSize) + "," + c.algorithm + "," +
+                      std::to_string(c.bytes) + "," + std::to_string(c.dataBytes) + "," +
+                      Us(c.start) + "," + Us(c.end) + "," + Us(c.end - c.start) + "," +
+                      Fixed(c.algBwGBps, 3) + "," + Fixed(c.busBwGBps, 3) + "," +
+                      std::to_string(c.traceMicros) + "\n");
+        }
+        out.Commit();
+    }
+    {
+        AtomicOutputFile out(directory + "/comm-ops.csv");
+        out.Write("rank,node,name,kind,pg,seq,peer,bytes,algorithm,start_us,end_us,trace_us\n");
+        for (const auto& r : m_records)
+        {
+            out.Write(std::to_string(r.rank) + "," + std::to_string(r.nodeId) + "," +
+                      Csv(r.name) + "," + r.kind + "," + Csv(r.pg) + "," +
+                      std::to_string(r.seq) + "," + std::to_string(r.peer) + "," +
+                      std::to_string(r.bytes) + "," + r.algorithm + "," + Us(r.start) + "," +
+                      Us(r.end) + "," + std::to_string(r.traceMicros) + "\n");
+        }
+        out.Commit();
+    }
+}
+
+} // namespace ns3

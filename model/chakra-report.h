@@ -1,0 +1,76 @@
+/*
+ * ChakraReport: what a simulated run tells its user (text and CSV).
+ */
+#ifndef CHAKRA_REPORT_H
+#define CHAKRA_REPORT_H
+
+#include "chakra-application.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief One collective call across the ranks that took part.
+ */
+struct CollectiveSummary
+{
+    std::string kind;       //!< ALL_REDUCE, ...
+    std::string pg;         //!< process group
+    uint64_t seq{0};        //!< call number on the process group
+    uint64_t bytes{0};      //!< comm_size (per-rank input, see CollectiveRequest)
+    uint64_t dataBytes{0};  //!< the size bandwidths are computed from (nccl-tests convention)
+    uint32_t commSize{1};   //!< members
+    uint32_t ranksSeen{0};  //!< members that reported it
+    std::string algorithm;  //!< algorithm used
+    Time start;             //!< first member starts
+    Time end;               //!< last member ends
+    double algBwGBps{0};    //!< dataBytes / (end - start), GB/s (10^9 bytes/s)
+    double busBwGBps{0};    //!< algbw x 2(n-1)/n (all-reduce) or (n-1)/n (others)
+    uint64_t traceMicros{0}; //!< longest duration recorded in the traces (measured), 0 if none
+};
+
+/**
+ * \ingroup chakra
+ * \brief Per-rank totals and per-collective bandwidths of a run.
+ */
+class ChakraReport
+{
+  public:
+    /** Adds one rank's results. */
+    void AddRank(const RankStats& stats, const std::vector<CommRecord>& records);
+
+    /** \return true if every rank ran every node */
+    bool AllFinished() const;
+    /** \return the latest rank finish time (the simulated iteration time) */
+    Time GetIterationTime() const;
+    /** \return per-rank results, by rank */
+    const std::vector<RankStats>& GetRanks() const;
+    /** \return the collective calls, in start order */
+    std::vector<CollectiveSummary> GetCollectives() const;
+    /** \return every communication record of every rank */
+    const std::vector<CommRecord>& GetCommRecords() const;
+
+    /** Prints the report (at most \p maxRows rows per table; CSVs have everything). */
+    void Print(std::ostream& os, std::size_t maxRows = 20) const;
+    /**
+     * Writes ranks.csv, collectives.csv and comm-ops.csv into \p directory (created if needed).
+     * \throws TraceError if a file cannot be written
+     */
+    void WriteCsv(const std::string& directory) const;
+
+    /** \param type collective name \param n members \return the bus-bandwidth factor */
+    static double BusBandwidthFactor(const std::string& type, uint32_t n);
+
+  private:
+    std::vector<RankStats> m_ranks;
+    std::vector<CommRecord> m_records;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_REPORT_H

@@ -1,0 +1,193 @@
+#include "cluster-routing.h"
+
+#include "ns3/ipv4-route.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/output-stream-wrapper.h"
+#include "ns3/packet.h"
+#include "ns3/tcp-header.h"
+#include "ns3/udp-header.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraClusterRouting");
+NS_OBJECT_ENSURE_REGISTERED(ClusterRouting);
+
+namespace
+{
+
+uint64_t
+Mix(uint64_t hash, uint64_t value)
+{
+    hash ^= value + 0x9E3779B97F4A7C15ull + (hash << 6) + (hash >> 2);
+    return hash;
+}
+
+} // namespace
+
+TypeId
+ClusterRouting::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::ClusterRouting")
+                            .SetParent<Ipv4RoutingProtocol>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<ClusterRouting>();
+    return tid;
+}
+
+ClusterRouting::ClusterRouting() = default;
+
+void
+ClusterRouting::DoDispose()
+{
+    m_ipv4 = nullptr;
+    m_routes.clear();
+    Ipv4RoutingProtocol::DoDispose();
+}
+
+void
+ClusterRouting::SetRoute(Ipv4Address destination, std::vector<NextHop> hops)
+{
+    m_routes[destination.Get()] = std::move(hops);
+}
+
+std::vector<ClusterRouting::NextHop>
+ClusterRouting::GetRoute(Ipv4Address destination) const
+{
+    auto it = m_routes.find(destination.Get());
+    return it == m_routes.end() ? std::vector<NextHop>() : it->second;
+}
+
+Ptr<Ipv4Route>
+ClusterRouting::Lookup(Ptr<const Packet> p, const Ipv4Header& header) const
+{
+    auto it = m_routes.find(header.GetDestination().Get());
+    if (it == m_routes.end() || it->second.empty())
+    {
+        return nullptr;
+    }
+    const std::vector<NextHop>& hops = it->second;
+    std::size_t choice = 0;
+    if (hops.size() > 1)
+    {
+        // Flow hash: addresses, protocol, ports. The node id salts it, so that successive
+        // switches do not all pick the same index (ECMP polarisation).
+        uint64_t hash = Mix(0, m_ipv4->GetObject<Node>()->GetId());
+        hash = Mix(hash, header.GetSource().Get());
+        hash = Mix(hash, header.GetDestination().Get());
+        hash = Mix(hash, header.GetProtocol());
+        if (p && p->GetSize() >= 8)
+        {
+            if (header.GetProtocol() == 6)
+            {
+                TcpHeader tcp;
+                p->PeekHeader(tcp);
+                hash = Mix(hash, (uint64_t(tcp.GetSourcePort()) << 16) | tcp.GetDestinationPort());
+            }
+            else if (header.GetProtocol() == 17)
+            {
+                UdpHeader udp;
+                p->PeekHeader(udp);
+                hash = Mix(hash, (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
+            }
+        }
+        choice = static_cast<std::size_t>(hash % hops.size());
+    }
+    const NextHop& hop = hops[choice];
+    Ptr<Ipv4Route> route = Create<Ipv4Route>();
+    route->SetDestination(header.GetDestination());
+    route->SetGateway(hop.gateway);
+    route->SetOutputDevice(m_ipv4->GetNetDevice(hop.interface));
+    route->SetSource(m_ipv4->GetAddress(hop.interface, 0).GetLocal());
+    return route;
+}
+
+Ptr<Ipv4Route>
+ClusterRouting::RouteOutput(Ptr<Packet> p,
+                            const Ipv4Header& header,
+                            Ptr<NetDevice> /* oif */,
+                            Socket::SocketErrno& sockerr)
+{
+    Ptr<Ipv4Route> route = Lookup(p, header);
+    sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
+    return route;
+}
+
+bool
+ClusterRouting::RouteInput(Ptr<const Packet> p,
+                           const Ipv4Header& header,
+                           Ptr<const NetDevice> idev,
+                           UnicastForwardCallback ucb,
+                           MulticastForwardCallback /* mcb */,
+                           LocalDeliverCallback lcb,
+                           ErrorCallback ecb)
+{
+    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+    if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+    {
+        if (!lcb.IsNull())
+        {
+            lcb(p, header, iif);
+            return true;
+        }
+        return false;
+    }
+    if (!m_ipv4->IsForwarding(iif))
+    {
+        ecb(p, header, Socket::ERROR_NOROUTETOHOST);
+        return true;
+    }
+    Ptr<Ipv4Route> route = Lookup(p, header);
+    if (!route)
+    {
+        NS_LOG_LOGIC("no route to " << header.GetDestination());
+        return false;
+    }
+    ucb(route, p, header);
+    return true;
+}
+
+void
+ClusterRouting::NotifyInterfaceUp(uint32_t /* interface */)
+{
+}
+
+void
+ClusterRouting::NotifyInterfaceDown(uint32_t /* interface */)
+{
+}
+
+void
+ClusterRouting::NotifyAddAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
+{
+}
+
+void
+ClusterRouting::NotifyRemoveAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
+{
+}
+
+void
+ClusterRouting::SetIpv4(Ptr<Ipv4> ipv4)
+{
+    m_ipv4 = ipv4;
+}
+
+void
+ClusterRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit /* unit */) const
+{
+    std::ostream& os = *stream->GetStream();
+    os << "ClusterRouting table of node " << m_ipv4->GetObject<Node>()->GetId() << "\n";
+    for (const auto& [destination, hops] : m_routes)
+    {
+        os << "  " << Ipv4Address(destination) << " via";
+        for (const auto& hop : hops)
+        {
+            os << " if" << hop.interface << "/" << hop.gateway;
+        }
+        os << "\n";
+    }
+}
+
+} // namespace ns3

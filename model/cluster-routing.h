@@ -1,0 +1,83 @@
+/*
+ * ClusterRouting: static shortest-path routing with per-flow ECMP for the modeled GPU cluster.
+ */
+#ifndef CHAKRA_CLUSTER_ROUTING_H
+#define CHAKRA_CLUSTER_ROUTING_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv4.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Routes packets on precomputed next hops; among equal-cost next hops it picks one by a
+ * hash of the flow (addresses and TCP/UDP ports), so a flow keeps one path (no reordering) and
+ * different flows spread over the spines, as switches' ECMP does.
+ *
+ * GpuClusterHelper fills the table (it knows the topology): for every destination address,
+ * the interfaces (and next-hop addresses) on shortest paths. A packet for an address without
+ * an entry is dropped (reported by RouteOutput as ERROR_NOROUTETOHOST).
+ */
+class ClusterRouting : public Ipv4RoutingProtocol
+{
+  public:
+    /** One equal-cost next hop. */
+    struct NextHop
+    {
+        uint32_t interface; //!< outgoing Ipv4 interface
+        Ipv4Address gateway; //!< the neighbour's address on that link
+    };
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    ClusterRouting();
+
+    /**
+     * Sets the next hops towards a destination address (replacing earlier ones).
+     * \param destination the address
+     * \param hops equal-cost next hops (at least one)
+     */
+    void SetRoute(Ipv4Address destination, std::vector<NextHop> hops);
+
+    /** \return the next hops towards \p destination (empty if none) */
+    std::vector<NextHop> GetRoute(Ipv4Address destination) const;
+
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,
+                               const Ipv4Header& header,
+                               Ptr<NetDevice> oif,
+                               Socket::SocketErrno& sockerr) override;
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    UnicastForwardCallback ucb,
+                    MulticastForwardCallback mcb,
+                    LocalDeliverCallback lcb,
+                    ErrorCallback ecb) override;
+    void NotifyInterfaceUp(uint32_t interface) override;
+    void NotifyInterfaceDown(uint32_t interface) override;
+    void NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void NotifyRemoveAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void SetIpv4(Ptr<Ipv4> ipv4) override;
+    void PrintRoutingTable(Ptr<OutputStreamWrapper> stream,
+                           Time::Unit unit = Time::S) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** \return the route for a packet, or nullptr */
+    Ptr<Ipv4Route> Lookup(Ptr<const Packet> p, const Ipv4Header& header) const;
+
+    Ptr<Ipv4> m_ipv4;                                             //!< this node's IPv4
+    std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;  //!< by destination address
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_CLUSTER_ROUTING_H

@@ -1,0 +1,74 @@
+/*
+ * Collective: this rank's side of one collective call, run as a state machine over messages.
+ */
+#ifndef CHAKRA_COLLECTIVE_H
+#define CHAKRA_COLLECTIVE_H
+
+#include "collective-algorithm.h"
+#include "communicator.h"
+#include "peer-transport.h"
+
+#include "ns3/nstime.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Runs one rank's schedule of a collective call.
+ *
+ * Every receive is posted at start; a send goes out when the ops it depends on have completed
+ * (typically the receive of the data it forwards). The call is complete on this rank when all
+ * its ops are: every receive arrived, every send handed to the transport. Only this rank's schedule and
+ * the messages it receives drive it: there is no shared state with other ranks.
+ */
+class Collective : public std::enable_shared_from_this<Collective>
+{
+  public:
+    /**
+     * \param transport this rank's transport
+     * \param communicator the communicator (copied: ids, ranks)
+     * \param seq the call's sequence number on the communicator
+     * \param schedule this rank's ops
+     * \param done called once when every op has completed
+     */
+    Collective(Ptr<PeerTransport> transport,
+               const Communicator& communicator,
+               uint64_t seq,
+               CollectiveSchedule schedule,
+               std::function<void()> done);
+
+    /** Posts the receives and sends what has no dependency. */
+    void Start();
+
+    /** \return what this rank still waits for (receives not arrived, sends not handed over) */
+    std::vector<std::string> DescribeWaiting() const;
+
+    /** \return the number of messages this rank sends in the call */
+    std::size_t GetSendCount() const;
+
+  private:
+    void Issue(uint32_t op);
+    void Complete(uint32_t op);
+    MessageKey KeyOf(const CollectiveOp& op) const;
+
+    Ptr<PeerTransport> m_transport;
+    uint64_t m_comm;
+    std::vector<uint32_t> m_ranks;
+    uint64_t m_seq;
+    CollectiveSchedule m_ops;
+    std::vector<uint32_t> m_waitingDeps;             //!< per op, dependencies not complete
+    std::vector<std::vector<uint32_t>> m_dependents; //!< per op, ops waiting for it
+    std::vector<uint8_t> m_state;                    //!< 0 waiting, 1 issued, 2 complete
+    std::size_t m_remaining;
+    std::function<void()> m_done;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_COLLECTIVE_H

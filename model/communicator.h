@@ -1,0 +1,60 @@
+/*
+ * Communicators (process groups): which global ranks take part in a collective.
+ */
+#ifndef CHAKRA_COMMUNICATOR_H
+#define CHAKRA_COMMUNICATOR_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief A process group as one member sees it.
+ */
+struct Communicator
+{
+    std::string name;             //!< pg_name ("" = the world)
+    uint64_t id{0};               //!< stable id derived from the name (the same on every rank)
+    std::vector<uint32_t> ranks;  //!< global ranks; index = rank within the communicator
+    uint32_t myIndex{0};          //!< this rank's index
+    std::vector<uint32_t> hostOf; //!< host of each member (for hierarchical algorithms)
+    uint64_t nextSeq{0};          //!< sequence number of this rank's next call on it
+
+    /** \return the number of members */
+    uint32_t Size() const
+    {
+        return static_cast<uint32_t>(ranks.size());
+    }
+};
+
+/**
+ * \ingroup chakra
+ * \brief A process group as a trace declares it.
+ */
+struct ProcessGroupSpec
+{
+    std::string name;             //!< pg_name
+    std::vector<uint32_t> ranks;  //!< global ranks (empty: 0 .. size-1)
+    uint32_t size{0};             //!< group_size
+};
+
+/**
+ * Parses the process groups of a `process_group:init` METADATA node: its inputs.values holds a
+ * JSON list of objects with "pg_name", "ranks" and "group_size" (also accepted: that list
+ * wrapped in a one-element list, or as a JSON string inside one, as host traces carry it).
+ * \param text the JSON text
+ * \param[out] error why parsing failed
+ * \return the groups (empty on error)
+ */
+std::vector<ProcessGroupSpec> ParseProcessGroups(const std::string& text, std::string& error);
+
+/** \return the communicator id for a pg name (FNV-1a, the same on every rank) */
+uint64_t CommunicatorId(const std::string& name);
+
+} // namespace ns3
+
+#endif // CHAKRA_COMMUNICATOR_H

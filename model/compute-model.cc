@@ -1,0 +1,72 @@
+#include "compute-model.h"
+
+#include "ns3/double.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(ComputeModel);
+
+TypeId
+ComputeModel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::ComputeModel")
+            .SetParent<Object>()
+            .SetGroupName("Chakra")
+            .AddConstructor<ComputeModel>()
+            .AddAttribute("Mode",
+                          "replay: the trace's durations (scaled); roofline: from num_ops and "
+                          "tensor_size where a GPU op has them.",
+                          StringValue("replay"),
+                          MakeStringAccessor(&ComputeModel::m_mode),
+                          MakeStringChecker())
+            .AddAttribute("ComputeScale",
+                          "Factor on GPU op durations (0.5: a GPU twice as fast).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&ComputeModel::m_gpuScale),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("CpuScale",
+                          "Factor on CPU op durations.",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&ComputeModel::m_cpuScale),
+                          MakeDoubleChecker<double>(0.0))
+            .AddAttribute("PeakFlops",
+                          "Roofline: peak floating-point operations per second.",
+                          DoubleValue(989e12), // H100 SXM dense BF16
+                          MakeDoubleAccessor(&ComputeModel::m_peakFlops),
+                          MakeDoubleChecker<double>(1.0))
+            .AddAttribute("MemoryBandwidth",
+                          "Roofline: memory bandwidth in bytes per second.",
+                          DoubleValue(3.35e12), // H100 SXM HBM3
+                          MakeDoubleAccessor(&ComputeModel::m_memoryBandwidth),
+                          MakeDoubleChecker<double>(1.0));
+    return tid;
+}
+
+ComputeModel::ComputeModel() = default;
+
+Time
+ComputeModel::GetDuration(const EtNode& node) const
+{
+    const bool cpu = node.IsCpuOp();
+    if (!cpu && m_mode == "roofline")
+    {
+        double ops = static_cast<double>(node.GetNumOps());
+        double bytes = static_cast<double>(node.GetTensorSize());
+        if (ops > 0 || bytes > 0)
+        {
+            double seconds = std::max(ops / m_peakFlops, bytes / m_memoryBandwidth);
+            return NanoSeconds(static_cast<int64_t>(std::llround(seconds * 1e9)));
+        }
+    }
+    double scale = cpu ? m_cpuScale : m_gpuScale;
+    double nanos = static_cast<double>(node.GetDurationMicros()) * 1000.0 * scale;
+    return NanoSeconds(static_cast<int64_t>(std::llround(nanos)));
+}
+
+} // namespace ns3

@@ -1,0 +1,34 @@
+/*
+ * Tree algorithms: double binary tree all-reduce (as NCCL), binary tree broadcast and reduce.
+ */
+#ifndef CHAKRA_TREE_COLLECTIVE_H
+#define CHAKRA_TREE_COLLECTIVE_H
+
+#include "collective-algorithm.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Binary-tree collectives, pipelined in chunks.
+ *
+ * All-reduce uses two binary trees, each carrying half the data: tree 0 is the heap-shaped
+ * tree over ranks 0..n-1 (parent of position q is (q-1)/2), tree 1 the same shape over the
+ * ranks in reverse order, so that most leaves of one tree are inner nodes of the other and
+ * both directions of every link carry data. Each chunk is reduced up to the root and
+ * broadcast down; chunks pipeline. Broadcast and reduce use one tree rooted at the root.
+ * With h the tree height and C chunks, an all-reduce takes about
+ * 2h a + (2h + C - 1) S / (2 C B) when one tree's traffic does not slow the other's.
+ */
+class TreeCollective : public CollectiveAlgorithm
+{
+  public:
+    std::string GetName() const override;
+    bool Supports(const CollectiveRequest& request) const override;
+    CollectiveSchedule Build(const CollectiveRequest& request) const override;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_TREE_COLLECTIVE_H
