@@ -1,0 +1,380 @@
+/*
+ * ChakraApplication end to end on hand-made traces: timing against closed forms, stream and
+ * thread semantics, communicators, diagnostics of stuck runs, outputs.
+ */
+#define BOOST_TEST_MODULE simulation
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+using namespace ns3;
+using chakra_test::Attr;
+using chakra_test::TempDir;
+using chakra_test::Us;
+using chakra_test::WriteJsonTrace;
+
+namespace
+{
+
+std::string
+TraceNode(uint64_t id,
+     const std::string& name,
+     const std::string& type,
+     const std::string& attrs,
+     const std::vector<uint64_t>& deps = {},
+     uint64_t micros = 0)
+{
+    std::string depList;
+    for (uint64_t d : deps)
+    {
+        depList += (depList.empty() ? "" : ", ") + std::to_string(d);
+    }
+    return "{\"id\": " + std::to_string(id) + ", \"name\": \"" + name + "\", \"type\": \"" + type +
+           "\", \"data_deps\": [" + depList + "], \"duration_micros\": " + std::to_string(micros) +
+           ", \"attr\": [" + attrs + "]}";
+}
+
+std::string
+Gpu(int stream)
+{
+    return Attr("is_cpu_op", "bool_val", "false") + ", " +
+           Attr("stream", "int64_val", std::to_string(stream));
+}
+
+std::string
+Cpu(int tid)
+{
+    return Attr("is_cpu_op", "bool_val", "true") + ", " +
+           Attr("tid", "int64_val", std::to_string(tid));
+}
+
+std::string
+P2p(const std::string& peerKey, int peer, uint64_t bytes, int tag)
+{
+    return Attr(peerKey, "int32_val", std::to_string(peer)) + ", " +
+           Attr("comm_size", "int64_val", std::to_string(bytes)) + ", " +
+           Attr("comm_tag", "int32_val", std::to_string(tag));
+}
+
+std::string
+AllReduce(uint64_t bytes, const std::string& pg)
+{
+    return Attr("comm_type", "int64_val", "0") + ", " +
+           Attr("comm_size", "int64_val", std::to_string(bytes)) + ", " +
+           Attr("pg_name", "string_val", "\"" + pg + "\"");
+}
+
+/** Runs a two-node, one-link scenario (not the cluster helper: any ns-3 topology works). */
+ChakraReport
+RunOverOneLink(const std::string& prefix, const std::string& rate, const std::string& delay)
+{
+    NodeContainer nodes;
+    nodes.Create(2);
+    PointToPointHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue(rate));
+    link.SetDeviceAttribute("Mtu", UintegerValue(9000));
+    link.SetChannelAttribute("Delay", StringValue(delay));
+    link.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("100000p"));
+    NetDeviceContainer devices = link.Install(nodes);
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addresses("10.1.0.0", "255.255.255.0");
+    addresses.Assign(devices);
+    TrafficControlHelper().Uninstall(devices);
+    ChakraHelper chakra(prefix);
+    chakra.Install(nodes);
+    Simulator::Run();
+    ChakraReport report = chakra.GetReport();
+    Simulator::Destroy();
+    return report;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(send_recv_over_one_link_is_latency_plus_wire_bytes_over_bandwidth)
+{
+    TempDir dir;
+    const double bitsPerSecond = 100e9;
+    const double latencyUs = 2.0;
+    for (uint64_t bytes : {uint64_t(1) << 10, uint64_t(64) << 10, uint64_t(1) << 20,
+                           uint64_t(64) << 20, uint64_t(1) << 30})
+    {
+        std::string prefix = dir.File("p2p");
+        WriteJsonTrace(prefix + ".0.et",
+                       TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, bytes, 7)));
+        WriteJsonTrace(prefix + ".1.et",
+                       TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, bytes, 7)));
+        ChakraReport report = RunOverOneLink(prefix, "100Gbps", "2us");
+        BOOST_REQUIRE(report.AllFinished());
+        // Wire bytes: payload + the 41-byte message header, plus per segment of at most 8948
+        // payload bytes (MTU 9000 - 52) the PPP (2), IPv4 (20) and TCP (20 + 12 timestamp) headers.
+        const double message = static_cast<double>(bytes + 41);
+        const double segments = std::ceil(message / 8948.0);
+        const double expectedUs = latencyUs + (message + 54 * segments) * 8 / bitsPerSecond * 1e6;
+        const double simulatedUs = Us(report.GetRanks()[1].finishTime);
+        BOOST_TEST_INFO(bytes << " bytes: simulated " << simulatedUs << " us, expected "
+                              << expectedUs << " us");
+        BOOST_TEST(std::abs(simulatedUs / expectedUs - 1) < 0.02);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(compute_only_trace_follows_streams_threads_and_dependencies)
+{
+    TempDir dir;
+    std::string prefix = dir.File("compute");
+    // Hand-checked schedule (microseconds):
+    //   stream 0: A [0,10]        B [10,30] (after A)            E [30,37] (after B, D)
+    //   stream 1: C [0,15]        D [15,20] (after A, behind C on stream 1)
+    //   cpu 0:    F [0,12]        G [12,22] (behind F on the same thread)
+    // finish = 37; every instant of [0, 37] has some compute.
+    WriteJsonTrace(prefix + ".0.et",
+                   TraceNode(1, "A", "COMP_NODE", Gpu(0), {}, 10) + "," +
+                       TraceNode(2, "B", "COMP_NODE", Gpu(0), {1}, 20) + "," +
+                       TraceNode(3, "C", "COMP_NODE", Gpu(1), {}, 15) + "," +
+                       TraceNode(4, "D", "COMP_NODE", Gpu(1), {1}, 5) + "," +
+                       TraceNode(5, "E", "COMP_NODE", Gpu(0), {2, 4}, 7) + "," +
+                       TraceNode(6, "F", "COMP_NODE", Cpu(0), {}, 12) + "," +
+                       TraceNode(7, "G", "COMP_NODE", Cpu(0), {}, 10));
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 1;
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(Us(report.GetIterationTime()) == 37.0);
+    BOOST_TEST(Us(report.GetRanks()[0].computeBusy) == 37.0);
+    BOOST_TEST(report.GetRanks()[0].nodes == 7u);
+
+    // A GPU twice as fast: A [0,5], C [0,7.5], B [5,15], D [7.5,10], E [15,18.5]; the CPU
+    // thread still ends at 22.
+    Config::SetDefault("ns3::ComputeModel::ComputeScale", DoubleValue(0.5));
+    report = chakra_test::RunCluster(prefix, config);
+    Config::Reset();
+    BOOST_TEST(Us(report.GetIterationTime()) == 22.0);
+}
+
+BOOST_AUTO_TEST_CASE(recv_without_send_ends_with_a_diagnostic)
+{
+    TempDir dir;
+    std::string prefix = dir.File("broken");
+    WriteJsonTrace(prefix + ".0.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
+    WriteJsonTrace(prefix + ".1.et",
+                   TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5) + "," +
+                       TraceNode(1, "lonely_recv", "COMM_RECV_NODE", P2p("comm_src", 0, 4096, 5), {0}) +
+                       "," + TraceNode(2, "after", "COMP_NODE", Gpu(0), {1}, 5));
+    ChakraReport report = chakra_test::RunCluster(prefix, chakra_test::ClusterConfig());
+    BOOST_TEST(!report.AllFinished());
+    BOOST_TEST(report.GetRanks()[0].finished);
+    const RankStats& stuck = report.GetRanks()[1];
+    BOOST_TEST(!stuck.finished);
+    std::string all;
+    for (const auto& line : stuck.stuck)
+    {
+        all += line + "\n";
+    }
+    BOOST_TEST_INFO(all);
+    BOOST_TEST(all.find("node 1 (lonely_recv): waits for a message from rank 0 with tag 5") !=
+               std::string::npos);
+    BOOST_TEST(all.find("node 2 (after) waits for parent node(s) 1") != std::string::npos);
+    std::ostringstream printed;
+    report.Print(printed);
+    BOOST_TEST(printed.str().find("rank 1 did not finish") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)
+{
+    TempDir dir;
+    std::string prefix = dir.File("dangling");
+    WriteJsonTrace(prefix + ".0.et", TraceNode(0, "a", "COMP_NODE", Gpu(0), {}, 5) + "," +
+                                         TraceNode(1, "b", "COMP_NODE", Gpu(0), {0, 99}, 5));
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 1;
+    config.appAttributes = {{"DanglingDeps", "error"}};
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_TEST(!report.AllFinished());
+    BOOST_TEST_INFO(report.GetRanks()[0].error);
+    BOOST_TEST(report.GetRanks()[0].error.find("waits for id 99 which never appears") !=
+               std::string::npos);
+    // The default ("warn") runs it, with a warning.
+    config.appAttributes.clear();
+    report = chakra_test::RunCluster(prefix, config);
+    BOOST_TEST(report.AllFinished());
+    BOOST_TEST(report.GetRanks()[0].warnings.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(collective_on_a_communicator_of_one_takes_no_time)
+{
+    TempDir dir;
+    std::string prefix = dir.File("single");
+    WriteJsonTrace(prefix + ".0.et", TraceNode(0, "ar", "COMM_COLL_NODE", AllReduce(1 << 20, "0")));
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 1;
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_TEST(report.AllFinished());
+    BOOST_TEST(report.GetIterationTime().IsZero());
+    BOOST_REQUIRE(report.GetCollectives().size() == 1u);
+    BOOST_TEST(report.GetCollectives()[0].commSize == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(process_groups_keep_concurrent_and_back_to_back_collectives_apart)
+{
+    TempDir dir;
+    std::string prefix = dir.File("groups");
+    const std::string groups =
+        "[{\\\"pg_name\\\": \\\"a\\\", \\\"ranks\\\": [0, 1], \\\"group_size\\\": 2}, "
+        "{\\\"pg_name\\\": \\\"b\\\", \\\"ranks\\\": [2, 3], \\\"group_size\\\": 2}, "
+        "{\\\"pg_name\\\": \\\"w\\\", \\\"ranks\\\": [], \\\"group_size\\\": 4}]";
+    for (int rank = 0; rank < 4; ++rank)
+    {
+        std::string pair = rank < 2 ? "a" : "b";
+        // Two calls on the pair group back to back, one on the world in between (different
+        // sizes, so that a mix-up would show as a size mismatch).
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       "{\"id\": 0, \"name\": \"process_group:init\", \"type\": \"METADATA_NODE\", "
+                       "\"inputs\": {\"values\": \"" + groups + "\", \"shapes\": \"\", \"types\": \"\"}}," +
+                           TraceNode(1, "pair1", "COMM_COLL_NODE", AllReduce(1 << 20, pair), {0}) + "," +
+                           TraceNode(2, "pair2", "COMM_COLL_NODE", AllReduce(3 << 20, pair), {0}) + "," +
+                           TraceNode(3, "world", "COMM_COLL_NODE", AllReduce(2 << 20, "w"), {1}));
+    }
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 4;
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    auto collectives = report.GetCollectives();
+    BOOST_REQUIRE(collectives.size() == 5u);
+    std::map<std::string, int> calls;
+    for (const auto& c : collectives)
+    {
+        ++calls[c.pg];
+        BOOST_TEST(c.ranksSeen == c.commSize);
+        BOOST_TEST(c.commSize == (c.pg == "w" ? 4u : 2u));
+    }
+    BOOST_TEST(calls["a"] == 2);
+    BOOST_TEST(calls["b"] == 2);
+    BOOST_TEST(calls["w"] == 1);
+    for (const auto& rank : report.GetRanks())
+    {
+        BOOST_TEST(rank.warnings.empty()); // no size mismatch between matched messages
+    }
+}
+
+BOOST_AUTO_TEST_CASE(repeated_tags_match_in_posting_order)
+{
+    TempDir dir;
+    std::string prefix = dir.File("fifo");
+    // The custom ring all-reduce uses tag 0 for every message: MPI's non-overtaking rule.
+    WriteJsonTrace(prefix + ".0.et",
+                   TraceNode(0, "big", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 20, 0)) + "," +
+                       TraceNode(1, "small", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 10, 0), {0}));
+    WriteJsonTrace(prefix + ".1.et",
+                   TraceNode(0, "big", "COMM_RECV_NODE", P2p("comm_src", 0, 1 << 20, 0)) + "," +
+                       TraceNode(1, "small", "COMM_RECV_NODE", P2p("comm_src", 0, 1 << 10, 0)));
+    ChakraReport report = chakra_test::RunCluster(prefix, chakra_test::ClusterConfig());
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(report.GetRanks()[1].warnings.empty()); // sizes matched: posting order kept
+    Time big;
+    Time small;
+    for (const auto& record : report.GetCommRecords())
+    {
+        if (record.rank == 1)
+        {
+            (record.bytes > 1024 ? big : small) = record.end;
+        }
+    }
+    BOOST_TEST(big <= small); // the small one arrives behind the big one (same connection)
+}
+
+BOOST_AUTO_TEST_CASE(data_parallel_step_overlaps_gradient_allreduce_with_backward)
+{
+    TempDir dir;
+    std::string prefix = dir.File("dp");
+    DataParallelSpec spec;
+    spec.ranks = 4;
+    spec.layers = 6;
+    spec.parameterBytesPerLayer = 4 << 20;
+    spec.bucketBytes = 8 << 20;
+    WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+    uint64_t finishedNodes = 0;
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 2;
+    config.hosts = 2;
+    config.timeline = dir.File("timeline.json");
+    config.beforeRun = [&](const std::vector<Ptr<ChakraApplication>>& apps) {
+        for (const auto& app : apps)
+        {
+            app->TraceConnectWithoutContext(
+                "NodeFinished",
+                MakeCallback(
+                    +[](uint64_t* count, uint32_t, std::shared_ptr<const EtNode>, Time, Time) {
+                        ++*count;
+                    })
+                    .Bind(&finishedNodes));
+        }
+    };
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    // Per rank: 1 metadata + 6 forward + 6 backward + 3 bucket all-reduces + 1 optimizer.
+    BOOST_TEST(finishedNodes == 4u * 17);
+    for (const auto& rank : report.GetRanks())
+    {
+        BOOST_TEST(rank.nodes == 17u);
+        BOOST_TEST(rank.commTime > Time(0));
+        // Buckets 0 and 1 run during backward: only part of the communication is exposed.
+        BOOST_TEST(rank.exposedComm < rank.commTime);
+        // Forward + backward + optimizer compute: 6 x 400 + 6 x 800 + 300 us.
+        BOOST_TEST(Us(rank.computeBusy) == 7500.0);
+    }
+    BOOST_TEST(report.GetCollectives().size() == 3u);
+
+    // The timeline is valid Chrome trace JSON with one event per timed node.
+    nlohmann::json timeline =
+        nlohmann::json::parse(chakra_test::ReadFileBytes(dir.File("timeline.json")));
+    std::size_t events = 0;
+    for (const auto& event : timeline["traceEvents"])
+    {
+        if (event["ph"] == "X")
+        {
+            ++events;
+            BOOST_TEST(event["dur"].get<double>() >= 0.0);
+            BOOST_TEST(event["pid"].get<int>() < 4);
+        }
+    }
+    BOOST_TEST(events == 4u * 16); // every node but the metadata node takes time
+
+    report.WriteCsv(dir.File("csv"));
+    std::string collectives = chakra_test::ReadFileBytes(dir.File("csv/collectives.csv"));
+    BOOST_TEST(std::count(collectives.begin(), collectives.end(), '\n') == 4); // header + 3
+    std::string ranks = chakra_test::ReadFileBytes(dir.File("csv/ranks.csv"));
+    BOOST_TEST(std::count(ranks.begin(), ranks.end(), '\n') == 5);
+}
+
+BOOST_AUTO_TEST_CASE(missing_trace_and_bad_attributes_are_clear_errors)
+{
+    TempDir dir;
+    NodeContainer nodes;
+    nodes.Create(2);
+    ChakraHelper chakra(dir.File("absent"));
+    BOOST_CHECK_EXCEPTION(chakra.Install(nodes), TraceError, [&](const TraceError& e) {
+        return std::string(e.what()).find(dir.File("absent") + ".0.et") == 0;
+    });
+    Simulator::Destroy();
+
+    std::string prefix = dir.File("bad");
+    WriteJsonTrace(prefix + ".0.et",
+                   TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", 5, 10, 0)));
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 1;
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_TEST(!report.AllFinished());
+    BOOST_TEST(report.GetRanks()[0].error.find("comm_dst 5 is not a rank of this job") !=
+               std::string::npos);
+}

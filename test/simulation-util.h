@@ -1,0 +1,54 @@
+/*
+ * Helpers of the simulation tests: run a trace set on a cluster and get the report, write
+ * small hand-made traces.
+ */
+#ifndef CHAKRA_SIMULATION_UTIL_H
+#define CHAKRA_SIMULATION_UTIL_H
+
+#include "ns3/chakra-report.h"
+#include "ns3/core-module.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chakra_test
+{
+
+/** A cluster and application configuration for one run. */
+struct ClusterConfig
+{
+    uint32_t hosts{1};
+    uint32_t gpusPerHost{2};
+    std::string topology{"single-switch"};
+    std::string nicBandwidth{"400Gbps"};
+    std::string nicLatency{"500ns"};
+    std::string nvLinkBandwidth{"3600Gbps"};
+    std::string nvLinkLatency{"250ns"};
+    uint32_t mtu{9000};
+    uint32_t spines{2};
+    uint32_t hostsPerLeaf{1};
+    double oversubscription{1.0};
+    /** Application attributes (name, value). */
+    std::vector<std::pair<std::string, std::string>> appAttributes;
+    std::string timeline; //!< timeline path ("" = none)
+    /** Called with the installed applications before the run (to connect trace sources). */
+    std::function<void(const std::vector<ns3::Ptr<ns3::ChakraApplication>>&)> beforeRun;
+};
+
+/** Runs PREFIX.<rank>.et on the cluster and returns the report (Simulator destroyed after). */
+ns3::ChakraReport RunCluster(const std::string& prefix, const ClusterConfig& config);
+
+/** Writes one rank's trace from JSON nodes (the jsonizer's node format). */
+void WriteJsonTrace(const std::string& path, const std::string& nodesJson);
+
+/** \return a node JSON attribute list entry */
+std::string Attr(const std::string& name, const std::string& type, const std::string& value);
+
+/** Seconds of a Time in microseconds as a double. */
+double Us(ns3::Time t);
+
+} // namespace chakra_test
+
+#endif // CHAKRA_SIMULATION_UTIL_H
