@@ -32,7 +32,8 @@ namespace ns3
  * - Switches are IPv4 routers (point-to-point links have no L2 bridging in ns-3) with
  *   ClusterRouting: shortest paths, NVLink preferred inside a host, per-flow ECMP.
  * - Every device queue is a DropTail queue of QueueSize (large by default: the fabric is
- *   modeled lossless, as RoCE with PFC is), no queue discipline; all links use Mtu.
+ *   modeled lossless, as RoCE with PFC is), no queue discipline. NIC and fabric links use Mtu,
+ *   NVLink links NvLinkMtu.
  */
 class GpuClusterHelper : public Object
 {
@@ -65,8 +66,10 @@ class GpuClusterHelper : public Object
     DataRate GetNvLinkBandwidth() const;
     /** \return NVLink latency */
     Time GetNvLinkLatency() const;
-    /** \return the MTU */
+    /** \return the MTU of NIC and fabric links */
     uint32_t GetMtu() const;
+    /** \return the packet size of NVLink links */
+    uint32_t GetNvLinkMtu() const;
 
   private:
     /** Computes shortest paths and fills every node's ClusterRouting table. */
@@ -85,6 +88,7 @@ class GpuClusterHelper : public Object
     DataRate m_ringBandwidth;
     Time m_fabricLatency;
     uint32_t m_mtu;
+    uint32_t m_nvLinkMtu;
     std::string m_queueSize;
 
     bool m_built{false};

@@ -2,6 +2,9 @@
 
 #include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -40,8 +43,8 @@ PeerTransport::GetTypeId()
                           MakeUintegerAccessor(&PeerTransport::m_port),
                           MakeUintegerChecker<uint16_t>())
             .AddAttribute("SegmentSize",
-                          "TCP segment payload in bytes; 0: the node's smallest device MTU "
-                          "minus 52 (IPv4, TCP and timestamp headers).",
+                          "TCP segment payload in bytes; 0: the MTU of the interface the route "
+                          "to the peer leaves by, minus 52 (IPv4, TCP and timestamp headers).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&PeerTransport::m_segmentSize),
                           MakeUintegerChecker<uint32_t>())
@@ -49,7 +52,7 @@ PeerTransport::GetTypeId()
                           "TCP send and receive buffer per connection, in bytes: the most "
                           "bytes a flow has in flight. Must exceed bandwidth x RTT for a "
                           "single flow to reach line rate.",
-                          UintegerValue(8u << 20),
+                          UintegerValue(2u << 20),
                           MakeUintegerAccessor(&PeerTransport::m_bufferSize),
                           MakeUintegerChecker<uint32_t>(1u << 12))
             .AddAttribute("LineRateStart",
@@ -108,22 +111,39 @@ PeerTransport::Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& 
 }
 
 uint32_t
-PeerTransport::SegmentSize() const
+PeerTransport::SegmentSize(uint32_t peer) const
 {
     if (m_segmentSize != 0)
     {
         return m_segmentSize;
     }
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
-    for (uint32_t i = 0; i < m_node->GetNDevices(); ++i)
+    // The MTU of the interface the route to the peer leaves by (NVLink and NIC paths differ);
+    // without a route, the smallest MTU of the node's devices.
+    Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
+    if (ipv4 && peer < m_peers.size() && InetSocketAddress::IsMatchingType(m_peers[peer]))
     {
-        Ptr<NetDevice> device = m_node->GetDevice(i);
-        if (!device->IsPointToPoint() && device->GetInstanceTypeId().GetName() ==
-                                             "ns3::LoopbackNetDevice")
+        Ipv4Header header;
+        header.SetDestination(InetSocketAddress::ConvertFrom(m_peers[peer]).GetIpv4());
+        header.SetProtocol(6);
+        Socket::SocketErrno error;
+        Ptr<Ipv4Route> route =
+            ipv4->GetRoutingProtocol()->RouteOutput(nullptr, header, nullptr, error);
+        if (route && route->GetOutputDevice())
         {
-            continue;
+            mtu = route->GetOutputDevice()->GetMtu();
         }
-        mtu = std::min<uint32_t>(mtu, device->GetMtu());
+    }
+    if (mtu == std::numeric_limits<uint32_t>::max())
+    {
+        for (uint32_t i = 0; i < m_node->GetNDevices(); ++i)
+        {
+            Ptr<NetDevice> device = m_node->GetDevice(i);
+            if (device->GetInstanceTypeId().GetName() != "ns3::LoopbackNetDevice")
+            {
+                mtu = std::min<uint32_t>(mtu, device->GetMtu());
+            }
+        }
     }
     if (mtu == std::numeric_limits<uint32_t>::max() || mtu <= kTcpIpOverhead + 64)
     {
@@ -133,9 +153,8 @@ PeerTransport::SegmentSize() const
 }
 
 void
-PeerTransport::ConfigureSocket(Ptr<Socket> socket) const
+PeerTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 {
-    uint32_t segment = SegmentSize();
     socket->SetAttribute("SegmentSize", UintegerValue(segment));
     socket->SetAttribute("SndBufSize", UintegerValue(m_bufferSize));
     socket->SetAttribute("RcvBufSize", UintegerValue(m_bufferSize));
@@ -154,7 +173,8 @@ void
 PeerTransport::Start()
 {
     m_listener = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
-    ConfigureSocket(m_listener);
+    // Accepted sockets inherit this; they only send ACKs (and one byte), so any size works.
+    ConfigureSocket(m_listener, SegmentSize(m_rank));
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
     {
         m_errors.push_back("rank " + std::to_string(m_rank) + ": cannot listen on port " +
@@ -194,7 +214,7 @@ void
 PeerTransport::OpenConnection(Connection& connection)
 {
     connection.socket = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
-    ConfigureSocket(connection.socket);
+    ConfigureSocket(connection.socket, SegmentSize(connection.peer));
     connection.socket->Bind();
     m_peerOfSocket[PeekPointer(connection.socket)] = connection.peer;
     connection.socket->SetConnectCallback(MakeCallback(&PeerTransport::HandleConnected, this),

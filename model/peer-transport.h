@@ -36,8 +36,9 @@ namespace ns3
  * - a receive completes when the last payload byte has arrived; a send completes when its last
  *   byte is in TCP's send buffer (MPI's local completion: the sender may go on; the bytes reach
  *   the receiver later, and FIFO order per connection keeps later messages behind them);
- * - sockets are tuned like a datacenter transport: segment = MTU - 52 bytes (IP, TCP with
- *   timestamps), send and receive buffers of BufferSize, an initial window of the whole buffer
+ * - sockets are tuned like a datacenter transport: segment = MTU of the path - 52 bytes (IP,
+ *   TCP with timestamps), send and receive buffers of BufferSize (2 MiB: above bandwidth x
+ *   RTT of NVLink and 400 Gbps NIC paths), an initial window of the whole buffer
  *   (flows start at line rate, the receive window caps bytes in flight), fast delayed ACKs and a
  *   1 ms minimum RTO.
  * Nothing here is shared with other ranks: peers are only addresses.
@@ -132,7 +133,7 @@ class PeerTransport : public Object
 
     Connection& GetConnection(uint32_t peer);
     void OpenConnection(Connection& connection);
-    void ConfigureSocket(Ptr<Socket> socket) const;
+    void ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const;
     void HandleConnected(Ptr<Socket> socket);
     void HandleConnectFailed(Ptr<Socket> socket);
     void HandleSendSpace(Ptr<Socket> socket, uint32_t available);
@@ -145,8 +146,8 @@ class PeerTransport : public Object
     void Pump(Connection& connection);
     /** A whole message has arrived. */
     void Deliver(uint32_t src, const MessageKey& key, uint64_t bytes);
-    /** \return the segment size to use */
-    uint32_t SegmentSize() const;
+    /** \return the segment size for the connection to \p peer */
+    uint32_t SegmentSize(uint32_t peer) const;
 
     // Attributes.
     uint16_t m_port;
