@@ -338,8 +338,12 @@ class Conversion
                 auto kernelOp = ClassifyNcclKernelName(m_trace.GetNode(*call->kernel).name);
                 bool p2pKernel = kernelOp && kernelOp->kind == CommKind::SendRecv;
                 bool p2pHost = call->op.kind != CommKind::Collective;
-                if (kernelOp && p2pHost != p2pKernel && !(p2pKernel &&
-                                                          call->op.type == ChakraProtoMsg::ALL_TO_ALL))
+                // NCCL runs all-to-all, gather and scatter as grouped send/recv.
+                bool viaSendRecv = call->op.kind == CommKind::Collective &&
+                                   (call->op.type == ChakraProtoMsg::ALL_TO_ALL ||
+                                    call->op.type == ChakraProtoMsg::GATHER ||
+                                    call->op.type == ChakraProtoMsg::SCATTER);
+                if (kernelOp && p2pHost != p2pKernel && !(p2pKernel && viaSendRecv))
                 {
                     Warn(m_trace.GetNode(*call->kernel).Describe() + " runs under " +
                          m_trace.GetNode(call->hostOp).Describe() +
