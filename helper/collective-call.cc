@@ -571,6 +571,58 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
         }
     }
 
+    // A kernel the linker attached outside its call (its launcher matched to another host
+    // op) joins the nearest call of a compatible op that has no kernel: otherwise that call
+    // would be counted twice, once from the host and once from the kernel.
+    std::vector<std::size_t> orphans;
+    orphans.swap(result.orphanKernels);
+    for (std::size_t k : orphans)
+    {
+        auto kernelOp = ClassifyNcclKernelName(trace.GetNode(k).name);
+        auto compatible = [&](const CollectiveCall& call) {
+            if (call.kernel || !kernelOp)
+            {
+                return false;
+            }
+            if (kernelOp->kind == CommKind::SendRecv)
+            {
+                return call.op.kind == CommKind::Send || call.op.kind == CommKind::Recv ||
+                       call.op.type == ChakraProtoMsg::ALL_TO_ALL ||
+                       call.op.type == ChakraProtoMsg::GATHER ||
+                       call.op.type == ChakraProtoMsg::SCATTER;
+            }
+            return call.op.kind == CommKind::Collective &&
+                   (call.op.type == kernelOp->type ||
+                    (call.op.type == ChakraProtoMsg::BARRIER &&
+                     kernelOp->type == ChakraProtoMsg::ALL_REDUCE));
+        };
+        std::optional<std::size_t> best;
+        std::size_t bestDistance = 0;
+        for (std::size_t c = 0; c < result.calls.size(); ++c)
+        {
+            const CollectiveCall& call = result.calls[c];
+            if (!compatible(call))
+            {
+                continue;
+            }
+            std::size_t distance = call.hostOp < k ? k - call.hostOp : call.hostOp - k;
+            if (!best || distance < bestDistance)
+            {
+                best = c;
+                bestDistance = distance;
+            }
+        }
+        if (best)
+        {
+            result.calls[*best].kernel = k;
+            result.adoptedKernels.push_back(k);
+        }
+        else
+        {
+            result.orphanKernels.push_back(k);
+        }
+    }
+
     // Type, size, process group, root and peer of every call.
     for (CollectiveCall& call : result.calls)
     {

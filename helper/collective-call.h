@@ -141,6 +141,8 @@ struct CollectiveCallSet
     std::vector<CollectiveCall> calls;         //!< in order of their innermost host op
     std::vector<std::size_t> orphanKernels;    //!< NCCL kernels under no collective host op
     std::vector<std::size_t> extraKernels;     //!< NCCL kernels of a call that has one already
+    std::vector<std::size_t> adoptedKernels;   //!< NCCL kernels outside any call, joined to the
+                                               //!< nearest kernel-less call of their type
     std::vector<std::size_t> mergedBackendOps; //!< backend ops joined to a preceding c10d op
 };
 
@@ -149,7 +151,8 @@ struct CollectiveCallSet
  * with its layer ancestors; a backend op outside any other layer (an asynchronous gloo op the
  * trace records beside its c10d op) joins the latest preceding call of the same type that has
  * no backend op and shares a tensor with it. Each NCCL kernel joins the call of its nearest
- * layer ancestor. Then the type, size, process group, root and peer of every call are read
+ * layer ancestor; a NCCL kernel under no layer joins the nearest (by id) call of a compatible
+ * type that has no kernel, if any (a launcher the linker attached to another op). Then the type, size, process group, root and peer of every call are read
  * from its layers (see doc/converter.md).
  * \param trace the trace
  * \param layers ClassifyHostOp of every node (None for GPU ops and special nodes)

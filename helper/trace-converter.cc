@@ -409,6 +409,12 @@ class Conversion
             m_comm[k] = info;
             m_fromKernel[k] = true;
         }
+        for (std::size_t k : set.adoptedKernels)
+        {
+            Warn(m_trace.GetNode(k).Describe() +
+                 ": NCCL kernel under no collective host op: taken as the kernel of the nearest "
+                 "collective call of its type that had none");
+        }
         for (std::size_t k : set.extraKernels)
         {
             Warn(m_trace.GetNode(k).Describe() +

@@ -673,6 +673,36 @@ BOOST_AUTO_TEST_CASE(kernel_names_alone_give_the_collective)
     BOOST_TEST(report.warningCount == 2u);
 }
 
+BOOST_AUTO_TEST_CASE(misattached_kernel_joins_its_call_instead_of_counting_twice)
+{
+    // The linker attached the all_reduce kernel (24) to the op after the call (23): the call
+    // 20..22 has no kernel and the kernel is under no collective op. One COMM_COLL: the kernel,
+    // with the call's size. An all_gather kernel (26) finds no all_gather call: it stays alone.
+    Json nodes = Roots({{2, 1}});
+    Json t = Tensor(100, 250, 4);
+    for (const Json& node :
+         Call(20, 2, "c10d::allreduce_", Json::array({Json::array({t})}), "allreduce",
+              Json::array({"0", ""}), 0, "nccl:all_reduce", Json::array({t}), ""))
+    {
+        nodes.push_back(node);
+    }
+    nodes.push_back(Timed(Host(23, "autograd::engine::evaluate_function", 2), 50, 3));
+    nodes.push_back(Gpu(24, "ncclKernel_AllReduce_RING_LL_Sum_float(x)", 23, 5, 51, 40));
+    nodes.push_back(Timed(Host(25, "aten::add", 2), 60, 3));
+    nodes.push_back(Gpu(26, "ncclKernel_AllGather_RING_LL_Sum_float(x)", 25, 5, 61, 40));
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, Trace(nodes, Link(0, 2)).dump());
+    auto comm = et.CommNodes();
+    BOOST_REQUIRE(comm.size() == 2u);
+    BOOST_TEST(comm[0].GetId() == 24u);
+    BOOST_TEST(*comm[0].GetCommType() == ChakraProtoMsg::ALL_REDUCE);
+    BOOST_TEST(comm[0].GetCommSize() == 1000u);
+    BOOST_TEST(et.Get(22).GetType() == ChakraProtoMsg::COMP_NODE);
+    BOOST_TEST(comm[1].GetId() == 26u);
+    BOOST_TEST(comm[1].GetCommSize() == 0u);
+    BOOST_TEST(report.warningCount == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(host_collective_names)
 {
     const std::vector<std::pair<std::string, int>> collectives = {
