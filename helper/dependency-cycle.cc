@@ -87,6 +87,7 @@ FindDependencyCycle(const std::vector<std::vector<std::size_t>>& deps)
     std::vector<std::size_t> cycle(walk.begin() + static_cast<std::ptrdiff_t>(seenAt[i]),
                                    walk.end());
     std::reverse(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
     return cycle;
 }
 

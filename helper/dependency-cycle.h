@@ -16,7 +16,7 @@ namespace ns3
  * dependencies of the nodes it could not order), so any depth is fine.
  * \param deps for every node (by index), the indices of the nodes it depends on
  * \return the indices of one cycle in execution order (each depends on the one before, the
- *         first on the last), or an empty vector if the graph is acyclic
+ *         first on the last), starting at its smallest index; empty if the graph is acyclic
  */
 std::vector<std::size_t> FindDependencyCycle(const std::vector<std::vector<std::size_t>>& deps);
 

@@ -8,6 +8,7 @@
 #include "converter-test-util.h"
 
 #include "ns3/collective-call.h"
+#include "ns3/dependency-cycle.h"
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
@@ -521,6 +522,51 @@ BOOST_AUTO_TEST_CASE(parent_loop_is_reported)
     nodes.push_back(Host(7, "p", 8));
     nodes.push_back(Host(8, "q", 7));
     ExpectError(Trace(nodes), {"cycle", "node 7 (p)", "node 8 (q)"});
+}
+
+BOOST_AUTO_TEST_CASE(deep_call_tree_without_recursion)
+{
+    // 100,000 nested host ops (each the child of the previous): a recursive traversal or cycle
+    // search would overflow the stack.
+    const uint64_t depth = 100000;
+    Json nodes = Roots({{2, 1}});
+    for (uint64_t id = 3; id < 3 + depth; ++id)
+    {
+        nodes.push_back({{"id", id}, {"name", "op"}, {"parent", id - 1}, {"tid", 1}});
+    }
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, Trace(nodes).dump());
+    BOOST_REQUIRE(et.nodes.size() == depth);
+    BOOST_TEST(DataDeps(et.Get(3)).empty());
+    BOOST_TEST(DataDeps(et.Get(2 + depth)) == (Ids{1 + depth}), boost::test_tools::per_element());
+    BOOST_TEST(CtrlDeps(et.Get(2 + depth)) == (Ids{1 + depth}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(cycle_finder)
+{
+    // Acyclic: a diamond.
+    BOOST_TEST(FindDependencyCycle({{}, {0}, {0}, {1, 2}}).empty());
+    // 0 <- 1 <- 2 <- 0 (each depends on the one before), plus 3 hanging off the cycle.
+    auto cycle = FindDependencyCycle({{2}, {0}, {1}, {2}});
+    BOOST_TEST(cycle == (std::vector<std::size_t>{0, 1, 2}), boost::test_tools::per_element());
+    // A self-dependency.
+    BOOST_TEST(FindDependencyCycle({{}, {1}}) == (std::vector<std::size_t>{1}),
+               boost::test_tools::per_element());
+    // A million-long chain closed into a cycle: found iteratively, whole.
+    const std::size_t n = 1000000;
+    std::vector<std::vector<std::size_t>> deps(n);
+    for (std::size_t i = 1; i < n; ++i)
+    {
+        deps[i].push_back(i - 1);
+    }
+    BOOST_TEST(FindDependencyCycle(deps).empty());
+    deps[0].push_back(n - 1);
+    cycle = FindDependencyCycle(deps);
+    BOOST_REQUIRE(cycle.size() == n);
+    for (std::size_t k = 1; k < n; ++k)
+    {
+        BOOST_REQUIRE(cycle[k] == (cycle[k - 1] + 1) % n);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
