@@ -90,15 +90,19 @@ ForEachTensor(const Json& value, Visit&& visit)
     }
 }
 
-/** \return true if argument \p k of \p io may hold tensors (its type names one, or is absent) */
+/**
+ * \param types the parsed input types
+ * \param k an argument index
+ * \return true if argument \p k may hold tensors (its type names one, or is absent)
+ */
 bool
-MayHoldTensor(const PyTorchIo& io, std::size_t k)
+MayHoldTensor(const Json& types, std::size_t k)
 {
-    if (!io.types.is_array() || k >= io.types.size() || !io.types[k].is_string())
+    if (!types.is_array() || k >= types.size() || !types[k].is_string())
     {
         return true;
     }
-    return io.types[k].get_ref<const std::string&>().find("Tensor") != std::string::npos;
+    return types[k].get_ref<const std::string&>().find("Tensor") != std::string::npos;
 }
 
 /** \return the tensor ids among the inputs of a node */
@@ -106,27 +110,41 @@ std::set<int64_t>
 TensorIds(const PyTorchNode& node)
 {
     std::set<int64_t> ids;
-    for (std::size_t k = 0; k < node.inputs.values.size(); ++k)
+    const Json values = node.inputs.ParseValues();
+    const Json types = node.inputs.ParseTypes();
+    for (std::size_t k = 0; k < values.size(); ++k)
     {
-        if (MayHoldTensor(node.inputs, k))
+        if (MayHoldTensor(types, k))
         {
-            ForEachTensor(node.inputs.values[k],
+            ForEachTensor(values[k],
                           [&](const Json& tensor) { ids.insert(tensor[0].get<int64_t>()); });
         }
     }
     return ids;
 }
 
+/** \return argument \p k of the inputs, or null */
+Json
+Argument(const PyTorchNode& node, std::size_t k)
+{
+    Json values = node.inputs.ParseValues();
+    if (!values.is_array() || k >= values.size())
+    {
+        return Json();
+    }
+    return std::move(values[k]);
+}
+
 /** \return argument \p k of the inputs if it is an integer */
 std::optional<int64_t>
 IntArgument(const PyTorchNode& node, std::size_t k)
 {
-    const Json& values = node.inputs.values;
-    if (!values.is_array() || k >= values.size() || !values[k].is_number_integer())
+    Json value = Argument(node, k);
+    if (!value.is_number_integer())
     {
         return std::nullopt;
     }
-    return values[k].get<int64_t>();
+    return value.get<int64_t>();
 }
 
 /** \return the integer value of an attribute, if present and an integer */
@@ -162,10 +180,10 @@ RecordedCollectiveName(const PyTorchNode& node)
         return name;
     }
     // Inputs: tensors, seq, pg, rank/root/peer, collective name, in splits, out splits, ...
-    const Json& values = node.inputs.values;
-    if (values.is_array() && values.size() > 4 && values[4].is_string())
+    Json name = Argument(node, 4);
+    if (name.is_string())
     {
-        return values[4].get<std::string>();
+        return name.get<std::string>();
     }
     return std::nullopt;
 }
@@ -410,14 +428,15 @@ SumTensorBytes(const PyTorchIo& io,
                              "absurd message size: more than 2^50 bytes in the input tensors");
         }
     };
-    const Json& values = io.values;
+    const Json values = io.ParseValues();
+    const Json types = io.ParseTypes();
     if (!values.is_array())
     {
         return 0;
     }
     for (std::size_t k = 0; k < values.size(); ++k)
     {
-        if ((argument && k != *argument) || !MayHoldTensor(io, k))
+        if ((argument && k != *argument) || !MayHoldTensor(types, k))
         {
             continue;
         }
@@ -677,9 +696,8 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
         {
             call.pgName = record->pgName;
         }
-        else if (record != nullptr && record->inputs.values.size() > 2)
+        else if (Json pg = record != nullptr ? Argument(*record, 2) : Json(); !pg.is_null())
         {
-            const Json& pg = record->inputs.values[2];
             if (pg.is_string())
             {
                 call.pgName = pg.get<std::string>();

@@ -22,7 +22,7 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
 {
     using Ordered = nlohmann::ordered_json;
     const std::string where = node.Describe();
-    const auto& values = node.inputs.values;
+    const nlohmann::json values = node.inputs.ParseValues();
     if (!values.is_array() || values.empty() || !values[0].is_string())
     {
         throw TraceError(path, where,

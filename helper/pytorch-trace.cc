@@ -4,6 +4,7 @@
 #include "ns3/trace-file.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <regex>
 
@@ -14,6 +15,13 @@ namespace
 {
 
 using Json = nlohmann::json;
+
+/** \return compact JSON text (invalid UTF-8 replaced, never an exception) */
+std::string
+DumpCompact(const Json& value)
+{
+    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 /** Reads the fields of one JSON node object, naming the node in every error. */
 class NodeParser
@@ -240,7 +248,7 @@ class NodeParser
         node.parent = ToUint(*value, key);
     }
 
-    void TakeArray(const char* key, Json& out)
+    void TakeArray(const char* key, std::string& out)
     {
         auto it = m_json.find(key);
         if (it == m_json.end() || it->is_null())
@@ -251,7 +259,7 @@ class NodeParser
         {
             Fail(std::string("field \"") + key + "\" is not an array");
         }
-        out = std::move(*it);
+        out = DumpCompact(*it);
     }
 
     void TakeIo(const char* key, PyTorchIo& io)
@@ -265,7 +273,7 @@ class NodeParser
         {
             Fail(std::string("field \"") + key + "\" is not a {values, shapes, types} object");
         }
-        for (auto [field, target] : {std::pair<const char*, Json*>{"values", &io.values},
+        for (auto [field, target] : {std::pair<const char*, std::string*>{"values", &io.values},
                                      {"shapes", &io.shapes},
                                      {"types", &io.types}})
         {
@@ -278,7 +286,7 @@ class NodeParser
             {
                 Fail(std::string("field \"") + key + "." + field + "\" is not an array");
             }
-            *target = std::move(*sub);
+            *target = DumpCompact(*sub);
         }
     }
 
@@ -395,6 +403,7 @@ struct RawNode
     std::vector<PyTorchAttr> attrs; //!< the "attrs" list, when it is an array
     bool hasAttrs{false};           //!< true if "attrs" was an array
     std::string attrError;          //!< why an entry of "attrs" is malformed
+    std::size_t index{0};           //!< position in the "nodes" array
 };
 
 /**
@@ -414,7 +423,10 @@ class TraceSax
     Json top = Json::object();     //!< top-level fields other than "nodes"
     bool topIsObject{false};       //!< the document is an object
     bool nodesSeen{false};         //!< "nodes" was an array
-    std::vector<RawNode> nodes;    //!< the nodes
+    std::vector<RawNode> nodes;    //!< nodes not handed to the sink (yet)
+    /** Receives each node object when it ends; returns false to keep it in "nodes" (the
+     *  schema is not known yet). */
+    std::function<bool(RawNode&)> sink;
     std::size_t errorByte{0};      //!< position of a syntax error
     std::string error;             //!< the syntax error ("" if none)
 
@@ -537,6 +549,7 @@ class TraceSax
             break;
         case Frame::Nodes:
             nodes.emplace_back();
+            nodes.back().index = m_nodeCount++;
             nodes.back().fields = std::move(value);
             break;
         case Frame::Node:
@@ -615,6 +628,7 @@ class TraceSax
             break;
         case Frame::Nodes:
             nodes.emplace_back();
+            nodes.back().index = m_nodeCount++;
             if (isObject)
             {
                 nodes.back().fields = Json::object();
@@ -670,6 +684,10 @@ class TraceSax
         }
         Frame frame = m_frames.back();
         m_frames.pop_back();
+        if (frame == Frame::Node && sink && sink(nodes.back()))
+        {
+            nodes.pop_back();
+        }
         if (frame == Frame::Attr)
         {
             if (!m_attrHasName)
@@ -704,9 +722,28 @@ class TraceSax
     bool m_attrHasName{false};    //!< it has a name
     bool m_attrHasType{false};    //!< it has a type
     Json m_ignored;               //!< values nobody needs
+    std::size_t m_nodeCount{0};   //!< node objects started
 };
 
 } // namespace
+
+nlohmann::json
+PyTorchIo::ParseValues() const
+{
+    return nlohmann::json::parse(values);
+}
+
+nlohmann::json
+PyTorchIo::ParseTypes() const
+{
+    return nlohmann::json::parse(types);
+}
+
+bool
+PyTorchIo::IsEmpty() const
+{
+    return values == "[]" && shapes == "[]" && types == "[]";
+}
 
 const nlohmann::json*
 PyTorchNode::FindAttr(const std::string& attrName) const
@@ -736,7 +773,41 @@ PyTorchTrace::Load(const std::string& path)
 PyTorchTrace
 PyTorchTrace::Parse(const std::string& text, const std::string& path)
 {
+    PyTorchTrace trace;
+    trace.m_path = path;
     TraceSax sax;
+    bool schemaKnown = false;
+    // The schema decides how nodes read: once it is known, each node is read as soon as it
+    // ends, so that only one node's JSON is in memory at a time.
+    auto readSchema = [&]() {
+        auto schema = sax.top.find("schema");
+        if (schema == sax.top.end() || !schema->is_string())
+        {
+            return false;
+        }
+        trace.m_schema = schema->get<std::string>();
+        if (trace.m_schema.compare(0, 2, "1.") != 0)
+        {
+            throw TraceError(path, "", "unsupported schema \"" + trace.m_schema +
+                                           "\" (supported: 1.0.1 and 1.x-chakra.*)");
+        }
+        trace.m_legacy = trace.m_schema.find("-chakra") == std::string::npos;
+        schemaKnown = true;
+        return true;
+    };
+    auto readNode = [&](RawNode& raw) {
+        trace.m_nodes.push_back(NodeParser(path, raw.fields, raw.index, trace.m_legacy,
+                                           raw.hasAttrs ? &raw.attrs : nullptr, raw.attrError)
+                                    .Parse());
+    };
+    sax.sink = [&](RawNode& raw) {
+        if (!schemaKnown && !readSchema())
+        {
+            return false;
+        }
+        readNode(raw);
+        return true;
+    };
     Json::sax_parse(text, &sax);
     if (!sax.error.empty())
     {
@@ -747,22 +818,11 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
     {
         throw TraceError(path, "", "not a PyTorch execution trace (the top level is not an object)");
     }
-    Json& document = sax.top;
-    PyTorchTrace trace;
-    trace.m_path = path;
-    auto schema = document.find("schema");
-    if (schema == document.end() || !schema->is_string())
+    if (!schemaKnown && !readSchema())
     {
         throw TraceError(path, "", "missing \"schema\" string (not a PyTorch execution trace?)");
     }
-    trace.m_schema = schema->get<std::string>();
-    if (trace.m_schema.compare(0, 2, "1.") != 0)
-    {
-        throw TraceError(path, "", "unsupported schema \"" + trace.m_schema +
-                                       "\" (supported: 1.0.1 and 1.x-chakra.*)");
-    }
-    trace.m_legacy = trace.m_schema.find("-chakra") == std::string::npos;
-
+    Json& document = sax.top;
     auto link = document.find("trace_link");
     if (link != document.end() && !link->is_null())
     {
@@ -806,13 +866,9 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
     {
         throw TraceError(path, "", "missing \"nodes\" array");
     }
-    trace.m_nodes.reserve(sax.nodes.size());
-    std::size_t index = 0;
     for (RawNode& raw : sax.nodes)
     {
-        trace.m_nodes.push_back(NodeParser(path, raw.fields, index++, trace.m_legacy,
-                                           raw.hasAttrs ? &raw.attrs : nullptr, raw.attrError)
-                                    .Parse());
+        readNode(raw);
         raw = RawNode();
     }
     trace.BuildTree();

@@ -32,13 +32,21 @@ struct PyTorchAttr
 
 /**
  * \ingroup chakra
- * \brief The inputs or the outputs of a node: three parallel JSON arrays, as in the trace.
+ * \brief The inputs or the outputs of a node: three parallel JSON arrays, kept as compact JSON
+ * text (most nodes only pass them through to the .et; the few that need them parse them again).
  */
 struct PyTorchIo
 {
-    nlohmann::json values = nlohmann::json::array(); //!< argument values
-    nlohmann::json shapes = nlohmann::json::array(); //!< argument shapes
-    nlohmann::json types = nlohmann::json::array();  //!< argument type names
+    std::string values{"[]"}; //!< argument values (JSON array)
+    std::string shapes{"[]"}; //!< argument shapes (JSON array)
+    std::string types{"[]"};  //!< argument type names (JSON array)
+
+    /** \return values, parsed */
+    nlohmann::json ParseValues() const;
+    /** \return types, parsed */
+    nlohmann::json ParseTypes() const;
+    /** \return true if all three arrays are empty */
+    bool IsEmpty() const;
 };
 
 /**

@@ -684,18 +684,15 @@ class Conversion
             }
         }
         auto setIo = [](const PyTorchIo& io, ChakraProtoMsg::IOInfo* out) {
-            out->set_values(Dump(io.values));
-            out->set_shapes(Dump(io.shapes));
-            out->set_types(Dump(io.types));
+            out->set_values(io.values);
+            out->set_shapes(io.shapes);
+            out->set_types(io.types);
         };
-        auto nonEmpty = [](const PyTorchIo& io) {
-            return !io.values.empty() || !io.shapes.empty() || !io.types.empty();
-        };
-        if (nonEmpty(source.inputs))
+        if (!source.inputs.IsEmpty())
         {
             setIo(source.inputs, node.mutable_inputs());
         }
-        if (nonEmpty(source.outputs))
+        if (!source.outputs.IsEmpty())
         {
             setIo(source.outputs, node.mutable_outputs());
         }
