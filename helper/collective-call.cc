@@ -511,7 +511,9 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
             continue;
         }
         std::set<int64_t> tensors = TensorIds(trace.GetNode(backend.hostOp));
-        for (std::size_t p = c; p-- > 0;)
+        // The c10d op of an asynchronous backend op is among the last few calls.
+        const std::size_t window = 16;
+        for (std::size_t p = c; p-- > 0 && c - p <= window;)
         {
             CollectiveCall& front = calls[p];
             if (removed[p] || hasBackend(front) || !(front.op == backend.op))

@@ -149,8 +149,8 @@ struct CollectiveCallSet
 /**
  * Groups the collective layers of a trace into calls: each innermost layer op is one call,
  * with its layer ancestors; a backend op outside any other layer (an asynchronous gloo op the
- * trace records beside its c10d op) joins the latest preceding call of the same type that has
- * no backend op and shares a tensor with it. Each NCCL kernel joins the call of its nearest
+ * trace records beside its c10d op) joins the latest preceding call (among the last 16) of the
+ * same type that has no backend op and shares a tensor with it. Each NCCL kernel joins the call of its nearest
  * layer ancestor; a NCCL kernel under no layer joins the nearest (by id) call of a compatible
  * type that has no kernel, if any (a launcher the linker attached to another op). Then the type, size, process group, root and peer of every call are read
  * from its layers (see doc/converter.md).
