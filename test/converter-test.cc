@@ -398,6 +398,22 @@ BOOST_AUTO_TEST_CASE(every_schema_gives_the_same_nodes)
     }
 }
 
+BOOST_AUTO_TEST_CASE(linked_keys_in_attrs_are_read_too)
+{
+    // A chakra-schema linker may put its keys into "attrs": they are read from there as well.
+    Json trace = ToChakraSchema(Trace(Json::array({Host(4, "aten::mm", 4)})));
+    Json& attrs = trace["nodes"][0]["attrs"];
+    attrs.push_back({{"name", "ts"}, {"type", "double"}, {"value", 12.0}});
+    attrs.push_back({{"name", "exclusive_dur"}, {"type", "double"}, {"value", 7.4}});
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, trace.dump());
+    BOOST_TEST(et.Get(4).GetDurationMicros() == 7u);
+    BOOST_TEST(et.Get(4).GetProto().start_time_micros() == 12u);
+    BOOST_TEST(!et.Get(4).HasAttr("exclusive_dur")); // represented by duration_micros instead
+    trace["nodes"][0].erase("ctrl_deps");
+    ExpectError(trace, {"node 4 (aten::mm)", "ctrl_deps"});
+}
+
 BOOST_AUTO_TEST_CASE(same_input_same_bytes)
 {
     TempDir dir;
