@@ -1,0 +1,101 @@
+/*
+ * converter-bench: wall time and peak RSS of TraceConverter on real traces.
+ *
+ *   converter-bench [RESNET_HOST_TRACE] [LINKED_TRACE ...]
+ *
+ * Without arguments it converts the shared resnet host trace
+ * ($CHAKRA_TEST_DATA or ../shared/data, relative to the working directory:
+ * host-only/param-resnet/resnet_et_1.1.0.json.gz). Each trace is converted
+ * three times; the best wall time is reported, split into reading (gunzip + JSON + node model)
+ * and converting (classification, dependencies, writing the .et). Peak RSS is the process's
+ * maximum resident set size (getrusage), so it covers the largest trace given.
+ */
+#include "ns3/pytorch-trace.h"
+#include "ns3/trace-converter.h"
+#include "ns3/trace-error.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <sys/resource.h>
+#include <vector>
+
+namespace
+{
+
+double
+Seconds(std::chrono::steady_clock::time_point from)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+}
+
+long
+PeakRssKiB()
+{
+    struct rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::vector<std::string> inputs;
+    for (int i = 1; i < argc; ++i)
+    {
+        inputs.emplace_back(argv[i]);
+    }
+    if (inputs.empty())
+    {
+        const char* data = std::getenv("CHAKRA_TEST_DATA");
+        inputs.push_back(std::string(data != nullptr && *data != '\0' ? data : "../shared/data") +
+                         "/host-only/param-resnet/resnet_et_1.1.0.json.gz");
+    }
+    const std::string output =
+        (std::filesystem::temp_directory_path() / "converter-bench-output.et").string();
+    try
+    {
+        for (const auto& input : inputs)
+        {
+            double bestRead = 1e30;
+            double bestConvert = 1e30;
+            double bestTotal = 1e30;
+            ns3::ConversionReport report;
+            for (int round = 0; round < 3; ++round)
+            {
+                auto start = std::chrono::steady_clock::now();
+                ns3::PyTorchTrace trace = ns3::PyTorchTrace::Load(input);
+                double read = Seconds(start);
+                auto convertStart = std::chrono::steady_clock::now();
+                report = ns3::TraceConverter().Convert(trace, output);
+                double convert = Seconds(convertStart);
+                double total = Seconds(start);
+                if (total < bestTotal)
+                {
+                    bestTotal = total;
+                    bestRead = read;
+                    bestConvert = convert;
+                }
+            }
+            std::cout << input << "\n  nodes: " << report.inputNodes << " in, "
+                      << report.outputNodes << " out; collectives "
+                      << report.GetCollectiveCount() << "\n  wall: " << bestTotal
+                      << " s (read " << bestRead << " s, convert+write " << bestConvert
+                      << " s), best of 3\n  peak RSS so far: " << PeakRssKiB() / 1024.0
+                      << " MiB" << std::endl;
+        }
+    }
+    catch (const ns3::TraceError& e)
+    {
+        std::cerr << "converter-bench: " << e.what() << std::endl;
+        std::remove(output.c_str());
+        return 1;
+    }
+    std::remove(output.c_str());
+    return 0;
+}

@@ -1,0 +1,184 @@
+#include "process-group-table.h"
+
+#include "ns3/trace-error.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** Largest group accepted: a bigger one means a broken description. */
+constexpr int64_t kMaxGroupSize = int64_t{1} << 24;
+
+} // namespace
+
+std::string
+ProcessGroupTable::AddInitNode(const PyTorchNode& node,
+                               const std::string& path,
+                               std::optional<int64_t> worldSize)
+{
+    using Ordered = nlohmann::ordered_json;
+    const std::string where = node.Describe();
+    const nlohmann::json values = node.inputs.ParseValues();
+    if (!values.is_array() || values.empty() || !values[0].is_string())
+    {
+        throw TraceError(path, where,
+                         "process_group:init without a JSON string as its first input value");
+    }
+    Ordered groups;
+    try
+    {
+        groups = Ordered::parse(values[0].get_ref<const std::string&>());
+    }
+    catch (const Ordered::parse_error& e)
+    {
+        throw TraceError(path, where,
+                         std::string("process_group:init holds malformed JSON: ") + e.what());
+    }
+    if (!groups.is_array())
+    {
+        throw TraceError(path, where, "process_group:init does not hold a list of groups");
+    }
+    for (Ordered& group : groups)
+    {
+        if (!group.is_object() || !group.contains("pg_name"))
+        {
+            throw TraceError(path, where,
+                             "process_group:init entry without \"pg_name\": " + group.dump());
+        }
+        ProcessGroup pg;
+        const Ordered& name = group["pg_name"];
+        if (name.is_string())
+        {
+            pg.name = name.get<std::string>();
+        }
+        else if (name.is_number_integer())
+        {
+            pg.name = std::to_string(name.get<int64_t>());
+        }
+        else
+        {
+            throw TraceError(path, where, "process_group:init \"pg_name\" is not a string: " +
+                                              name.dump());
+        }
+        group["pg_name"] = pg.name;
+        const std::string groupWhere = where + ": process group \"" + pg.name + "\"";
+        if (group.contains("group_size") && !group["group_size"].is_null())
+        {
+            const Ordered& size = group["group_size"];
+            if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
+                size.get<int64_t>() > kMaxGroupSize)
+            {
+                throw TraceError(path, groupWhere, "absurd group_size " + size.dump());
+            }
+            pg.size = size.get<int64_t>();
+        }
+        if (group.contains("ranks") && !group["ranks"].is_null())
+        {
+            const Ordered& ranks = group["ranks"];
+            if (!ranks.is_array())
+            {
+                throw TraceError(path, groupWhere, "\"ranks\" is not a list");
+            }
+            for (const Ordered& rank : ranks)
+            {
+                if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
+                    rank.get<int64_t>() >= kMaxGroupSize)
+                {
+                    throw TraceError(path, groupWhere, "absurd rank " + rank.dump());
+                }
+                pg.ranks.push_back(rank.get<int64_t>());
+            }
+        }
+        if (pg.ranks.empty())
+        {
+            // PyTorch lists no ranks for the default group: it spans ranks 0..size-1.
+            std::optional<int64_t> size = pg.size ? pg.size : worldSize;
+            if (size)
+            {
+                for (int64_t r = 0; r < *size; ++r)
+                {
+                    pg.ranks.push_back(r);
+                }
+                pg.size = size;
+            }
+        }
+        else if (!pg.size)
+        {
+            pg.size = static_cast<int64_t>(pg.ranks.size());
+        }
+        group["ranks"] = pg.ranks;
+        if (pg.size)
+        {
+            group["group_size"] = *pg.size;
+        }
+        if (group.contains("backend_id") && group["backend_id"].is_number_integer())
+        {
+            m_backendIds[group["backend_id"].get<int64_t>()] = pg.name;
+        }
+        m_groups[pg.name] = std::move(pg);
+    }
+    return groups.dump();
+}
+
+bool
+ProcessGroupTable::IsEmpty() const
+{
+    return m_groups.empty();
+}
+
+const ProcessGroup*
+ProcessGroupTable::Find(const std::string& name) const
+{
+    auto it = m_groups.find(name);
+    return it == m_groups.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string>
+ProcessGroupTable::FindNameByBackendId(int64_t backendId) const
+{
+    auto it = m_backendIds.find(backendId);
+    if (it == m_backendIds.end())
+    {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+std::optional<int64_t>
+ProcessGroupTable::GetLargestGroupSize() const
+{
+    std::optional<int64_t> largest;
+    for (const auto& [name, group] : m_groups)
+    {
+        if (group.size && (!largest || *group.size > *largest))
+        {
+            largest = group.size;
+        }
+    }
+    return largest;
+}
+
+std::optional<int64_t>
+ProcessGroupTable::ToGlobal(const std::string& name, int64_t local) const
+{
+    if (local < 0)
+    {
+        return std::nullopt;
+    }
+    const ProcessGroup* group = Find(name);
+    if (group == nullptr || group->ranks.empty())
+    {
+        return local;
+    }
+    if (local >= static_cast<int64_t>(group->ranks.size()))
+    {
+        return std::nullopt;
+    }
+    return group->ranks[static_cast<std::size_t>(local)];
+}
+
+} // namespace ns3

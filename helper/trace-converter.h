@@ -1,0 +1,104 @@
+/*
+ * TraceConverter: a linked (or plain host) PyTorch trace -> one Chakra .et file for its rank.
+ */
+#ifndef CHAKRA_TRACE_CONVERTER_H
+#define CHAKRA_TRACE_CONVERTER_H
+
+#include "pytorch-trace.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/** \ingroup chakra \brief Settings of one conversion. */
+struct ConversionOptions
+{
+    /** Global rank of the trace; default: the linked trace's trace_link.rank. Needed only
+     *  for send/recv (their comm_src or comm_dst is this rank). */
+    std::optional<int64_t> rank;
+    /** Number of ranks of the job; default: trace_link.world_size, else the largest process
+     *  group. Fills the rank list of a default group that lists none. */
+    std::optional<int64_t> worldSize;
+};
+
+/** \ingroup chakra \brief What a conversion did: counts and warnings. */
+struct ConversionReport
+{
+    std::string input;                          //!< input trace
+    std::string output;                         //!< output .et
+    std::string schema;                         //!< input schema
+    bool linked{false};                         //!< the input had a trace_link object
+    std::optional<int64_t> rank;                //!< global rank used
+    std::optional<int64_t> worldSize;           //!< world size used
+    uint64_t inputNodes{0};                     //!< nodes read
+    uint64_t outputNodes{0};                    //!< nodes written
+    uint64_t cpuOps{0};                         //!< host COMP nodes
+    uint64_t gpuOps{0};                         //!< GPU COMP nodes
+    uint64_t metadataNodes{0};                  //!< METADATA nodes
+    uint64_t droppedRoots{0};                   //!< profiler thread/process roots left out
+    std::map<std::string, uint64_t> collectives; //!< COMM_COLL nodes by comm_type name
+    uint64_t sends{0};                          //!< COMM_SEND nodes
+    uint64_t recvs{0};                          //!< COMM_RECV nodes
+    uint64_t commFromKernels{0};                //!< comm nodes that are NCCL kernels
+    uint64_t commFromHostOps{0};                //!< comm nodes that are host ops
+    uint64_t commBytes{0};                      //!< sum of comm_size
+    uint64_t dataDeps{0};                       //!< data dependency edges written
+    uint64_t ctrlDeps{0};                       //!< control dependency edges written
+    uint64_t droppedReferences{0};              //!< references to nodes not in the output
+    uint64_t movedSyncDeps{0};                  //!< sync deps moved to the next host op
+    uint64_t sizeMismatches{0};                 //!< comm_size != in_msg_nelems x dtype size
+    std::vector<std::string> warnings;          //!< what looked wrong (first 100)
+    uint64_t warningCount{0};                   //!< all warnings, including those not kept
+
+    /** \return the total number of COMM_COLL nodes */
+    uint64_t GetCollectiveCount() const;
+};
+
+/** Prints a report as a few lines ("key: value"), warnings last. */
+std::ostream& operator<<(std::ostream& os, const ConversionReport& report);
+
+/**
+ * \ingroup chakra
+ * \brief Converts a PyTorch host trace, or a linked trace (doc/linked-trace.md), into a
+ * Chakra .et trace for the simulator. The rules are in doc/converter.md.
+ *
+ * The output is written atomically (it appears only when complete) and is byte-for-byte
+ * deterministic. Every error is a TraceError naming the file and the node.
+ */
+class TraceConverter
+{
+  public:
+    /** \param options settings */
+    explicit TraceConverter(ConversionOptions options = {});
+
+    /**
+     * Reads and converts a trace.
+     * \param inputPath the linked or host trace JSON (plain or gzip'd)
+     * \param outputPath the .et to write (gzip'd if it ends in .gz)
+     * \return the report
+     * \throws TraceError on bad input or a write error; no output file is left then
+     */
+    ConversionReport Convert(const std::string& inputPath, const std::string& outputPath) const;
+
+    /**
+     * Converts a trace already read.
+     * \param trace the trace
+     * \param outputPath the .et to write
+     * \return the report
+     * \throws TraceError on bad input or a write error; no output file is left then
+     */
+    ConversionReport Convert(const PyTorchTrace& trace, const std::string& outputPath) const;
+
+  private:
+    ConversionOptions m_options; //!< settings
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_TRACE_CONVERTER_H
