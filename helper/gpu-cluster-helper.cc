@@ -128,7 +128,8 @@ GpuClusterHelper::GetTypeId()
                           MakeUintegerAccessor(&GpuClusterHelper::m_nvLinkMtu),
                           MakeUintegerChecker<uint32_t>(576, 65535))
             .AddAttribute("QueueSize",
-                          "DropTail queue of every device (ns-3 QueueSize syntax).",
+                          "Queue of every device (ns-3 QueueSize syntax); ACK-sized packets go "
+                          "ahead of data (AckPriorityQueue).",
                           StringValue("200000p"),
                           MakeStringAccessor(&GpuClusterHelper::m_queueSize),
                           MakeStringChecker());
@@ -187,7 +188,7 @@ GpuClusterHelper::Build()
     stack.Install(m_all);
 
     PointToPointHelper p2p;
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(m_queueSize)));
+    p2p.SetQueue("ns3::AckPriorityQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(m_queueSize)));
     p2p.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
     Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
     TrafficControlHelper trafficControl;

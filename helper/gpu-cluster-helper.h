@@ -31,8 +31,9 @@ namespace ns3
  *   switch, host switches in a ring (RingBandwidth links).
  * - Switches are IPv4 routers (point-to-point links have no L2 bridging in ns-3) with
  *   ClusterRouting: shortest paths, NVLink preferred inside a host, per-flow ECMP.
- * - Every device queue is a DropTail queue of QueueSize (large by default: the fabric is
- *   modeled lossless, as RoCE with PFC is), no queue discipline. NIC and fabric links use Mtu,
+ * - Every device queue is a tail-drop AckPriorityQueue of QueueSize (large by default: the
+ *   fabric is modeled lossless, as RoCE with PFC is; ACKs go ahead of data), no queue
+ *   discipline. NIC and fabric links use Mtu,
  *   NVLink links NvLinkMtu.
  */
 class GpuClusterHelper : public Object

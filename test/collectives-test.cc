@@ -1,0 +1,283 @@
+/*
+ * Collectives: every type on every algorithm and communicator size completes with matching
+ * messages; simulated times within 5% of the closed forms of FORMATS.md section 5; 64-bit sizes;
+ * hierarchical beats a flat ring when the scale-out network is the bottleneck.
+ */
+#define BOOST_TEST_MODULE collectives
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+
+using namespace ns3;
+using chakra_test::TempDir;
+using chakra_test::Us;
+
+namespace
+{
+
+/** Runs one collective of `bytes` on n ranks with an algorithm; returns the report. */
+ChakraReport
+RunOne(ChakraProtoMsg::CollectiveCommType type,
+       uint32_t n,
+       uint64_t bytes,
+       const std::string& algorithm,
+       chakra_test::ClusterConfig config,
+       uint32_t root = 0)
+{
+    TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = type;
+    spec.ranks = n;
+    spec.bytes = bytes;
+    spec.root = root;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
+                                  "BroadcastAlgorithm", "ReduceAlgorithm", "GatherAlgorithm",
+                                  "ScatterAlgorithm"})
+    {
+        config.appAttributes.emplace_back(attribute, algorithm);
+    }
+    return chakra_test::RunCluster(dir.File("c"), config);
+}
+
+/** One GPU per host on one switch: every message crosses NIC -> switch -> NIC. */
+chakra_test::ClusterConfig
+FlatSwitch(uint32_t n)
+{
+    chakra_test::ClusterConfig config;
+    config.hosts = n;
+    config.gpusPerHost = 1;
+    config.nicBandwidth = "100Gbps";
+    config.nicLatency = "1us";
+    return config;
+}
+
+/**
+ * The closed forms' parameters for FlatSwitch: effective payload bandwidth (bytes/s) and
+ * per-step latency (s): two link delays plus one packet's store-and-forward at the switch.
+ */
+struct LinkModel
+{
+    double bandwidth = 100e9 / 8 * 8948.0 / 9002.0; // MTU 9000: 8948 payload per 9002 on the wire
+    double latency = 2 * 1e-6 + 9002 * 8 / 100e9;
+};
+
+double
+SimulatedUs(const ChakraReport& report)
+{
+    BOOST_REQUIRE(report.AllFinished());
+    return Us(report.GetIterationTime());
+}
+
+void
+ExpectClose(double simulatedUs, double closedFormUs, const std::string& what)
+{
+    BOOST_TEST_INFO(what << ": simulated " << simulatedUs << " us, closed form " << closedFormUs
+                         << " us");
+    BOOST_TEST(std::abs(simulatedUs / closedFormUs - 1) < 0.05);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messages)
+{
+    using namespace ChakraProtoMsg;
+    std::size_t runs = 0;
+    for (uint32_t n : {1, 2, 3, 5, 8})
+    {
+        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
+                          GATHER, SCATTER, BARRIER})
+        {
+            for (const std::string algorithm : {"ring", "direct", "halving-doubling", "tree",
+                                                "hierarchical", "auto"})
+            {
+                BOOST_TEST_CONTEXT(CommTypeName(type) << " n=" << n << " " << algorithm)
+                {
+                    chakra_test::ClusterConfig config;
+                    // Two hosts when n is even, so that hierarchical applies.
+                    config.hosts = n % 2 == 0 ? 2 : 1;
+                    config.gpusPerHost = n / config.hosts;
+                    ChakraReport report = RunOne(type, n, 96 << 10, algorithm, config, n - 1);
+                    BOOST_TEST(report.AllFinished());
+                    for (const auto& rank : report.GetRanks())
+                    {
+                        // A size mismatch would mean the two sides built different schedules.
+                        BOOST_TEST(rank.warnings.empty());
+                        BOOST_TEST(rank.error.empty());
+                    }
+                    BOOST_TEST(report.GetCollectives().size() == 1u);
+                    ++runs;
+                }
+            }
+        }
+    }
+    BOOST_TEST(runs == 5u * 9 * 6);
+}
+
+BOOST_AUTO_TEST_CASE(ring_allreduce_matches_its_closed_form)
+{
+    LinkModel link;
+    for (uint32_t n : {2, 3, 8})
+    {
+        for (uint64_t bytes : {uint64_t(64) << 10, uint64_t(1) << 20, uint64_t(16) << 20})
+        {
+            double simulated = SimulatedUs(
+                RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "ring", FlatSwitch(n)));
+            // 2(n-1) a + 2(n-1)/n S/B
+            double closed = (2.0 * (n - 1) * link.latency +
+                             2.0 * (n - 1) / n * static_cast<double>(bytes) / link.bandwidth) *
+                            1e6;
+            ExpectClose(simulated, closed, "ring all-reduce n=" + std::to_string(n) + " " +
+                                               std::to_string(bytes) + " B");
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ring_allgather_and_reducescatter_match_their_closed_form)
+{
+    LinkModel link;
+    for (uint32_t n : {3, 8})
+    {
+        uint64_t bytes = 4 << 20;
+        // (n-1) a + (n-1)/n S/B with S the full buffer: all-gather's is n x comm_size.
+        double gather = SimulatedUs(
+            RunOne(ChakraProtoMsg::ALL_GATHER, n, bytes / n, "ring", FlatSwitch(n)));
+        double scatter = SimulatedUs(
+            RunOne(ChakraProtoMsg::REDUCE_SCATTER, n, bytes, "ring", FlatSwitch(n)));
+        double full = static_cast<double>(bytes / n * n);
+        ExpectClose(gather,
+                    ((n - 1) * link.latency + (n - 1.0) / n * full / link.bandwidth) * 1e6,
+                    "ring all-gather n=" + std::to_string(n));
+        ExpectClose(scatter,
+                    ((n - 1) * link.latency + (n - 1.0) / n * bytes / link.bandwidth) * 1e6,
+                    "ring reduce-scatter n=" + std::to_string(n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(halving_doubling_allreduce_matches_its_closed_form)
+{
+    LinkModel link;
+    for (uint32_t n : {2, 8})
+    {
+        uint64_t bytes = 8 << 20;
+        double simulated =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "halving-doubling",
+                               FlatSwitch(n)));
+        // 2 log2(n) a + 2(n-1)/n S/B
+        double closed = (2 * std::log2(n) * link.latency +
+                         2.0 * (n - 1) / n * static_cast<double>(bytes) / link.bandwidth) *
+                        1e6;
+        ExpectClose(simulated, closed, "halving-doubling n=" + std::to_string(n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(direct_alltoall_matches_its_closed_form)
+{
+    LinkModel link;
+    for (uint32_t n : {3, 8})
+    {
+        uint64_t bytes = 8 << 20;
+        double simulated =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_TO_ALL, n, bytes, "direct", FlatSwitch(n)));
+        // a + (n-1)/n S/B on a non-blocking switch
+        double closed =
+            (link.latency + (n - 1.0) / n * static_cast<double>(bytes) / link.bandwidth) * 1e6;
+        ExpectClose(simulated, closed, "direct all-to-all n=" + std::to_string(n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(four_gib_allreduce_works)
+{
+    // 64-bit sizes end to end: comm_size, schedule parts, framing, the report.
+    chakra_test::ClusterConfig config;
+    config.hosts = 1;
+    config.gpusPerHost = 2;
+    const uint64_t bytes = uint64_t(4) << 30;
+    ChakraReport report = RunOne(ChakraProtoMsg::ALL_REDUCE, 2, bytes, "ring", config);
+    BOOST_REQUIRE(report.AllFinished());
+    auto collectives = report.GetCollectives();
+    BOOST_REQUIRE(collectives.size() == 1u);
+    BOOST_TEST(collectives[0].bytes == bytes);
+    // Each rank sends half the buffer twice (reduce-scatter + all-gather): S bytes over the
+    // 3.6 Tbps NVLink; the time must reflect that volume (not a 32-bit truncation of it).
+    // (ns-3 rounds each packet's transmission time to the nanosecond: 144.45 ns -> 144 ns for a
+    // 65 KB NVLink packet, so the simulated link is 0.3% faster than nominal.)
+    double volumeUs = static_cast<double>(bytes) * 8 / 3.6e12 * 1e6;
+    BOOST_TEST(std::abs(Us(report.GetIterationTime()) / volumeUs - 1) < 0.02);
+}
+
+BOOST_AUTO_TEST_CASE(hierarchical_beats_a_flat_ring_when_the_network_is_the_bottleneck)
+{
+    // 2 hosts x 4 GPUs, 1 MiB all-reduce; NVLink 3.6 Tbps inside a host, 100 Gbps NICs.
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 4;
+    config.nicBandwidth = "100Gbps";
+    double ring = SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, 8, 1 << 20, "ring", config));
+    double hierarchical =
+        SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, 8, 1 << 20, "hierarchical", config));
+    BOOST_TEST_INFO("ring " << ring << " us, hierarchical " << hierarchical << " us");
+    BOOST_TEST(hierarchical < 0.75 * ring);
+    // The default for ranks spanning hosts is hierarchical.
+    auto chosen = RunOne(ChakraProtoMsg::ALL_REDUCE, 8, 1 << 20, "auto", config).GetCollectives();
+    BOOST_TEST(chosen.at(0).algorithm == "hierarchical");
+}
+
+BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
+{
+    // For every pair of members, what one sends the other receives (same tags, same sizes),
+    // checked on the schedules alone, for every algorithm, type and size up to 13.
+    using namespace ChakraProtoMsg;
+    for (const std::string name : {"ring", "direct", "halving-doubling", "tree", "hierarchical"})
+    {
+        auto algorithm = CreateCollectiveAlgorithm(name);
+        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
+                          GATHER, SCATTER, BARRIER})
+        {
+            for (uint32_t n = 1; n <= 13; ++n)
+            {
+                CollectiveRequest request;
+                request.type = type;
+                request.size = n;
+                request.bytes = 1000003; // not a multiple of anything
+                request.chunks = 3;
+                request.root = n / 2;
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    request.hostOf.push_back(n % 2 == 0 ? i / 2 : 0);
+                }
+                if (!algorithm->Supports(request))
+                {
+                    continue;
+                }
+                std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> sent;
+                std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> received;
+                for (uint32_t me = 0; me < n; ++me)
+                {
+                    request.me = me;
+                    for (const auto& op : algorithm->Build(request))
+                    {
+                        if (op.send)
+                        {
+                            sent[{me, op.peer, op.tag}].push_back(op.bytes);
+                        }
+                        else
+                        {
+                            received[{op.peer, me, op.tag}].push_back(op.bytes);
+                        }
+                    }
+                }
+                BOOST_TEST_CONTEXT(name << " " << CommTypeName(type) << " n=" << n)
+                {
+                    BOOST_TEST((sent == received));
+                }
+            }
+        }
+    }
+}
