@@ -233,6 +233,35 @@ HostTrace::HostTrace(const std::string& path)
                              "parent " + std::to_string(op.parent) + " is not a node of the trace");
         }
     }
+    // The call tree must be a tree: a parent cycle (other than the root naming itself) would
+    // make every walk up the tree endless.
+    std::vector<uint8_t> state(m_ops.size(), 0); // 0 unseen, 1 on the current path, 2 done
+    std::vector<std::size_t> walk;
+    for (std::size_t start = 0; start < m_ops.size(); ++start)
+    {
+        std::size_t i = start;
+        while (state[i] == 0)
+        {
+            state[i] = 1;
+            walk.push_back(i);
+            const HostOp& op = m_ops[i];
+            if (!op.hasParent || op.parent == op.id)
+            {
+                break;
+            }
+            i = static_cast<std::size_t>(FindOp(op.parent));
+            if (state[i] == 1)
+            {
+                throw TraceError(m_path, "node " + std::to_string(m_ops[i].id),
+                                 "the parent links form a cycle");
+            }
+        }
+        for (std::size_t j : walk)
+        {
+            state[j] = 2;
+        }
+        walk.clear();
+    }
     if (!anyOperator)
     {
         throw TraceError(m_path, "", "the trace has no operator nodes");

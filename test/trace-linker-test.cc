@@ -639,6 +639,10 @@ BOOST_AUTO_TEST_CASE(bad_inputs_give_clear_errors)
     e = LinkError(duplicate.dump(), device, &dir);
     BOOST_TEST(e == dir + "/h.json: node 3: duplicate node id");
 
+    Json cycle = Host101({Node101(3, "aten::add", 4, 1), Node101(4, "aten::mul", 3, 1)});
+    e = LinkError(cycle.dump(), device, &dir);
+    BOOST_TEST(e.find("the parent links form a cycle") != std::string::npos);
+
     Json noTs = SimpleDevice();
     noTs["traceEvents"][1].erase("ts");
     e = LinkError(host, noTs.dump(), &dir);
@@ -704,4 +708,31 @@ BOOST_AUTO_TEST_CASE(aligner_handles_shift_gaps_and_swaps)
     BOOST_REQUIRE(!results.empty());
     BOOST_TEST(results.front().offset == 2);
     BOOST_TEST(results.front().matched == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(nccl_kernels_carry_their_process_group)
+{
+    Json host = Host101({Node101(3, "record_param_comms", 2, 1),
+                         Node101(4, "nccl:all_reduce", 3, 1)});
+    Json nccl = Device("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 20, 50,
+                       7, 30);
+    nccl["args"]["Process Group Name"] = "0";
+    Json plain = Device("kernel", "elementwise_kernel", 80, 5, 8, 7);
+    plain["args"]["Process Group Name"] = "0"; // not an NCCL kernel: no pg_name
+    Json device = Kineto({Cpu("record_param_comms", 10, 0, 100, 1),
+                          Cpu("nccl:all_reduce", 10, 5, 90, 2),
+                          Runtime("cudaLaunchKernelExC", 10, 10, 3, 7),
+                          Runtime("cudaLaunchKernel", 10, 15, 3, 8), nccl, plain});
+    device["distributedInfo"] = {{"backend", "nccl"}, {"rank", 1}, {"world_size", 2},
+                                 {"pg_config", Json::array({{{"pg_name", "0"}}})}};
+    LinkResult r = LinkJson(host, device); // rank 0 given, the trace says 1
+    const Json& kernel = Find(r.trace, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)");
+    BOOST_TEST(kernel["parent"] == 4);
+    BOOST_TEST(kernel["pg_name"] == "0");
+    BOOST_TEST(kernel["stream"] == 30);
+    BOOST_TEST(!Find(r.trace, "elementwise_kernel").contains("pg_name"));
+    BOOST_TEST(r.trace["trace_link"]["pg_config"][0]["pg_name"] == "0");
+    BOOST_TEST(r.trace["trace_link"]["rank"] == 0);
+    BOOST_REQUIRE(r.summary.warnings.size() == 1u);
+    BOOST_TEST(r.summary.warnings[0].find("rank 1") != std::string::npos);
 }
