@@ -338,7 +338,8 @@ KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
         return;
     }
     EventClass cls;
-    if (m_legacy)
+    auto cat = event.find("cat");
+    if (m_legacy && (cat == event.end() || !cat->is_string()))
     {
         // The legacy list has no categories: every complete event is a host operator, except
         // device rows written by use_cuda=True, which carry no correlation and are skipped.
@@ -349,7 +350,8 @@ KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
     }
     else
     {
-        auto cat = event.find("cat");
+        m_sawCategory = m_sawCategory || cat != event.end();
+        // A list whose events carry categories is a Kineto trace in Chrome's array format.
         cls = cat != event.end() && cat->is_string() ? Classify(cat->get<std::string>())
                                                       : EventClass::IGNORED;
     }
@@ -537,7 +539,7 @@ KinetoTrace::GetPath() const
 bool
 KinetoTrace::IsLegacy() const
 {
-    return m_legacy;
+    return m_legacy && !m_sawCategory;
 }
 
 bool

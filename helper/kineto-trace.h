@@ -175,6 +175,7 @@ class KinetoTrace
 
     std::string m_path;                                   //!< the file
     bool m_legacy{false};                                 //!< bare list of events
+    bool m_sawCategory{false};                            //!< some event has a "cat"
     bool m_hasRfIds{false};                               //!< "Record function id" seen
     bool m_orderFromIds{true}; //!< every op's order is a start-order counter
     std::vector<KinetoCpuOp> m_cpuOps;                    //!< host operators

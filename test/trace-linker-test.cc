@@ -559,6 +559,16 @@ BOOST_AUTO_TEST_CASE(legacy_profiler_list_gives_host_timings)
     BOOST_TEST(r.trace["trace_link"]["iteration"]["name"] == "ProfilerStep#0");
 }
 
+BOOST_AUTO_TEST_CASE(kineto_events_as_a_bare_list_keep_their_categories)
+{
+    // Chrome's "array format": the events without the enclosing object.
+    LinkResult r = LinkJson(SimpleHost(), SimpleDevice()["traceEvents"]);
+    BOOST_TEST(r.summary.hostOpsLinked == 1u);
+    BOOST_TEST(r.summary.gpuOpsAttached == 1u);
+    BOOST_TEST(Find(r.trace, "add_kernel")["parent"] == 3);
+    BOOST_TEST(!r.summary.legacyDeviceTrace);
+}
+
 BOOST_AUTO_TEST_CASE(fractional_times_are_kept)
 {
     Json host = SimpleHost();
