@@ -169,8 +169,7 @@ HostTrace::HostTrace(const std::string& path)
         {
             if (parent->size() > 1)
             {
-                throw TraceError(m_path, where,
-                                 "\"" + parentKey + "\" names more than one parent");
+                throw TraceError(m_path, where, "\"" + parentKey + "\" names more than one parent");
             }
             parentValue = parent->empty() ? nullptr : &parent->front();
         }
@@ -214,8 +213,7 @@ HostTrace::HostTrace(const std::string& path)
     {
         if (m_ops[i].id == m_ops[i - 1].id)
         {
-            throw TraceError(m_path, "node " + std::to_string(m_ops[i].id),
-                             "duplicate node id");
+            throw TraceError(m_path, "node " + std::to_string(m_ops[i].id), "duplicate node id");
         }
     }
     bool anyOperator = false;

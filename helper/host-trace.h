@@ -34,16 +34,16 @@ constexpr int64_t kHostNone = std::numeric_limits<int64_t>::min();
 /** \ingroup chakra \brief The fields of one host node that the linker uses. */
 struct HostOp
 {
-    uint64_t id{0};             //!< node id
-    uint64_t parent{0};         //!< call-tree parent id (the root names itself)
-    bool hasParent{false};      //!< false if the node has no parent field
-    std::string name;           //!< operator name
-    int64_t rfId{kHostNone};    //!< rf_id (0 and absent mean none)
-    int64_t seqId{kHostNone};   //!< seq_id (-1 means none)
-    int64_t tid{kHostNone};     //!< host thread
+    uint64_t id{0};              //!< node id
+    uint64_t parent{0};          //!< call-tree parent id (the root names itself)
+    bool hasParent{false};       //!< false if the node has no parent field
+    std::string name;            //!< operator name
+    int64_t rfId{kHostNone};     //!< rf_id (0 and absent mean none)
+    int64_t seqId{kHostNone};    //!< seq_id (-1 means none)
+    int64_t tid{kHostNone};      //!< host thread
     int64_t fwParent{kHostNone}; //!< fw_parent
-    bool traceNode{false};      //!< the profiler's process or thread node, not an operator
-    std::size_t index{0};       //!< position in the document's "nodes"
+    bool traceNode{false};       //!< the profiler's process or thread node, not an operator
+    std::size_t index{0};        //!< position in the document's "nodes"
 };
 
 /**
@@ -94,12 +94,12 @@ class HostTrace
     static const HostJson* FindField(const HostJson& node, const std::string& key);
 
   private:
-    std::string m_path;          //!< the file
-    std::string m_schema;        //!< "schema"
+    std::string m_path;                                  //!< the file
+    std::string m_schema;                                //!< "schema"
     HostSchemaStyle m_style{HostSchemaStyle::TOP_LEVEL}; //!< field layout
-    std::optional<int64_t> m_pid; //!< "pid"
-    std::vector<HostOp> m_ops;   //!< sorted by id
-    HostJson m_document;         //!< as read
+    std::optional<int64_t> m_pid;                        //!< "pid"
+    std::vector<HostOp> m_ops;                           //!< sorted by id
+    HostJson m_document;                                 //!< as read
 };
 
 } // namespace ns3

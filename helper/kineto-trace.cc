@@ -266,8 +266,7 @@ KinetoTrace::KinetoTrace(const std::string& path)
             throw TraceError(m_path, "top level", "\"traceEvents\" is not a list");
         }
         if (inEvents && depth == eventDepth &&
-            (event == Event::object_end || event == Event::value ||
-             event == Event::array_end))
+            (event == Event::object_end || event == Event::value || event == Event::array_end))
         {
             if (!parsed.is_object())
             {
@@ -353,7 +352,7 @@ KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
         m_sawCategory = m_sawCategory || cat != event.end();
         // A list whose events carry categories is a Kineto trace in Chrome's array format.
         cls = cat != event.end() && cat->is_string() ? Classify(cat->get<std::string>())
-                                                      : EventClass::IGNORED;
+                                                     : EventClass::IGNORED;
     }
     if (cls == EventClass::IGNORED)
     {

@@ -36,14 +36,11 @@ struct KinetoCpuOp
     int64_t externalId{kKinetoNone}; //!< args."External id"
     int64_t rfId{kKinetoNone};       //!< args."Record function id" (newer PyTorch)
     int64_t seqNr{kKinetoNone};      //!< args."Sequence number"
-    int64_t order{0}; //!< tie-break of equal starts: External id, else Ev Idx, else file index
-    int32_t parent{-1};              //!< enclosing op on the same thread (index in GetCpuOps)
+    int64_t order{0};   //!< tie-break of equal starts: External id, else Ev Idx, else file index
+    int32_t parent{-1}; //!< enclosing op on the same thread (index in GetCpuOps)
 
     /** \return the end time */
-    TimeNs End() const
-    {
-        return ts + dur;
-    }
+    TimeNs End() const { return ts + dur; }
 };
 
 /** \ingroup chakra \brief A CUDA/HIP runtime or driver API call (a possible launcher). */
@@ -58,10 +55,7 @@ struct KinetoRuntimeCall
     int64_t stream{kKinetoNone};      //!< args.stream, when the call names one
 
     /** \return the end time */
-    TimeNs End() const
-    {
-        return ts + dur;
-    }
+    TimeNs End() const { return ts + dur; }
 };
 
 /** \ingroup chakra \brief Kinds of device operations. */
@@ -78,21 +72,18 @@ const char* GpuOpKindName(GpuOpKind kind);
 /** \ingroup chakra \brief A device operation: kernel, memcpy or memset. */
 struct KinetoGpuOp
 {
-    uint32_t name{0};                 //!< index in the name table
+    uint32_t name{0};                  //!< index in the name table
     GpuOpKind kind{GpuOpKind::KERNEL}; //!< what it is
-    TimeNs ts{0};                     //!< start on the device
-    TimeNs dur{0};                    //!< duration
-    int64_t correlation{kKinetoNone}; //!< args.correlation (its launcher's)
-    int64_t stream{kKinetoNone};      //!< args.stream
-    int64_t device{kKinetoNone};      //!< args.device
-    std::string processGroup;         //!< args."Process Group Name" ("" if absent)
-    uint64_t fileIndex{0};            //!< position among the trace's events
+    TimeNs ts{0};                      //!< start on the device
+    TimeNs dur{0};                     //!< duration
+    int64_t correlation{kKinetoNone};  //!< args.correlation (its launcher's)
+    int64_t stream{kKinetoNone};       //!< args.stream
+    int64_t device{kKinetoNone};       //!< args.device
+    std::string processGroup;          //!< args."Process Group Name" ("" if absent)
+    uint64_t fileIndex{0};             //!< position among the trace's events
 
     /** \return the end time */
-    TimeNs End() const
-    {
-        return ts + dur;
-    }
+    TimeNs End() const { return ts + dur; }
 };
 
 /**
@@ -173,22 +164,22 @@ class KinetoTrace
     /** \return the index of a thread, adding it */
     uint32_t InternThread(const nlohmann::json& tid);
 
-    std::string m_path;                                   //!< the file
-    bool m_legacy{false};                                 //!< bare list of events
-    bool m_sawCategory{false};                            //!< some event has a "cat"
-    bool m_hasRfIds{false};                               //!< "Record function id" seen
-    bool m_orderFromIds{true}; //!< every op's order is a start-order counter
-    std::vector<KinetoCpuOp> m_cpuOps;                    //!< host operators
-    std::vector<KinetoRuntimeCall> m_runtimeCalls;        //!< launcher candidates
-    std::vector<KinetoGpuOp> m_gpuOps;                    //!< device operations
-    std::unordered_map<int64_t, int64_t> m_byCorrelation; //!< correlation -> runtime call
+    std::string m_path;                            //!< the file
+    bool m_legacy{false};                          //!< bare list of events
+    bool m_sawCategory{false};                     //!< some event has a "cat"
+    bool m_hasRfIds{false};                        //!< "Record function id" seen
+    bool m_orderFromIds{true};                     //!< every op's order is a start-order counter
+    std::vector<KinetoCpuOp> m_cpuOps;             //!< host operators
+    std::vector<KinetoRuntimeCall> m_runtimeCalls; //!< launcher candidates
+    std::vector<KinetoGpuOp> m_gpuOps;             //!< device operations
+    std::unordered_map<int64_t, int64_t> m_byCorrelation;      //!< correlation -> runtime call
     std::vector<std::pair<uint32_t, uint32_t>> m_threadRanges; //!< per thread, in m_cpuOps
-    std::vector<std::string> m_threadLabels;              //!< thread ids as written
-    std::unordered_map<std::string, uint32_t> m_threadIndex; //!< label -> index
-    std::vector<std::string> m_names;                     //!< name table
-    std::unordered_map<std::string, uint32_t> m_nameIndex; //!< name -> index
-    std::vector<int64_t> m_hostPids;                      //!< distinct integer pids, sorted
-    nlohmann::json m_distributedInfo;                     //!< "distributedInfo"
+    std::vector<std::string> m_threadLabels;                   //!< thread ids as written
+    std::unordered_map<std::string, uint32_t> m_threadIndex;   //!< label -> index
+    std::vector<std::string> m_names;                          //!< name table
+    std::unordered_map<std::string, uint32_t> m_nameIndex;     //!< name -> index
+    std::vector<int64_t> m_hostPids;                           //!< distinct integer pids, sorted
+    nlohmann::json m_distributedInfo;                          //!< "distributedInfo"
 };
 
 } // namespace ns3

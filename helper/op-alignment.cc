@@ -83,7 +83,8 @@ OpAligner::Score(int64_t offset, std::size_t limit, std::vector<int32_t>* match)
             }
         }
         const int64_t ahead = found < 0 ? m_window + 1 : found - expected;
-        const int64_t first = std::max<int64_t>(expected - std::min<int64_t>(ahead - 1, m_window), 0);
+        const int64_t first =
+            std::max<int64_t>(expected - std::min<int64_t>(ahead - 1, m_window), 0);
         for (int64_t k = std::min(expected, deviceOps) - 1; k >= first; --k)
         {
             if (m_device.names[k] == name && m_used[k] != m_stamp)

@@ -95,11 +95,11 @@ class OpAligner
     std::vector<AlignmentScore> Search(uint32_t leadOps, std::size_t prefix, std::size_t keep);
 
   private:
-    const OpSequence& m_host;    //!< host side
-    const OpSequence& m_device;  //!< device side
-    uint32_t m_window;           //!< search radius
+    const OpSequence& m_host;     //!< host side
+    const OpSequence& m_device;   //!< device side
+    uint32_t m_window;            //!< search radius
     std::vector<uint32_t> m_used; //!< device op used in the current scan iff == m_stamp
-    uint32_t m_stamp{0};         //!< current scan
+    uint32_t m_stamp{0};          //!< current scan
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_positions; //!< name -> device indices
 };
 

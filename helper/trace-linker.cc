@@ -21,25 +21,11 @@ namespace
 
 constexpr TimeNs kMinTime = std::numeric_limits<TimeNs>::min();
 
-/** \return a time in nanoseconds as a JSON number of microseconds (integer when exact) */
-HostJson
-MicrosJson(TimeNs ns)
-{
-    if (ns % 1000 == 0)
-    {
-        return HostJson(ns / 1000);
-    }
-    // Whole microseconds and the fraction separately: exact for any realistic epoch time.
-    TimeNs whole = ns / 1000;
-    TimeNs fraction = ns % 1000;
-    return HostJson(static_cast<double>(whole) + static_cast<double>(fraction) / 1000.0);
-}
-
 /** \return a time in nanoseconds as microseconds text ("12", "12.5") */
 std::string
 MicrosText(TimeNs ns)
 {
-    return MicrosJson(ns).dump();
+    return MicrosecondsJson(ns).dump();
 }
 
 std::string
@@ -147,17 +133,19 @@ class LinkJob
     /** Result of matching host ops to Kineto CPU ops. */
     struct Matching
     {
-        std::vector<int32_t> hostToCpu;        //!< per host op: Kineto CPU op or -1
-        std::vector<std::string> reasonCode;   //!< per unmatched host op
-        std::vector<std::string> reason;       //!< per unmatched host op
-        std::vector<std::string> threads;      //!< thread mapping lines
-        uint64_t linked{0};                    //!< matched host ops
+        std::vector<int32_t> hostToCpu;      //!< per host op: Kineto CPU op or -1
+        std::vector<std::string> reasonCode; //!< per unmatched host op
+        std::vector<std::string> reason;     //!< per unmatched host op
+        std::vector<std::string> threads;    //!< thread mapping lines
+        uint64_t linked{0};                  //!< matched host ops
     };
 
     void CheckSameRun() const;
     Matching MatchByRecordFunctionId() const;
     Matching MatchByOrder() const;
-    void MatchAcrossThreads(Matching& result, bool haveSpan, TimeNs spanStart,
+    void MatchAcrossThreads(Matching& result,
+                            bool haveSpan,
+                            TimeNs spanStart,
                             TimeNs spanEnd) const;
     void ApplyMatching(Matching matching);
     void ComputeLinkedParents();
@@ -181,24 +169,24 @@ class LinkJob
     const std::vector<KinetoGpuOp>& m_gpu;
 
     std::unordered_map<int64_t, int32_t> m_cpuByExternalId; //!< External id -> Kineto CPU op
-    Matching m_matching;                       //!< host op -> Kineto CPU op
-    std::vector<int32_t> m_cpuToHost;          //!< Kineto CPU op -> host op or -1
-    std::vector<int32_t> m_linkedParent;       //!< nearest linked ancestor of a host op
+    Matching m_matching;                                    //!< host op -> Kineto CPU op
+    std::vector<int32_t> m_cpuToHost;                       //!< Kineto CPU op -> host op or -1
+    std::vector<int32_t> m_linkedParent;                //!< nearest linked ancestor of a host op
     std::vector<std::vector<int32_t>> m_linkedChildren; //!< host ops whose m_linkedParent is it
-    bool m_hasSpan{false};                     //!< any host op linked
-    TimeNs m_spanStart{0};                     //!< first linked start
-    TimeNs m_spanEnd{0};                       //!< last linked end
+    bool m_hasSpan{false};                              //!< any host op linked
+    TimeNs m_spanStart{0};                              //!< first linked start
+    TimeNs m_spanEnd{0};                                //!< last linked end
 
-    std::vector<int32_t> m_gpuHost;            //!< GPU op -> launching host op or -1
-    std::vector<TimeNs> m_gpuLaunch;           //!< GPU op -> its launcher's start
-    std::vector<int64_t> m_gpuLauncher;        //!< GPU op -> runtime call index or -1
+    std::vector<int32_t> m_gpuHost;     //!< GPU op -> launching host op or -1
+    std::vector<TimeNs> m_gpuLaunch;    //!< GPU op -> its launcher's start
+    std::vector<int64_t> m_gpuLauncher; //!< GPU op -> runtime call index or -1
     std::vector<std::pair<std::string, std::string>> m_gpuReason; //!< code, reason
     std::vector<std::vector<uint32_t>> m_hostGpuOps; //!< host op -> its GPU ops, launch order
     std::vector<std::vector<uint32_t>> m_syncDeps;   //!< host op -> GPU ops it waited for
-    std::vector<int32_t> m_interThreadDep;     //!< host op -> host op of another thread or -1
+    std::vector<int32_t> m_interThreadDep;           //!< host op -> host op of another thread or -1
 
-    std::vector<uint64_t> m_newHostId;         //!< host op -> id in the output
-    std::vector<uint64_t> m_newGpuId;          //!< GPU op -> id in the output (0 = not output)
+    std::vector<uint64_t> m_newHostId; //!< host op -> id in the output
+    std::vector<uint64_t> m_newGpuId;  //!< GPU op -> id in the output (0 = not output)
 
     LinkSummary m_summary;
 };
@@ -260,8 +248,7 @@ LinkJob::MatchByRecordFunctionId() const
         if (it == byRfId.end() || taken[it->second])
         {
             result.reasonCode[i] = "not-in-device-trace";
-            result.reason[i] =
-                "no Kineto CPU op has Record function id " + std::to_string(op.rfId);
+            result.reason[i] = "no Kineto CPU op has Record function id " + std::to_string(op.rfId);
             continue;
         }
         const std::string& kinetoName = m_device.GetName(m_cpu[it->second].name);
@@ -365,8 +352,8 @@ LinkJob::MatchByOrder() const
                 TimeNs distance = 0;
                 if (haveReference)
                 {
-                    distance = std::max<TimeNs>(
-                        0, std::max(start, refStart) - std::min(end, refEnd));
+                    distance =
+                        std::max<TimeNs>(0, std::max(start, refStart) - std::min(end, refEnd));
                 }
                 auto key = [](const AlignmentScore& s, TimeNs d, TimeNs t) {
                     return std::make_tuple(s.matched, s.seqAgree, -d,
@@ -391,10 +378,10 @@ LinkJob::MatchByOrder() const
             for (uint32_t i : ops)
             {
                 result.reasonCode[i] = "thread-not-found";
-                result.reason[i] = "no thread of the device trace runs " + hostLabel +
-                                   "'s ops in this order (best: " +
-                                   std::to_string(found ? best.matched : 0) + " of " +
-                                   std::to_string(ops.size()) + " matched)";
+                result.reason[i] =
+                    "no thread of the device trace runs " + hostLabel +
+                    "'s ops in this order (best: " + std::to_string(found ? best.matched : 0) +
+                    " of " + std::to_string(ops.size()) + " matched)";
             }
             result.threads.push_back(hostLabel + " -> none (" +
                                      std::to_string(found ? best.matched : 0) + "/" +
@@ -441,20 +428,18 @@ LinkJob::MatchByOrder() const
             }
         }
         result.linked += linkedHere;
-        result.threads.push_back(hostLabel + " -> device thread " +
-                                 m_device.GetThreadLabel(bestThread) + ": " +
-                                 std::to_string(linkedHere) + "/" + std::to_string(ops.size()) +
-                                 " ops matched (" + std::to_string(best.skipped) +
-                                 " extra device ops skipped, " + std::to_string(best.seqAgree) +
-                                 " sequence numbers agree)");
+        result.threads.push_back(
+            hostLabel + " -> device thread " + m_device.GetThreadLabel(bestThread) + ": " +
+            std::to_string(linkedHere) + "/" + std::to_string(ops.size()) + " ops matched (" +
+            std::to_string(best.skipped) + " extra device ops skipped, " +
+            std::to_string(best.seqAgree) + " sequence numbers agree)");
     }
     MatchAcrossThreads(result, haveReference, refStart, refEnd);
     return result;
 }
 
 void
-LinkJob::MatchAcrossThreads(Matching& result, bool haveSpan, TimeNs spanStart,
-                            TimeNs spanEnd) const
+LinkJob::MatchAcrossThreads(Matching& result, bool haveSpan, TimeNs spanStart, TimeNs spanEnd) const
 {
     // Some ops run on another thread than the one the host trace gives them (gloo's
     // collectives run on its worker threads). Still-unmatched host ops of one name are paired in
@@ -716,8 +701,8 @@ LinkJob::AttachGpuOps()
         int32_t k = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
         if (k < 0)
         {
-            const std::string launcher = m_device.GetName(call.name) + " at " +
-                                         MicrosText(call.ts) + " us";
+            const std::string launcher =
+                m_device.GetName(call.name) + " at " + MicrosText(call.ts) + " us";
             if (!m_hasSpan || call.ts < m_spanStart || call.ts > m_spanEnd)
             {
                 m_gpuReason[g] = {"outside-iteration",
@@ -726,10 +711,9 @@ LinkJob::AttachGpuOps()
             }
             else
             {
-                m_gpuReason[g] = {"no-enclosing-host-op",
-                                  "launcher " + launcher + " on thread " +
-                                      m_device.GetThreadLabel(call.thread) +
-                                      " is not inside any linked host op"};
+                m_gpuReason[g] = {"no-enclosing-host-op", "launcher " + launcher + " on thread " +
+                                                              m_device.GetThreadLabel(call.thread) +
+                                                              " is not inside any linked host op"};
             }
             continue;
         }
@@ -831,10 +815,9 @@ LinkJob::AddSyncDeps()
             // Which stream or event was waited for is not in the trace: the call returned
             // right after the op it waited for ended, so take the stream of the op launched
             // before the call that ended last while the call was blocking.
-            auto from = std::lower_bound(byEnd.begin(), byEnd.end(), call.ts,
-                                         [this](uint32_t g, TimeNs value) {
-                                             return m_gpu[g].End() < value;
-                                         });
+            auto from = std::lower_bound(
+                byEnd.begin(), byEnd.end(), call.ts,
+                [this](uint32_t g, TimeNs value) { return m_gpu[g].End() < value; });
             int64_t waited = -1;
             for (auto it = from; it != byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
             {
@@ -904,7 +887,9 @@ LinkJob::AddInterThreadDeps()
     {
         return;
     }
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
+        return m_cpu[m_matching.hostToCpu[i]];
+    };
     // Ascending end; among equal ends the outermost (earliest start, then smallest id) last.
     auto endKey = [&](uint32_t i) {
         return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
@@ -917,7 +902,8 @@ LinkJob::AddInterThreadDeps()
     for (auto& [tid, list] : topLevel)
     {
         std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-            return std::make_tuple(cpu(a).ts, m_ops[a].id) < std::make_tuple(cpu(b).ts, m_ops[b].id);
+            return std::make_tuple(cpu(a).ts, m_ops[a].id) <
+                   std::make_tuple(cpu(b).ts, m_ops[b].id);
         });
         bool first = true;
         TimeNs previousEnd = kMinTime;
@@ -1025,10 +1011,10 @@ LinkJob::BuildGpuNode(uint32_t g, int32_t host) const
         node["ctrl_deps"] = m_newHostId[host];
     }
     node["cat"] = GpuOpKindName(op.kind);
-    node["ts"] = MicrosJson(op.ts);
-    node["dur"] = MicrosJson(op.dur);
-    node["inclusive_dur"] = MicrosJson(op.dur);
-    node["exclusive_dur"] = MicrosJson(op.dur);
+    node["ts"] = MicrosecondsJson(op.ts);
+    node["dur"] = MicrosecondsJson(op.dur);
+    node["inclusive_dur"] = MicrosecondsJson(op.dur);
+    node["exclusive_dur"] = MicrosecondsJson(op.dur);
     if (op.stream != kKinetoNone)
     {
         node["stream"] = op.stream;
@@ -1045,8 +1031,8 @@ LinkJob::BuildGpuNode(uint32_t g, int32_t host) const
     }
     if (topLevel)
     {
-        for (const char* key : {"inputs", "input_shapes", "input_types", "outputs",
-                                "output_shapes", "output_types"})
+        for (const char* key :
+             {"inputs", "input_shapes", "input_types", "outputs", "output_shapes", "output_types"})
         {
             node[key] = HostJson::array();
         }
@@ -1085,8 +1071,8 @@ LinkJob::BuildTraceLink() const
     link["device_trace"] = m_summary.devicePath;
     link["match"] = m_summary.method;
     link["iteration"] = {{"name", m_summary.iterationName},
-                         {"ts", MicrosJson(m_summary.iterationTs)},
-                         {"dur", MicrosJson(m_summary.iterationDur)}};
+                         {"ts", MicrosecondsJson(m_summary.iterationTs)},
+                         {"dur", MicrosecondsJson(m_summary.iterationDur)}};
     link["host_ops"] = m_summary.hostOps;
     link["host_ops_linked"] = m_summary.hostOpsLinked;
     link["gpu_ops"] = m_summary.gpuOps;
@@ -1113,7 +1099,7 @@ LinkJob::BuildTraceLink() const
             {
                 entry["correlation"] = op.correlation;
             }
-            entry["ts"] = MicrosJson(op.ts);
+            entry["ts"] = MicrosecondsJson(op.ts);
         }
         entry["reason_code"] = op.reasonCode;
         entry["reason"] = op.reason;
@@ -1166,9 +1152,9 @@ LinkJob::BuildDocument()
         const int32_t k = m_matching.hostToCpu[i];
         if (k >= 0)
         {
-            node["ts"] = MicrosJson(m_cpu[k].ts);
-            node["inclusive_dur"] = MicrosJson(m_cpu[k].dur);
-            node["exclusive_dur"] = MicrosJson(ExclusiveDuration(static_cast<uint32_t>(i)));
+            node["ts"] = MicrosecondsJson(m_cpu[k].ts);
+            node["inclusive_dur"] = MicrosecondsJson(m_cpu[k].dur);
+            node["exclusive_dur"] = MicrosecondsJson(ExclusiveDuration(static_cast<uint32_t>(i)));
             if (m_interThreadDep[i] >= 0)
             {
                 node["inter_thread_dep"] = m_newHostId[m_interThreadDep[i]];
@@ -1227,12 +1213,12 @@ LinkJob::Run()
             Matching byOrder = MatchByOrder();
             const bool useOrder = byOrder.linked > byRfId.linked;
             m_summary.method = useOrder ? "order" : "rf_id";
-            m_summary.warnings.push_back(
-                "only " + std::to_string(byRfId.linked) + " of " +
-                std::to_string(m_summary.hostOps) + " host ops match by rf_id; " +
-                (useOrder ? "matched by order and name instead (" +
-                                std::to_string(byOrder.linked) + " linked)"
-                          : std::string("order and name did no better")));
+            m_summary.warnings.push_back("only " + std::to_string(byRfId.linked) + " of " +
+                                         std::to_string(m_summary.hostOps) +
+                                         " host ops match by rf_id; " +
+                                         (useOrder ? "matched by order and name instead (" +
+                                                         std::to_string(byOrder.linked) + " linked)"
+                                                   : std::string("order and name did no better")));
             ApplyMatching(useOrder ? std::move(byOrder) : std::move(byRfId));
         }
     }
@@ -1371,134 +1357,6 @@ WriteLinkedTrace(const LinkResult& result, const std::string& path)
     AtomicOutputFile file(path);
     file.Write(SerializeLinkedTrace(result.trace));
     file.Commit();
-}
-
-LinkLogLevel
-ParseLinkLogLevel(const std::string& name)
-{
-    std::string upper = name;
-    for (char& c : upper)
-    {
-        if (c >= 'a' && c <= 'z')
-        {
-            c = static_cast<char>(c - 'a' + 'A');
-        }
-    }
-    if (upper == "DEBUG")
-    {
-        return LinkLogLevel::DEBUG;
-    }
-    if (upper == "INFO")
-    {
-        return LinkLogLevel::INFO;
-    }
-    if (upper == "WARNING" || upper == "WARN")
-    {
-        return LinkLogLevel::WARNING;
-    }
-    if (upper == "ERROR")
-    {
-        return LinkLogLevel::ERROR;
-    }
-    if (upper == "CRITICAL" || upper == "FATAL")
-    {
-        return LinkLogLevel::CRITICAL;
-    }
-    throw std::invalid_argument("unknown log level \"" + name +
-                                "\" (DEBUG, INFO, WARNING, ERROR or CRITICAL)");
-}
-
-void
-PrintLinkSummary(std::ostream& os, const LinkSummary& summary, LinkLogLevel level)
-{
-    if (level >= LinkLogLevel::ERROR)
-    {
-        return;
-    }
-    const bool info = level <= LinkLogLevel::INFO;
-    const bool debug = level == LinkLogLevel::DEBUG;
-    if (info)
-    {
-        os << "INFO: rank " << summary.rank << ": host trace " << summary.hostPath << " (schema "
-           << (summary.schema.empty() ? "?" : summary.schema) << "), device trace "
-           << summary.devicePath << (summary.legacyDeviceTrace ? " (legacy profiler list)" : "")
-           << "\n";
-        os << "INFO: host ops linked: " << summary.hostOpsLinked << " of " << summary.hostOps
-           << " (by " << (summary.method == "rf_id" ? "rf_id" : "order and name") << ")\n";
-        for (const auto& line : summary.threads)
-        {
-            os << "INFO:   " << line << "\n";
-        }
-        os << "INFO: GPU ops attached: " << summary.gpuOpsAttached << " of " << summary.gpuOps
-           << " (kernels " << summary.gpuOpsAttachedByKind[0] << "/" << summary.gpuOpsByKind[0]
-           << ", memcpy " << summary.gpuOpsAttachedByKind[1] << "/" << summary.gpuOpsByKind[1]
-           << ", memset " << summary.gpuOpsAttachedByKind[2] << "/" << summary.gpuOpsByKind[2]
-           << ")\n";
-        os << "INFO: iteration: "
-           << (summary.iterationName.empty() ? std::string("span of the linked host ops")
-                                             : summary.iterationName)
-           << ", " << MicrosText(summary.iterationDur) << " us; sync deps: " << summary.syncDeps
-           << "; inter-thread deps: " << summary.interThreadDeps << "\n";
-    }
-    for (const auto& warning : summary.warnings)
-    {
-        os << "WARNING: " << warning << "\n";
-    }
-
-    // Unmatched ops: host ops one by one at INFO; GPU ops grouped by reason, one by one at DEBUG.
-    std::map<std::string, std::vector<const UnmatchedOp*>> groups;
-    uint64_t hostUnmatched = 0;
-    for (const auto& op : summary.unmatched)
-    {
-        if (op.kind == UnmatchedOp::Kind::HOST)
-        {
-            ++hostUnmatched;
-            if (info)
-            {
-                os << "INFO: unmatched host op " << op.id << " (input id " << op.inputId << ") "
-                   << Shorten(op.name) << ": " << op.reason << "\n";
-            }
-        }
-        else
-        {
-            groups[op.reasonCode].push_back(&op);
-        }
-    }
-    if (!info && hostUnmatched > 0)
-    {
-        os << "WARNING: " << hostUnmatched << " host ops unmatched\n";
-    }
-    for (const auto& [code, ops] : groups)
-    {
-        const bool expected = code == "outside-iteration" || code == "no-launcher";
-        if (!info && expected)
-        {
-            continue; // normal when the profiler window is wider than the traced iteration
-        }
-        os << (expected ? "INFO: " : "WARNING: ") << ops.size() << " GPU ops unmatched ("
-           << code << "), e.g. " << ops.front()->reason << "\n";
-        if (!info)
-        {
-            continue;
-        }
-        const std::size_t shown = debug ? ops.size() : std::min<std::size_t>(ops.size(), 5);
-        for (std::size_t i = 0; i < shown; ++i)
-        {
-            const UnmatchedOp& op = *ops[i];
-            os << (debug ? "DEBUG:" : "INFO: ") << "  unmatched " << GpuOpKindName(op.gpuKind)
-               << " " << Shorten(op.name) << " at " << MicrosText(op.ts) << " us";
-            if (op.correlation != kKinetoNone)
-            {
-                os << " (correlation " << op.correlation << ")";
-            }
-            os << ": " << op.reason << "\n";
-        }
-        if (shown < ops.size())
-        {
-            os << "INFO:   ... " << ops.size() - shown
-               << " more (--log-level DEBUG lists them all)\n";
-        }
-    }
 }
 
 } // namespace ns3

@@ -23,8 +23,7 @@ ParentOf(const nlohmann::ordered_json& node)
         return node["parent"].get<long long>();
     }
     const auto& deps = node["ctrl_deps"];
-    return deps.is_array() ? (deps.empty() ? -1 : deps[0].get<long long>())
-                           : deps.get<long long>();
+    return deps.is_array() ? (deps.empty() ? -1 : deps[0].get<long long>()) : deps.get<long long>();
 }
 
 /** \return a node's "tid", from its top level or its "attrs" (-1 if absent) */

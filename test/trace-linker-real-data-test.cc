@@ -32,8 +32,7 @@ Load(const std::string& relative)
 LinkResult
 LinkShared(const std::string& host, const std::string& device, int64_t rank)
 {
-    return TraceLinker().Link(chakra_test::SharedData(host), chakra_test::SharedData(device),
-                              rank);
+    return TraceLinker().Link(chakra_test::SharedData(host), chakra_test::SharedData(device), rank);
 }
 
 bool
@@ -114,10 +113,7 @@ struct Output
         }
     }
 
-    const Json& Parent(const Json& node) const
-    {
-        return *byId.at(chakra_test::ParentOf(node));
-    }
+    const Json& Parent(const Json& node) const { return *byId.at(chakra_test::ParentOf(node)); }
 };
 
 /** \return the k-th host node named \p name in id order */
@@ -132,10 +128,9 @@ NthHostNode(const Json& host, const std::string& name, std::size_t k)
             nodes.push_back(&node);
         }
     }
-    std::sort(nodes.begin(), nodes.end(),
-              [](const Json* a, const Json* b) {
-                  return (*a)["id"].get<long long>() < (*b)["id"].get<long long>();
-              });
+    std::sort(nodes.begin(), nodes.end(), [](const Json* a, const Json* b) {
+        return (*a)["id"].get<long long>() < (*b)["id"].get<long long>();
+    });
     return k < nodes.size() ? nodes[k] : nullptr;
 }
 
@@ -268,8 +263,8 @@ BOOST_AUTO_TEST_CASE(param_linear_links_the_traced_iteration)
     std::size_t memsets = 0;
     for (const auto& [correlation, gpu] : out.gpuByCorrelation)
     {
-        BOOST_TEST(expected.count(correlation) == 1u, "attached outside the iteration: "
-                                                         << correlation);
+        BOOST_TEST(expected.count(correlation) == 1u,
+                   "attached outside the iteration: " << correlation);
         attached += expected.count(correlation);
         memsets += (*gpu)["cat"] == "gpu_memset";
         // Its parent is the innermost Kineto op around the launcher (by name).
@@ -390,9 +385,9 @@ BOOST_AUTO_TEST_CASE(param_dlrm_every_rank)
                 BOOST_REQUIRE(call != nullptr);
                 const std::string callName = (*call)["name"];
                 const auto& starts = kinetoStarts[callName];
-                std::size_t k = std::lower_bound(starts.begin(), starts.end(),
-                                                 (*call)["ts"].get<double>()) -
-                                starts.begin();
+                std::size_t k =
+                    std::lower_bound(starts.begin(), starts.end(), (*call)["ts"].get<double>()) -
+                    starts.begin();
                 const Json* hostCall = NthHostNode(host, callName, k);
                 BOOST_REQUIRE(hostCall != nullptr);
                 BOOST_REQUIRE(out.gpuByCorrelation.count(c) == 1u);
@@ -402,8 +397,7 @@ BOOST_AUTO_TEST_CASE(param_dlrm_every_rank)
                 for (int up = 0; up < 3 && !found; ++up)
                 {
                     node = &out.Parent(*node);
-                    found = (*node)["rf_id"] == (*hostCall)["rf_id"] &&
-                            (*node)["name"] == callName;
+                    found = (*node)["rf_id"] == (*hostCall)["rf_id"] && (*node)["name"] == callName;
                 }
                 BOOST_TEST(found, name << " (correlation " << c << ") not under " << callName
                                        << " #" << k);

@@ -24,20 +24,39 @@ const char* kThread = "[pytorch|profiler|execution_trace|thread]";
 
 /** A schema 1.0.1 host node. */
 Json
-Node101(uint64_t id, const std::string& name, uint64_t parent, int tid, int64_t rf = 0,
-        int64_t seq = -1, uint64_t fwParent = 0)
+Node101(uint64_t id,
+        const std::string& name,
+        uint64_t parent,
+        int tid,
+        int64_t rf = 0,
+        int64_t seq = -1,
+        uint64_t fwParent = 0)
 {
-    return Json{{"name", name},         {"id", id},          {"rf_id", rf},
-                {"parent", parent},     {"fw_parent", fwParent}, {"seq_id", seq},
-                {"scope", 0},           {"tid", tid},        {"fw_tid", 0},
-                {"op_schema", ""},      {"inputs", Json::array()}, {"input_shapes", Json::array()},
-                {"input_types", Json::array()}, {"outputs", Json::array()},
-                {"output_shapes", Json::array()}, {"output_types", Json::array()}};
+    return Json{{"name", name},
+                {"id", id},
+                {"rf_id", rf},
+                {"parent", parent},
+                {"fw_parent", fwParent},
+                {"seq_id", seq},
+                {"scope", 0},
+                {"tid", tid},
+                {"fw_tid", 0},
+                {"op_schema", ""},
+                {"inputs", Json::array()},
+                {"input_shapes", Json::array()},
+                {"input_types", Json::array()},
+                {"outputs", Json::array()},
+                {"output_shapes", Json::array()},
+                {"output_types", Json::array()}};
 }
 
 /** A "-chakra" schema host node. */
 Json
-NodeChakra(uint64_t id, const std::string& name, uint64_t parent, int tid, int64_t rf = 0,
+NodeChakra(uint64_t id,
+           const std::string& name,
+           uint64_t parent,
+           int tid,
+           int64_t rf = 0,
            uint64_t fwParent = 0)
 {
     Json empty = {{"values", Json::array()}, {"shapes", Json::array()}, {"types", Json::array()}};
@@ -46,15 +65,15 @@ NodeChakra(uint64_t id, const std::string& name, uint64_t parent, int tid, int64
     attrs.push_back({{"name", "fw_parent"}, {"type", "uint64"}, {"value", fwParent}});
     attrs.push_back({{"name", "seq_id"}, {"type", "int64"}, {"value", -1}});
     attrs.push_back({{"name", "tid"}, {"type", "uint64"}, {"value", tid}});
-    return Json{{"id", id},         {"name", name},    {"ctrl_deps", parent},
+    return Json{{"id", id},        {"name", name},     {"ctrl_deps", parent},
                 {"inputs", empty}, {"outputs", empty}, {"attrs", attrs}};
 }
 
 Json
 HostDoc(const std::string& schema, int64_t pid, const Json& nodes)
 {
-    return Json{{"schema", schema}, {"pid", pid},        {"time", "2024-01-01 00:00:00"},
-                {"start_ts", 1},    {"finish_ts", 2},    {"nodes", nodes}};
+    return Json{{"schema", schema}, {"pid", pid},     {"time", "2024-01-01 00:00:00"},
+                {"start_ts", 1},    {"finish_ts", 2}, {"nodes", nodes}};
 }
 
 /** The process node, one thread node per tid (ids 2, 3, ...) and the given ops. */
@@ -75,11 +94,16 @@ Host101(std::vector<Json> ops, std::vector<int> tids = {1}, int64_t pid = 100)
 }
 
 Json
-Event(const std::string& cat, const std::string& name, Json tid, double ts, double dur,
-      Json args, Json pid = 100)
+Event(const std::string& cat,
+      const std::string& name,
+      Json tid,
+      double ts,
+      double dur,
+      Json args,
+      Json pid = 100)
 {
-    return Json{{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", pid},
-                {"tid", tid}, {"ts", ts},  {"dur", dur},   {"args", args}};
+    return Json{{"ph", "X"},  {"cat", cat}, {"name", name}, {"pid", pid},
+                {"tid", tid}, {"ts", ts},   {"dur", dur},   {"args", args}};
 }
 
 Json
@@ -94,15 +118,24 @@ Cpu(const std::string& name, int tid, int64_t ts, int64_t dur, int64_t ext, int6
 }
 
 Json
-Runtime(const std::string& name, int tid, int64_t ts, int64_t dur, int64_t correlation,
+Runtime(const std::string& name,
+        int tid,
+        int64_t ts,
+        int64_t dur,
+        int64_t correlation,
         const std::string& cat = "cuda_runtime")
 {
-    return Event(cat, name, tid, ts, dur, {{"correlation", correlation}, {"External id", correlation}});
+    return Event(cat, name, tid, ts, dur,
+                 {{"correlation", correlation}, {"External id", correlation}});
 }
 
 Json
-Device(const std::string& cat, const std::string& name, int64_t ts, int64_t dur,
-       int64_t correlation, int stream)
+Device(const std::string& cat,
+       const std::string& name,
+       int64_t ts,
+       int64_t dur,
+       int64_t correlation,
+       int stream)
 {
     return Event(cat, name, stream, ts, dur,
                  {{"device", 0}, {"stream", stream}, {"correlation", correlation}}, 0);
@@ -184,25 +217,21 @@ SimpleDevice()
 BOOST_AUTO_TEST_CASE(rf_id_matching_with_chakra_schema)
 {
     // Record function ids decide, although an earlier copy of the same ops comes first.
-    Json nodes = Json::array({NodeChakra(1, kProcess, 1, 0), NodeChakra(2, kThread, 1, 1),
-                              NodeChakra(3, "aten::mm", 2, 1, 11),
-                              NodeChakra(4, "aten::empty", 3, 1, 12),
-                              NodeChakra(6, "aten::relu", 2, 1, 13)});
+    Json nodes =
+        Json::array({NodeChakra(1, kProcess, 1, 0), NodeChakra(2, kThread, 1, 1),
+                     NodeChakra(3, "aten::mm", 2, 1, 11), NodeChakra(4, "aten::empty", 3, 1, 12),
+                     NodeChakra(6, "aten::relu", 2, 1, 13)});
     Json host = HostDoc("1.0.2-chakra.0.0.4", 100, nodes);
     auto rf = [](Json e, int64_t id) {
         e["args"]["Record function id"] = id;
         return e;
     };
-    Json device = Kineto({rf(Cpu("aten::mm", 500, 20, 30, 1), 7),
-                          rf(Cpu("aten::empty", 500, 25, 5, 2), 8),
-                          rf(Cpu("aten::relu", 500, 60, 10, 3), 9),
-                          rf(Cpu("aten::mm", 500, 100, 300, 4), 11),
-                          rf(Cpu("aten::empty", 500, 150, 10, 5), 12),
-                          rf(Cpu("aten::relu", 500, 500, 100, 6), 13),
-                          Runtime("cudaLaunchKernel", 500, 30, 2, 40),
-                          Device("kernel", "gemm", 40, 5, 40, 7),
-                          Runtime("cudaLaunchKernel", 500, 200, 10, 41),
-                          Device("kernel", "gemm", 300, 50, 41, 7)});
+    Json device = Kineto(
+        {rf(Cpu("aten::mm", 500, 20, 30, 1), 7), rf(Cpu("aten::empty", 500, 25, 5, 2), 8),
+         rf(Cpu("aten::relu", 500, 60, 10, 3), 9), rf(Cpu("aten::mm", 500, 100, 300, 4), 11),
+         rf(Cpu("aten::empty", 500, 150, 10, 5), 12), rf(Cpu("aten::relu", 500, 500, 100, 6), 13),
+         Runtime("cudaLaunchKernel", 500, 30, 2, 40), Device("kernel", "gemm", 40, 5, 40, 7),
+         Runtime("cudaLaunchKernel", 500, 200, 10, 41), Device("kernel", "gemm", 300, 50, 41, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.method == "rf_id");
@@ -251,18 +280,16 @@ BOOST_AUTO_TEST_CASE(order_matching_with_shift_and_sequence_numbers)
 {
     // Two identical iterations after three extra ops; the host's sequence numbers (5, 6, 7)
     // are those of the second one.
-    Json host = Host101({Node101(3, "aten::linear", 2, 1, 1, 5), Node101(4, "aten::t", 3, 1, 2),
-                         Node101(5, "aten::addmm", 3, 1, 3, 6),
-                         Node101(6, "aten::relu", 2, 1, 4, 7)});
-    Json device = Kineto({Event("user_annotation", "ProfilerStep#2", 77, 0, 5000, {{"External id", 1}}),
-                          Cpu("aten::zeros", 77, 10, 10, 2), Cpu("aten::empty", 77, 12, 2, 3),
-                          Cpu("aten::linear", 77, 100, 100, 4, 1), Cpu("aten::t", 77, 110, 10, 5),
-                          Cpu("aten::addmm", 77, 130, 60, 6, 2),
-                          Cpu("aten::relu", 77, 210, 20, 7, 3),
-                          Cpu("aten::linear", 77, 1000, 200, 8, 5),
-                          Cpu("aten::t", 77, 1010, 10, 9),
-                          Cpu("aten::addmm", 77, 1030, 160, 10, 6),
-                          Cpu("aten::relu", 77, 1210, 40, 11, 7)});
+    Json host =
+        Host101({Node101(3, "aten::linear", 2, 1, 1, 5), Node101(4, "aten::t", 3, 1, 2),
+                 Node101(5, "aten::addmm", 3, 1, 3, 6), Node101(6, "aten::relu", 2, 1, 4, 7)});
+    Json device =
+        Kineto({Event("user_annotation", "ProfilerStep#2", 77, 0, 5000, {{"External id", 1}}),
+                Cpu("aten::zeros", 77, 10, 10, 2), Cpu("aten::empty", 77, 12, 2, 3),
+                Cpu("aten::linear", 77, 100, 100, 4, 1), Cpu("aten::t", 77, 110, 10, 5),
+                Cpu("aten::addmm", 77, 130, 60, 6, 2), Cpu("aten::relu", 77, 210, 20, 7, 3),
+                Cpu("aten::linear", 77, 1000, 200, 8, 5), Cpu("aten::t", 77, 1010, 10, 9),
+                Cpu("aten::addmm", 77, 1030, 160, 10, 6), Cpu("aten::relu", 77, 1210, 40, 11, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.method == "order");
@@ -314,8 +341,8 @@ BOOST_AUTO_TEST_CASE(missing_host_op_and_extra_device_op)
     BOOST_TEST(unmatched[0]["reason_code"] == "not-in-device-trace");
 
     // A name that does occur, but beyond the search window, is reported as such.
-    Json host2 = Host101({Node101(3, "aten::a", 2, 1), Node101(4, "aten::e", 2, 1),
-                          Node101(5, "aten::b", 2, 1)});
+    Json host2 = Host101(
+        {Node101(3, "aten::a", 2, 1), Node101(4, "aten::e", 2, 1), Node101(5, "aten::b", 2, 1)});
     Json device2 = Kineto({Cpu("aten::a", 9, 0, 1, 1), Cpu("aten::b", 9, 2, 1, 2),
                            Cpu("aten::x", 9, 4, 1, 3), Cpu("aten::y", 9, 6, 1, 4),
                            Cpu("aten::z", 9, 8, 1, 5), Cpu("aten::e", 9, 10, 1, 6)});
@@ -337,17 +364,14 @@ BOOST_AUTO_TEST_CASE(nested_ops_on_two_threads)
                          Node101(6, "aten::addmm", 5, 1), Node101(7, "bwd", 3, 2),
                          Node101(8, "aten::mm", 7, 2), Node101(9, "step", 2, 1)},
                         {1, 2});
-    Json device = Kineto({Cpu("fwd", 10, 0, 100, 1), Cpu("aten::linear", 10, 10, 80, 2),
-                          Cpu("aten::addmm", 10, 20, 60, 3),
-                          Runtime("cudaLaunchKernel", 10, 30, 5, 101),
-                          Runtime("cudaLaunchKernel", 10, 40, 5, 102),
-                          Device("kernel", "k1", 50, 10, 101, 7),
-                          Device("kernel", "k2", 60, 15, 102, 7),
-                          Cpu("bwd", 20, 150, 100, 4), Cpu("aten::mm", 20, 160, 80, 5),
-                          Runtime("cudaLaunchKernel", 20, 170, 5, 103),
-                          Device("kernel", "k3", 180, 50, 103, 8), Cpu("step", 10, 300, 50, 6),
-                          Runtime("cudaLaunchKernel", 10, 310, 2, 104),
-                          Device("kernel", "k4", 320, 10, 104, 7)});
+    Json device = Kineto(
+        {Cpu("fwd", 10, 0, 100, 1), Cpu("aten::linear", 10, 10, 80, 2),
+         Cpu("aten::addmm", 10, 20, 60, 3), Runtime("cudaLaunchKernel", 10, 30, 5, 101),
+         Runtime("cudaLaunchKernel", 10, 40, 5, 102), Device("kernel", "k1", 50, 10, 101, 7),
+         Device("kernel", "k2", 60, 15, 102, 7), Cpu("bwd", 20, 150, 100, 4),
+         Cpu("aten::mm", 20, 160, 80, 5), Runtime("cudaLaunchKernel", 20, 170, 5, 103),
+         Device("kernel", "k3", 180, 50, 103, 8), Cpu("step", 10, 300, 50, 6),
+         Runtime("cudaLaunchKernel", 10, 310, 2, 104), Device("kernel", "k4", 320, 10, 104, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.hostOpsLinked == 6u);
@@ -428,8 +452,8 @@ BOOST_AUTO_TEST_CASE(synchronisation_dependencies)
 
 BOOST_AUTO_TEST_CASE(rocm_launchers_and_categories)
 {
-    Json host = Host101({Node101(3, "aten::mm", 2, 1), Node101(4, "aten::copy_", 2, 1),
-                         Node101(5, "wait", 2, 1)});
+    Json host = Host101(
+        {Node101(3, "aten::mm", 2, 1), Node101(4, "aten::copy_", 2, 1), Node101(5, "wait", 2, 1)});
     Json device = Kineto({
         Cpu("aten::mm", 10, 0, 100, 1),
         Runtime("hipLaunchKernel", 10, 10, 2, 1),
@@ -505,8 +529,8 @@ BOOST_AUTO_TEST_CASE(references_are_remapped_in_both_schemas)
     BOOST_TEST(Find(r.trace, "MulBackward0")["fw_parent"] == 5);
     BOOST_TEST(Find(r.trace, "add_kernel")["parent"] == 3);
     const Json& gpu = Find(r.trace, "add_kernel");
-    for (const char* key : {"inputs", "input_shapes", "input_types", "outputs", "output_shapes",
-                            "output_types"})
+    for (const char* key :
+         {"inputs", "input_shapes", "input_types", "outputs", "output_shapes", "output_types"})
     {
         BOOST_TEST(gpu[key] == Json::array());
     }
@@ -540,8 +564,13 @@ BOOST_AUTO_TEST_CASE(legacy_profiler_list_gives_host_timings)
     Json host = Host101({Node101(3, "aten::zeros", 2, 1), Node101(4, "aten::empty", 3, 1),
                          Node101(5, "aten::relu", 2, 1)});
     auto legacy = [](const std::string& name, double ts, double dur, int tid = 1) {
-        return Json{{"name", name}, {"ph", "X"},           {"ts", ts},      {"dur", dur},
-                    {"tid", tid},   {"pid", "CPU functions"}, {"args", Json::object()}};
+        return Json{{"name", name},
+                    {"ph", "X"},
+                    {"ts", ts},
+                    {"dur", dur},
+                    {"tid", tid},
+                    {"pid", "CPU functions"},
+                    {"args", Json::object()}};
     };
     Json list = Json::array({legacy("aten::zeros", 1, 3), legacy("aten::empty", 2, 1),
                              legacy("ProfilerStep#0", 10, 500), legacy("aten::zeros", 12, 80),
@@ -656,7 +685,8 @@ BOOST_AUTO_TEST_CASE(bad_inputs_give_clear_errors)
     Json noTs = SimpleDevice();
     noTs["traceEvents"][1].erase("ts");
     e = LinkError(host, noTs.dump(), &dir);
-    BOOST_TEST(e == dir + "/d.json: event #1 (cudaLaunchKernel): \"ts\" is missing or not a number");
+    BOOST_TEST(e ==
+               dir + "/d.json: event #1 (cudaLaunchKernel): \"ts\" is missing or not a number");
     Json badCorrelation = SimpleDevice();
     badCorrelation["traceEvents"][2]["args"]["correlation"] = "x";
     e = LinkError(host, badCorrelation.dump(), &dir);
@@ -722,18 +752,20 @@ BOOST_AUTO_TEST_CASE(aligner_handles_shift_gaps_and_swaps)
 
 BOOST_AUTO_TEST_CASE(nccl_kernels_carry_their_process_group)
 {
-    Json host = Host101({Node101(3, "record_param_comms", 2, 1),
-                         Node101(4, "nccl:all_reduce", 3, 1)});
-    Json nccl = Device("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 20, 50,
-                       7, 30);
+    Json host =
+        Host101({Node101(3, "record_param_comms", 2, 1), Node101(4, "nccl:all_reduce", 3, 1)});
+    Json nccl =
+        Device("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", 20, 50, 7, 30);
     nccl["args"]["Process Group Name"] = "0";
     Json plain = Device("kernel", "elementwise_kernel", 80, 5, 8, 7);
     plain["args"]["Process Group Name"] = "0"; // not an NCCL kernel: no pg_name
-    Json device = Kineto({Cpu("record_param_comms", 10, 0, 100, 1),
-                          Cpu("nccl:all_reduce", 10, 5, 90, 2),
-                          Runtime("cudaLaunchKernelExC", 10, 10, 3, 7),
-                          Runtime("cudaLaunchKernel", 10, 15, 3, 8), nccl, plain});
-    device["distributedInfo"] = {{"backend", "nccl"}, {"rank", 1}, {"world_size", 2},
+    Json device =
+        Kineto({Cpu("record_param_comms", 10, 0, 100, 1), Cpu("nccl:all_reduce", 10, 5, 90, 2),
+                Runtime("cudaLaunchKernelExC", 10, 10, 3, 7),
+                Runtime("cudaLaunchKernel", 10, 15, 3, 8), nccl, plain});
+    device["distributedInfo"] = {{"backend", "nccl"},
+                                 {"rank", 1},
+                                 {"world_size", 2},
                                  {"pg_config", Json::array({{{"pg_name", "0"}}})}};
     LinkResult r = LinkJson(host, device); // rank 0 given, the trace says 1
     const Json& kernel = Find(r.trace, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)");

@@ -70,8 +70,8 @@ BOOST_AUTO_TEST_CASE(help_lists_the_reference_flags)
 {
     auto result = RunCommand(Tool() + " --help");
     BOOST_TEST(result.exitCode == 0);
-    for (const char* flag : {"--chakra-host-trace", "--chakra-device-trace", "--rank",
-                             "--output-file", "--log-level"})
+    for (const char* flag :
+         {"--chakra-host-trace", "--chakra-device-trace", "--rank", "--output-file", "--log-level"})
     {
         BOOST_TEST(result.output.find(flag) != std::string::npos, flag);
     }
@@ -144,8 +144,8 @@ BOOST_AUTO_TEST_CASE(bad_input_gives_one_line_and_no_output)
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"h.json", "{\"nodes\": [1, 2"},
         {"d.json", "[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}]"}, // no dur
-        {"h.json", std::string(kHost).replace(std::string(kHost).find("\"pid\": 7"), 8,
-                                              "\"pid\": 8")},
+        {"h.json",
+         std::string(kHost).replace(std::string(kHost).find("\"pid\": 7"), 8, "\"pid\": 8")},
         {"d.json", ""},
     };
     for (const auto& [file, bytes] : cases)

@@ -20,8 +20,9 @@ main(int argc, char** argv)
                        "the host op that launched them, and\nsynchronisation and inter-thread "
                        "dependencies are recorded. Inputs may be gzip'd; the output\n(gzip'd if "
                        "it ends in .gz) appears only when complete. A summary goes to stderr.");
-    args.AddOption("chakra-host-trace", "host execution trace JSON (PyTorch ExecutionTraceObserver)",
-                   "", true, {"chakra_host_trace"});
+    args.AddOption("chakra-host-trace",
+                   "host execution trace JSON (PyTorch ExecutionTraceObserver)", "", true,
+                   {"chakra_host_trace"});
     args.AddOption("chakra-device-trace",
                    "Kineto trace JSON (or the legacy autograd-profiler trace)", "", true,
                    {"chakra_device_trace"});
@@ -49,8 +50,8 @@ main(int argc, char** argv)
     }
     return ns3::RunTool(program, [&]() {
         ns3::TraceLinker linker;
-        ns3::LinkResult result = linker.Link(args.Get("chakra-host-trace"),
-                                             args.Get("chakra-device-trace"), rank);
+        ns3::LinkResult result =
+            linker.Link(args.Get("chakra-host-trace"), args.Get("chakra-device-trace"), rank);
         ns3::WriteLinkedTrace(result, args.Get("output-file"));
         ns3::PrintLinkSummary(std::cerr, result.summary, level);
         if (level <= ns3::LinkLogLevel::INFO)
