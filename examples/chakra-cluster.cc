@@ -16,34 +16,9 @@
 #include "ns3/core-module.h"
 
 #include <iostream>
-#include <sys/stat.h>
 
 using namespace ns3;
 
-namespace
-{
-
-bool
-Exists(const std::string& path)
-{
-    struct stat info;
-    return stat(path.c_str(), &info) == 0;
-}
-
-/** Number of consecutive ranks 0, 1, ... that have a trace. */
-uint32_t
-CountRanks(const std::string& prefix)
-{
-    uint32_t ranks = 0;
-    while (Exists(prefix + "." + std::to_string(ranks) + ".et") ||
-           Exists(prefix + "." + std::to_string(ranks) + ".et.gz"))
-    {
-        ++ranks;
-    }
-    return ranks;
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -107,7 +82,7 @@ main(int argc, char* argv[])
         std::cerr << "chakra-cluster: error: --trace=PREFIX is required (see --help)" << std::endl;
         return 2;
     }
-    const uint32_t ranks = CountRanks(trace);
+    const uint32_t ranks = CountTraceRanks(trace);
     if (ranks == 0)
     {
         std::cerr << "chakra-cluster: error: no trace " << trace << ".0.et" << std::endl;
@@ -134,7 +109,8 @@ main(int argc, char* argv[])
 
     try
     {
-        Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+        ClusterScenario scenario;
+        Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
         cluster->SetAttribute("Hosts", UintegerValue(hosts));
         cluster->SetAttribute("GpusPerHost", UintegerValue(gpusPerHost));
         cluster->SetAttribute("Topology", StringValue(topology));
@@ -146,38 +122,31 @@ main(int argc, char* argv[])
         cluster->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
         cluster->SetAttribute("Oversubscription", DoubleValue(oversubscription));
         cluster->SetAttribute("Mtu", UintegerValue(mtu));
-        cluster->Build();
         std::cout << "cluster: " << cluster->Describe() << "\n";
 
         Ptr<ComputeModel> compute = CreateObject<ComputeModel>();
         compute->SetAttribute("ComputeScale", DoubleValue(computeScale));
-
-        ChakraHelper chakra(trace);
-        chakra.SetRankAddresses(cluster->GetRankAddresses());
-        chakra.SetHostOf(cluster->GetHostOf());
-        chakra.SetAttribute("ComputeModel", PointerValue(compute));
-        chakra.SetAttribute("HonourCtrlDeps", BooleanValue(ctrlDeps));
-        chakra.SetAttribute("DanglingDeps", StringValue(danglingDeps));
-        chakra.SetAttribute("ChunkSize", UintegerValue(chunkSize));
+        scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
+        scenario.SetAppAttribute("HonourCtrlDeps", BooleanValue(ctrlDeps));
+        scenario.SetAppAttribute("DanglingDeps", StringValue(danglingDeps));
+        scenario.SetAppAttribute("ChunkSize", UintegerValue(chunkSize));
         if (algorithm != "auto")
         {
             for (const char* type : {"AllReduce", "AllGather", "ReduceScatter", "AllToAll",
                                      "Broadcast", "Reduce", "Gather", "Scatter"})
             {
-                chakra.SetAttribute(std::string(type) + "Algorithm", StringValue(algorithm));
+                scenario.SetAppAttribute(std::string(type) + "Algorithm", StringValue(algorithm));
             }
         }
         if (!timeline.empty())
         {
-            chakra.EnableTimeline(timeline);
+            scenario.SetTimeline(timeline);
         }
-        chakra.Install(cluster->GetRankNodes());
         if (stopSeconds > 0)
         {
-            Simulator::Stop(Seconds(stopSeconds));
+            scenario.SetStopTime(Seconds(stopSeconds));
         }
-        Simulator::Run();
-        ChakraReport report = chakra.GetReport();
+        ChakraReport report = scenario.Run(trace);
         report.Print(std::cout, rows);
         if (!out.empty())
         {
@@ -188,13 +157,11 @@ main(int argc, char* argv[])
         {
             std::cout << "timeline: " << timeline << " (open in https://ui.perfetto.dev)\n";
         }
-        Simulator::Destroy();
         return report.AllFinished() ? 0 : 1;
     }
     catch (const std::exception& e)
     {
         std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
-        Simulator::Destroy();
         return 1;
     }
 }

@@ -52,7 +52,7 @@ PeerTransport::GetTypeId()
                           "TCP send and receive buffer per connection, in bytes: the most "
                           "bytes a flow has in flight. Must exceed bandwidth x RTT for a "
                           "single flow to reach line rate.",
-                          UintegerValue(2u << 20),
+                          UintegerValue(1u << 20),
                           MakeUintegerAccessor(&PeerTransport::m_bufferSize),
                           MakeUintegerChecker<uint32_t>(1u << 12))
             .AddAttribute("LineRateStart",
@@ -61,12 +61,15 @@ PeerTransport::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&PeerTransport::m_lineRateStart),
                           MakeBooleanChecker())
-            .AddAttribute("ConnectAtStart",
-                          "Open the connection to every other rank at start (before the trace "
-                          "replays), instead of on the first message to it.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&PeerTransport::m_connectAtStart),
-                          MakeBooleanChecker())
+            .AddAttribute("PreconnectLimit",
+                          "Open connections to every other rank at start (before the trace "
+                          "replays) when the job has at most this many ranks; with more, a "
+                          "connection opens on the first message to a peer, which then costs "
+                          "one extra round trip. Every connection is an endpoint that ns-3's "
+                          "TCP demultiplexer scans per packet, hence the limit. 0: never.",
+                          UintegerValue(32),
+                          MakeUintegerAccessor(&PeerTransport::m_preconnectLimit),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("DelAckCount",
                           "Segments per delayed ACK.",
                           UintegerValue(2),
@@ -184,7 +187,7 @@ PeerTransport::Start()
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeCallback(&PeerTransport::HandleAcceptRequest, this),
                                   MakeCallback(&PeerTransport::HandleAccept, this));
-    if (m_connectAtStart)
+    if (m_peers.size() <= m_preconnectLimit)
     {
         for (uint32_t peer = 0; peer < m_peers.size(); ++peer)
         {

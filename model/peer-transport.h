@@ -29,7 +29,8 @@ namespace ns3
  *
  * Transport model (see doc/chakra.md, "Transport"):
  * - one TCP connection per ordered pair (sender -> receiver), opened by the sender (at start
- *   for every peer with ConnectAtStart, else on the first message) and kept open;
+ *   for every peer in jobs of up to PreconnectLimit ranks, else on the first message to that
+ *   peer) and kept open;
  * - a message is a 41-byte header (sender, key, payload size) followed by the payload bytes
  *   (ns-3 virtual bytes: sizes are simulated, contents are not); messages of one pair arrive in
  *   the order they were sent, which gives MPI's non-overtaking rule for repeated tags;
@@ -37,7 +38,7 @@ namespace ns3
  *   byte is in TCP's send buffer (MPI's local completion: the sender may go on; the bytes reach
  *   the receiver later, and FIFO order per connection keeps later messages behind them);
  * - sockets are tuned like a datacenter transport: segment = MTU of the path - 52 bytes (IP,
- *   TCP with timestamps), send and receive buffers of BufferSize (2 MiB: above bandwidth x
+ *   TCP with timestamps), send and receive buffers of BufferSize (1 MiB: above bandwidth x
  *   RTT of NVLink and 400 Gbps NIC paths), an initial window of the whole buffer
  *   (flows start at line rate, the receive window caps bytes in flight), fast delayed ACKs and a
  *   1 ms minimum RTO.
@@ -61,7 +62,7 @@ class PeerTransport : public Object
      */
     void Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers);
 
-    /** Starts listening and, with ConnectAtStart, connects to every peer. */
+    /** Starts listening and, in jobs of up to PreconnectLimit ranks, connects to every peer. */
     void Start();
 
     /**
@@ -154,7 +155,7 @@ class PeerTransport : public Object
     uint32_t m_segmentSize;
     uint32_t m_bufferSize;
     bool m_lineRateStart;
-    bool m_connectAtStart;
+    uint32_t m_preconnectLimit;
     uint32_t m_delAckCount;
     Time m_delAckTimeout;
     Time m_minRto;

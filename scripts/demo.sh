@@ -6,9 +6,9 @@ build=${1:-build}
 bin=$build/bin
 out=$build/demo
 mkdir -p "$out"
-echo "== generating a data-parallel step for 16 ranks: 24 layers, 32 MiB of gradients per layer"
-"$bin/chakra_generator" --workload data-parallel --ranks 16 --layers 24 --layer-bytes 32MiB \
-  --forward-us 400 --backward-us 800 --bucket-bytes 25MiB --output-prefix "$out/dp-step"
+echo "== generating a data-parallel step for 16 ranks: 16 layers, 16 MiB of gradients per layer"
+"$bin/chakra_generator" --workload data-parallel --ranks 16 --layers 16 --layer-bytes 16MiB \
+  --forward-us 300 --backward-us 600 --bucket-bytes 25MiB --output-prefix "$out/dp-step"
 "$bin/chakra_et_info" "$out/dp-step.0.et"
 echo "== simulating on 2 hosts x 8 GPUs (NVSwitch inside a host, 400 Gbps NIC per GPU)"
 start=$(date +%s.%N)

@@ -12,7 +12,8 @@ using namespace ns3;
 ChakraReport
 RunCluster(const std::string& prefix, const ClusterConfig& config)
 {
-    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    ClusterScenario scenario;
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     cluster->SetAttribute("Hosts", UintegerValue(config.hosts));
     cluster->SetAttribute("GpusPerHost", UintegerValue(config.gpusPerHost));
     cluster->SetAttribute("Topology", StringValue(config.topology));
@@ -24,27 +25,19 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     cluster->SetAttribute("Spines", UintegerValue(config.spines));
     cluster->SetAttribute("HostsPerLeaf", UintegerValue(config.hostsPerLeaf));
     cluster->SetAttribute("Oversubscription", DoubleValue(config.oversubscription));
-    cluster->Build();
-    ChakraHelper chakra(prefix);
-    chakra.SetRankAddresses(cluster->GetRankAddresses());
-    chakra.SetHostOf(cluster->GetHostOf());
     for (const auto& [name, value] : config.appAttributes)
     {
-        chakra.SetAttribute(name, StringValue(value));
+        scenario.SetAppAttribute(name, StringValue(value));
     }
     if (!config.timeline.empty())
     {
-        chakra.EnableTimeline(config.timeline);
+        scenario.SetTimeline(config.timeline);
     }
-    chakra.Install(cluster->GetRankNodes());
     if (config.beforeRun)
     {
-        config.beforeRun(chakra.GetApplications());
+        scenario.SetBeforeRun(config.beforeRun);
     }
-    Simulator::Run();
-    ChakraReport report = chakra.GetReport();
-    Simulator::Destroy();
-    return report;
+    return scenario.Run(prefix);
 }
 
 void

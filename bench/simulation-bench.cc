@@ -1,0 +1,97 @@
+/*
+ * simulation-bench: wall time, simulator events per second and peak RSS of whole simulations.
+ *
+ *   build/bench/simulation-bench dp [gpus...]        data-parallel step (default 16 64 GPUs,
+ *                                                    8 GPUs per host, the demo's workload)
+ *   build/bench/simulation-bench ring [ranks...]     ring all-reduce of 64 MiB on one switch,
+ *                                                    one GPU per host (default 8 16 64)
+ * Each run is a child process, so its peak RSS is its own.
+ */
+#include "bench-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+int
+RunOne(const std::string& workload, uint32_t ranks)
+{
+    char pattern[] = "/tmp/chakra-sim-bench-XXXXXX";
+    std::string dir = mkdtemp(pattern);
+    std::string prefix = dir + "/trace";
+    ClusterScenario scenario;
+    if (workload == "dp")
+    {
+        DataParallelSpec spec;
+        spec.ranks = ranks;
+        spec.layers = 16;
+        spec.parameterBytesPerLayer = 16 << 20;
+        spec.forwardMicros = 300;
+        spec.backwardMicros = 600;
+        WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+        scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(8));
+        scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(ranks / 8));
+    }
+    else
+    {
+        CollectiveBenchSpec spec;
+        spec.ranks = ranks;
+        spec.bytes = 64 << 20;
+        WorkloadGenerator::WriteCollectiveBench(prefix, spec);
+        scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(1));
+        scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(ranks));
+        scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring"));
+    }
+    ChakraReport report = scenario.Run(prefix);
+    double wall = scenario.GetWallSeconds();
+    std::printf("%-5s %5u ranks: wall %7.2f s, simulated %10.1f us, %10llu events, "
+                "%6.2f M events/s, peak RSS %7.1f MiB, finished %s\n",
+                workload.c_str(), ranks, wall,
+                static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
+                static_cast<unsigned long long>(scenario.GetEventCount()),
+                static_cast<double>(scenario.GetEventCount()) / 1e6 / wall,
+                chakra_bench::PeakRssMiB(), report.AllFinished() ? "yes" : "NO");
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        std::remove((prefix + "." + std::to_string(r) + ".et").c_str());
+    }
+    rmdir(dir.c_str());
+    return report.AllFinished() ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string workload = argc > 1 ? argv[1] : "dp";
+    if (workload != "dp" && workload != "ring")
+    {
+        std::fprintf(stderr, "usage: simulation-bench dp|ring [ranks...]\n");
+        return 2;
+    }
+    std::vector<uint32_t> sizes;
+    for (int i = 2; i < argc; ++i)
+    {
+        sizes.push_back(static_cast<uint32_t>(std::stoul(argv[i])));
+    }
+    if (sizes.empty())
+    {
+        sizes = workload == "dp" ? std::vector<uint32_t>{16, 64} : std::vector<uint32_t>{8, 16, 64};
+    }
+    int status = 0;
+    for (uint32_t ranks : sizes)
+    {
+        status |= chakra_bench::RunInChild([&]() { return RunOne(workload, ranks); });
+    }
+    return status;
+}

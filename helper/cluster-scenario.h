@@ -1,0 +1,87 @@
+/*
+ * ClusterScenario: the whole "build a cluster, install the ranks, run, report" sequence that
+ * scenario scripts, tools, tests and benchmarks share.
+ */
+#ifndef CHAKRA_CLUSTER_SCENARIO_H
+#define CHAKRA_CLUSTER_SCENARIO_H
+
+#include "chakra-helper.h"
+#include "gpu-cluster-helper.h"
+
+#include "ns3/chakra-report.h"
+#include "ns3/nstime.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Runs one simulation of per-rank traces on a GpuClusterHelper cluster.
+ *
+ * \code
+ *   ClusterScenario scenario;
+ *   scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(2));
+ *   scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring"));
+ *   ChakraReport report = scenario.Run("traces/step");
+ * \endcode
+ * Run() builds the cluster, installs one ChakraApplication per rank, runs the simulator to
+ * the end (or StopTime), gathers the report and destroys the simulator, so a process can run
+ * several scenarios one after the other.
+ */
+class ClusterScenario
+{
+  public:
+    ClusterScenario();
+
+    /** \return the cluster to configure (attributes) before Run() */
+    Ptr<GpuClusterHelper> GetCluster() const;
+    /** Sets an attribute of every ChakraApplication. */
+    void SetAppAttribute(const std::string& name, const AttributeValue& value);
+    /** Writes a Chrome trace JSON timeline. */
+    void SetTimeline(const std::string& path);
+    /** Stops the simulation at this simulated time (zero: run to the end). */
+    void SetStopTime(Time stop);
+    /** Called with the applications after installation, before the simulation runs. */
+    void SetBeforeRun(std::function<void(const std::vector<Ptr<ChakraApplication>>&)> hook);
+    /** Called every \p interval of simulated time during the run (progress display). */
+    void SetProgress(Time interval, std::function<void(Time)> hook);
+
+    /**
+     * Runs the traces <prefix>.<rank>.et, one rank per GPU.
+     * \return the report
+     * \throws TraceError if a trace is missing; std::invalid_argument on a bad configuration
+     */
+    ChakraReport Run(const std::string& tracePrefix);
+
+    /** \return the simulator events processed by the last Run */
+    uint64_t GetEventCount() const;
+    /** \return the wall-clock seconds of the last Run */
+    double GetWallSeconds() const;
+
+  private:
+    void Progress();
+
+    Ptr<GpuClusterHelper> m_cluster;
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_appAttributes;
+    std::string m_timeline;
+    Time m_stop;
+    std::function<void(const std::vector<Ptr<ChakraApplication>>&)> m_beforeRun;
+    Time m_progressInterval;
+    std::function<void(Time)> m_progress;
+    uint64_t m_events{0};
+    double m_wallSeconds{0};
+};
+
+/**
+ * \return the number of consecutive ranks 0, 1, ... with a trace <prefix>.<rank>.et(.gz)
+ */
+uint32_t CountTraceRanks(const std::string& prefix);
+
+} // namespace ns3
+
+#endif // CHAKRA_CLUSTER_SCENARIO_H
