@@ -1,8 +1,15 @@
 #include "cluster-scenario.h"
 
+#include "ns3/boolean.h"
+#include "ns3/compute-model.h"
+#include "ns3/double.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <chrono>
+#include <stdexcept>
 #include <sys/stat.h>
 
 namespace ns3
@@ -118,6 +125,100 @@ double
 ClusterScenario::GetWallSeconds() const
 {
     return m_wallSeconds;
+}
+
+namespace
+{
+
+std::string
+DefaultOf(Ptr<Object> object, const std::string& attribute)
+{
+    // Every attribute value serializes to the text its checker parses back.
+    struct TypeId::AttributeInformation info;
+    object->GetInstanceTypeId().LookupAttributeByName(attribute, &info);
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+uint32_t
+UintDefault(Ptr<Object> object, const std::string& attribute)
+{
+    return static_cast<uint32_t>(std::stoul(DefaultOf(object, attribute)));
+}
+
+} // namespace
+
+ClusterOptions::ClusterOptions()
+{
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    topology = DefaultOf(cluster, "Topology");
+    nicBandwidth = DefaultOf(cluster, "NicBandwidth");
+    nicLatency = DefaultOf(cluster, "NicLatency");
+    nvLinkBandwidth = DefaultOf(cluster, "NvLinkBandwidth");
+    nvLinkLatency = DefaultOf(cluster, "NvLinkLatency");
+    spines = UintDefault(cluster, "Spines");
+    hostsPerLeaf = UintDefault(cluster, "HostsPerLeaf");
+    oversubscription = std::stod(DefaultOf(cluster, "Oversubscription"));
+    mtu = UintDefault(cluster, "Mtu");
+}
+
+void
+ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
+{
+    uint32_t g = gpusPerHost;
+    uint32_t h = hosts;
+    if (h == 0 && g == 0)
+    {
+        g = ranks % 8 == 0 ? 8 : ranks;
+    }
+    if (g == 0)
+    {
+        g = h > 0 ? ranks / h : 0;
+    }
+    if (h == 0 && g > 0)
+    {
+        h = ranks / g;
+    }
+    if (g == 0 || h == 0 || h * g != ranks)
+    {
+        throw std::invalid_argument("the traces have " + std::to_string(ranks) +
+                                    " ranks but the cluster is " + std::to_string(h) + " host(s) x " +
+                                    std::to_string(g) + " GPU(s)");
+    }
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+    cluster->SetAttribute("Hosts", UintegerValue(h));
+    cluster->SetAttribute("GpusPerHost", UintegerValue(g));
+    cluster->SetAttribute("Topology", StringValue(topology));
+    cluster->SetAttribute("NicBandwidth", StringValue(nicBandwidth));
+    cluster->SetAttribute("NicLatency", StringValue(nicLatency));
+    cluster->SetAttribute("NvLinkBandwidth", StringValue(nvLinkBandwidth));
+    cluster->SetAttribute("NvLinkLatency", StringValue(nvLinkLatency));
+    cluster->SetAttribute("Spines", UintegerValue(spines));
+    cluster->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
+    cluster->SetAttribute("Oversubscription", DoubleValue(oversubscription));
+    cluster->SetAttribute("Mtu", UintegerValue(mtu));
+
+    Ptr<ComputeModel> compute = CreateObject<ComputeModel>();
+    compute->SetAttribute("ComputeScale", DoubleValue(computeScale));
+    scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
+    scenario.SetAppAttribute("HonourCtrlDeps", BooleanValue(ctrlDeps));
+    scenario.SetAppAttribute("DanglingDeps", StringValue(danglingDeps));
+    scenario.SetAppAttribute("ChunkSize", UintegerValue(chunkSize));
+    if (algorithm != "auto")
+    {
+        for (const char* type : {"AllReduce", "AllGather", "ReduceScatter", "AllToAll", "Broadcast",
+                                 "Reduce", "Gather", "Scatter"})
+        {
+            scenario.SetAppAttribute(std::string(type) + "Algorithm", StringValue(algorithm));
+        }
+    }
+    if (!timeline.empty())
+    {
+        scenario.SetTimeline(timeline);
+    }
+    if (stopSeconds > 0)
+    {
+        scenario.SetStopTime(Seconds(stopSeconds));
+    }
 }
 
 uint32_t

@@ -78,6 +78,41 @@ class ClusterScenario
 };
 
 /**
+ * \ingroup chakra
+ * \brief The cluster and replay settings that command-line front ends expose, as strings and
+ * numbers (defaults read from the attributes' defaults), applied to a ClusterScenario.
+ */
+struct ClusterOptions
+{
+    ClusterOptions();
+
+    uint32_t hosts{0};       //!< 0: derived from the rank count
+    uint32_t gpusPerHost{0}; //!< 0: 8 when the rank count is a multiple of 8, else all on one host
+    std::string topology;
+    std::string nicBandwidth;
+    std::string nicLatency;
+    std::string nvLinkBandwidth;
+    std::string nvLinkLatency;
+    uint32_t spines{0};
+    uint32_t hostsPerLeaf{0};
+    double oversubscription{1.0};
+    uint32_t mtu{0};
+    std::string algorithm{"auto"}; //!< for every collective type
+    uint64_t chunkSize{0};
+    double computeScale{1.0};
+    bool ctrlDeps{true};
+    std::string danglingDeps{"warn"};
+    std::string timeline;   //!< "" = none
+    double stopSeconds{0};  //!< 0 = run to the end
+
+    /**
+     * Resolves hosts x gpusPerHost for \p ranks and configures the scenario.
+     * \throws std::invalid_argument when the cluster cannot hold exactly \p ranks ranks
+     */
+    void Apply(ClusterScenario& scenario, uint32_t ranks);
+};
+
+/**
  * \return the number of consecutive ranks 0, 1, ... with a trace <prefix>.<rank>.et(.gz)
  */
 uint32_t CountTraceRanks(const std::string& prefix);

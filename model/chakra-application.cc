@@ -72,6 +72,13 @@ Uncovered(const std::vector<std::pair<Time, Time>>& a, const std::vector<std::pa
     return Total(a) - covered;
 }
 
+/** The trace's duration, with the sub-microsecond part when the converter kept it. */
+double
+RecordedMicros(const EtNode& node)
+{
+    return node.GetDouble("duration_exact_micros", static_cast<double>(node.GetDurationMicros()));
+}
+
 std::string
 AlgorithmAttributeHelp(const char* collective)
 {
@@ -650,7 +657,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     record.algorithm = algorithm->GetName();
     record.seq = comm.nextSeq++;
     record.start = start - m_replayStart;
-    record.traceMicros = node->GetDurationMicros();
+    record.traceMicros = RecordedMicros(*node);
 
     const uint64_t id = node->GetId();
     auto collective = std::make_shared<Collective>(
@@ -708,7 +715,7 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     record.commSize = 2;
     record.peer = *peer;
     record.start = start - m_replayStart;
-    record.traceMicros = node->GetDurationMicros();
+    record.traceMicros = RecordedMicros(*node);
 
     const uint64_t id = node->GetId();
     m_activeP2p[id] = node->Describe() + ": " +

@@ -43,7 +43,7 @@ struct CommRecord
     int64_t peer{-1};         //!< peer rank (send/recv)
     Time start;               //!< issued (relative to replay start)
     Time end;                 //!< completed (relative to replay start)
-    uint64_t traceMicros{0};  //!< duration_micros recorded in the trace (measured, if any)
+    double traceMicros{0};    //!< duration recorded in the trace (measured, if any)
 };
 
 /**

@@ -276,7 +276,7 @@ ChakraReport::WriteCsv(const std::string& directory) const
                       std::to_string(c.bytes) + "," + std::to_string(c.dataBytes) + "," +
                       Us(c.start) + "," + Us(c.end) + "," + Us(c.end - c.start) + "," +
                       Fixed(c.algBwGBps, 3) + "," + Fixed(c.busBwGBps, 3) + "," +
-                      std::to_string(c.traceMicros) + "\n");
+                      Fixed(c.traceMicros, 3) + "\n");
         }
         out.Commit();
     }
@@ -289,7 +289,7 @@ ChakraReport::WriteCsv(const std::string& directory) const
                       Csv(r.name) + "," + r.kind + "," + Csv(r.pg) + "," +
                       std::to_string(r.seq) + "," + std::to_string(r.peer) + "," +
                       std::to_string(r.bytes) + "," + r.algorithm + "," + Us(r.start) + "," +
-                      Us(r.end) + "," + std::to_string(r.traceMicros) + "\n");
+                      Us(r.end) + "," + Fixed(r.traceMicros, 3) + "\n");
         }
         out.Commit();
     }

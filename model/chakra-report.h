@@ -31,7 +31,7 @@ struct CollectiveSummary
     Time end;               //!< last member ends
     double algBwGBps{0};    //!< dataBytes / (end - start), GB/s (10^9 bytes/s)
     double busBwGBps{0};    //!< algbw x 2(n-1)/n (all-reduce) or (n-1)/n (others)
-    uint64_t traceMicros{0}; //!< longest duration recorded in the traces (measured), 0 if none
+    double traceMicros{0};  //!< longest duration recorded in the traces (measured), 0 if none
 };
 
 /**

@@ -1,0 +1,129 @@
+/*
+ * chakra_replay: one command from a job's PyTorch traces to a simulated run and its report.
+ */
+#include "tool-args.h"
+
+#include "ns3/replay-pipeline.h"
+
+#include <iostream>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace
+{
+
+bool
+Bool(const ToolArgs& args, const std::string& name)
+{
+    std::string value = args.Get(name);
+    if (value == "true" || value == "1" || value == "yes")
+    {
+        return true;
+    }
+    if (value == "false" || value == "0" || value == "no")
+    {
+        return false;
+    }
+    throw std::invalid_argument("--" + name + " expects true or false, got '" + value + "'");
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    const std::string program = "chakra_replay";
+    ClusterOptions defaults;
+    ToolArgs args(program,
+                  "Replays a training job on a modeled GPU cluster. With --traces DIR: finds each "
+                  "rank's host execution trace and Kineto trace in DIR (by content; the rank is "
+                  "the first number in the file name), links and converts them, checks that the "
+                  "ranks agree; with --et PREFIX: uses ready PREFIX.<rank>.et files. Then "
+                  "simulates, prints the report and, when the traces carry measured timings, the "
+                  "simulated iteration and collectives beside the measured ones. Everything is "
+                  "written into --output: linked/, et/, report.txt, ranks.csv, collectives.csv, "
+                  "comm-ops.csv, validation.csv (and timeline.json with --timeline).");
+    args.AddOption("traces", "directory of per-rank host (and device) traces");
+    args.AddOption("et", "prefix of ready .et traces (instead of --traces)");
+    args.AddOption("output", "output directory", "", true);
+    args.AddOption("host-pattern", "host trace names, e.g. 'dlrm_eg_{rank}.json.gz'");
+    args.AddOption("device-pattern", "device trace names, e.g. 'worker{rank}_*.json.gz'");
+    args.AddOption("hosts", "hosts (0: from the rank count)", "0");
+    args.AddOption("gpus-per-host", "GPUs per host (0: 8 if the rank count allows, else all)", "0");
+    args.AddOption("topology", "single-switch, leaf-spine or ring", defaults.topology);
+    args.AddOption("nic-bandwidth", "NIC link bandwidth", defaults.nicBandwidth);
+    args.AddOption("nic-latency", "NIC link latency", defaults.nicLatency);
+    args.AddOption("nvlink-bandwidth", "NVLink bandwidth per GPU and direction",
+                   defaults.nvLinkBandwidth);
+    args.AddOption("nvlink-latency", "NVLink latency", defaults.nvLinkLatency);
+    args.AddOption("spines", "leaf-spine: spines", std::to_string(defaults.spines));
+    args.AddOption("hosts-per-leaf", "leaf-spine: hosts per leaf",
+                   std::to_string(defaults.hostsPerLeaf));
+    args.AddOption("oversubscription", "leaf-spine: downlink / uplink capacity", "1");
+    args.AddOption("mtu", "MTU of NIC and fabric links", std::to_string(defaults.mtu));
+    args.AddOption("algorithm", "collective algorithm: auto, ring, direct, halving-doubling, "
+                                "tree, hierarchical", "auto");
+    args.AddOption("chunk-size", "pipeline chunk size in bytes (0: algorithm default)", "0");
+    args.AddOption("compute-scale", "factor on GPU compute durations (0.5: twice as fast)", "1");
+    args.AddOption("ctrl-deps", "honour ctrl_deps (true/false)", "true");
+    args.AddOption("dangling-deps", "dependencies on ids not in a trace: warn or error", "warn");
+    args.AddFlag("timeline", "also write timeline.json (Chrome trace, opens in Perfetto)");
+    args.AddOption("rows", "rows per table in the printed report", "20");
+    args.AddFlag("quiet", "no progress lines");
+    bool done = false;
+    int code = args.Parse(argc, argv, done);
+    if (done)
+    {
+        return code;
+    }
+    return RunTool(program, [&]() {
+        if (args.Has("traces") == args.Has("et"))
+        {
+            throw std::invalid_argument("give exactly one of --traces DIR and --et PREFIX");
+        }
+        const std::string out = args.Get("output");
+        ReplayPipeline pipeline(out);
+        if (!args.Has("quiet"))
+        {
+            pipeline.SetProgress([&](const std::string& line) {
+                std::cerr << program << ": " << line << std::endl;
+            });
+        }
+        std::string prefix = args.Get("et");
+        if (args.Has("traces"))
+        {
+            auto ranks = DiscoverRankTraces(args.Get("traces"), args.Get("host-pattern"),
+                                            args.Get("device-pattern"));
+            prefix = pipeline.Prepare(ranks);
+        }
+        ClusterOptions options;
+        options.hosts = static_cast<uint32_t>(args.GetInt("hosts"));
+        options.gpusPerHost = static_cast<uint32_t>(args.GetInt("gpus-per-host"));
+        options.topology = args.Get("topology");
+        options.nicBandwidth = args.Get("nic-bandwidth");
+        options.nicLatency = args.Get("nic-latency");
+        options.nvLinkBandwidth = args.Get("nvlink-bandwidth");
+        options.nvLinkLatency = args.Get("nvlink-latency");
+        options.spines = static_cast<uint32_t>(args.GetInt("spines"));
+        options.hostsPerLeaf = static_cast<uint32_t>(args.GetInt("hosts-per-leaf"));
+        options.oversubscription = args.GetDouble("oversubscription");
+        options.mtu = static_cast<uint32_t>(args.GetInt("mtu"));
+        options.algorithm = args.Get("algorithm");
+        options.chunkSize = static_cast<uint64_t>(args.GetInt("chunk-size"));
+        options.computeScale = args.GetDouble("compute-scale");
+        options.ctrlDeps = Bool(args, "ctrl-deps");
+        options.danglingDeps = args.Get("dangling-deps");
+        if (args.Has("timeline"))
+        {
+            options.timeline = out + "/timeline.json";
+        }
+        ChakraReport report = pipeline.Simulate(prefix, options);
+        auto rows = static_cast<std::size_t>(args.GetInt("rows"));
+        report.Print(std::cout, rows);
+        pipeline.GetValidation().Print(std::cout, rows);
+        std::cout << "\nreport, CSVs" << (args.Has("timeline") ? ", timeline" : "") << " in "
+                  << out << "\n";
+        return report.AllFinished() ? 0 : 1;
+    });
+}
