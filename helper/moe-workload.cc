@@ -13,30 +13,30 @@ namespace ns3
 uint64_t
 WorkloadGenerator::MoeAllToAllBytes(const MoeSpec& spec)
 {
-    const std::string workload = "moe";
+    const std::string family = "moe";
     const std::string what = "all-to-all bytes = tokens x top-k x hidden x element bytes";
-    uint64_t bytes = workload::CheckedProduct(spec.tokens, spec.topK, workload, what);
-    bytes = workload::CheckedProduct(bytes, spec.hidden, workload, what);
-    return workload::CheckedProduct(bytes, spec.elementBytes, workload, what);
+    uint64_t bytes = workload::CheckedProduct(spec.tokens, spec.topK, family, what);
+    bytes = workload::CheckedProduct(bytes, spec.hidden, family, what);
+    return workload::CheckedProduct(bytes, spec.elementBytes, family, what);
 }
 
 std::vector<std::string>
 WorkloadGenerator::WriteMoeStep(const std::string& prefix, const MoeSpec& spec)
 {
-    const std::string workload = "moe";
-    workload::JobRanks(spec.ranks, 1, workload, "ranks");
+    const std::string family = "moe";
+    workload::JobRanks(spec.ranks, 1, family, "ranks");
     const uint32_t ep = spec.ep == 0 ? spec.ranks : spec.ep;
     workload::Require(spec.ranks % ep == 0,
-                      workload,
+                      family,
                       "ranks (" + std::to_string(spec.ranks) +
                           ") must be a multiple of the expert-parallel size ep (" +
                           std::to_string(ep) + ")");
     const uint32_t dp = spec.ranks / ep;
-    workload::Require(spec.layers >= 1, workload, "layers must be at least 1");
-    workload::Require(spec.expertsPerRank >= 1, workload, "experts-per-rank must be at least 1");
-    workload::Require(spec.topK >= 1, workload, "top-k must be at least 1");
+    workload::Require(spec.layers >= 1, family, "layers must be at least 1");
+    workload::Require(spec.expertsPerRank >= 1, family, "experts-per-rank must be at least 1");
+    workload::Require(spec.topK >= 1, family, "top-k must be at least 1");
     workload::Require(spec.topK <= static_cast<uint64_t>(ep) * spec.expertsPerRank,
-                      workload,
+                      family,
                       "top-k (" + std::to_string(spec.topK) + ") is more than the " +
                           std::to_string(static_cast<uint64_t>(ep) * spec.expertsPerRank) +
                           " experts of an expert-parallel group");
@@ -44,7 +44,7 @@ WorkloadGenerator::WriteMoeStep(const std::string& prefix, const MoeSpec& spec)
     const uint64_t expertGradients =
         workload::CheckedProduct(spec.expertsPerRank,
                                  spec.expertParameterBytes,
-                                 workload,
+                                 family,
                                  "expert gradient bytes = experts-per-rank x expert bytes");
 
     std::vector<ProcessGroupSpec> groups;

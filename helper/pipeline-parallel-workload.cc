@@ -52,25 +52,24 @@ std::vector<std::string>
 WorkloadGenerator::WritePipelineParallelStep(const std::string& prefix,
                                              const PipelineParallelSpec& spec)
 {
-    const std::string workload = "pipeline-parallel";
-    const uint32_t ranks =
-        workload::JobRanks(spec.stages, spec.dp, workload, "ranks = stages x dp");
-    workload::Require(spec.microbatches >= 1, workload, "microbatches must be at least 1");
+    const std::string family = "pipeline-parallel";
+    const uint32_t ranks = workload::JobRanks(spec.stages, spec.dp, family, "ranks = stages x dp");
+    workload::Require(spec.microbatches >= 1, family, "microbatches must be at least 1");
     // Tags are 2 x micro-batch + direction in an int32.
     workload::Require(spec.microbatches <= (std::numeric_limits<int32_t>::max() - 1) / 2,
-                      workload,
+                      family,
                       "microbatches must be at most " +
                           std::to_string((std::numeric_limits<int32_t>::max() - 1) / 2));
-    workload::Require(spec.layers >= 1, workload, "layers must be at least 1");
+    workload::Require(spec.layers >= 1, family, "layers must be at least 1");
     workload::Require(spec.layers % spec.stages == 0,
-                      workload,
+                      family,
                       "layers (" + std::to_string(spec.layers) +
                           ") must be a multiple of stages (" + std::to_string(spec.stages) + ")");
     const uint32_t stageLayers = spec.layers / spec.stages;
     const uint64_t forward =
-        workload::CheckedProduct(stageLayers, spec.forwardMicros, workload, "stage forward time");
+        workload::CheckedProduct(stageLayers, spec.forwardMicros, family, "stage forward time");
     const uint64_t backward =
-        workload::CheckedProduct(stageLayers, spec.backwardMicros, workload, "stage backward time");
+        workload::CheckedProduct(stageLayers, spec.backwardMicros, family, "stage backward time");
 
     std::vector<ProcessGroupSpec> groups;
     for (uint32_t d = 0; d < spec.dp; ++d)

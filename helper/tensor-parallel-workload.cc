@@ -14,9 +14,9 @@ std::vector<std::string>
 WorkloadGenerator::WriteTensorParallelStep(const std::string& prefix,
                                            const TensorParallelSpec& spec)
 {
-    const std::string workload = "tensor-parallel";
-    const uint32_t ranks = workload::JobRanks(spec.tp, spec.dp, workload, "ranks = tp x dp");
-    workload::Require(spec.layers >= 1, workload, "layers must be at least 1");
+    const std::string family = "tensor-parallel";
+    const uint32_t ranks = workload::JobRanks(spec.tp, spec.dp, family, "ranks = tp x dp");
+    workload::Require(spec.layers >= 1, family, "layers must be at least 1");
 
     std::vector<ProcessGroupSpec> groups;
     for (uint32_t d = 0; d < spec.dp; ++d)

@@ -13,13 +13,13 @@ namespace ns3
 std::vector<std::string>
 WorkloadGenerator::WriteCollectiveBench(const std::string& prefix, const CollectiveBenchSpec& spec)
 {
-    const std::string workload = "collective";
-    workload::JobRanks(spec.ranks, 1, workload, "ranks");
+    const std::string family = "collective";
+    workload::JobRanks(spec.ranks, 1, family, "ranks");
     const bool rooted = spec.type == ChakraProtoMsg::BROADCAST ||
                         spec.type == ChakraProtoMsg::REDUCE ||
                         spec.type == ChakraProtoMsg::GATHER || spec.type == ChakraProtoMsg::SCATTER;
     workload::Require(!rooted || spec.root < spec.ranks,
-                      workload,
+                      family,
                       "root " + std::to_string(spec.root) + " is not below ranks (" +
                           std::to_string(spec.ranks) + ")");
     std::vector<std::string> files;
@@ -53,9 +53,9 @@ WorkloadGenerator::WriteCollectiveBench(const std::string& prefix, const Collect
 std::vector<std::string>
 WorkloadGenerator::WriteDataParallelStep(const std::string& prefix, const DataParallelSpec& spec)
 {
-    const std::string workload = "data-parallel";
-    workload::JobRanks(spec.ranks, 1, workload, "ranks");
-    workload::Require(spec.layers >= 1, workload, "layers must be at least 1");
+    const std::string family = "data-parallel";
+    workload::JobRanks(spec.ranks, 1, family, "ranks");
+    workload::Require(spec.layers >= 1, family, "layers must be at least 1");
     std::vector<std::string> files;
     for (uint32_t rank = 0; rank < spec.ranks; ++rank)
     {

@@ -21,28 +21,28 @@ constexpr uint64_t MaxRanks = 1000000;
 
 /**
  * \param condition what must hold
- * \param workload the workload name (start of the message)
+ * \param family the workload name, e.g. "moe" (start of the message)
  * \param message what is wrong
- * \throws std::invalid_argument "<workload>: <message>" unless \p condition
+ * \throws std::invalid_argument "<family>: <message>" unless \p condition
  */
 inline void
-Require(bool condition, const std::string& workload, const std::string& message)
+Require(bool condition, const std::string& family, const std::string& message)
 {
     if (!condition)
     {
-        throw std::invalid_argument(workload + ": " + message);
+        throw std::invalid_argument(family + ": " + message);
     }
 }
 
 /**
  * \return a x b
- * \throws std::invalid_argument "<workload>: <what> overflows" if it does not fit 64 bits
+ * \throws std::invalid_argument "<family>: <what> overflows" if it does not fit 64 bits
  */
 inline uint64_t
-CheckedProduct(uint64_t a, uint64_t b, const std::string& workload, const std::string& what)
+CheckedProduct(uint64_t a, uint64_t b, const std::string& family, const std::string& what)
 {
     Require(b == 0 || a <= std::numeric_limits<uint64_t>::max() / b,
-            workload,
+            family,
             what + " (" + std::to_string(a) + " x " + std::to_string(b) + ") overflows 64 bits");
     return a * b;
 }
@@ -52,11 +52,11 @@ CheckedProduct(uint64_t a, uint64_t b, const std::string& workload, const std::s
  * \throws std::invalid_argument if it is 0 or above MaxRanks
  */
 inline uint32_t
-JobRanks(uint64_t a, uint64_t b, const std::string& workload, const std::string& what)
+JobRanks(uint64_t a, uint64_t b, const std::string& family, const std::string& what)
 {
-    Require(a >= 1 && b >= 1, workload, what + " must be at least 1");
+    Require(a >= 1 && b >= 1, family, what + " must be at least 1");
     Require(a <= MaxRanks && b <= MaxRanks && a * b <= MaxRanks,
-            workload,
+            family,
             what + " = " + std::to_string(a) + " x " + std::to_string(b) + " ranks is over " +
                 std::to_string(MaxRanks));
     return static_cast<uint32_t>(a * b);
