@@ -21,17 +21,20 @@ namespace ns3
 struct CollectiveBenchSpec
 {
     ChakraProtoMsg::CollectiveCommType type{ChakraProtoMsg::ALL_REDUCE};
-    uint64_t bytes{1u << 20};     //!< comm_size (per-rank input, see CollectiveRequest)
-    uint32_t ranks{8};            //!< number of ranks
-    uint32_t iterations{1};       //!< collectives per rank, one after the other
-    uint64_t computeMicros{0};    //!< a compute node before each collective (0: none)
-    uint32_t root{0};             //!< root rank (broadcast, reduce, gather, scatter)
+    uint64_t bytes{1u << 20};  //!< comm_size (per-rank input, see CollectiveRequest)
+    uint32_t ranks{8};         //!< number of ranks
+    uint32_t iterations{1};    //!< collectives per rank, one after the other
+    uint64_t computeMicros{0}; //!< a compute node before each collective (0: none)
+    uint32_t root{0};          //!< root rank (broadcast, reduce, gather, scatter)
 };
 
 /**
  * \ingroup chakra
  * \brief One data-parallel training step: forward and backward compute per layer, gradients
  * all-reduced in buckets during the backward pass (as PyTorch DDP does), then the optimizer.
+ *
+ * Ranks: every rank a replica; process group "0" = every rank. With one rank, no all-reduce
+ * is written (a collective over a group of one).
  */
 struct DataParallelSpec
 {
@@ -41,6 +44,99 @@ struct DataParallelSpec
     uint64_t forwardMicros{400};                //!< per layer
     uint64_t backwardMicros{800};               //!< per layer
     uint64_t bucketBytes{25u << 20};            //!< DDP bucket (0: one all-reduce per layer)
+    uint64_t firstBucketBytes{0};               //!< DDP's first bucket (0: bucketBytes)
+    uint64_t optimizerMicros{300};
+};
+
+/**
+ * \ingroup chakra
+ * \brief One Megatron-style tensor-parallel training step, optionally with data-parallel
+ * replicas.
+ *
+ * Ranks: tp x dp; rank = d * tp + t (tensor-parallel ranks are neighbours, so that they share
+ * a host). Process groups "tp<d>" = {d*tp, ..., d*tp + tp - 1} for d < dp and "dp<t>" =
+ * {t, tp + t, ..., (dp - 1) * tp + t} for t < tp. Per layer and rank: forward attention,
+ * all-reduce, MLP, all-reduce; backward (last layer first) MLP, all-reduce, attention,
+ * all-reduce; the all-reduces carry activationBytes on "tp<d>" and sit on the critical path.
+ * Each layer's gradient shard is all-reduced over "dp<t>" in buckets during backward; then the
+ * optimizer. Collectives over a group of one (tp = 1 or dp = 1) are not written.
+ */
+struct TensorParallelSpec
+{
+    uint32_t tp{4};                             //!< tensor-parallel group size
+    uint32_t dp{1};                             //!< data-parallel replicas
+    uint32_t layers{24};                        //!< transformer layers
+    uint64_t activationBytes{16u << 20};        //!< comm_size of each tensor-parallel all-reduce
+    uint64_t forwardMicros{400};                //!< per layer: half attention, half MLP
+    uint64_t backwardMicros{800};               //!< per layer: half MLP, half attention
+    uint64_t parameterBytesPerLayer{32u << 20}; //!< gradient bytes of one layer's shard on a rank
+    uint64_t bucketBytes{25u << 20};            //!< DDP bucket (0: one all-reduce per layer)
+    uint64_t firstBucketBytes{0};               //!< DDP's first bucket (0: bucketBytes)
+    uint64_t optimizerMicros{300};
+};
+
+/**
+ * \ingroup chakra
+ * \brief One pipeline-parallel training step with the 1F1B schedule, optionally with
+ * data-parallel replicas of each stage.
+ *
+ * Ranks: stages x dp; rank = s * dp + d. Process groups "pp<d>" = {d, dp + d, ...} (one
+ * pipeline) and "dp<s>" = {s*dp, ..., s*dp + dp - 1} (the replicas of stage s). Stage s runs
+ * layers / stages layers. Its schedule: w = min(stages - s - 1, microbatches) warm-up forwards,
+ * then microbatches - w pairs (forward, backward), then w cool-down backwards. A forward of
+ * micro-batch i on stage s > 0 waits for the activation from stage s - 1 (COMM_RECV, tag 2i);
+ * on stage s < stages - 1 it sends its activation to stage s + 1 (COMM_SEND, tag 2i). A backward
+ * sends the input gradient back (tag 2i + 1) the same way. After the last backward the stage's
+ * gradients are all-reduced over "dp<s>" in buckets (dp > 1), then the optimizer.
+ */
+struct PipelineParallelSpec
+{
+    uint32_t stages{4};                         //!< pipeline stages
+    uint32_t dp{1};                             //!< data-parallel replicas
+    uint32_t microbatches{8};                   //!< micro-batches per step
+    uint32_t layers{24};                        //!< layers of the whole model
+    uint64_t activationBytes{16u << 20};        //!< one micro-batch's activation (and gradient)
+    uint64_t forwardMicros{400};                //!< per layer and micro-batch
+    uint64_t backwardMicros{800};               //!< per layer and micro-batch
+    uint64_t parameterBytesPerLayer{32u << 20}; //!< gradient bytes of one layer
+    uint64_t bucketBytes{25u << 20};            //!< DDP bucket (0: one all-reduce per layer)
+    uint64_t firstBucketBytes{0};               //!< DDP's first bucket (0: bucketBytes)
+    uint64_t optimizerMicros{300};
+};
+
+/**
+ * \ingroup chakra
+ * \brief One training step of a mixture-of-experts model (every layer an MoE layer) with
+ * expert parallelism.
+ *
+ * Ranks: ep x dp (ep = 0: every rank in one expert-parallel group). Process groups "ep<d>" =
+ * {d*ep, ..., d*ep + ep - 1}, "dp0" = every rank (the dense part is replicated everywhere) and
+ * "edp<e>" = {e, ep + e, ...} (the replicas of expert-parallel rank e's experts). Per layer:
+ * dense forward (attention + gate), all-to-all dispatch, expertsPerRank expert computes,
+ * all-to-all combine; backward mirrors it: all-to-all (combine's gradient), expert backwards,
+ * all-to-all (dispatch's gradient), dense backward. Every all-to-all has comm_size
+ * tokens x topK x hidden x elementBytes (a rank's whole input, bytes / ep to each peer).
+ * Dense gradients are all-reduced over "dp0" in buckets, expert gradients over "edp<e>" (when
+ * dp > 1) in buckets of their own. Collectives over a group of one are not written.
+ */
+struct MoeSpec
+{
+    uint32_t ranks{8};                          //!< ranks
+    uint32_t ep{0};                             //!< expert-parallel group size (0: ranks)
+    uint32_t layers{24};                        //!< MoE layers
+    uint32_t expertsPerRank{1};                 //!< local experts
+    uint64_t tokens{4096};                      //!< tokens per rank and step
+    uint64_t hidden{4096};                      //!< hidden size (elements)
+    uint32_t topK{1};                           //!< experts per token
+    uint64_t elementBytes{2};                   //!< bytes per element (2: bf16)
+    uint64_t forwardMicros{400};                //!< dense forward per layer
+    uint64_t backwardMicros{800};               //!< dense backward per layer
+    uint64_t expertForwardMicros{200};          //!< per local expert and layer
+    uint64_t expertBackwardMicros{400};         //!< per local expert and layer
+    uint64_t parameterBytesPerLayer{32u << 20}; //!< dense gradient bytes of one layer
+    uint64_t expertParameterBytes{32u << 20};   //!< gradient bytes of one expert
+    uint64_t bucketBytes{25u << 20};            //!< DDP bucket (0: one all-reduce per layer)
+    uint64_t firstBucketBytes{0};               //!< DDP's first bucket (0: bucketBytes)
     uint64_t optimizerMicros{300};
 };
 
@@ -48,10 +144,11 @@ struct DataParallelSpec
  * \ingroup chakra
  * \brief Writes synthetic workloads as <prefix>.<rank>.et files.
  *
- * Every node carries the attributes the simulator reads (is_cpu_op, stream, comm_type,
- * comm_size, pg_name) with the oneof types the reference writers use; each rank's file is
- * written atomically. GPU compute runs on stream 0 and communication on stream 1, so that
- * communication overlaps compute exactly where the dependencies allow it.
+ * Nodes are written by RankTraceBuilder (see there for the attributes and the streams); each
+ * rank's file is written atomically. Communication overlaps compute exactly where the
+ * dependencies allow it. Each workload family lives in its own source file:
+ * workload-generator.cc (collective benchmark, data parallel, parsing),
+ * tensor-parallel-workload.cc, pipeline-parallel-workload.cc, moe-workload.cc.
  */
 class WorkloadGenerator
 {
@@ -60,9 +157,43 @@ class WorkloadGenerator
     static std::vector<std::string> WriteCollectiveBench(const std::string& prefix,
                                                          const CollectiveBenchSpec& spec);
 
-    /** Writes a data-parallel training step. \return the files written */
+    /**
+     * Writes a data-parallel training step.
+     * \return the files written
+     * \throws std::invalid_argument for a spec that makes no sense (nothing written)
+     */
     static std::vector<std::string> WriteDataParallelStep(const std::string& prefix,
                                                           const DataParallelSpec& spec);
+
+    /**
+     * Writes a tensor-parallel (x data-parallel) training step.
+     * \return the files written
+     * \throws std::invalid_argument for a spec that makes no sense (nothing written)
+     */
+    static std::vector<std::string> WriteTensorParallelStep(const std::string& prefix,
+                                                            const TensorParallelSpec& spec);
+
+    /**
+     * Writes a pipeline-parallel (x data-parallel) training step, 1F1B schedule.
+     * \return the files written
+     * \throws std::invalid_argument for a spec that makes no sense (nothing written)
+     */
+    static std::vector<std::string> WritePipelineParallelStep(const std::string& prefix,
+                                                              const PipelineParallelSpec& spec);
+
+    /**
+     * Writes a mixture-of-experts training step.
+     * \return the files written
+     * \throws std::invalid_argument for a spec that makes no sense (nothing written)
+     */
+    static std::vector<std::string> WriteMoeStep(const std::string& prefix, const MoeSpec& spec);
+
+    /**
+     * \param spec an MoE step
+     * \return the comm_size of its all-to-alls: tokens x topK x hidden x elementBytes
+     * \throws std::invalid_argument if that overflows
+     */
+    static uint64_t MoeAllToAllBytes(const MoeSpec& spec);
 
     /**
      * \param name "all_reduce", "all-reduce", "allreduce", "ALL_REDUCE", ... (any case, - or _)

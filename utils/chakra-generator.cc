@@ -5,6 +5,7 @@
 
 #include "ns3/workload-generator.h"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -12,6 +13,41 @@ using namespace ns3;
 
 namespace
 {
+
+/** The workloads and the flags each one reads (besides --workload and --output-prefix). */
+const std::vector<std::pair<std::string, std::vector<std::string>>>&
+WorkloadFlags()
+{
+    static const std::vector<std::string> training = {"layers",
+                                                      "layer-bytes",
+                                                      "forward-us",
+                                                      "backward-us",
+                                                      "bucket-bytes",
+                                                      "first-bucket-bytes",
+                                                      "optimizer-us"};
+    auto with = [](std::vector<std::string> flags) {
+        flags.insert(flags.end(), training.begin(), training.end());
+        return flags;
+    };
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+        {"collective", {"ranks", "collective", "size", "iterations", "compute-us", "root"}},
+        {"data-parallel", with({"ranks"})},
+        {"tensor-parallel", with({"ranks", "tp", "dp", "activation-bytes"})},
+        {"pipeline-parallel", with({"ranks", "stages", "dp", "microbatches", "activation-bytes"})},
+        {"moe",
+         with({"ranks",
+               "ep",
+               "experts-per-rank",
+               "tokens",
+               "hidden",
+               "top-k",
+               "element-bytes",
+               "expert-forward-us",
+               "expert-backward-us",
+               "expert-bytes"})},
+    };
+    return table;
+}
 
 uint64_t
 Bytes(const ToolArgs& args, const std::string& name)
@@ -25,15 +61,23 @@ Bytes(const ToolArgs& args, const std::string& name)
     return bytes;
 }
 
+/** \return an integer flag between \p low and \p high */
+uint64_t
+Count(const ToolArgs& args, const std::string& name, uint64_t low, uint64_t high)
+{
+    long long value = args.GetInt(name);
+    if (value < 0 || static_cast<uint64_t>(value) < low || static_cast<uint64_t>(value) > high)
+    {
+        throw std::invalid_argument("--" + name + " must be between " + std::to_string(low) +
+                                    " and " + std::to_string(high) + ", got " + args.Get(name));
+    }
+    return static_cast<uint64_t>(value);
+}
+
 uint32_t
 Positive(const ToolArgs& args, const std::string& name)
 {
-    long long value = args.GetInt(name);
-    if (value < 1 || value > 1000000)
-    {
-        throw std::invalid_argument("--" + name + " must be between 1 and 1000000");
-    }
-    return static_cast<uint32_t>(value);
+    return static_cast<uint32_t>(Count(args, name, 1, 1000000));
 }
 
 uint64_t
@@ -47,34 +91,133 @@ Micros(const ToolArgs& args, const std::string& name)
     return static_cast<uint64_t>(value);
 }
 
+/**
+ * Splits the ranks of a model-parallel x data-parallel job: --ranks (if given) must be a
+ * multiple of the model-parallel size, and agree with --dp (if given).
+ * \return the data-parallel size
+ */
+uint32_t
+Replicas(const ToolArgs& args, const std::string& modelFlag, uint32_t model)
+{
+    uint32_t dp = args.Has("dp") ? Positive(args, "dp") : 1;
+    if (!args.Has("ranks"))
+    {
+        return dp;
+    }
+    uint32_t ranks = Positive(args, "ranks");
+    if (ranks % model != 0)
+    {
+        throw std::invalid_argument("--ranks " + std::to_string(ranks) +
+                                    " is not a multiple of --" + modelFlag + " " +
+                                    std::to_string(model));
+    }
+    if (args.Has("dp") && dp != ranks / model)
+    {
+        throw std::invalid_argument("--dp " + std::to_string(dp) + " does not match --ranks " +
+                                    std::to_string(ranks) + " / --" + modelFlag + " " +
+                                    std::to_string(model) + " = " + std::to_string(ranks / model));
+    }
+    return ranks / model;
+}
+
+/** The flags shared by the training workloads. */
+struct TrainingFlags
+{
+    uint32_t layers;
+    uint64_t layerBytes;
+    uint64_t forward;
+    uint64_t backward;
+    uint64_t bucket;
+    uint64_t firstBucket;
+    uint64_t optimizer;
+};
+
+TrainingFlags
+Training(const ToolArgs& args)
+{
+    return {Positive(args, "layers"),
+            Bytes(args, "layer-bytes"),
+            Micros(args, "forward-us"),
+            Micros(args, "backward-us"),
+            Bytes(args, "bucket-bytes"),
+            Bytes(args, "first-bucket-bytes"),
+            Micros(args, "optimizer-us")};
+}
+
 } // namespace
 
 int
 main(int argc, char** argv)
 {
     const std::string program = "chakra_generator";
-    ToolArgs args(program,
-                  "Writes synthetic per-rank Chakra traces <prefix>.<rank>.et.\n"
-                  "  --workload collective: one collective per rank (or a compute + collective "
-                  "loop with --iterations and --compute-us)\n"
-                  "  --workload data-parallel: a training step; per layer forward and backward "
-                  "compute, gradients all-reduced in buckets during backward, optimizer step");
-    args.AddOption("workload", "collective or data-parallel", "collective");
-    args.AddOption("output-prefix", "trace prefix: files <prefix>.<rank>.et", "", true,
+    ToolArgs args(
+        program,
+        "Writes synthetic per-rank Chakra traces <prefix>.<rank>.et (see doc/workloads.md).\n"
+        "  --workload collective: one collective per rank (or a compute + collective loop with "
+        "--iterations and --compute-us)\n"
+        "  --workload data-parallel: per layer forward and backward compute, gradients "
+        "all-reduced in buckets during backward, optimizer step\n"
+        "  --workload tensor-parallel: Megatron layers (attention, all-reduce, MLP, all-reduce; "
+        "backward mirrored) over tp groups, x dp replicas whose gradients are all-reduced\n"
+        "  --workload pipeline-parallel: stages exchanging activations and gradients with "
+        "send/recv, 1F1B schedule over micro-batches, x dp replicas\n"
+        "  --workload moe: mixture-of-experts layers (dense, all-to-all dispatch, experts, "
+        "all-to-all combine; backward mirrored) over ep groups, x dp replicas\n"
+        "Flags are checked against the workload: one that does not apply is an error.");
+    args.AddOption("workload",
+                   "collective, data-parallel, tensor-parallel, pipeline-parallel or moe",
+                   "collective");
+    args.AddOption("output-prefix",
+                   "trace prefix: files <prefix>.<rank>.et",
+                   "",
+                   true,
                    {"output_prefix", "prefix"});
-    args.AddOption("ranks", "number of ranks", "8");
-    args.AddOption("collective", "collective: all_reduce, all_gather, reduce_scatter, all_to_all, "
-                                 "broadcast, reduce, gather, scatter, barrier", "all_reduce");
+    args.AddOption("ranks",
+                   "number of ranks (default 8; tensor-parallel: tp x dp, pipeline-parallel: "
+                   "stages x dp)");
+    args.AddOption("collective",
+                   "collective: all_reduce, all_gather, reduce_scatter, all_to_all, "
+                   "broadcast, reduce, gather, scatter, barrier",
+                   "all_reduce");
     args.AddOption("size", "collective: comm_size per rank (64KiB, 1MiB, 4GiB, ...)", "1MiB");
     args.AddOption("iterations", "collective: collectives per rank", "1");
     args.AddOption("compute-us", "collective: compute before each collective, microseconds", "0");
     args.AddOption("root", "collective: root rank of rooted collectives", "0");
-    args.AddOption("layers", "data-parallel: layers", "24");
-    args.AddOption("layer-bytes", "data-parallel: gradient bytes per layer", "32MiB");
-    args.AddOption("forward-us", "data-parallel: forward compute per layer, microseconds", "400");
-    args.AddOption("backward-us", "data-parallel: backward compute per layer, microseconds", "800");
-    args.AddOption("bucket-bytes", "data-parallel: gradient bucket (0: one per layer)", "25MiB");
-    args.AddOption("optimizer-us", "data-parallel: optimizer step, microseconds", "300");
+    args.AddOption("layers", "training: layers (pipeline-parallel: of the whole model)", "24");
+    args.AddOption("layer-bytes",
+                   "training: gradient bytes of one layer on one rank (moe: its dense part)",
+                   "32MiB");
+    args.AddOption("forward-us",
+                   "training: forward compute per layer, microseconds (pipeline-parallel: per "
+                   "micro-batch; moe: dense part)",
+                   "400");
+    args.AddOption("backward-us", "training: backward compute per layer, as --forward-us", "800");
+    args.AddOption("bucket-bytes",
+                   "training: gradient bucket (0: one all-reduce per layer)",
+                   "25MiB");
+    args.AddOption("first-bucket-bytes",
+                   "training: first gradient bucket (PyTorch DDP: 1MiB; 0: --bucket-bytes)",
+                   "0");
+    args.AddOption("optimizer-us", "training: optimizer step, microseconds", "300");
+    args.AddOption("tp", "tensor-parallel: tensor-parallel group size", "4");
+    args.AddOption("dp",
+                   "tensor-parallel, pipeline-parallel: data-parallel replicas (default 1, or "
+                   "from --ranks)");
+    args.AddOption("activation-bytes",
+                   "tensor-parallel: comm_size of each all-reduce; pipeline-parallel: one "
+                   "micro-batch's activation sent between stages (and its gradient back)",
+                   "16MiB");
+    args.AddOption("stages", "pipeline-parallel: pipeline stages", "4");
+    args.AddOption("microbatches", "pipeline-parallel: micro-batches per step", "8");
+    args.AddOption("ep", "moe: expert-parallel group size (default: --ranks)");
+    args.AddOption("experts-per-rank", "moe: experts on each rank", "1");
+    args.AddOption("tokens", "moe: tokens per rank", "4096");
+    args.AddOption("hidden", "moe: hidden size (elements)", "4096");
+    args.AddOption("top-k", "moe: experts per token", "1");
+    args.AddOption("element-bytes", "moe: bytes per element", "2");
+    args.AddOption("expert-forward-us", "moe: forward compute of one expert per layer", "200");
+    args.AddOption("expert-backward-us", "moe: backward compute of one expert per layer", "400");
+    args.AddOption("expert-bytes", "moe: gradient bytes of one expert", "32MiB");
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
@@ -84,6 +227,29 @@ main(int argc, char** argv)
     return RunTool(program, [&]() {
         const std::string workload = args.Get("workload");
         const std::string prefix = args.Get("output-prefix");
+        const auto& table = WorkloadFlags();
+        auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) {
+            return e.first == workload;
+        });
+        if (entry == table.end())
+        {
+            throw std::invalid_argument("--workload: unknown workload '" + workload +
+                                        "' (collective, data-parallel, tensor-parallel, "
+                                        "pipeline-parallel, moe)");
+        }
+        for (const auto& other : table)
+        {
+            for (const auto& flag : other.second)
+            {
+                if (args.Has(flag) && std::find(entry->second.begin(), entry->second.end(), flag) ==
+                                          entry->second.end())
+                {
+                    throw std::invalid_argument("--" + flag + " does not apply to --workload " +
+                                                workload);
+                }
+            }
+        }
+        const uint32_t ranks = args.Has("ranks") ? Positive(args, "ranks") : 8;
         std::vector<std::string> files;
         if (workload == "collective")
         {
@@ -94,7 +260,7 @@ main(int argc, char** argv)
                                             args.Get("collective") + "'");
             }
             spec.bytes = Bytes(args, "size");
-            spec.ranks = Positive(args, "ranks");
+            spec.ranks = ranks;
             spec.iterations = Positive(args, "iterations");
             spec.computeMicros = Micros(args, "compute-us");
             spec.root = static_cast<uint32_t>(Micros(args, "root"));
@@ -106,20 +272,85 @@ main(int argc, char** argv)
         }
         else if (workload == "data-parallel")
         {
+            const TrainingFlags training = Training(args);
             DataParallelSpec spec;
-            spec.ranks = Positive(args, "ranks");
-            spec.layers = Positive(args, "layers");
-            spec.parameterBytesPerLayer = Bytes(args, "layer-bytes");
-            spec.forwardMicros = Micros(args, "forward-us");
-            spec.backwardMicros = Micros(args, "backward-us");
-            spec.bucketBytes = Bytes(args, "bucket-bytes");
-            spec.optimizerMicros = Micros(args, "optimizer-us");
+            spec.ranks = ranks;
+            spec.layers = training.layers;
+            spec.parameterBytesPerLayer = training.layerBytes;
+            spec.forwardMicros = training.forward;
+            spec.backwardMicros = training.backward;
+            spec.bucketBytes = training.bucket;
+            spec.firstBucketBytes = training.firstBucket;
+            spec.optimizerMicros = training.optimizer;
             files = WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+        }
+        else if (workload == "tensor-parallel")
+        {
+            const TrainingFlags training = Training(args);
+            TensorParallelSpec spec;
+            spec.tp = Positive(args, "tp");
+            spec.dp = Replicas(args, "tp", spec.tp);
+            spec.layers = training.layers;
+            spec.activationBytes = Bytes(args, "activation-bytes");
+            spec.parameterBytesPerLayer = training.layerBytes;
+            spec.forwardMicros = training.forward;
+            spec.backwardMicros = training.backward;
+            spec.bucketBytes = training.bucket;
+            spec.firstBucketBytes = training.firstBucket;
+            spec.optimizerMicros = training.optimizer;
+            files = WorkloadGenerator::WriteTensorParallelStep(prefix, spec);
+        }
+        else if (workload == "pipeline-parallel")
+        {
+            const TrainingFlags training = Training(args);
+            PipelineParallelSpec spec;
+            spec.stages = Positive(args, "stages");
+            spec.dp = Replicas(args, "stages", spec.stages);
+            spec.microbatches = Positive(args, "microbatches");
+            spec.layers = training.layers;
+            if (spec.layers % spec.stages != 0)
+            {
+                throw std::invalid_argument("--layers " + std::to_string(spec.layers) +
+                                            " is not a multiple of --stages " +
+                                            std::to_string(spec.stages));
+            }
+            spec.activationBytes = Bytes(args, "activation-bytes");
+            spec.parameterBytesPerLayer = training.layerBytes;
+            spec.forwardMicros = training.forward;
+            spec.backwardMicros = training.backward;
+            spec.bucketBytes = training.bucket;
+            spec.firstBucketBytes = training.firstBucket;
+            spec.optimizerMicros = training.optimizer;
+            files = WorkloadGenerator::WritePipelineParallelStep(prefix, spec);
         }
         else
         {
-            throw std::invalid_argument("--workload: unknown workload '" + workload +
-                                        "' (collective, data-parallel)");
+            const TrainingFlags training = Training(args);
+            MoeSpec spec;
+            spec.ranks = ranks;
+            spec.ep = args.Has("ep") ? Positive(args, "ep") : 0;
+            if (spec.ep > 0 && spec.ranks % spec.ep != 0)
+            {
+                throw std::invalid_argument("--ranks " + std::to_string(spec.ranks) +
+                                            " is not a multiple of --ep " +
+                                            std::to_string(spec.ep));
+            }
+            spec.layers = training.layers;
+            spec.expertsPerRank = Positive(args, "experts-per-rank");
+            spec.tokens = Count(args, "tokens", 1, uint64_t(1) << 40);
+            spec.hidden = Count(args, "hidden", 1, uint64_t(1) << 30);
+            spec.topK = Positive(args, "top-k");
+            spec.elementBytes = Count(args, "element-bytes", 1, 64);
+            spec.forwardMicros = training.forward;
+            spec.backwardMicros = training.backward;
+            spec.expertForwardMicros = Micros(args, "expert-forward-us");
+            spec.expertBackwardMicros = Micros(args, "expert-backward-us");
+            spec.parameterBytesPerLayer = training.layerBytes;
+            spec.expertParameterBytes = Bytes(args, "expert-bytes");
+            spec.bucketBytes = training.bucket;
+            spec.firstBucketBytes = training.firstBucket;
+            spec.optimizerMicros = training.optimizer;
+            files = WorkloadGenerator::WriteMoeStep(prefix, spec);
         }
         std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
                   << prefix << "." << files.size() - 1 << ".et" << std::endl;
