@@ -108,8 +108,9 @@ DefaultTreeChunks(double bytes)
 {
     const double chunkSize = 1 << 20;
     const double maxChunks = 64;
-    return bytes <= chunkSize ? 1u
-                              : static_cast<uint32_t>(std::min(std::ceil(bytes / chunkSize), maxChunks));
+    return bytes <= chunkSize
+               ? 1u
+               : static_cast<uint32_t>(std::min(std::ceil(bytes / chunkSize), maxChunks));
 }
 
 /**
@@ -118,10 +119,10 @@ DefaultTreeChunks(double bytes)
  */
 struct TreeShape
 {
-    uint32_t height{0};       //!< h: depth of the deepest position of the heap over n
+    uint32_t height{0};         //!< h: depth of the deepest position of the heap over n
     uint32_t completeLevels{0}; //!< h_c: levels below the root of the heap's complete part
-    uint32_t maxChildren{0};  //!< k: most children of any position
-    uint32_t maxDegree{0};    //!< L: most tree neighbours of one rank, both trees together
+    uint32_t maxChildren{0};    //!< k: most children of any position
+    uint32_t maxDegree{0};      //!< L: most tree neighbours of one rank, both trees together
 };
 
 TreeShape
@@ -200,12 +201,13 @@ FlatClosedForm(CollectiveCommType type,
             const TreeShape shape = ShapeOfDoubleTree(n);
             const double chunks = DefaultTreeChunks(bytes);
             const double half = bytes / (2 * chunks); // M: one tree's part of one chunk
-            // 2h a + (2 k h_c + L (C - 1)) M / B: one chunk's critical path, then one chunk
-            // per L M / B at the busiest NIC.
-            return 2 * shape.height * a +
-                   (2.0 * shape.maxChildren * shape.completeLevels +
-                    (chunks - 1) * shape.maxDegree) *
-                       half / b;
+            // One chunk's critical path, the longer of the deepest path (2h hops of one
+            // message) and the complete part's path (2 h_c hops of k messages: siblings share
+            // the parent's NIC), then one chunk per L M / B at the busiest NIC.
+            const double firstChunk =
+                std::max(2.0 * shape.height * (a + half / b),
+                         2.0 * shape.completeLevels * (a + shape.maxChildren * half / b));
+            return firstChunk + (chunks - 1) * shape.maxDegree * half / b;
         }
         return kNoClosedForm;
     case ChakraProtoMsg::ALL_GATHER:
@@ -242,7 +244,8 @@ HierarchicalClosedForm(uint32_t hosts, uint32_t g, double bytes, const PathModel
                        const PathModel& out)
 {
     return 2.0 * (g - 1) * (in.latency + bytes / g / in.bandwidth) +
-           2.0 * (hosts - 1) * (out.latency + bytes / (static_cast<double>(g) * hosts) / out.bandwidth);
+           2.0 * (hosts - 1) *
+               (out.latency + bytes / (static_cast<double>(g) * hosts) / out.bandwidth);
 }
 
 /**
@@ -275,12 +278,12 @@ struct Row
     std::string section;
     std::string collective;
     std::string algorithm;
-    std::string ranks;     //!< "8" or "2x4"
-    std::string size;      //!< label
+    std::string ranks; //!< "8" or "2x4"
+    std::string size;  //!< label
     double simulatedUs{0};
-    double closedUs{0};    //!< NaN: none
+    double closedUs{0}; //!< NaN: none
     double wallSeconds{0};
-    std::string note;      //!< fell back, unfinished, ...
+    std::string note; //!< fell back, unfinished, ...
 };
 
 /** Figures a child sends back through a pipe. */
@@ -595,14 +598,19 @@ ParseOptions(int argc, char** argv, Options& options)
 class Table
 {
   public:
-    void Add(const Row& row)
+    void Add(Row row)
     {
-        PrintRow(row);
         if (std::isnan(row.closedUs) || row.simulatedUs < 0)
         {
+            PrintRow(row);
             return;
         }
         double ratio = row.simulatedUs / row.closedUs;
+        if (std::abs(ratio - 1) > 0.05)
+        {
+            row.note = "> 5%" + (row.note.empty() ? "" : " " + row.note);
+        }
+        PrintRow(row);
         std::string key = row.section + " " + row.collective + " " + row.algorithm;
         auto it = m_worst.find(key);
         if (it == m_worst.end() || std::abs(ratio - 1) > std::abs(it->second.ratio - 1))
