@@ -11,6 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace ns3;
@@ -189,6 +190,78 @@ BOOST_AUTO_TEST_CASE(direct_alltoall_matches_its_closed_form)
         double closed =
             (link.latency + (n - 1.0) / n * static_cast<double>(bytes) / link.bandwidth) * 1e6;
         ExpectClose(simulated, closed, "direct all-to-all n=" + std::to_string(n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(direct_allreduce_and_ring_broadcast_match_their_closed_forms)
+{
+    LinkModel link;
+    for (uint32_t n : {3, 8})
+    {
+        const double bytes = 1 << 20;
+        double direct = SimulatedUs(
+            RunOne(ChakraProtoMsg::ALL_REDUCE, n, 1 << 20, "direct", FlatSwitch(n)));
+        // 2a + 2(n-1)/n S/B: direct reduce-scatter, then direct all-gather
+        ExpectClose(direct, (2 * link.latency + 2.0 * (n - 1) / n * bytes / link.bandwidth) * 1e6,
+                    "direct all-reduce n=" + std::to_string(n));
+        double chain = SimulatedUs(
+            RunOne(ChakraProtoMsg::BROADCAST, n, 1 << 20, "ring", FlatSwitch(n)));
+        // One chunk (the ring's default): the chain stores and forwards the whole buffer at
+        // every rank, (n-1)(a + S/B).
+        ExpectClose(chain, (n - 1) * (link.latency + bytes / link.bandwidth) * 1e6,
+                    "ring broadcast n=" + std::to_string(n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(tree_allreduce_matches_its_closed_form)
+{
+    // max(2h (a + M/B), 2 h_c (a + k M/B)) + L (C - 1) M/B with M = S/(2C), C = S / 1 MiB
+    // chunks (at most 64): h the heap's height, h_c the levels of its complete part, k the most
+    // children of a node, L the most tree neighbours of one rank in both trees
+    // (doc/collectives.md, "Tree all-reduce").
+    struct Case
+    {
+        uint32_t n, h, k, hc, l;
+        uint64_t bytes;
+    };
+    LinkModel link;
+    for (const Case c : {Case{2, 1, 1, 1, 2, 1 << 20}, Case{3, 1, 2, 1, 3, 1 << 20},
+                         Case{8, 3, 2, 2, 4, 64 << 10}, Case{8, 3, 2, 2, 4, 1 << 20},
+                         Case{8, 3, 2, 2, 4, 16 << 20}})
+    {
+        double simulated =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, c.n, c.bytes, "tree", FlatSwitch(c.n)));
+        const double chunks = static_cast<double>(std::max<uint64_t>(1, c.bytes >> 20));
+        const double half = static_cast<double>(c.bytes) / (2 * chunks);
+        const double message = half / link.bandwidth;
+        double closed = (std::max(2.0 * c.h * (link.latency + message),
+                                  2.0 * c.hc * (link.latency + c.k * message)) +
+                         c.l * (chunks - 1) * message) *
+                        1e6;
+        ExpectClose(simulated, closed,
+                    "tree all-reduce n=" + std::to_string(c.n) + " " + std::to_string(c.bytes) +
+                        " B");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hierarchical_allreduce_matches_its_closed_form)
+{
+    // 2 hosts x 4 GPUs: 2(g-1)(a_in + S/(g B_in)) + 2(H-1)(a_out + S/(g H B_out)), where the
+    // NVLink path has 65000-byte packets at 3.6 Tbps and 250 ns links.
+    chakra_test::ClusterConfig config = FlatSwitch(2);
+    config.gpusPerHost = 4;
+    LinkModel out;
+    const double inBandwidth = 3600e9 / 8 * 64948.0 / 65002.0;
+    const double inLatency = 2 * 250e-9 + 65002 * 8 / 3600e9;
+    for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(16) << 20})
+    {
+        double simulated =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, 8, bytes, "hierarchical", config));
+        const double s = static_cast<double>(bytes);
+        double closed = (2.0 * 3 * (inLatency + s / 4 / inBandwidth) +
+                         2.0 * 1 * (out.latency + s / 8 / out.bandwidth)) *
+                        1e6;
+        ExpectClose(simulated, closed, "hierarchical 2x4 " + std::to_string(bytes) + " B");
     }
 }
 

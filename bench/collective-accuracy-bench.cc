@@ -1,0 +1,921 @@
+/*
+ * collective-accuracy-bench: simulated collective times against their closed forms (issue 7's
+ * accuracy table, doc/collectives.md).
+ *
+ *   build/bench/collective-accuracy-bench [options]
+ *     --quick                 sizes up to 16 MiB only
+ *     --n=2,3,8,16            flat-switch communicator sizes
+ *     --sizes=64KiB,1MiB,...  sizes S (the closed forms' buffer: see below)
+ *     --collectives=all-reduce,broadcast,...   restrict the collectives
+ *     --algorithms=ring,tree,...               restrict the algorithms
+ *     --sections=flat,hierarchical,astra       restrict the sections
+ *     --data=DIR              shared data directory (else $CHAKRA_TEST_DATA, else
+ *                             ./../shared/data)
+ *
+ * Sections:
+ *  - flat: one switch, one GPU per host (NIC 100 Gbps, 1 us, MTU 9000); every algorithm of
+ *    the table against its closed form;
+ *  - hierarchical: 2 x 4 and 4 x 4 GPUs (NVLink 3600 Gbps, 250 ns, 65000-byte packets; NIC
+ *    100 Gbps, 1 us, MTU 9000): hierarchical and flat ring all-reduce;
+ *  - astra: the astra-sim microbenchmark traces (1 MiB, 4/8/16 ranks) with every algorithm
+ *    that supports their collective, on the flat switch.
+ *
+ * S is the buffer of FORMATS.md section 5: all-reduce and broadcast: the buffer; all-gather:
+ * the gathered output (comm_size = S / n per rank); reduce-scatter and all-to-all: the whole
+ * input (comm_size = S). Each simulation runs in a child process.
+ */
+#include "bench-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+using ChakraProtoMsg::CollectiveCommType;
+
+namespace
+{
+
+/** Bytes one packet adds on a point-to-point link (PPP header). */
+constexpr double kPppHeader = 2;
+/** IP + TCP header with timestamps: the TCP segment is MTU - 52 bytes. */
+constexpr double kIpTcpHeaders = 52;
+
+/**
+ * The two parameters of the closed forms for one kind of path (GPU -> switch -> GPU).
+ */
+struct PathModel
+{
+    double bandwidth{0}; //!< effective payload bandwidth, bytes/s
+    double latency{0};   //!< per-step latency a, seconds
+};
+
+/**
+ * \param bitsPerSecond link rate
+ * \param linkLatency one link's propagation delay (s)
+ * \param mtu link MTU (bytes)
+ * \return the model of a two-link path through one store-and-forward switch: payload
+ *         bandwidth = rate x segment / wire packet; a = two link delays + one full packet's
+ *         serialization at the switch
+ */
+PathModel
+TwoHopPath(double bitsPerSecond, double linkLatency, double mtu)
+{
+    PathModel path;
+    const double wire = mtu + kPppHeader;
+    path.bandwidth = bitsPerSecond / 8 * (mtu - kIpTcpHeaders) / wire;
+    path.latency = 2 * linkLatency + wire * 8 / bitsPerSecond;
+    return path;
+}
+
+// The flat switch and the two-level host model of the table.
+constexpr double kNicRate = 100e9;
+constexpr double kNicLatency = 1e-6;
+constexpr uint32_t kMtu = 9000;
+constexpr double kNvLinkRate = 3600e9;
+constexpr double kNvLinkLatency = 250e-9;
+constexpr uint32_t kNvLinkMtu = 65000;
+
+/** Largest power of two not above n. */
+uint32_t
+FloorPowerOfTwo(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p * 2 <= n)
+    {
+        p *= 2;
+    }
+    return p;
+}
+
+/** Tree chunks for S bytes with the application's defaults (1 MiB chunks, at most 64). */
+uint32_t
+DefaultTreeChunks(double bytes)
+{
+    const double chunkSize = 1 << 20;
+    const double maxChunks = 64;
+    return bytes <= chunkSize
+               ? 1u
+               : static_cast<uint32_t>(std::min(std::ceil(bytes / chunkSize), maxChunks));
+}
+
+/**
+ * The double binary tree's shape parameters (derivation: doc/collectives.md, "Tree
+ * all-reduce").
+ */
+struct TreeShape
+{
+    uint32_t height{0};         //!< h: depth of the deepest position of the heap over n
+    uint32_t completeLevels{0}; //!< h_c: levels below the root of the heap's complete part
+    uint32_t maxChildren{0};    //!< k: most children of any position
+    uint32_t maxDegree{0};      //!< L: most tree neighbours of one rank, both trees together
+};
+
+TreeShape
+ShapeOfDoubleTree(uint32_t n)
+{
+    TreeShape shape;
+    auto children = [n](uint32_t q) {
+        return static_cast<uint32_t>((2 * q + 1 < n ? 1 : 0) + (2 * q + 2 < n ? 1 : 0));
+    };
+    auto depth = [](uint32_t q) {
+        uint32_t d = 0;
+        for (; q > 0; q = (q - 1) / 2)
+        {
+            ++d;
+        }
+        return d;
+    };
+    shape.height = depth(n - 1);
+    // The complete part holds positions 0 .. 2^(h_c + 1) - 2.
+    shape.completeLevels = std::max(1u, depth(n) - 1);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        // Tree 0 places rank r at position r, tree 1 at position n - 1 - r.
+        uint32_t degree = 0;
+        for (uint32_t q : {r, n - 1 - r})
+        {
+            degree += children(q) + (q > 0 ? 1 : 0);
+            shape.maxChildren = std::max(shape.maxChildren, children(q));
+        }
+        shape.maxDegree = std::max(shape.maxDegree, degree);
+    }
+    return shape;
+}
+
+const double kNoClosedForm = std::numeric_limits<double>::quiet_NaN();
+
+/**
+ * \param type collective
+ * \param algorithm algorithm name
+ * \param n ranks (one per host: every message crosses one switch)
+ * \param bytes S (see the file comment)
+ * \param p the path model
+ * \return the closed form in seconds, NaN if there is none
+ */
+double
+FlatClosedForm(CollectiveCommType type,
+               const std::string& algorithm,
+               uint32_t n,
+               double bytes,
+               const PathModel& p)
+{
+    const double a = p.latency;
+    const double b = p.bandwidth;
+    const double steps = n - 1;
+    const double share = steps / n * bytes / b; // (n-1)/n S/B
+    switch (type)
+    {
+    case ChakraProtoMsg::ALL_REDUCE:
+        if (algorithm == "ring" || algorithm == "hierarchical") // hierarchical with g = 1: ring
+        {
+            return 2 * steps * a + 2 * share;
+        }
+        if (algorithm == "direct")
+        {
+            return 2 * a + 2 * share;
+        }
+        if (algorithm == "halving-doubling")
+        {
+            const uint32_t q = FloorPowerOfTwo(n);
+            const double core = 2 * std::log2(q) * a + 2.0 * (q - 1) / q * bytes / b;
+            // Non-powers of two: the hand-off of the whole buffer before and after.
+            return q == n ? core : core + 2 * (a + bytes / b);
+        }
+        if (algorithm == "tree")
+        {
+            const TreeShape shape = ShapeOfDoubleTree(n);
+            const double chunks = DefaultTreeChunks(bytes);
+            const double half = bytes / (2 * chunks); // M: one tree's part of one chunk
+            // One chunk's critical path, the longer of the deepest path (2h hops of one
+            // message) and the complete part's path (2 h_c hops of k messages: siblings share
+            // the parent's NIC), then one chunk per L M / B at the busiest NIC.
+            const double firstChunk =
+                std::max(2.0 * shape.height * (a + half / b),
+                         2.0 * shape.completeLevels * (a + shape.maxChildren * half / b));
+            return firstChunk + (chunks - 1) * shape.maxDegree * half / b;
+        }
+        return kNoClosedForm;
+    case ChakraProtoMsg::ALL_GATHER:
+    case ChakraProtoMsg::REDUCE_SCATTER:
+        if (algorithm == "ring" || algorithm == "hierarchical")
+        {
+            return steps * a + share;
+        }
+        if (algorithm == "halving-doubling")
+        {
+            return std::log2(n) * a + share;
+        }
+        if (algorithm == "direct")
+        {
+            return a + share;
+        }
+        return kNoClosedForm;
+    case ChakraProtoMsg::ALL_TO_ALL:
+        return algorithm == "direct" ? a + share : kNoClosedForm;
+    case ChakraProtoMsg::BROADCAST:
+        // A chain of n - 1 hops, one chunk by default: store-and-forward of the whole buffer.
+        return algorithm == "ring" ? steps * (a + bytes / b) : kNoClosedForm;
+    default:
+        return kNoClosedForm;
+    }
+}
+
+/**
+ * Hierarchical all-reduce on H hosts of g GPUs (hierarchical-collective.h):
+ * 2(g-1)(a_in + S/(g B_in)) + 2(H-1)(a_out + S/(g H B_out)).
+ */
+double
+HierarchicalClosedForm(uint32_t hosts, uint32_t g, double bytes, const PathModel& in,
+                       const PathModel& out)
+{
+    return 2.0 * (g - 1) * (in.latency + bytes / g / in.bandwidth) +
+           2.0 * (hosts - 1) *
+               (out.latency + bytes / (static_cast<double>(g) * hosts) / out.bandwidth);
+}
+
+/**
+ * Flat ring all-reduce over H hosts of g GPUs (ring order = rank order, so g - 1 NVLink hops
+ * then one NIC hop, H times around): the larger of
+ *  - throughput: every NIC hop carries all 2(n-1) messages of m = S/n:
+ *    2(n-1) m/B_out + a_out;
+ *  - latency: the chain of 2(n-1) dependent steps crosses a NIC hop every g steps:
+ *    2(n-1)/g (a_out + m/B_out + (g-1)(a_in + m/B_in)).
+ * (The plain ring formula with the slowest hop's parameters, 2(n-1)(a_out + m/B_out), charges
+ * a_out on every step; it is printed in doc/collectives.md for comparison.)
+ */
+double
+TwoLevelRingClosedForm(uint32_t hosts, uint32_t g, double bytes, const PathModel& in,
+                       const PathModel& out)
+{
+    const double n = static_cast<double>(hosts) * g;
+    const double m = bytes / n;
+    const double steps = 2 * (n - 1);
+    const double throughput = steps * m / out.bandwidth + out.latency;
+    const double latency = steps / g *
+                           (out.latency + m / out.bandwidth +
+                            (g - 1) * (in.latency + m / in.bandwidth));
+    return std::max(throughput, latency);
+}
+
+/** What one row measures. */
+struct Row
+{
+    std::string section;
+    std::string collective;
+    std::string algorithm;
+    std::string ranks; //!< "8" or "2x4"
+    std::string size;  //!< label
+    double simulatedUs{0};
+    double closedUs{0}; //!< NaN: none
+    double wallSeconds{0};
+    std::string note; //!< fell back, unfinished, ...
+};
+
+/** Figures a child sends back through a pipe. */
+struct ChildResult
+{
+    double simulatedUs{-1};
+    double wallSeconds{0};
+    uint64_t events{0};
+    char algorithm[32]{};
+    bool finished{false};
+};
+
+/**
+ * Runs \p run in a child process and returns what it wrote back (simulatedUs < 0 if the
+ * child failed).
+ */
+ChildResult
+RunInChildWithResult(const std::function<ChildResult()>& run)
+{
+    int fds[2];
+    ChildResult result;
+    if (pipe(fds) != 0)
+    {
+        std::perror("pipe");
+        return result;
+    }
+    chakra_bench::RunInChild([&]() {
+        close(fds[0]);
+        ChildResult child = run();
+        ssize_t written = write(fds[1], &child, sizeof(child));
+        close(fds[1]);
+        return written == static_cast<ssize_t>(sizeof(child)) ? 0 : 1;
+    });
+    close(fds[1]);
+    ssize_t got = read(fds[0], &result, sizeof(result));
+    close(fds[0]);
+    if (got != static_cast<ssize_t>(sizeof(result)))
+    {
+        result = ChildResult();
+    }
+    return result;
+}
+
+/** The cluster of one run. */
+struct ClusterSpec
+{
+    uint32_t hosts{1};
+    uint32_t gpusPerHost{1};
+};
+
+/** Runs the traces at \p prefix on \p cluster with every collective on \p algorithm. */
+ChildResult
+Simulate(const std::string& prefix, const ClusterSpec& cluster, const std::string& algorithm)
+{
+    ClusterScenario scenario;
+    Ptr<GpuClusterHelper> helper = scenario.GetCluster();
+    helper->SetAttribute("Hosts", UintegerValue(cluster.hosts));
+    helper->SetAttribute("GpusPerHost", UintegerValue(cluster.gpusPerHost));
+    helper->SetAttribute("Topology", StringValue("single-switch"));
+    helper->SetAttribute("NicBandwidth", StringValue("100Gbps"));
+    helper->SetAttribute("NicLatency", StringValue("1us"));
+    helper->SetAttribute("Mtu", UintegerValue(kMtu));
+    helper->SetAttribute("NvLinkBandwidth", StringValue("3600Gbps"));
+    helper->SetAttribute("NvLinkLatency", StringValue("250ns"));
+    helper->SetAttribute("NvLinkMtu", UintegerValue(kNvLinkMtu));
+    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
+                                  "BroadcastAlgorithm", "ReduceAlgorithm", "GatherAlgorithm",
+                                  "ScatterAlgorithm"})
+    {
+        scenario.SetAppAttribute(attribute, StringValue(algorithm));
+    }
+    ChildResult result;
+    ChakraReport report = scenario.Run(prefix);
+    result.finished = report.AllFinished();
+    result.simulatedUs = static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3;
+    result.wallSeconds = scenario.GetWallSeconds();
+    result.events = scenario.GetEventCount();
+    auto collectives = report.GetCollectives();
+    std::string used;
+    for (const auto& collective : collectives)
+    {
+        if (used.find(collective.algorithm) == std::string::npos)
+        {
+            used += (used.empty() ? "" : "+") + collective.algorithm;
+        }
+    }
+    std::snprintf(result.algorithm, sizeof(result.algorithm), "%s", used.c_str());
+    return result;
+}
+
+/** Writes one collective per rank in a fresh directory, simulates it, removes the traces. */
+ChildResult
+SimulateGenerated(CollectiveCommType type,
+                  uint64_t commSize,
+                  uint32_t ranks,
+                  const ClusterSpec& cluster,
+                  const std::string& algorithm)
+{
+    char pattern[] = "/tmp/chakra-accuracy-XXXXXX";
+    const char* made = mkdtemp(pattern);
+    if (made == nullptr)
+    {
+        std::perror("mkdtemp");
+        return ChildResult();
+    }
+    std::string dir = made;
+    CollectiveBenchSpec spec;
+    spec.type = type;
+    spec.bytes = commSize;
+    spec.ranks = ranks;
+    auto files = WorkloadGenerator::WriteCollectiveBench(dir + "/c", spec);
+    ChildResult result = Simulate(dir + "/c", cluster, algorithm);
+    for (const auto& file : files)
+    {
+        std::remove(file.c_str());
+    }
+    rmdir(dir.c_str());
+    return result;
+}
+
+/** \return a size label: 64KiB, 1MiB, ... (bytes if not a whole number of KiB) */
+std::string
+SizeLabel(uint64_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    int unit = 0;
+    while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0)
+    {
+        bytes /= 1024;
+        ++unit;
+    }
+    return std::to_string(bytes) + units[unit];
+}
+
+/** The collective's name as the table prints it. */
+std::string
+CollectiveLabel(CollectiveCommType type)
+{
+    switch (type)
+    {
+    case ChakraProtoMsg::ALL_REDUCE:
+        return "all-reduce";
+    case ChakraProtoMsg::ALL_GATHER:
+        return "all-gather";
+    case ChakraProtoMsg::REDUCE_SCATTER:
+        return "reduce-scatter";
+    case ChakraProtoMsg::ALL_TO_ALL:
+        return "all-to-all";
+    case ChakraProtoMsg::BROADCAST:
+        return "broadcast";
+    default:
+        return CommTypeName(type);
+    }
+}
+
+void
+PrintHeader()
+{
+    std::printf("%-15s %-17s %6s %7s %14s %14s %7s %8s  %s\n", "collective", "algorithm", "n",
+                "size", "simulated_us", "closed_form_us", "ratio", "wall_s", "note");
+    std::fflush(stdout);
+}
+
+void
+PrintRow(const Row& row)
+{
+    char closed[32] = "-";
+    char ratio[32] = "-";
+    if (!std::isnan(row.closedUs) && row.simulatedUs >= 0)
+    {
+        std::snprintf(closed, sizeof(closed), "%.2f", row.closedUs);
+        std::snprintf(ratio, sizeof(ratio), "%.3f", row.simulatedUs / row.closedUs);
+    }
+    std::printf("%-15s %-17s %6s %7s %14.2f %14s %7s %8.2f  %s\n", row.collective.c_str(),
+                row.algorithm.c_str(), row.ranks.c_str(), row.size.c_str(), row.simulatedUs,
+                closed, ratio, row.wallSeconds, row.note.c_str());
+    std::fflush(stdout);
+}
+
+/** Command-line options. */
+struct Options
+{
+    bool quick{false};
+    std::vector<uint32_t> ranks{2, 3, 8, 16};
+    std::vector<uint64_t> sizes{64u << 10, 1u << 20, 16u << 20, 256u << 20};
+    std::vector<CollectiveCommType> collectives; //!< empty: all
+    std::vector<std::string> algorithms;         //!< empty: all
+    std::vector<std::string> sections{"flat", "hierarchical", "astra"};
+    std::string data;
+    bool sizesGiven{false};
+};
+
+std::vector<std::string>
+SplitList(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ','))
+    {
+        if (!item.empty())
+        {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
+template <typename T>
+bool
+Contains(const std::vector<T>& list, const T& value)
+{
+    return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+void
+Usage()
+{
+    std::fprintf(stderr,
+                 "usage: collective-accuracy-bench [--quick] [--n=2,3,8,16] "
+                 "[--sizes=64KiB,1MiB,16MiB,256MiB] [--collectives=all-reduce,...] "
+                 "[--algorithms=ring,...] [--sections=flat,hierarchical,astra] [--data=DIR]\n");
+}
+
+/** \return false on a bad option (after printing why) */
+bool
+ParseOptions(int argc, char** argv, Options& options)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        auto value = [&](const std::string& flag) -> std::string {
+            return arg.rfind(flag + "=", 0) == 0 ? arg.substr(flag.size() + 1) : std::string();
+        };
+        if (arg == "--quick")
+        {
+            options.quick = true;
+        }
+        else if (!value("--n").empty())
+        {
+            options.ranks.clear();
+            for (const auto& item : SplitList(value("--n")))
+            {
+                options.ranks.push_back(static_cast<uint32_t>(std::stoul(item)));
+            }
+        }
+        else if (!value("--sizes").empty())
+        {
+            options.sizes.clear();
+            options.sizesGiven = true;
+            for (const auto& item : SplitList(value("--sizes")))
+            {
+                uint64_t bytes = 0;
+                if (!WorkloadGenerator::ParseBytes(item, bytes))
+                {
+                    std::fprintf(stderr, "not a size: %s\n", item.c_str());
+                    return false;
+                }
+                options.sizes.push_back(bytes);
+            }
+        }
+        else if (!value("--collectives").empty())
+        {
+            for (const auto& item : SplitList(value("--collectives")))
+            {
+                CollectiveCommType type;
+                if (!WorkloadGenerator::ParseCollective(item, type))
+                {
+                    std::fprintf(stderr, "not a collective: %s\n", item.c_str());
+                    return false;
+                }
+                options.collectives.push_back(type);
+            }
+        }
+        else if (!value("--algorithms").empty())
+        {
+            options.algorithms = SplitList(value("--algorithms"));
+            for (const auto& name : options.algorithms)
+            {
+                if (!CreateCollectiveAlgorithm(name))
+                {
+                    std::fprintf(stderr, "not an algorithm: %s\n", name.c_str());
+                    return false;
+                }
+            }
+        }
+        else if (!value("--sections").empty())
+        {
+            options.sections = SplitList(value("--sections"));
+        }
+        else if (!value("--data").empty())
+        {
+            options.data = value("--data");
+        }
+        else
+        {
+            Usage();
+            return false;
+        }
+    }
+    if (options.quick && !options.sizesGiven)
+    {
+        options.sizes.erase(std::remove_if(options.sizes.begin(), options.sizes.end(),
+                                           [](uint64_t s) { return s > (16u << 20); }),
+                            options.sizes.end());
+    }
+    return true;
+}
+
+/** Collects rows and keeps the worst ratio per (collective, algorithm). */
+class Table
+{
+  public:
+    void Add(Row row)
+    {
+        if (std::isnan(row.closedUs) || row.simulatedUs < 0)
+        {
+            PrintRow(row);
+            return;
+        }
+        double ratio = row.simulatedUs / row.closedUs;
+        if (std::abs(ratio - 1) > 0.05)
+        {
+            row.note = "> 5%" + (row.note.empty() ? "" : " " + row.note);
+        }
+        PrintRow(row);
+        std::string key = row.section + " " + row.collective + " " + row.algorithm;
+        auto it = m_worst.find(key);
+        if (it == m_worst.end() || std::abs(ratio - 1) > std::abs(it->second.ratio - 1))
+        {
+            m_worst[key] = Worst{ratio, row.ranks + " " + row.size};
+        }
+        m_within += std::abs(ratio - 1) <= 0.05 ? 1 : 0;
+        ++m_compared;
+    }
+
+    void PrintSummary() const
+    {
+        std::printf("\nworst ratio per section, collective and algorithm:\n");
+        for (const auto& [key, worst] : m_worst)
+        {
+            std::printf("  %-45s %7.3f  (%s)%s\n", key.c_str(), worst.ratio, worst.where.c_str(),
+                        std::abs(worst.ratio - 1) <= 0.05 ? "" : "  > 5%");
+        }
+        std::printf("%zu of %zu rows with a closed form within 5%%\n", m_within, m_compared);
+    }
+
+  private:
+    struct Worst
+    {
+        double ratio;
+        std::string where;
+    };
+    std::map<std::string, Worst> m_worst;
+    std::size_t m_within{0};
+    std::size_t m_compared{0};
+};
+
+/** \return the algorithm actually used, with a note when it is not the requested one */
+std::string
+NoteOf(const ChildResult& result, const std::string& requested)
+{
+    if (result.simulatedUs < 0)
+    {
+        return "FAILED";
+    }
+    std::string note;
+    if (!result.finished)
+    {
+        note += "UNFINISHED ";
+    }
+    if (requested != result.algorithm)
+    {
+        note += std::string("ran ") + result.algorithm;
+    }
+    return note;
+}
+
+void
+RunFlatSection(const Options& options, Table& table)
+{
+    using namespace ChakraProtoMsg;
+    struct Case
+    {
+        CollectiveCommType type;
+        std::string algorithm;
+    };
+    const std::vector<Case> cases = {
+        {ALL_REDUCE, "ring"},      {ALL_REDUCE, "halving-doubling"}, {ALL_REDUCE, "direct"},
+        {ALL_REDUCE, "tree"},      {ALL_GATHER, "ring"},             {REDUCE_SCATTER, "ring"},
+        {ALL_TO_ALL, "direct"},    {BROADCAST, "ring"},
+    };
+    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
+    std::printf("== flat: one switch, one GPU per host, NIC 100 Gbps, 1 us, MTU %u "
+                "(B = %.4f GB/s payload, a = %.5f us) ==\n",
+                kMtu, nic.bandwidth / 1e9, nic.latency * 1e6);
+    PrintHeader();
+    for (const Case& c : cases)
+    {
+        if ((!options.collectives.empty() && !Contains(options.collectives, c.type)) ||
+            (!options.algorithms.empty() && !Contains(options.algorithms, c.algorithm)))
+        {
+            continue;
+        }
+        for (uint32_t n : options.ranks)
+        {
+            for (uint64_t size : options.sizes)
+            {
+                // all-gather's comm_size is one rank's contribution; S = n x comm_size.
+                const uint64_t commSize = c.type == ALL_GATHER ? size / n : size;
+                const double full = c.type == ALL_GATHER ? static_cast<double>(commSize) * n
+                                                         : static_cast<double>(size);
+                ChildResult result = RunInChildWithResult([&]() {
+                    return SimulateGenerated(c.type, commSize, n, ClusterSpec{n, 1}, c.algorithm);
+                });
+                Row row;
+                row.section = "flat";
+                row.collective = CollectiveLabel(c.type);
+                row.algorithm = c.algorithm;
+                row.ranks = std::to_string(n);
+                row.size = SizeLabel(size);
+                row.simulatedUs = result.simulatedUs;
+                row.closedUs = FlatClosedForm(c.type, c.algorithm, n, full, nic) * 1e6;
+                row.wallSeconds = result.wallSeconds;
+                row.note = NoteOf(result, c.algorithm);
+                table.Add(row);
+            }
+        }
+    }
+}
+
+void
+RunHierarchicalSection(const Options& options, Table& table)
+{
+    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
+    const PathModel nvlink = TwoHopPath(kNvLinkRate, kNvLinkLatency, kNvLinkMtu);
+    std::printf("\n== hierarchical: H hosts x 4 GPUs, NVLink 3600 Gbps, 250 ns, packets %u "
+                "(B_in = %.2f GB/s, a_in = %.5f us); NIC 100 Gbps, 1 us, MTU %u "
+                "(B_out = %.4f GB/s, a_out = %.5f us) ==\n",
+                kNvLinkMtu, nvlink.bandwidth / 1e9, nvlink.latency * 1e6, kMtu,
+                nic.bandwidth / 1e9, nic.latency * 1e6);
+    std::printf("(ring: max(2(n-1) m/B_out + a_out, 2(n-1)/g (a_out + m/B_out + (g-1)(a_in + "
+                "m/B_in))), m = S/n)\n");
+    PrintHeader();
+    for (uint32_t hosts : {2u, 4u})
+    {
+        const uint32_t g = 4;
+        const uint32_t n = hosts * g;
+        for (uint64_t size : options.sizes)
+        {
+            std::map<std::string, double> simulated;
+            for (const std::string algorithm : {"hierarchical", "ring"})
+            {
+                if (!options.algorithms.empty() && !Contains(options.algorithms, algorithm))
+                {
+                    continue;
+                }
+                ChildResult result = RunInChildWithResult([&]() {
+                    return SimulateGenerated(ChakraProtoMsg::ALL_REDUCE, size, n,
+                                             ClusterSpec{hosts, g}, algorithm);
+                });
+                Row row;
+                row.section = "hierarchical";
+                row.collective = "all-reduce";
+                row.algorithm = algorithm;
+                row.ranks = std::to_string(hosts) + "x" + std::to_string(g);
+                row.size = SizeLabel(size);
+                row.simulatedUs = result.simulatedUs;
+                row.closedUs =
+                    (algorithm == "ring"
+                         ? TwoLevelRingClosedForm(hosts, g, static_cast<double>(size), nvlink,
+                                                  nic)
+                         : HierarchicalClosedForm(hosts, g, static_cast<double>(size), nvlink,
+                                                  nic)) *
+                    1e6;
+                row.wallSeconds = result.wallSeconds;
+                row.note = NoteOf(result, algorithm);
+                simulated[algorithm] = result.simulatedUs;
+                if (algorithm == "ring" && simulated.count("hierarchical") != 0 &&
+                    simulated["hierarchical"] > 0)
+                {
+                    char speedup[64];
+                    std::snprintf(speedup, sizeof(speedup), "hierarchical %.2fx faster",
+                                  result.simulatedUs / simulated["hierarchical"]);
+                    row.note += (row.note.empty() ? "" : " ") + std::string(speedup);
+                }
+                table.Add(row);
+            }
+        }
+    }
+}
+
+/** \return the shared data directory, empty if there is none */
+std::string
+FindDataDir(const Options& options)
+{
+    std::vector<std::string> candidates;
+    if (!options.data.empty())
+    {
+        candidates.push_back(options.data);
+    }
+    else
+    {
+        const char* env = std::getenv("CHAKRA_TEST_DATA");
+        if (env != nullptr && *env != '\0')
+        {
+            candidates.emplace_back(env);
+        }
+        candidates.emplace_back("../shared/data");
+    }
+    for (const auto& dir : candidates)
+    {
+        std::error_code error;
+        if (std::filesystem::is_directory(dir + "/et/astra-microbenchmarks", error))
+        {
+            return dir;
+        }
+    }
+    return "";
+}
+
+void
+RunAstraSection(const Options& options, Table& table)
+{
+    std::string data = FindDataDir(options);
+    std::printf("\n== astra-sim microbenchmarks (1 MiB, flat switch as above) ==\n");
+    if (data.empty())
+    {
+        std::printf("skipped: no et/astra-microbenchmarks under --data, $CHAKRA_TEST_DATA or "
+                    "./../shared/data\n");
+        return;
+    }
+    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
+    std::printf("traces: %s/et/astra-microbenchmarks/<coll>/<n>npus_1MB/<coll>.<rank>.et\n",
+                data.c_str());
+    PrintHeader();
+    for (const std::string coll : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+    {
+        CollectiveCommType type;
+        WorkloadGenerator::ParseCollective(coll, type);
+        if (!options.collectives.empty() && !Contains(options.collectives, type))
+        {
+            continue;
+        }
+        for (uint32_t n : {4u, 8u, 16u})
+        {
+            const std::string prefix = data + "/et/astra-microbenchmarks/" + coll + "/" +
+                                       std::to_string(n) + "npus_1MB/" + coll;
+            if (CountTraceRanks(prefix) != n)
+            {
+                std::printf("%-15s %6u ranks: traces missing at %s\n", coll.c_str(), n,
+                            prefix.c_str());
+                continue;
+            }
+            // comm_size from rank 0's trace (every rank has the same collective).
+            uint64_t commSize = 0;
+            {
+                EtReader reader(prefix + ".0.et");
+                ChakraProtoMsg::Node proto;
+                while (commSize == 0 && reader.ReadNode(proto))
+                {
+                    EtNode node(proto);
+                    if (node.GetType() == ChakraProtoMsg::COMM_COLL_NODE)
+                    {
+                        commSize = node.GetCommSize();
+                    }
+                }
+            }
+            const double full = static_cast<double>(commSize) *
+                                (type == ChakraProtoMsg::ALL_GATHER ? n : 1);
+            for (const auto& algorithm : CollectiveAlgorithmNames())
+            {
+                if (!options.algorithms.empty() && !Contains(options.algorithms, algorithm))
+                {
+                    continue;
+                }
+                CollectiveRequest request;
+                request.type = type;
+                request.size = n;
+                request.bytes = commSize;
+                for (uint32_t r = 0; r < n; ++r)
+                {
+                    request.hostOf.push_back(r);
+                }
+                if (!CreateCollectiveAlgorithm(algorithm)->Supports(request))
+                {
+                    continue;
+                }
+                ChildResult result = RunInChildWithResult(
+                    [&]() { return Simulate(prefix, ClusterSpec{n, 1}, algorithm); });
+                Row row;
+                row.section = "astra";
+                row.collective = CollectiveLabel(type);
+                row.algorithm = algorithm;
+                row.ranks = std::to_string(n);
+                row.size = SizeLabel(static_cast<uint64_t>(full));
+                row.simulatedUs = result.simulatedUs;
+                row.closedUs = FlatClosedForm(type, algorithm, n, full, nic) * 1e6;
+                row.wallSeconds = result.wallSeconds;
+                row.note = NoteOf(result, algorithm);
+                table.Add(row);
+            }
+        }
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Options options;
+    if (!ParseOptions(argc, argv, options))
+    {
+        return 2;
+    }
+    const double start = chakra_bench::Now();
+    Table table;
+    if (Contains(options.sections, std::string("flat")))
+    {
+        RunFlatSection(options, table);
+    }
+    if (Contains(options.sections, std::string("hierarchical")))
+    {
+        RunHierarchicalSection(options, table);
+    }
+    if (Contains(options.sections, std::string("astra")))
+    {
+        RunAstraSection(options, table);
+    }
+    table.PrintSummary();
+    std::printf("total wall time %.1f s\n", chakra_bench::Now() - start);
+    return 0;
+}
