@@ -183,6 +183,15 @@ DiscoverRankTraces(const std::string& directory,
         throw TraceError(directory, "", "no host execution trace (*.json[.gz] with \"schema\" "
                                         "and \"nodes\") found");
     }
+    if (hosts.size() == 1 && devices.size() <= 1)
+    {
+        // A single-rank job: the number in its name is not a rank ("resnet_et_1.1.0.json.gz").
+        hosts = {{0, hosts.begin()->second}};
+        if (!devices.empty())
+        {
+            devices = {{0, devices.begin()->second}};
+        }
+    }
     std::vector<RankTraceFiles> ranks;
     for (uint32_t rank = 0; rank < hosts.size(); ++rank)
     {

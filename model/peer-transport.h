@@ -41,7 +41,7 @@ namespace ns3
  *   TCP with timestamps), send and receive buffers of BufferSize (1 MiB: above bandwidth x
  *   RTT of NVLink and 400 Gbps NIC paths), an initial window of the whole buffer
  *   (flows start at line rate, the receive window caps bytes in flight), fast delayed ACKs and a
- *   1 ms minimum RTO.
+ *   200 ms minimum RTO (the fabric is lossless: a timeout could only be spurious).
  * Nothing here is shared with other ranks: peers are only addresses.
  */
 class PeerTransport : public Object

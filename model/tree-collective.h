@@ -18,8 +18,11 @@ namespace ns3
  * ranks in reverse order, so that most leaves of one tree are inner nodes of the other and
  * both directions of every link carry data. Each chunk is reduced up to the root and
  * broadcast down; chunks pipeline. Broadcast and reduce use one tree rooted at the root.
- * With h the tree height and C chunks, an all-reduce takes about
- * 2h a + (2h + C - 1) S / (2 C B) when one tree's traffic does not slow the other's.
+ * With M = S / (2C) per half-chunk message, h the tree height, h_c the longest path through
+ * a rank that is inner in both trees, k its messages per pipeline stage and L the most tree
+ * neighbours of one rank in both trees together (4 for n > 4), an all-reduce takes about
+ * max(2h(a + M/B), 2h_c(a + kM/B)) + (C - 1) L M / B: the busiest NIC carries L half-chunk
+ * messages per chunk (derivation in doc/collectives.md).
  */
 class TreeCollective : public CollectiveAlgorithm
 {
