@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler   # .et schema
   nlohmann-json3-dev                  # JSON traces
   libboost-test-dev                   # tests
+  python3 gnuplot-nox                 # scripts/sweep.py and its plot
   zlib1g-dev                          # gzip'd traces
 )
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# CTest: runs one course lab with LAB_SMALL=1 and checks what its lesson claims.
+#   test/labs-test.sh BUILD_DIR LAB_NUMBER
+set -euo pipefail
+build=$1
+lab=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+script=$(ls "$root"/examples/labs/lab"$lab"-*.sh)
+LAB_SMALL=1 "$script" "$build" "$out" > "$out/output.txt"
+cat "$out/output.txt"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+case $lab in
+1)
+  # Hierarchical beats the flat ring at every size on hosts joined by 100 Gbps NICs, and the
+  # closed forms of ring (>= 1 MiB) and hierarchical are within 5%.
+  awk '$3 == "ring" {ring[$2] = $4} $3 == "hierarchical" {hier[$2] = $4; form[$2] = $6}
+       END { for (s in hier) { if (hier[s] >= ring[s]) exit 1;
+                               if (s != "64KiB" && (hier[s] / form[s] > 1.05 || hier[s] / form[s] < 0.95)) exit 2 } }' \
+    "$out/output.txt" || fail "hierarchical should beat ring and match its closed form"
+  ;;
+2)
+  # iteration = compute + exposed communication; faster GPUs expose more communication.
+  awk 'NR > 1 { if ($3 - ($4 + $6) > 0.01 || ($4 + $6) - $3 > 0.01) exit 1 }' "$out/output.txt" ||
+    fail "iteration != compute + exposed communication"
+  awk 'NR > 1 && $1 == "0" { e[$2] = $6 } END { if (!(e["2x"] > e["1x"])) exit 1 }' "$out/output.txt" ||
+    fail "a faster GPU should expose more communication"
+  ;;
+3)
+  # More oversubscription, less all-to-all bandwidth, longer iteration.
+  awk '$1 == "1" { bw1 = $4; it1 = $2 } $1 == "4" { bw4 = $4; it4 = $2 }
+       END { if (!(bw4 < 0.6 * bw1 && it4 > it1)) exit 1 }' "$out/output.txt" ||
+    fail "oversubscription 4 should slow the all-to-alls"
+  ;;
+esac
+echo "lab $lab: ok"
