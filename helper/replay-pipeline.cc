@@ -250,6 +250,16 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         os << "iteration: simulated " << Fixed(simulatedIterationUs, 1)
            << " us; the traces carry no measured iteration\n";
     }
+    if (!measuredRankUs.empty() && measuredRankUs.size() == simulatedRankUs.size())
+    {
+        os << "per rank:";
+        for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
+        {
+            os << (r % 4 == 0 ? "\n  " : "   ") << "rank " << r << " " << Fixed(simulatedRankUs[r], 0)
+               << " / " << Fixed(measuredRankUs[r], 0) << " us";
+        }
+        os << "  (simulated / measured)\n";
+    }
     std::size_t measured = 0;
     for (const auto& c : collectives)
     {
@@ -294,6 +304,12 @@ ReplayValidation::WriteCsv(const std::string& path) const
     out.Write("iteration," + measuredIterationName + ",,,," + Fixed(simulatedIterationUs, 3) +
               "," + Fixed(measuredIterationUs, 3) + "," +
               error(simulatedIterationUs, measuredIterationUs) + "\n");
+    for (std::size_t r = 0; r < measuredRankUs.size() && r < simulatedRankUs.size(); ++r)
+    {
+        out.Write("rank," + std::to_string(r) + ",,,," + Fixed(simulatedRankUs[r], 3) + "," +
+                  Fixed(measuredRankUs[r], 3) + "," +
+                  error(simulatedRankUs[r], measuredRankUs[r]) + "\n");
+    }
     for (const auto& c : collectives)
     {
         out.Write("collective," + c.kind + "," + c.pg + "," + std::to_string(c.seq) + "," +
@@ -346,6 +362,8 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
                 std::to_string(s.hostOps) + " host ops, attached " +
                 std::to_string(s.gpuOpsAttached) + "/" + std::to_string(s.gpuOps) + " GPU ops");
             double iterationUs = static_cast<double>(s.iterationDur) / 1e3;
+            m_validation.measuredRankUs.resize(ranks.size(), 0.0);
+            m_validation.measuredRankUs[files.rank] = iterationUs;
             if (iterationUs > m_validation.measuredIterationUs)
             {
                 m_validation.measuredIterationUs = iterationUs;
@@ -408,6 +426,12 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
 
     m_validation.simulatedIterationUs =
         static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3;
+    m_validation.simulatedRankUs.clear();
+    for (const auto& rank : report.GetRanks())
+    {
+        m_validation.simulatedRankUs.push_back(
+            static_cast<double>(rank.finishTime.GetNanoSeconds()) / 1e3);
+    }
     m_validation.collectives.clear();
     for (const auto& c : report.GetCollectives())
     {

@@ -54,6 +54,8 @@ struct ReplayValidation
     double measuredIterationUs{0};
     std::string measuredIterationName;  //!< "ProfilerStep#10", or "" for the span
     double simulatedIterationUs{0};     //!< latest rank finish
+    std::vector<double> measuredRankUs;  //!< measured iteration of each rank (0: unknown)
+    std::vector<double> simulatedRankUs; //!< simulated finish of each rank
     /** One collective call: simulated span across ranks vs longest measured kernel. */
     struct Collective
     {
