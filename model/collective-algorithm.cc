@@ -53,6 +53,20 @@ ScheduleBuilder::Take()
 }
 
 CollectiveSchedule
+CollectiveAlgorithm::Build(const CollectiveRequest& request) const
+{
+    if (request.size < 2)
+    {
+        return {};
+    }
+    if (request.type == ChakraProtoMsg::BARRIER)
+    {
+        return BuildDisseminationBarrier(request);
+    }
+    return DoBuild(request);
+}
+
+CollectiveSchedule
 BuildDisseminationBarrier(const CollectiveRequest& request)
 {
     ScheduleBuilder builder;

@@ -65,8 +65,16 @@ class CollectiveAlgorithm
     virtual std::string GetName() const = 0;
     /** \param request the call \return true if this algorithm implements it */
     virtual bool Supports(const CollectiveRequest& request) const = 0;
-    /** \param request the call \return this rank's schedule */
-    virtual CollectiveSchedule Build(const CollectiveRequest& request) const = 0;
+    /**
+     * \param request the call
+     * \return this rank's schedule: empty on a communicator of one, the dissemination barrier
+     *         for a barrier, DoBuild() otherwise
+     */
+    CollectiveSchedule Build(const CollectiveRequest& request) const;
+
+  protected:
+    /** \param request a call on two or more ranks, not a barrier \return the schedule */
+    virtual CollectiveSchedule DoBuild(const CollectiveRequest& request) const = 0;
 };
 
 /**

@@ -16,18 +16,10 @@ DirectCollective::Supports(const CollectiveRequest& /* request */) const
 }
 
 CollectiveSchedule
-DirectCollective::Build(const CollectiveRequest& request) const
+DirectCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;
     const uint32_t me = request.me;
-    if (n < 2)
-    {
-        return {};
-    }
-    if (request.type == ChakraProtoMsg::BARRIER)
-    {
-        return BuildDisseminationBarrier(request);
-    }
     ScheduleBuilder builder;
     // Peers in the order me+1, me+2, ...: every rank starts with a different peer, so that no
     // receiver is the first target of everybody.

@@ -69,17 +69,9 @@ HalvingDoublingCollective::Supports(const CollectiveRequest& request) const
 }
 
 CollectiveSchedule
-HalvingDoublingCollective::Build(const CollectiveRequest& request) const
+HalvingDoublingCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;
-    if (n < 2)
-    {
-        return {};
-    }
-    if (request.type == ChakraProtoMsg::BARRIER)
-    {
-        return BuildDisseminationBarrier(request);
-    }
     const bool allReduce = request.type == ChakraProtoMsg::ALL_REDUCE;
     const bool halving = request.type != ChakraProtoMsg::ALL_GATHER;
     const bool doubling = request.type != ChakraProtoMsg::REDUCE_SCATTER &&

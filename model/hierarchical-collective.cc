@@ -85,7 +85,7 @@ HierarchicalCollective::Supports(const CollectiveRequest& request) const
 }
 
 CollectiveSchedule
-HierarchicalCollective::Build(const CollectiveRequest& request) const
+HierarchicalCollective::DoBuild(const CollectiveRequest& request) const
 {
     Layout layout = MakeLayout(request);
     if (!layout.even)

@@ -25,7 +25,9 @@ class HierarchicalCollective : public CollectiveAlgorithm
   public:
     std::string GetName() const override;
     bool Supports(const CollectiveRequest& request) const override;
-    CollectiveSchedule Build(const CollectiveRequest& request) const override;
+
+  protected:
+    CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
 };
 
 } // namespace ns3

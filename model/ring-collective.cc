@@ -70,17 +70,9 @@ RingCollective::Supports(const CollectiveRequest& request) const
 }
 
 CollectiveSchedule
-RingCollective::Build(const CollectiveRequest& request) const
+RingCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;
-    if (n < 2)
-    {
-        return {};
-    }
-    if (request.type == ChakraProtoMsg::BARRIER)
-    {
-        return BuildDisseminationBarrier(request);
-    }
     ScheduleBuilder builder;
     std::vector<uint32_t> ring(n);
     for (uint32_t i = 0; i < n; ++i)

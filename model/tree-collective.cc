@@ -99,17 +99,9 @@ TreeCollective::Supports(const CollectiveRequest& request) const
 }
 
 CollectiveSchedule
-TreeCollective::Build(const CollectiveRequest& request) const
+TreeCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;
-    if (n < 2)
-    {
-        return {};
-    }
-    if (request.type == ChakraProtoMsg::BARRIER)
-    {
-        return BuildDisseminationBarrier(request);
-    }
     ScheduleBuilder builder;
     const uint32_t me = request.me;
     if (request.type == ChakraProtoMsg::ALL_REDUCE)

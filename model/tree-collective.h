@@ -29,7 +29,9 @@ class TreeCollective : public CollectiveAlgorithm
   public:
     std::string GetName() const override;
     bool Supports(const CollectiveRequest& request) const override;
-    CollectiveSchedule Build(const CollectiveRequest& request) const override;
+
+  protected:
+    CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
 };
 
 } // namespace ns3

@@ -121,27 +121,18 @@ Replicas(const ToolArgs& args, const std::string& modelFlag, uint32_t model)
 }
 
 /** The flags shared by the training workloads. */
-struct TrainingFlags
+/** Sets the flags every training workload shares on its spec. */
+template <typename Spec>
+void
+FillTraining(const ToolArgs& args, Spec& spec)
 {
-    uint32_t layers;
-    uint64_t layerBytes;
-    uint64_t forward;
-    uint64_t backward;
-    uint64_t bucket;
-    uint64_t firstBucket;
-    uint64_t optimizer;
-};
-
-TrainingFlags
-Training(const ToolArgs& args)
-{
-    return {Positive(args, "layers"),
-            Bytes(args, "layer-bytes"),
-            Micros(args, "forward-us"),
-            Micros(args, "backward-us"),
-            Bytes(args, "bucket-bytes"),
-            Bytes(args, "first-bucket-bytes"),
-            Micros(args, "optimizer-us")};
+    spec.layers = Positive(args, "layers");
+    spec.parameterBytesPerLayer = Bytes(args, "layer-bytes");
+    spec.forwardMicros = Micros(args, "forward-us");
+    spec.backwardMicros = Micros(args, "backward-us");
+    spec.bucketBytes = Bytes(args, "bucket-bytes");
+    spec.firstBucketBytes = Bytes(args, "first-bucket-bytes");
+    spec.optimizerMicros = Micros(args, "optimizer-us");
 }
 
 } // namespace
@@ -272,42 +263,27 @@ main(int argc, char** argv)
         }
         else if (workload == "data-parallel")
         {
-            const TrainingFlags training = Training(args);
             DataParallelSpec spec;
+            FillTraining(args, spec);
             spec.ranks = ranks;
-            spec.layers = training.layers;
-            spec.parameterBytesPerLayer = training.layerBytes;
-            spec.forwardMicros = training.forward;
-            spec.backwardMicros = training.backward;
-            spec.bucketBytes = training.bucket;
-            spec.firstBucketBytes = training.firstBucket;
-            spec.optimizerMicros = training.optimizer;
             files = WorkloadGenerator::WriteDataParallelStep(prefix, spec);
         }
         else if (workload == "tensor-parallel")
         {
-            const TrainingFlags training = Training(args);
             TensorParallelSpec spec;
+            FillTraining(args, spec);
             spec.tp = Positive(args, "tp");
             spec.dp = Replicas(args, "tp", spec.tp);
-            spec.layers = training.layers;
             spec.activationBytes = Bytes(args, "activation-bytes");
-            spec.parameterBytesPerLayer = training.layerBytes;
-            spec.forwardMicros = training.forward;
-            spec.backwardMicros = training.backward;
-            spec.bucketBytes = training.bucket;
-            spec.firstBucketBytes = training.firstBucket;
-            spec.optimizerMicros = training.optimizer;
             files = WorkloadGenerator::WriteTensorParallelStep(prefix, spec);
         }
         else if (workload == "pipeline-parallel")
         {
-            const TrainingFlags training = Training(args);
             PipelineParallelSpec spec;
+            FillTraining(args, spec);
             spec.stages = Positive(args, "stages");
             spec.dp = Replicas(args, "stages", spec.stages);
             spec.microbatches = Positive(args, "microbatches");
-            spec.layers = training.layers;
             if (spec.layers % spec.stages != 0)
             {
                 throw std::invalid_argument("--layers " + std::to_string(spec.layers) +
@@ -315,18 +291,12 @@ main(int argc, char** argv)
                                             std::to_string(spec.stages));
             }
             spec.activationBytes = Bytes(args, "activation-bytes");
-            spec.parameterBytesPerLayer = training.layerBytes;
-            spec.forwardMicros = training.forward;
-            spec.backwardMicros = training.backward;
-            spec.bucketBytes = training.bucket;
-            spec.firstBucketBytes = training.firstBucket;
-            spec.optimizerMicros = training.optimizer;
             files = WorkloadGenerator::WritePipelineParallelStep(prefix, spec);
         }
         else
         {
-            const TrainingFlags training = Training(args);
             MoeSpec spec;
+            FillTraining(args, spec);
             spec.ranks = ranks;
             spec.ep = args.Has("ep") ? Positive(args, "ep") : 0;
             if (spec.ep > 0 && spec.ranks % spec.ep != 0)
@@ -335,21 +305,14 @@ main(int argc, char** argv)
                                             " is not a multiple of --ep " +
                                             std::to_string(spec.ep));
             }
-            spec.layers = training.layers;
             spec.expertsPerRank = Positive(args, "experts-per-rank");
             spec.tokens = Count(args, "tokens", 1, uint64_t(1) << 40);
             spec.hidden = Count(args, "hidden", 1, uint64_t(1) << 30);
             spec.topK = Positive(args, "top-k");
             spec.elementBytes = Count(args, "element-bytes", 1, 64);
-            spec.forwardMicros = training.forward;
-            spec.backwardMicros = training.backward;
             spec.expertForwardMicros = Micros(args, "expert-forward-us");
             spec.expertBackwardMicros = Micros(args, "expert-backward-us");
-            spec.parameterBytesPerLayer = training.layerBytes;
             spec.expertParameterBytes = Bytes(args, "expert-bytes");
-            spec.bucketBytes = training.bucket;
-            spec.firstBucketBytes = training.firstBucket;
-            spec.optimizerMicros = training.optimizer;
             files = WorkloadGenerator::WriteMoeStep(prefix, spec);
         }
         std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
