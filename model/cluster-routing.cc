@@ -121,22 +121,28 @@ ClusterRouting::RouteInput(Ptr<const Packet> p,
                            UnicastForwardCallback ucb,
                            MulticastForwardCallback /* mcb */,
                            LocalDeliverCallback lcb,
-                           ErrorCallback ecb)
+                           ErrorCallback /* ecb */)
 {
-    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-    if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+    // A hash lookup instead of Ipv4::IsDestinationAddress, which scans every address of every
+    // interface: a 64-port switch did that for each packet it forwarded.
+    if (m_localAddresses.empty())
+    {
+        for (uint32_t i = 0; i < m_ipv4->GetNInterfaces(); ++i)
+        {
+            for (uint32_t j = 0; j < m_ipv4->GetNAddresses(i); ++j)
+            {
+                m_localAddresses.insert(m_ipv4->GetAddress(i, j).GetLocal().Get());
+            }
+        }
+    }
+    if (m_localAddresses.count(header.GetDestination().Get()) != 0)
     {
         if (!lcb.IsNull())
         {
-            lcb(p, header, iif);
+            lcb(p, header, m_ipv4->GetInterfaceForDevice(idev));
             return true;
         }
         return false;
-    }
-    if (!m_ipv4->IsForwarding(iif))
-    {
-        ecb(p, header, Socket::ERROR_NOROUTETOHOST);
-        return true;
     }
     Ptr<Ipv4Route> route = Lookup(p, header);
     if (!route)
@@ -161,11 +167,13 @@ ClusterRouting::NotifyInterfaceDown(uint32_t /* interface */)
 void
 ClusterRouting::NotifyAddAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
 {
+    m_localAddresses.clear(); // rebuilt on the next packet
 }
 
 void
 ClusterRouting::NotifyRemoveAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
 {
+    m_localAddresses.clear();
 }
 
 void

@@ -9,6 +9,7 @@
 #include "ns3/ipv4.h"
 
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ns3
@@ -76,6 +77,7 @@ class ClusterRouting : public Ipv4RoutingProtocol
 
     Ptr<Ipv4> m_ipv4;                                             //!< this node's IPv4
     std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;  //!< by destination address
+    std::unordered_set<uint32_t> m_localAddresses;               //!< this node's addresses
 };
 
 } // namespace ns3
