@@ -17,7 +17,7 @@ HELPER = ['host-trace', 'kineto-trace', 'op-alignment', 'link-summary', 'trace-l
           'workload-generator', 'rank-trace-builder', 'gradient-bucketer',
           'tensor-parallel-workload', 'pipeline-parallel-workload', 'moe-workload',
           'cluster-scenario', 'replay-pipeline']
-HEADER_ONLY = ['model/flat-id-map.h', 'helper/workload-spec-check.h']
+HEADER_ONLY = ['model/flat-id-map.h', 'model/text-format.h', 'helper/workload-spec-check.h']
 TOOLS = {'chakra_jsonizer': 'chakra-jsonizer', 'chakra_et_info': 'chakra-et-info',
          'chakra_trace_link': 'chakra-trace-link', 'chakra_converter': 'chakra-converter',
          'chakra_check_ranks': 'chakra-check-ranks', 'chakra_generator': 'chakra-generator',

@@ -4,13 +4,13 @@
 #include "trace-converter.h"
 #include "trace-linker.h"
 
+#include "ns3/text-format.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <map>
@@ -105,14 +105,6 @@ FirstNumber(const std::string& name)
         return static_cast<uint32_t>(std::stoul(match.str()));
     }
     return std::nullopt;
-}
-
-std::string
-Fixed(double value, int digits)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-    return buffer;
 }
 
 } // namespace
@@ -239,15 +231,15 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
     os << "\n== validation against the measured run\n";
     if (measuredIterationUs > 0)
     {
-        os << "iteration: simulated " << Fixed(simulatedIterationUs, 1) << " us, measured "
-           << Fixed(measuredIterationUs, 1) << " us"
+        os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1) << " us, measured "
+           << FormatFixed(measuredIterationUs, 1) << " us"
            << (measuredIterationName.empty() ? " (span of the traced ops)"
                                              : " (" + measuredIterationName + ")")
-           << ", error " << Fixed(*IterationError() * 100, 1) << "%\n";
+           << ", error " << FormatFixed(*IterationError() * 100, 1) << "%\n";
     }
     else
     {
-        os << "iteration: simulated " << Fixed(simulatedIterationUs, 1)
+        os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
            << " us; the traces carry no measured iteration\n";
     }
     if (!measuredRankUs.empty() && measuredRankUs.size() == simulatedRankUs.size())
@@ -255,8 +247,8 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         os << "per rank:";
         for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
         {
-            os << (r % 4 == 0 ? "\n  " : "   ") << "rank " << r << " " << Fixed(simulatedRankUs[r], 0)
-               << " / " << Fixed(measuredRankUs[r], 0) << " us";
+            os << (r % 4 == 0 ? "\n  " : "   ") << "rank " << r << " " << FormatFixed(simulatedRankUs[r], 0)
+               << " / " << FormatFixed(measuredRankUs[r], 0) << " us";
         }
         os << "  (simulated / measured)\n";
     }
@@ -287,9 +279,9 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
             break;
         }
         os << std::left << std::setw(16) << c.kind << std::setw(6) << (c.pg.empty() ? "world" : c.pg)
-           << std::right << std::setw(14) << c.bytes << std::setw(14) << Fixed(c.simulatedUs, 2)
-           << std::setw(14) << Fixed(c.measuredUs, 2) << std::setw(9)
-           << Fixed((c.simulatedUs - c.measuredUs) / c.measuredUs * 100, 1) << "%\n";
+           << std::right << std::setw(14) << c.bytes << std::setw(14) << FormatFixed(c.simulatedUs, 2)
+           << std::setw(14) << FormatFixed(c.measuredUs, 2) << std::setw(9)
+           << FormatFixed((c.simulatedUs - c.measuredUs) / c.measuredUs * 100, 1) << "%\n";
     }
 }
 
@@ -299,22 +291,22 @@ ReplayValidation::WriteCsv(const std::string& path) const
     AtomicOutputFile out(path);
     out.Write("what,type,pg,seq,bytes,simulated_us,measured_us,error\n");
     auto error = [](double simulated, double measured) {
-        return measured > 0 ? Fixed((simulated - measured) / measured, 4) : std::string();
+        return measured > 0 ? FormatFixed((simulated - measured) / measured, 4) : std::string();
     };
-    out.Write("iteration," + measuredIterationName + ",,,," + Fixed(simulatedIterationUs, 3) +
-              "," + Fixed(measuredIterationUs, 3) + "," +
+    out.Write("iteration," + measuredIterationName + ",,,," + FormatFixed(simulatedIterationUs, 3) +
+              "," + FormatFixed(measuredIterationUs, 3) + "," +
               error(simulatedIterationUs, measuredIterationUs) + "\n");
     for (std::size_t r = 0; r < measuredRankUs.size() && r < simulatedRankUs.size(); ++r)
     {
-        out.Write("rank," + std::to_string(r) + ",,,," + Fixed(simulatedRankUs[r], 3) + "," +
-                  Fixed(measuredRankUs[r], 3) + "," +
+        out.Write("rank," + std::to_string(r) + ",,,," + FormatFixed(simulatedRankUs[r], 3) + "," +
+                  FormatFixed(measuredRankUs[r], 3) + "," +
                   error(simulatedRankUs[r], measuredRankUs[r]) + "\n");
     }
     for (const auto& c : collectives)
     {
         out.Write("collective," + c.kind + "," + c.pg + "," + std::to_string(c.seq) + "," +
-                  std::to_string(c.bytes) + "," + Fixed(c.simulatedUs, 3) + "," +
-                  Fixed(c.measuredUs, 3) + "," + error(c.simulatedUs, c.measuredUs) + "\n");
+                  std::to_string(c.bytes) + "," + FormatFixed(c.simulatedUs, 3) + "," +
+                  FormatFixed(c.measuredUs, 3) + "," + error(c.simulatedUs, c.measuredUs) + "\n");
     }
     out.Commit();
 }
@@ -416,13 +408,13 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         if (wall - lastSaid > std::chrono::seconds(2))
         {
             lastSaid = wall;
-            Say("  simulated " + Fixed(now.GetSeconds() * 1e3, 3) + " ms (" +
-                Fixed(std::chrono::duration<double>(wall - wallStart).count(), 0) + " s wall)");
+            Say("  simulated " + FormatFixed(now.GetSeconds() * 1e3, 3) + " ms (" +
+                FormatFixed(std::chrono::duration<double>(wall - wallStart).count(), 0) + " s wall)");
         }
     });
     ChakraReport report = scenario.Run(prefix);
     Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
-        Fixed(scenario.GetWallSeconds(), 1) + " s wall");
+        FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
 
     m_validation.simulatedIterationUs =
         static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3;

@@ -1,10 +1,10 @@
 #include "chakra-report.h"
 
+#include "text-format.h"
 #include "trace-error.h"
 #include "trace-file.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -16,22 +16,6 @@ namespace ns3
 
 namespace
 {
-
-std::string
-Us(Time t)
-{
-    char buffer[48];
-    std::snprintf(buffer, sizeof(buffer), "%.3f", static_cast<double>(t.GetNanoSeconds()) / 1e3);
-    return buffer;
-}
-
-std::string
-Fixed(double value, int digits)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-    return buffer;
-}
 
 /** CSV field: quoted when it holds a comma, quote or newline. */
 std::string
@@ -161,7 +145,7 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
                                          [](const RankStats& r) { return r.finished; });
     os << "== chakra simulation report\n";
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
-       << ", iteration time " << Us(GetIterationTime()) << " us (latest rank finish)\n\n";
+       << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n\n";
     os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
        << std::setw(14) << "compute_us" << std::setw(14) << "comm_us" << std::setw(18)
        << "exposed_comm_us" << std::setw(10) << "nodes" << "\n";
@@ -174,9 +158,9 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
         }
         const RankStats& r = m_ranks[i];
         os << std::left << std::setw(6) << r.rank << std::right << std::setw(14)
-           << (r.finished ? Us(r.finishTime) : "unfinished") << std::setw(14)
-           << Us(r.computeBusy) << std::setw(14) << Us(r.commTime) << std::setw(18)
-           << Us(r.exposedComm) << std::setw(10) << r.nodes << "\n";
+           << (r.finished ? FormatMicros(r.finishTime) : "unfinished") << std::setw(14)
+           << FormatMicros(r.computeBusy) << std::setw(14) << FormatMicros(r.commTime) << std::setw(18)
+           << FormatMicros(r.exposedComm) << std::setw(10) << r.nodes << "\n";
     }
     auto collectives = GetCollectives();
     std::size_t p2p = std::count_if(m_records.begin(), m_records.end(), [](const CommRecord& r) {
@@ -202,8 +186,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
         os << std::left << std::setw(16) << c.kind << std::setw(6)
            << (c.pg.empty() ? "world" : c.pg) << std::right << std::setw(6) << c.commSize << "  "
            << std::left << std::setw(17) << c.algorithm << std::right << std::setw(14) << c.bytes
-           << std::setw(13) << Us(c.start) << std::setw(13) << Us(c.end - c.start)
-           << std::setw(12) << Fixed(c.algBwGBps, 2) << std::setw(12) << Fixed(c.busBwGBps, 2)
+           << std::setw(13) << FormatMicros(c.start) << std::setw(13) << FormatMicros(c.end - c.start)
+           << std::setw(12) << FormatFixed(c.algBwGBps, 2) << std::setw(12) << FormatFixed(c.busBwGBps, 2)
            << "\n";
     }
     for (const auto& r : m_ranks)
@@ -259,8 +243,8 @@ ChakraReport::WriteCsv(const std::string& directory) const
         for (const auto& r : m_ranks)
         {
             out.Write(std::to_string(r.rank) + "," + (r.finished ? "1" : "0") + "," +
-                      Us(r.finishTime) + "," + Us(r.computeBusy) + "," + Us(r.commTime) + "," +
-                      Us(r.exposedComm) + "," + std::to_string(r.nodes) + "," + Csv(r.error) +
+                      FormatMicros(r.finishTime) + "," + FormatMicros(r.computeBusy) + "," + FormatMicros(r.commTime) + "," +
+                      FormatMicros(r.exposedComm) + "," + std::to_string(r.nodes) + "," + Csv(r.error) +
                       "\n");
         }
         out.Commit();
@@ -274,9 +258,9 @@ ChakraReport::WriteCsv(const std::string& directory) const
             out.Write(c.kind + "," + Csv(c.pg) + "," + std::to_string(c.seq) + "," +
                       std::to_string(c.commSize) + "," + c.algorithm + "," +
                       std::to_string(c.bytes) + "," + std::to_string(c.dataBytes) + "," +
-                      Us(c.start) + "," + Us(c.end) + "," + Us(c.end - c.start) + "," +
-                      Fixed(c.algBwGBps, 3) + "," + Fixed(c.busBwGBps, 3) + "," +
-                      Fixed(c.traceMicros, 3) + "\n");
+                      FormatMicros(c.start) + "," + FormatMicros(c.end) + "," + FormatMicros(c.end - c.start) + "," +
+                      FormatFixed(c.algBwGBps, 3) + "," + FormatFixed(c.busBwGBps, 3) + "," +
+                      FormatFixed(c.traceMicros, 3) + "\n");
         }
         out.Commit();
     }
@@ -288,8 +272,8 @@ ChakraReport::WriteCsv(const std::string& directory) const
             out.Write(std::to_string(r.rank) + "," + std::to_string(r.nodeId) + "," +
                       Csv(r.name) + "," + r.kind + "," + Csv(r.pg) + "," +
                       std::to_string(r.seq) + "," + std::to_string(r.peer) + "," +
-                      std::to_string(r.bytes) + "," + r.algorithm + "," + Us(r.start) + "," +
-                      Us(r.end) + "," + Fixed(r.traceMicros, 3) + "\n");
+                      std::to_string(r.bytes) + "," + r.algorithm + "," + FormatMicros(r.start) + "," +
+                      FormatMicros(r.end) + "," + FormatFixed(r.traceMicros, 3) + "\n");
         }
         out.Commit();
     }

@@ -125,15 +125,4 @@ Collective::DescribeWaiting() const
     return lines;
 }
 
-std::size_t
-Collective::GetSendCount() const
-{
-    std::size_t sends = 0;
-    for (const auto& op : m_ops)
-    {
-        sends += op.send ? 1 : 0;
-    }
-    return sends;
-}
-
 } // namespace ns3

@@ -49,9 +49,6 @@ class Collective : public std::enable_shared_from_this<Collective>
     /** \return what this rank still waits for (receives not arrived, sends not handed over) */
     std::vector<std::string> DescribeWaiting() const;
 
-    /** \return the number of messages this rank sends in the call */
-    std::size_t GetSendCount() const;
-
   private:
     void Issue(uint32_t op);
     void Complete(uint32_t op);

@@ -1,23 +1,15 @@
 #include "timeline-writer.h"
 
+#include "text-format.h"
+
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 
 namespace ns3
 {
 
 namespace
 {
-
-std::string
-Micros(Time t)
-{
-    // Microseconds with nanosecond precision, as Chrome trace expects.
-    char buffer[48];
-    std::snprintf(buffer, sizeof(buffer), "%.3f", static_cast<double>(t.GetNanoSeconds()) / 1e3);
-    return buffer;
-}
 
 std::string
 Quote(const std::string& text)
@@ -75,8 +67,8 @@ TimelineWriter::Add(uint32_t rank,
 {
     uint32_t tid = LaneId(rank, lane);
     std::string record = "{\"name\": " + Quote(name) + ", \"cat\": " + Quote(category) +
-                         ", \"ph\": \"X\", \"ts\": " + Micros(start) +
-                         ", \"dur\": " + Micros(end - start) + ", \"pid\": " +
+                         ", \"ph\": \"X\", \"ts\": " + FormatMicros(start) +
+                         ", \"dur\": " + FormatMicros(end - start) + ", \"pid\": " +
                          std::to_string(rank) + ", \"tid\": " + std::to_string(tid);
     if (bytes > 0)
     {

@@ -1,9 +1,6 @@
 /*
  * End to end on the shared real host + Kineto pairs: chakra_trace_link, then TraceConverter.
  *
- * NOT registered in CMakeLists.txt yet: it needs the linker (chakra_trace_link, issue 4). To
- * enable it once the linker is merged, add to chakra_converter_tests:
- *     converter-linked-real-data-test:test/converter-linked-real-data-test.cc
  * It runs the tool as
  *     chakra_trace_link --chakra-host-trace H --chakra-device-trace D --rank R --output-file OUT
  * and reads OUT as doc/linked-trace.md describes it. Expected values come from the host traces
