@@ -1,27 +1,28 @@
 # -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
 # The chakra module for waf-era ns-3 (3.35 and earlier): drop the repository into
-# contrib/chakra. The source lists mirror CMakeLists.txt; the protobuf code is generated from
-# schema/et_def.proto at build time, and protobuf, zlib and nlohmann-json come from the system.
+# contrib/chakra. The source and header lists are read from CMakeLists.txt (its
+# "set(chakra_<part>_sources ...)" and "..._headers" blocks), so the two builds cannot drift
+# apart; the protobuf code is generated from schema/et_def.proto at build time, and protobuf,
+# zlib and nlohmann-json come from the system.
 
 import os
+import re
 
-MODEL = ['trace-error', 'trace-file', 'et-attribute', 'et-node', 'et-reader', 'et-writer',
-         'et-json', 'et-summary', 'compact-id-set', 'et-feeder', 'message-key', 'peer-transport',
-         'communicator', 'compute-model', 'collective-algorithm', 'ring-collective',
-         'direct-collective', 'halving-doubling-collective', 'tree-collective',
-         'hierarchical-collective', 'collective', 'timeline-writer', 'chakra-application',
-         'chakra-report', 'cluster-routing', 'ack-priority-queue']
-HELPER = ['host-trace', 'kineto-trace', 'op-alignment', 'link-summary', 'trace-linker',
-          'pytorch-trace', 'collective-call', 'process-group-table', 'dependency-cycle',
-          'trace-converter', 'rank-consistency', 'gpu-cluster-helper', 'chakra-helper',
-          'workload-generator', 'rank-trace-builder', 'gradient-bucketer',
-          'tensor-parallel-workload', 'pipeline-parallel-workload', 'moe-workload',
-          'cluster-scenario', 'replay-pipeline']
-HEADER_ONLY = ['model/flat-id-map.h', 'model/text-format.h', 'helper/workload-spec-check.h']
 TOOLS = {'chakra_jsonizer': 'chakra-jsonizer', 'chakra_et_info': 'chakra-et-info',
          'chakra_trace_link': 'chakra-trace-link', 'chakra_converter': 'chakra-converter',
          'chakra_check_ranks': 'chakra-check-ranks', 'chakra_generator': 'chakra-generator',
          'chakra_replay': 'chakra-replay'}
+
+
+def cmake_lists(kind):
+    """Every path of the set(chakra_<part>_<kind> ...) blocks of CMakeLists.txt, in order."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, 'CMakeLists.txt')) as cmake:
+        text = cmake.read()
+    paths = []
+    for block in re.findall(r'set\(chakra_\w+_%s\s+([^)]*)\)' % kind, text):
+        paths += [p for p in block.split() if p.startswith(('model/', 'helper/'))]
+    return paths
 
 
 def configure(conf):
@@ -40,16 +41,15 @@ def build(bld):
 
     module = bld.create_ns3_module('chakra', ['core', 'network', 'internet', 'point-to-point',
                                               'applications', 'traffic-control'])
-    module.source = (['model/%s.cc' % name for name in MODEL] +
-                     ['helper/%s.cc' % name for name in HELPER] + ['et_def.pb.cc'])
+    module.source = cmake_lists('sources') + ['et_def.pb.cc']
     module.use += ['PROTOBUF', 'ZLIB']
     module.includes = ['.', bld.path.get_bld().abspath()]
     module.export_includes = [bld.path.get_bld().abspath()]
 
+    # Installed flat as ns3/<name>.h, whatever folder the header lives in.
     headers = bld(features='ns3header')
     headers.module = 'chakra'
-    headers.source = (['model/%s.h' % name for name in MODEL] +
-                      ['helper/%s.h' % name for name in HELPER] + HEADER_ONLY)
+    headers.source = cmake_lists('headers')
 
     if bld.env.ENABLE_EXAMPLES:
         for tool, source in TOOLS.items():

@@ -1,8 +1,8 @@
 #include "replay-pipeline.h"
 
-#include "rank-consistency.h"
-#include "trace-converter.h"
-#include "trace-linker.h"
+#include "ns3/rank-consistency.h"
+#include "ns3/trace-converter.h"
+#include "ns3/trace-linker.h"
 
 #include "ns3/text-format.h"
 #include "ns3/trace-error.h"

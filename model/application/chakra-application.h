@@ -4,11 +4,11 @@
 #ifndef CHAKRA_APPLICATION_H
 #define CHAKRA_APPLICATION_H
 
-#include "collective.h"
+#include "ns3/collective.h"
 #include "communicator.h"
 #include "compute-model.h"
-#include "et-feeder.h"
-#include "peer-transport.h"
+#include "ns3/et-feeder.h"
+#include "ns3/peer-transport.h"
 
 #include "ns3/application.h"
 #include "ns3/nstime.h"

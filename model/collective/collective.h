@@ -5,8 +5,8 @@
 #define CHAKRA_COLLECTIVE_H
 
 #include "collective-algorithm.h"
-#include "communicator.h"
-#include "peer-transport.h"
+#include "ns3/communicator.h"
+#include "ns3/peer-transport.h"
 
 #include "ns3/nstime.h"
 

@@ -1,8 +1,8 @@
 #include "chakra-report.h"
 
 #include "text-format.h"
-#include "trace-error.h"
-#include "trace-file.h"
+#include "ns3/trace-error.h"
+#include "ns3/trace-file.h"
 
 #include <algorithm>
 #include <iomanip>

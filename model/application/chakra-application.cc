@@ -1,7 +1,7 @@
 #include "chakra-application.h"
 
 #include "timeline-writer.h"
-#include "trace-error.h"
+#include "ns3/trace-error.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"

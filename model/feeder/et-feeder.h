@@ -5,9 +5,9 @@
 #define CHAKRA_ET_FEEDER_H
 
 #include "compact-id-set.h"
-#include "et-node.h"
+#include "ns3/et-node.h"
 #include "flat-id-map.h"
-#include "et-reader.h"
+#include "ns3/et-reader.h"
 
 #include <cstdint>
 #include <functional>

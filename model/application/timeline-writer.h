@@ -4,7 +4,7 @@
 #ifndef CHAKRA_TIMELINE_WRITER_H
 #define CHAKRA_TIMELINE_WRITER_H
 
-#include "trace-file.h"
+#include "ns3/trace-file.h"
 
 #include "ns3/nstime.h"
 

@@ -1,6 +1,6 @@
 #include "et-feeder.h"
 
-#include "trace-error.h"
+#include "ns3/trace-error.h"
 
 #include <algorithm>
 #include <sstream>

@@ -4,7 +4,7 @@
 #ifndef CHAKRA_PEER_TRANSPORT_H
 #define CHAKRA_PEER_TRANSPORT_H
 
-#include "message-key.h"
+#include "ns3/message-key.h"
 
 #include "ns3/address.h"
 #include "ns3/callback.h"

@@ -4,7 +4,7 @@
 #ifndef CHAKRA_COMPUTE_MODEL_H
 #define CHAKRA_COMPUTE_MODEL_H
 
-#include "et-node.h"
+#include "ns3/et-node.h"
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
