@@ -9,7 +9,7 @@
  * communication time; per collective size, time and bandwidth. --out=DIR writes CSV files and
  * --timeline=FILE a Chrome trace JSON (open it in https://ui.perfetto.dev).
  *
- * Any ns-3 attribute can also be set: e.g. --ns3::PeerTransport::BufferSize=16777216.
+ * Any ns-3 attribute can also be set: e.g. --ns3::TcpTransport::BufferSize=16777216.
  * Exit status: 0 when every rank ran its whole trace, 1 otherwise (the report says why).
  */
 #include "ns3/chakra-module.h"

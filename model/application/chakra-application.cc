@@ -107,12 +107,34 @@ ChakraApplication::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&ChakraApplication::m_computeModel),
                           MakePointerChecker<ComputeModel>())
+            .AddAttribute("Transport",
+                          "Transport model used when no transport object was set "
+                          "(SetTransport): tcp (see CommTransport::ListModels).",
+                          StringValue("tcp"),
+                          MakeStringAccessor(&ChakraApplication::m_transportModel),
+                          MakeStringChecker())
+            .AddAttribute("CallOrder",
+                          "How the calls of one communicator wait for each other on a rank, in "
+                          "program order: 'posted' (a call starts once every earlier call has "
+                          "started: one queue per communicator, as NCCL enqueues) or 'serial' "
+                          "(a call starts once every earlier call has completed: one call at "
+                          "a time, as NCCL's kernels of one communicator run).",
+                          StringValue("posted"),
+                          MakeStringAccessor(&ChakraApplication::m_callOrder),
+                          MakeStringChecker())
             .AddAttribute("ReplayDelay",
                           "Time between the application's start and the replay of the trace "
                           "(lets TCP connections open); reported times start here.",
                           TimeValue(MicroSeconds(100)),
                           MakeTimeAccessor(&ChakraApplication::m_replayDelay),
                           MakeTimeChecker())
+            .AddAttribute("StartOffset",
+                          "This rank begins its replay this much after the common replay start "
+                          "(ReplayDelay), e.g. its measured offset in the real run; reported "
+                          "times stay relative to the common start.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&ChakraApplication::m_startOffset),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("HonourCtrlDeps",
                           "A node waits for its ctrl_deps (switch off for reference-converter "
                           "traces, whose ctrl_deps are call-tree links).",
@@ -202,10 +224,7 @@ ChakraApplication::GetTypeId()
     return tid;
 }
 
-ChakraApplication::ChakraApplication()
-    : m_transport(CreateObject<PeerTransport>())
-{
-}
+ChakraApplication::ChakraApplication() = default;
 
 ChakraApplication::~ChakraApplication() = default;
 
@@ -213,6 +232,7 @@ void
 ChakraApplication::DoDispose()
 {
     m_activeCollectives.clear();
+    m_callOrders.clear();
     m_transport = nullptr;
     m_computeModel = nullptr;
     m_feeder.reset();
@@ -242,9 +262,20 @@ ChakraApplication::GetRank() const
     return m_rank;
 }
 
-Ptr<PeerTransport>
-ChakraApplication::GetTransport() const
+void
+ChakraApplication::SetTransport(Ptr<CommTransport> transport)
 {
+    m_transport = transport;
+}
+
+Ptr<CommTransport>
+ChakraApplication::GetTransport()
+{
+    if (!m_transport)
+    {
+        ObjectFactory factory(CommTransport::LookupModel(m_transportModel).GetName());
+        m_transport = factory.Create<CommTransport>();
+    }
     return m_transport;
 }
 
@@ -280,6 +311,13 @@ ChakraApplication::StartApplication()
         }
         options.danglingAsSatisfied = m_danglingDeps == "warn";
         options.warn = [this](const std::string& message) { Warn(message); };
+        options.onRead = [this](const EtNode& node) { NumberCall(node); };
+        if (m_callOrder != "posted" && m_callOrder != "serial")
+        {
+            Fail("CallOrder must be 'posted' or 'serial', not '" + m_callOrder + "'");
+            return;
+        }
+        GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
     }
     catch (const TraceError& e)
@@ -287,9 +325,17 @@ ChakraApplication::StartApplication()
         Fail(e.what());
         return;
     }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(e.what());
+        return;
+    }
     m_transport->Setup(GetNode(), m_rank, m_peers);
+    m_transport->SetFatalHandler([this](const std::string& message) { FailRun(message); });
     m_transport->Start();
-    Simulator::Schedule(m_replayDelay, &ChakraApplication::BeginReplay, this);
+    m_replayStart = Simulator::Now() + m_replayDelay;
+    m_replayStarted = false;
+    Simulator::Schedule(m_replayDelay + m_startOffset, &ChakraApplication::BeginReplay, this);
 }
 
 void
@@ -300,7 +346,7 @@ ChakraApplication::StopApplication()
 void
 ChakraApplication::BeginReplay()
 {
-    m_replayStart = Simulator::Now();
+    m_replayStarted = true;
     Pump();
 }
 
@@ -314,6 +360,14 @@ ChakraApplication::Fail(const std::string& message)
     m_failed = true;
     m_stats.error = message;
     NS_LOG_ERROR("rank " << m_rank << ": " << message);
+}
+
+void
+ChakraApplication::FailRun(const std::string& message)
+{
+    Fail(message);
+    // The other ranks cannot finish meaningfully either: the run ends here.
+    Simulator::Stop();
 }
 
 void
@@ -391,7 +445,68 @@ ChakraApplication::ResourceOf(const EtNode& node) const
 }
 
 void
+ChakraApplication::NumberCall(const EtNode& node)
+{
+    if (node.GetType() != ChakraProtoMsg::COMM_COLL_NODE || !node.GetCommType())
+    {
+        return;
+    }
+    m_callNumbers[node.GetId()] = m_callOrders[node.GetPgName()].read++;
+}
+
+std::optional<uint64_t>
+ChakraApplication::CallNumberOf(const EtNode& node) const
+{
+    auto it = m_callNumbers.find(node.GetId());
+    if (it == m_callNumbers.end())
+    {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+bool
+ChakraApplication::IsCallsTurn(const std::string& pg, uint64_t seq)
+{
+    const CallOrderState& order = m_callOrders[pg];
+    return seq == order.started && (m_callOrder != "serial" || order.completed == order.started);
+}
+
+void
 ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
+{
+    auto seq = CallNumberOf(*node);
+    if (!seq)
+    {
+        IssueToResource(std::move(node));
+        return;
+    }
+    const std::string pg = node->GetPgName();
+    if (!IsCallsTurn(pg, *seq))
+    {
+        m_callOrders[pg].parked[*seq] = std::move(node);
+        return;
+    }
+    ++m_callOrders[pg].started;
+    IssueToResource(std::move(node));
+    StartParkedCalls(pg);
+}
+
+void
+ChakraApplication::StartParkedCalls(const std::string& pg)
+{
+    CallOrderState& order = m_callOrders[pg];
+    while (!order.parked.empty() && IsCallsTurn(pg, order.parked.begin()->first))
+    {
+        auto node = std::move(order.parked.begin()->second);
+        order.parked.erase(order.parked.begin());
+        ++order.started;
+        IssueToResource(std::move(node));
+    }
+}
+
+void
+ChakraApplication::IssueToResource(std::shared_ptr<const EtNode> node)
 {
     m_nodeIssued(m_rank, node);
     std::string resource = ResourceOf(*node);
@@ -541,14 +656,22 @@ ChakraApplication::CommunicatorOf(const EtNode& node)
     {
         return it->second;
     }
-    bool declared = m_communicators.size() > (m_communicators.count("") ? 1u : 0u);
-    if (!pg.empty() && declared && !m_warnedOnce["pg:" + pg])
+    if (pg.empty())
     {
-        m_warnedOnce["pg:" + pg] = true;
+        return World();
+    }
+    bool declared = m_communicators.size() > (m_communicators.count("") ? 1u : 0u);
+    if (declared)
+    {
         Warn("process group '" + pg + "' (first named by " + node.Describe() +
              ") is not declared by a process_group:init node: using every rank");
     }
-    return World();
+    // An undeclared group spans every rank, but keeps its own name: its calls are numbered
+    // apart from the world's, as they are on every rank.
+    Communicator comm = World();
+    comm.name = pg;
+    comm.id = CommunicatorId(pg);
+    return m_communicators[pg] = comm;
 }
 
 std::string
@@ -655,18 +778,28 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     record.pg = comm.name;
     record.commSize = comm.Size();
     record.algorithm = algorithm->GetName();
-    record.seq = comm.nextSeq++;
+    record.seq = CallNumberOf(*node).value_or(0);
     record.start = start - m_replayStart;
     record.traceMicros = RecordedMicros(*node);
 
+    CallSignature call;
+    call.node = node->GetId();
+    call.type = static_cast<uint8_t>(*type);
+    call.bytes = request.bytes;
+    call.root = request.root;
+
     const uint64_t id = node->GetId();
+    const std::string pg = node->GetPgName();
     auto collective = std::make_shared<Collective>(
-        m_transport, comm, record.seq, algorithm->Build(request),
-        [this, node, start, lane, record, id]() mutable {
+        m_transport, comm, record.seq, call, algorithm->Build(request),
+        [this, node, start, lane, record, id, pg]() mutable {
             record.end = Simulator::Now() - m_replayStart;
             m_commRecords.push_back(record);
             m_collectiveFinished(record);
             m_activeCollectives.erase(id);
+            m_callNumbers.erase(id);
+            ++m_callOrders[pg].completed;
+            StartParkedCalls(pg);
             Complete(node, start, lane);
         });
     m_activeCollectives[id] = collective;
@@ -729,13 +862,17 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
         m_activeP2p.erase(id);
         Complete(node, start, lane);
     };
+    CallSignature call;
+    call.node = id;
+    call.type = CallSignature::kPointToPoint;
+    call.bytes = bytes;
     if (send)
     {
-        m_transport->Send(static_cast<uint32_t>(*peer), key, bytes, done);
+        m_transport->Send(static_cast<uint32_t>(*peer), key, bytes, done, call);
     }
     else
     {
-        m_transport->Recv(static_cast<uint32_t>(*peer), key, bytes, done);
+        m_transport->Recv(static_cast<uint32_t>(*peer), key, bytes, done, call);
     }
 }
 
@@ -838,16 +975,33 @@ ChakraApplication::GetStats()
                 stats.stuck.push_back(node->Describe() + " queued behind " + resource);
             }
         }
+        for (const auto& [pg, order] : m_callOrders)
+        {
+            for (const auto& [seq, node] : order.parked)
+            {
+                stats.stuck.push_back(
+                    node->Describe() + ": call #" + std::to_string(seq) + " of " +
+                    (pg.empty() ? std::string("the world communicator")
+                                : "communicator '" + pg + "'") +
+                    " waits for call #" +
+                    (order.started < seq ? std::to_string(order.started) + " to start"
+                                         : std::to_string(seq - 1) + " to complete") +
+                    " (calls of a communicator run in program order)");
+            }
+        }
         if (stats.stuck.empty())
         {
-            stats.stuck.push_back(m_replayStart.IsZero() && !m_feeder
+            stats.stuck.push_back(!m_replayStarted || !m_feeder
                                       ? "never started"
                                       : "no node waiting (the simulation stopped early?)");
         }
     }
-    for (const auto& error : m_transport->GetErrors())
+    if (m_transport)
     {
-        stats.warnings.push_back(error);
+        for (const auto& error : m_transport->GetErrors())
+        {
+            stats.warnings.push_back(error);
+        }
     }
     return stats;
 }

@@ -8,7 +8,7 @@
 #include "communicator.h"
 #include "compute-model.h"
 #include "ns3/et-feeder.h"
-#include "ns3/peer-transport.h"
+#include "ns3/comm-transport.h"
 
 #include "ns3/application.h"
 #include "ns3/nstime.h"
@@ -17,7 +17,9 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -74,7 +76,10 @@ struct RankStats
  *   come from the ComputeModel.
  * - COMM_COLL: this rank's side of the collective on its communicator (pg_name), with the
  *   algorithm chosen by the <Type>Algorithm attributes. A node without comm_type replays its
- *   recorded duration (with a warning).
+ *   recorded duration (with a warning). A call's number on its communicator is its position in
+ *   the trace's program order (file order), given when the node is read; CallOrder says how
+ *   calls of one communicator wait for each other on a rank (see doc/chakra.md). Ranks that
+ *   disagree on a call stop the simulation with an error.
  * - COMM_SEND / COMM_RECV: one message to / from comm_dst / comm_src with comm_tag; repeated
  *   tags match in posting order.
  * - METADATA (process_group:init): defines the communicators; without it, every pg_name is the
@@ -82,8 +87,8 @@ struct RankStats
  * - A communication node with a stream (GPU) or thread (CPU) occupies it while it runs, as an
  *   NCCL kernel occupies its stream.
  *
- * The rank replays its trace from ReplayDelay after the application starts, so that TCP
- * connections are up; all reported times are relative to that moment.
+ * The rank replays its trace from ReplayDelay (+ StartOffset) after the application starts, so
+ * that TCP connections are up; all reported times are relative to ReplayDelay after the start.
  */
 class ChakraApplication : public Application
 {
@@ -117,8 +122,13 @@ class ChakraApplication : public Application
     bool IsFinished() const;
     /** \return this rank */
     uint32_t GetRank() const;
-    /** \return this rank's transport */
-    Ptr<PeerTransport> GetTransport() const;
+    /**
+     * Uses this transport instead of creating one of the Transport attribute's model (helpers
+     * that configure the transport call this before the simulation starts).
+     */
+    void SetTransport(Ptr<CommTransport> transport);
+    /** \return this rank's transport (created on first use from the Transport attribute) */
+    Ptr<CommTransport> GetTransport();
 
   protected:
     void DoDispose() override;
@@ -132,7 +142,7 @@ class ChakraApplication : public Application
     /** Issues every node the feeder has ready. */
     void Pump();
     /** Starts one node (or queues it behind its stream/thread). */
-    void Issue(std::shared_ptr<const EtNode> node);
+    void IssueToResource(std::shared_ptr<const EtNode> node);
     /** Runs a node whose resource is free. */
     void Run(std::shared_ptr<const EtNode> node);
     /** A node finished. */
@@ -147,6 +157,21 @@ class ChakraApplication : public Application
     std::string ResourceOf(const EtNode& node) const;
     /** Stops the replay with a fatal error. */
     void Fail(const std::string& message);
+    /** A problem that makes the whole run meaningless: fails and stops the simulation. */
+    void FailRun(const std::string& message);
+    /** Gives collective nodes their number on their communicator, as they are read. */
+    void NumberCall(const EtNode& node);
+    /** \return the call number of a numbered collective node, if it is one */
+    std::optional<uint64_t> CallNumberOf(const EtNode& node) const;
+    /**
+     * Hands a node to its stream or thread, unless it is a collective call whose turn on its
+     * communicator has not come (CallOrder): then it waits in the communicator's queue.
+     */
+    void Issue(std::shared_ptr<const EtNode> node);
+    /** Starts the parked calls of a communicator whose turn has come. */
+    void StartParkedCalls(const std::string& pg);
+    /** \return true if call \p seq may start under CallOrder */
+    bool IsCallsTurn(const std::string& pg, uint64_t seq);
     void Warn(const std::string& message);
     /** \return the algorithm attribute for a collective type */
     std::string AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
@@ -156,7 +181,10 @@ class ChakraApplication : public Application
     // Attributes.
     std::string m_tracePath;
     Ptr<ComputeModel> m_computeModel;
+    std::string m_transportModel;
+    std::string m_callOrder;
     Time m_replayDelay;
+    Time m_startOffset;
     bool m_honourCtrlDeps;
     bool m_honourDataDeps;
     std::string m_danglingDeps;
@@ -176,12 +204,13 @@ class ChakraApplication : public Application
     uint32_t m_rank{0};
     std::vector<Address> m_peers;
     std::vector<uint32_t> m_hostOf;
-    Ptr<PeerTransport> m_transport;
+    Ptr<CommTransport> m_transport;
     std::shared_ptr<TimelineWriter> m_timeline;
 
     // Replay state.
     std::unique_ptr<EtFeeder> m_feeder;
-    Time m_replayStart;
+    Time m_replayStart;         //!< the common replay start (reported times are relative to it)
+    bool m_replayStarted{false}; //!< this rank began replaying (after its StartOffset)
     bool m_pumping{false};
     bool m_pumpAgain{false};
     bool m_failed{false};
@@ -191,6 +220,20 @@ class ChakraApplication : public Application
     std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
     std::map<std::string, Communicator> m_communicators; //!< by pg name
     std::map<uint64_t, std::shared_ptr<Collective>> m_activeCollectives; //!< by node id
+    /**
+     * Program order of one communicator's calls on this rank. Calls start strictly in their
+     * order (both CallOrder modes), and in "serial" mode also complete in it, so counters
+     * suffice.
+     */
+    struct CallOrderState
+    {
+        uint64_t read{0};      //!< calls numbered so far (the next call's number)
+        uint64_t started{0};   //!< calls 0 .. started-1 have started (been posted)
+        uint64_t completed{0}; //!< calls completed
+        std::map<uint64_t, std::shared_ptr<const EtNode>> parked; //!< ready, waiting their turn
+    };
+    std::map<std::string, CallOrderState> m_callOrders;  //!< by pg name
+    std::unordered_map<uint64_t, uint64_t> m_callNumbers; //!< node id -> call number
     std::map<uint64_t, std::string> m_activeP2p;          //!< node id -> description
     std::vector<std::pair<Time, Time>> m_computeIntervals;
     std::vector<std::pair<Time, Time>> m_commIntervals;

@@ -22,7 +22,6 @@ struct Communicator
     std::vector<uint32_t> ranks;  //!< global ranks; index = rank within the communicator
     uint32_t myIndex{0};          //!< this rank's index
     std::vector<uint32_t> hostOf; //!< host of each member (for hierarchical algorithms)
-    uint64_t nextSeq{0};          //!< sequence number of this rank's next call on it
 
     /** \return the number of members */
     uint32_t Size() const

@@ -5,15 +5,18 @@
 namespace ns3
 {
 
-Collective::Collective(Ptr<PeerTransport> transport,
+Collective::Collective(Ptr<CommTransport> transport,
                        const Communicator& communicator,
                        uint64_t seq,
+                       const CallSignature& call,
                        CollectiveSchedule schedule,
                        std::function<void()> done)
     : m_transport(transport),
       m_comm(communicator.id),
+      m_commName(communicator.name),
       m_ranks(communicator.ranks),
       m_seq(seq),
+      m_call(call),
       m_ops(std::move(schedule)),
       m_waitingDeps(m_ops.size(), 0),
       m_dependents(m_ops.size()),
@@ -45,10 +48,16 @@ Collective::KeyOf(const CollectiveOp& op) const
 void
 Collective::Start()
 {
+    m_transport->BeginCall(m_comm,
+                           m_seq,
+                           m_call,
+                           m_commName.empty() ? std::string("the world communicator")
+                                              : "communicator '" + m_commName + "'");
     if (m_ops.empty())
     {
         // A communicator of one, or nothing to move: done now (as an event, so that the
         // caller never sees its completion before Start returns).
+        m_transport->EndCall(m_comm, m_seq);
         Simulator::ScheduleNow(std::move(m_done));
         return;
     }
@@ -71,11 +80,11 @@ Collective::Issue(uint32_t op)
     auto onDone = [self, op]() { self->Complete(op); };
     if (o.send)
     {
-        m_transport->Send(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone);
+        m_transport->Send(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone, m_call);
     }
     else
     {
-        m_transport->Recv(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone);
+        m_transport->Recv(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone, m_call);
     }
 }
 
@@ -92,6 +101,7 @@ Collective::Complete(uint32_t op)
     }
     if (--m_remaining == 0 && m_done)
     {
+        m_transport->EndCall(m_comm, m_seq);
         auto done = std::move(m_done);
         done();
     }

@@ -6,7 +6,7 @@
 
 #include "collective-algorithm.h"
 #include "ns3/communicator.h"
-#include "ns3/peer-transport.h"
+#include "ns3/comm-transport.h"
 
 #include "ns3/nstime.h"
 
@@ -34,16 +34,19 @@ class Collective : public std::enable_shared_from_this<Collective>
      * \param transport this rank's transport
      * \param communicator the communicator (copied: ids, ranks)
      * \param seq the call's sequence number on the communicator
+     * \param call what this call is (carried by its messages: the ranks must agree)
      * \param schedule this rank's ops
      * \param done called once when every op has completed
      */
-    Collective(Ptr<PeerTransport> transport,
+    Collective(Ptr<CommTransport> transport,
                const Communicator& communicator,
                uint64_t seq,
+               const CallSignature& call,
                CollectiveSchedule schedule,
                std::function<void()> done);
 
-    /** Posts the receives and sends what has no dependency. */
+    /** Declares the call to the transport, posts the receives and sends what has no
+     *  dependency. */
     void Start();
 
     /** \return what this rank still waits for (receives not arrived, sends not handed over) */
@@ -54,10 +57,12 @@ class Collective : public std::enable_shared_from_this<Collective>
     void Complete(uint32_t op);
     MessageKey KeyOf(const CollectiveOp& op) const;
 
-    Ptr<PeerTransport> m_transport;
+    Ptr<CommTransport> m_transport;
     uint64_t m_comm;
+    std::string m_commName;
     std::vector<uint32_t> m_ranks;
     uint64_t m_seq;
+    CallSignature m_call;
     CollectiveSchedule m_ops;
     std::vector<uint32_t> m_waitingDeps;             //!< per op, dependencies not complete
     std::vector<std::vector<uint32_t>> m_dependents; //!< per op, ops waiting for it

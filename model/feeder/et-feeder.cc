@@ -85,6 +85,10 @@ EtFeeder::LoadOne()
     m_lastId = id;
 
     auto node = std::make_shared<const EtNode>(std::move(m_scratch));
+    if (m_options.onRead)
+    {
+        m_options.onRead(*node);
+    }
     Entry entry;
     entry.node = node;
     ParentsOf(*node, m_parents);

@@ -44,6 +44,11 @@ struct EtFeederOptions
     bool danglingAsSatisfied{false};
     /** Receives warnings (dangling dependencies); default: none. */
     std::function<void(const std::string&)> warn;
+    /**
+     * Called for every node as it is read, in file order (the trace's program order), before
+     * it can be issued; default: none. A throw (TraceError) stops the feeder like a bad node.
+     */
+    std::function<void(const EtNode&)> onRead;
 };
 
 /**

@@ -50,18 +50,50 @@ struct MessageKey
 
 /**
  * \ingroup chakra
- * \brief The fixed-size header written before each message's payload on a TCP stream.
+ * \brief What a message belongs to, as its sender sees it: both sides of a message must agree
+ * (CommTransport checks it), so two ranks that pair different calls are caught, not simulated.
+ */
+struct CallSignature
+{
+    /** Type of a point-to-point call (collective calls use their CollectiveCommType). */
+    static constexpr uint8_t kPointToPoint = 0xfe;
+    /** Type of a message that declares no call (tests, scenario scripts). */
+    static constexpr uint8_t kUnknown = 0xff;
+
+    uint64_t node{0};        //!< the trace node of the call on the sending rank
+    uint8_t type{kUnknown};  //!< CollectiveCommType, kPointToPoint or kUnknown
+    uint64_t bytes{0};       //!< the call's size (comm_size)
+    uint32_t root{0};        //!< root index in the communicator (rooted collectives)
+
+    /** \return true if the call is declared */
+    bool IsKnown() const
+    {
+        return type != kUnknown;
+    }
+    /** \return true if both describe the same call (type, size, root; not the node) */
+    bool SameCall(const CallSignature& other) const
+    {
+        return type == other.type && bytes == other.bytes && root == other.root;
+    }
+    /** \return e.g. "ALL_REDUCE of 67108864 bytes (node 12)" */
+    std::string ToString() const;
+};
+
+/**
+ * \ingroup chakra
+ * \brief The fixed-size header that precedes each message's payload on the wire.
  */
 struct MessageHeader
 {
     /** Bytes of a serialized header on the wire. */
-    static constexpr uint32_t kSize = 4 + 4 + 1 + 8 + 8 + 8 + 8;
+    static constexpr uint32_t kSize = 4 + 4 + 1 + 8 + 8 + 8 + 8 + 8 + 1 + 8 + 4;
     /** First bytes of every header: a stream that loses framing is detected, not misread. */
     static constexpr uint32_t kMagic = 0x43484b52; // "CHKR"
 
     uint32_t src{0};      //!< sending rank (global)
     MessageKey key;       //!< identity
     uint64_t payload{0};  //!< payload bytes that follow
+    CallSignature call;   //!< the sender's call
 
     /** Writes kSize bytes. */
     void Serialize(uint8_t* out) const;

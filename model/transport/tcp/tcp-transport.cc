@@ -1,4 +1,4 @@
-#include "peer-transport.h"
+#include "tcp-transport.h"
 
 #include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
@@ -18,8 +18,8 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("ChakraPeerTransport");
-NS_OBJECT_ENSURE_REGISTERED(PeerTransport);
+NS_LOG_COMPONENT_DEFINE("ChakraTcpTransport");
+NS_OBJECT_ENSURE_REGISTERED(TcpTransport);
 
 namespace
 {
@@ -30,36 +30,36 @@ constexpr uint32_t kTcpIpOverhead = 52;
 } // namespace
 
 TypeId
-PeerTransport::GetTypeId()
+TcpTransport::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::PeerTransport")
-            .SetParent<Object>()
+        TypeId("ns3::TcpTransport")
+            .SetParent<CommTransport>()
             .SetGroupName("Chakra")
-            .AddConstructor<PeerTransport>()
+            .AddConstructor<TcpTransport>()
             .AddAttribute("Port",
                           "TCP port every rank listens on.",
                           UintegerValue(7700),
-                          MakeUintegerAccessor(&PeerTransport::m_port),
+                          MakeUintegerAccessor(&TcpTransport::m_port),
                           MakeUintegerChecker<uint16_t>())
             .AddAttribute("SegmentSize",
                           "TCP segment payload in bytes; 0: the MTU of the interface the route "
                           "to the peer leaves by, minus 52 (IPv4, TCP and timestamp headers).",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&PeerTransport::m_segmentSize),
+                          MakeUintegerAccessor(&TcpTransport::m_segmentSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("BufferSize",
                           "TCP send and receive buffer per connection, in bytes: the most "
                           "bytes a flow has in flight. Must exceed bandwidth x RTT for a "
                           "single flow to reach line rate.",
                           UintegerValue(1u << 20),
-                          MakeUintegerAccessor(&PeerTransport::m_bufferSize),
+                          MakeUintegerAccessor(&TcpTransport::m_bufferSize),
                           MakeUintegerChecker<uint32_t>(1u << 12))
             .AddAttribute("LineRateStart",
                           "Start every flow with a window of the whole buffer (no slow start), "
                           "as RDMA transports and NCCL's network plugins behave.",
                           BooleanValue(true),
-                          MakeBooleanAccessor(&PeerTransport::m_lineRateStart),
+                          MakeBooleanAccessor(&TcpTransport::m_lineRateStart),
                           MakeBooleanChecker())
             .AddAttribute("PreconnectLimit",
                           "Open connections to every other rank at start (before the trace "
@@ -68,17 +68,17 @@ PeerTransport::GetTypeId()
                           "one extra round trip. Every connection is an endpoint that ns-3's "
                           "TCP demultiplexer scans per packet, hence the limit. 0: never.",
                           UintegerValue(32),
-                          MakeUintegerAccessor(&PeerTransport::m_preconnectLimit),
+                          MakeUintegerAccessor(&TcpTransport::m_preconnectLimit),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("DelAckCount",
                           "Segments per delayed ACK.",
                           UintegerValue(2),
-                          MakeUintegerAccessor(&PeerTransport::m_delAckCount),
+                          MakeUintegerAccessor(&TcpTransport::m_delAckCount),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("DelAckTimeout",
                           "Delayed ACK timeout (short: a send completes when acknowledged).",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&PeerTransport::m_delAckTimeout),
+                          MakeTimeAccessor(&TcpTransport::m_delAckTimeout),
                           MakeTimeChecker())
             .AddAttribute("MinRto",
                           "Minimum TCP retransmission timeout. The modeled fabric is lossless, "
@@ -87,38 +87,34 @@ PeerTransport::GetTypeId()
                           "in its own NIC (15 MiB = 1.3 ms at 100 Gbps for 16 ranks), longer "
                           "than a datacenter RTO of 1 ms. 200 ms is Linux's default.",
                           TimeValue(MilliSeconds(200)),
-                          MakeTimeAccessor(&PeerTransport::m_minRto),
+                          MakeTimeAccessor(&TcpTransport::m_minRto),
                           MakeTimeChecker());
     return tid;
 }
 
-PeerTransport::PeerTransport() = default;
+TcpTransport::TcpTransport() = default;
 
-PeerTransport::~PeerTransport() = default;
+TcpTransport::~TcpTransport() = default;
+
+std::string
+TcpTransport::GetModelName() const
+{
+    return "tcp";
+}
 
 void
-PeerTransport::DoDispose()
+TcpTransport::DoDispose()
 {
     m_listener = nullptr;
     m_connections.clear();
     m_accepted.clear();
     m_incoming.clear();
     m_peerOfSocket.clear();
-    m_posted.clear();
-    m_node = nullptr;
-    Object::DoDispose();
-}
-
-void
-PeerTransport::Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers)
-{
-    m_node = node;
-    m_rank = rank;
-    m_peers = peers;
+    CommTransport::DoDispose();
 }
 
 uint32_t
-PeerTransport::SegmentSize(uint32_t peer) const
+TcpTransport::SegmentSize(uint32_t peer) const
 {
     if (m_segmentSize != 0)
     {
@@ -127,11 +123,11 @@ PeerTransport::SegmentSize(uint32_t peer) const
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
     // The MTU of the interface the route to the peer leaves by (NVLink and NIC paths differ);
     // without a route, the smallest MTU of the node's devices.
-    Ptr<Ipv4> ipv4 = m_node->GetObject<Ipv4>();
-    if (ipv4 && peer < m_peers.size() && InetSocketAddress::IsMatchingType(m_peers[peer]))
+    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
+    if (ipv4 && peer < GetPeers().size() && InetSocketAddress::IsMatchingType(GetPeers()[peer]))
     {
         Ipv4Header header;
-        header.SetDestination(InetSocketAddress::ConvertFrom(m_peers[peer]).GetIpv4());
+        header.SetDestination(InetSocketAddress::ConvertFrom(GetPeers()[peer]).GetIpv4());
         header.SetProtocol(6);
         Socket::SocketErrno error;
         Ptr<Ipv4Route> route =
@@ -143,9 +139,9 @@ PeerTransport::SegmentSize(uint32_t peer) const
     }
     if (mtu == std::numeric_limits<uint32_t>::max())
     {
-        for (uint32_t i = 0; i < m_node->GetNDevices(); ++i)
+        for (uint32_t i = 0; i < GetNode()->GetNDevices(); ++i)
         {
-            Ptr<NetDevice> device = m_node->GetDevice(i);
+            Ptr<NetDevice> device = GetNode()->GetDevice(i);
             if (device->GetInstanceTypeId().GetName() != "ns3::LoopbackNetDevice")
             {
                 mtu = std::min<uint32_t>(mtu, device->GetMtu());
@@ -160,7 +156,7 @@ PeerTransport::SegmentSize(uint32_t peer) const
 }
 
 void
-PeerTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
+TcpTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 {
     socket->SetAttribute("SegmentSize", UintegerValue(segment));
     socket->SetAttribute("SndBufSize", UintegerValue(m_bufferSize));
@@ -177,25 +173,25 @@ PeerTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 }
 
 void
-PeerTransport::Start()
+TcpTransport::Start()
 {
-    m_listener = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
+    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     // Accepted sockets inherit this; they only send ACKs (and one byte), so any size works.
-    ConfigureSocket(m_listener, SegmentSize(m_rank));
+    ConfigureSocket(m_listener, SegmentSize(GetRank()));
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
     {
-        m_errors.push_back("rank " + std::to_string(m_rank) + ": cannot listen on port " +
+        AddError("rank " + std::to_string(GetRank()) + ": cannot listen on port " +
                            std::to_string(m_port));
         return;
     }
     m_listener->Listen();
-    m_listener->SetAcceptCallback(MakeCallback(&PeerTransport::HandleAcceptRequest, this),
-                                  MakeCallback(&PeerTransport::HandleAccept, this));
-    if (m_peers.size() <= m_preconnectLimit)
+    m_listener->SetAcceptCallback(MakeCallback(&TcpTransport::HandleAcceptRequest, this),
+                                  MakeCallback(&TcpTransport::HandleAccept, this));
+    if (GetPeers().size() <= m_preconnectLimit)
     {
-        for (uint32_t peer = 0; peer < m_peers.size(); ++peer)
+        for (uint32_t peer = 0; peer < GetPeers().size(); ++peer)
         {
-            if (peer != m_rank)
+            if (peer != GetRank())
             {
                 GetConnection(peer);
             }
@@ -203,8 +199,8 @@ PeerTransport::Start()
     }
 }
 
-PeerTransport::Connection&
-PeerTransport::GetConnection(uint32_t peer)
+TcpTransport::Connection&
+TcpTransport::GetConnection(uint32_t peer)
 {
     auto it = m_connections.find(peer);
     if (it != m_connections.end())
@@ -218,18 +214,18 @@ PeerTransport::GetConnection(uint32_t peer)
 }
 
 void
-PeerTransport::OpenConnection(Connection& connection)
+TcpTransport::OpenConnection(Connection& connection)
 {
-    connection.socket = Socket::CreateSocket(m_node, TcpSocketFactory::GetTypeId());
+    connection.socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     ConfigureSocket(connection.socket, SegmentSize(connection.peer));
     connection.socket->Bind();
     m_peerOfSocket[PeekPointer(connection.socket)] = connection.peer;
-    connection.socket->SetConnectCallback(MakeCallback(&PeerTransport::HandleConnected, this),
-                                          MakeCallback(&PeerTransport::HandleConnectFailed, this));
-    connection.socket->SetSendCallback(MakeCallback(&PeerTransport::HandleSendSpace, this));
-    connection.socket->SetRecvCallback(MakeCallback(&PeerTransport::HandleDiscard, this));
+    connection.socket->SetConnectCallback(MakeCallback(&TcpTransport::HandleConnected, this),
+                                          MakeCallback(&TcpTransport::HandleConnectFailed, this));
+    connection.socket->SetSendCallback(MakeCallback(&TcpTransport::HandleSendSpace, this));
+    connection.socket->SetRecvCallback(MakeCallback(&TcpTransport::HandleDiscard, this));
     // The peer address is an InetSocketAddress without port or with the listening port.
-    Address peer = m_peers.at(connection.peer);
+    Address peer = GetPeers().at(connection.peer);
     if (InetSocketAddress::IsMatchingType(peer))
     {
         InetSocketAddress inet = InetSocketAddress::ConvertFrom(peer);
@@ -240,24 +236,24 @@ PeerTransport::OpenConnection(Connection& connection)
 }
 
 void
-PeerTransport::HandleConnected(Ptr<Socket> socket)
+TcpTransport::HandleConnected(Ptr<Socket> socket)
 {
     Connection& connection = m_connections.at(m_peerOfSocket.at(PeekPointer(socket)));
     connection.connected = true;
-    NS_LOG_LOGIC("rank " << m_rank << " connected to " << connection.peer);
+    NS_LOG_LOGIC("rank " << GetRank() << " connected to " << connection.peer);
     Pump(connection);
 }
 
 void
-PeerTransport::HandleConnectFailed(Ptr<Socket> socket)
+TcpTransport::HandleConnectFailed(Ptr<Socket> socket)
 {
     uint32_t peer = m_peerOfSocket.at(PeekPointer(socket));
-    m_errors.push_back("rank " + std::to_string(m_rank) + ": cannot connect to rank " +
+    AddError("rank " + std::to_string(GetRank()) + ": cannot connect to rank " +
                        std::to_string(peer) + " (no route, or nothing listening)");
 }
 
 void
-PeerTransport::HandleSendSpace(Ptr<Socket> socket, uint32_t /* available */)
+TcpTransport::HandleSendSpace(Ptr<Socket> socket, uint32_t /* available */)
 {
     auto it = m_peerOfSocket.find(PeekPointer(socket));
     if (it != m_peerOfSocket.end())
@@ -267,31 +263,19 @@ PeerTransport::HandleSendSpace(Ptr<Socket> socket, uint32_t /* available */)
 }
 
 void
-PeerTransport::Send(uint32_t dst, const MessageKey& key, uint64_t bytes, Done done)
+TcpTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 {
     Outgoing message;
-    message.header.src = m_rank;
-    message.header.key = key;
-    message.header.payload = bytes;
-    message.remaining = bytes;
+    message.header = header;
+    message.remaining = header.payload;
     message.done = std::move(done);
-    if (dst == m_rank)
-    {
-        // A message to oneself never touches the network.
-        Simulator::ScheduleNow([this, key, bytes, d = std::move(message.done)]() {
-            Deliver(m_rank, key, bytes);
-            d();
-        });
-        return;
-    }
     Connection& connection = GetConnection(dst);
     connection.queue.push_back(std::move(message));
-    m_bytesSent += bytes;
     Pump(connection);
 }
 
 void
-PeerTransport::Pump(Connection& connection)
+TcpTransport::Pump(Connection& connection)
 {
     if (connection.connected)
     {
@@ -341,15 +325,15 @@ PeerTransport::Pump(Connection& connection)
 }
 
 bool
-PeerTransport::HandleAcceptRequest(Ptr<Socket> /* socket */, const Address& /* from */)
+TcpTransport::HandleAcceptRequest(Ptr<Socket> /* socket */, const Address& /* from */)
 {
     return true;
 }
 
 void
-PeerTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
+TcpTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
 {
-    socket->SetRecvCallback(MakeCallback(&PeerTransport::HandleRecv, this));
+    socket->SetRecvCallback(MakeCallback(&TcpTransport::HandleRecv, this));
     m_incoming[PeekPointer(socket)] = Incoming();
     m_accepted.push_back(socket);
     // The SYN-ACK advertises at most 64 KiB (the window scale applies from the next segment),
@@ -359,7 +343,7 @@ PeerTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
 }
 
 void
-PeerTransport::HandleDiscard(Ptr<Socket> socket)
+TcpTransport::HandleDiscard(Ptr<Socket> socket)
 {
     while (socket->Recv())
     {
@@ -367,7 +351,7 @@ PeerTransport::HandleDiscard(Ptr<Socket> socket)
 }
 
 void
-PeerTransport::HandleRecv(Ptr<Socket> socket)
+TcpTransport::HandleRecv(Ptr<Socket> socket)
 {
     Incoming& stream = m_incoming[PeekPointer(socket)];
     while (Ptr<Packet> packet = socket->Recv())
@@ -391,7 +375,7 @@ PeerTransport::HandleRecv(Ptr<Socket> socket)
                 if (!stream.current.Deserialize(stream.header))
                 {
                     stream.broken = true;
-                    m_errors.push_back("rank " + std::to_string(m_rank) +
+                    AddError("rank " + std::to_string(GetRank()) +
                                        ": a stream lost its framing (bad header magic)");
                     break;
                 }
@@ -401,79 +385,18 @@ PeerTransport::HandleRecv(Ptr<Socket> socket)
             uint64_t take = std::min<uint64_t>(stream.remaining, size - position);
             stream.remaining -= take;
             position += static_cast<uint32_t>(take);
-            m_bytesReceived += take;
             if (stream.remaining == 0)
             {
                 stream.inPayload = false;
-                Deliver(stream.current.src, stream.current.key, stream.current.payload);
+                Deliver(stream.current);
             }
         }
     }
 }
 
 void
-PeerTransport::Deliver(uint32_t src, const MessageKey& key, uint64_t bytes)
+TcpTransport::DescribeModelPending(std::vector<std::string>& lines) const
 {
-    Endpoint endpoint{src, key};
-    auto posted = m_posted.find(endpoint);
-    if (posted == m_posted.end() || posted->second.empty())
-    {
-        m_arrived[endpoint].push_back(bytes);
-        return;
-    }
-    PostedRecv receive = std::move(posted->second.front());
-    posted->second.pop_front();
-    if (posted->second.empty())
-    {
-        m_posted.erase(posted);
-    }
-    if (receive.bytes != bytes)
-    {
-        m_errors.push_back("rank " + std::to_string(m_rank) + ": receive from rank " +
-                           std::to_string(src) + " (" + key.ToString() + ") expected " +
-                           std::to_string(receive.bytes) + " bytes, got " + std::to_string(bytes));
-    }
-    receive.done();
-}
-
-void
-PeerTransport::Recv(uint32_t src, const MessageKey& key, uint64_t bytes, Done done)
-{
-    Endpoint endpoint{src, key};
-    auto arrived = m_arrived.find(endpoint);
-    if (arrived != m_arrived.end() && !arrived->second.empty())
-    {
-        uint64_t size = arrived->second.front();
-        arrived->second.pop_front();
-        if (arrived->second.empty())
-        {
-            m_arrived.erase(arrived);
-        }
-        if (size != bytes)
-        {
-            m_errors.push_back("rank " + std::to_string(m_rank) + ": receive from rank " +
-                               std::to_string(src) + " (" + key.ToString() + ") expected " +
-                               std::to_string(bytes) + " bytes, got " + std::to_string(size));
-        }
-        Simulator::ScheduleNow(std::move(done));
-        return;
-    }
-    m_posted[endpoint].push_back(PostedRecv{bytes, std::move(done)});
-}
-
-std::vector<std::string>
-PeerTransport::DescribePending() const
-{
-    std::vector<std::string> lines;
-    for (const auto& [endpoint, receives] : m_posted)
-    {
-        for (const auto& receive : receives)
-        {
-            lines.push_back("waits for a message from rank " + std::to_string(endpoint.first) +
-                            " (" + endpoint.second.ToString() + ", " +
-                            std::to_string(receive.bytes) + " bytes)");
-        }
-    }
     for (const auto& [peer, connection] : m_connections)
     {
         if (!connection.queue.empty())
@@ -483,25 +406,6 @@ PeerTransport::DescribePending() const
                             (connection.connected ? "" : " (connection not established)"));
         }
     }
-    return lines;
-}
-
-const std::vector<std::string>&
-PeerTransport::GetErrors() const
-{
-    return m_errors;
-}
-
-uint64_t
-PeerTransport::GetBytesSent() const
-{
-    return m_bytesSent;
-}
-
-uint64_t
-PeerTransport::GetBytesReceived() const
-{
-    return m_bytesReceived;
 }
 
 } // namespace ns3

@@ -1,0 +1,354 @@
+#include "comm-transport.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraCommTransport");
+NS_OBJECT_ENSURE_REGISTERED(CommTransport);
+
+namespace
+{
+
+/** Transport model names and the TypeIds that implement them. */
+const std::vector<std::pair<std::string, std::string>>&
+Models()
+{
+    static const std::vector<std::pair<std::string, std::string>> models = {
+        {"tcp", "ns3::TcpTransport"},
+        {"rdma", "ns3::RdmaTransport"},
+        {"flow", "ns3::FlowTransport"},
+    };
+    return models;
+}
+
+} // namespace
+
+TypeId
+CommTransport::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CommTransport").SetParent<Object>().SetGroupName("Chakra");
+    return tid;
+}
+
+CommTransport::CommTransport() = default;
+
+CommTransport::~CommTransport() = default;
+
+TypeId
+CommTransport::LookupModel(const std::string& model)
+{
+    for (const auto& [name, typeName] : Models())
+    {
+        TypeId tid;
+        if (name == model && TypeId::LookupByNameFailSafe(typeName, &tid))
+        {
+            return tid;
+        }
+    }
+    throw std::invalid_argument("unknown transport model '" + model + "' (known: " +
+                                ListModels() + ")");
+}
+
+std::string
+CommTransport::ListModels()
+{
+    std::string list;
+    for (const auto& [name, typeName] : Models())
+    {
+        TypeId tid;
+        if (TypeId::LookupByNameFailSafe(typeName, &tid))
+        {
+            list += (list.empty() ? "" : ", ") + name;
+        }
+    }
+    return list;
+}
+
+void
+CommTransport::DoDispose()
+{
+    m_posted.clear();
+    m_arrived.clear();
+    m_calls.clear();
+    m_unchecked.clear();
+    m_fatal = nullptr;
+    m_node = nullptr;
+    Object::DoDispose();
+}
+
+void
+CommTransport::Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers)
+{
+    m_node = node;
+    m_rank = rank;
+    m_peers = peers;
+}
+
+void
+CommTransport::Start()
+{
+}
+
+void
+CommTransport::SetFatalHandler(FatalHandler handler)
+{
+    m_fatal = std::move(handler);
+}
+
+Ptr<Node>
+CommTransport::GetNode() const
+{
+    return m_node;
+}
+
+uint32_t
+CommTransport::GetRank() const
+{
+    return m_rank;
+}
+
+const std::vector<Address>&
+CommTransport::GetPeers() const
+{
+    return m_peers;
+}
+
+void
+CommTransport::Send(uint32_t dst,
+                    const MessageKey& key,
+                    uint64_t bytes,
+                    Done done,
+                    const CallSignature& call)
+{
+    MessageHeader header;
+    header.src = m_rank;
+    header.key = key;
+    header.payload = bytes;
+    header.call = call;
+    if (dst == m_rank)
+    {
+        // A message to oneself never touches the network.
+        Simulator::ScheduleNow([this, header, d = std::move(done)]() {
+            Deliver(header);
+            d();
+        });
+        return;
+    }
+    m_bytesSent += bytes;
+    DoSend(dst, header, std::move(done));
+}
+
+void
+CommTransport::Recv(uint32_t src,
+                    const MessageKey& key,
+                    uint64_t bytes,
+                    Done done,
+                    const CallSignature& call)
+{
+    Endpoint endpoint{src, key};
+    PostedRecv receive{bytes, call, std::move(done)};
+    auto arrived = m_arrived.find(endpoint);
+    if (arrived == m_arrived.end() || arrived->second.empty())
+    {
+        m_posted[endpoint].push_back(std::move(receive));
+        return;
+    }
+    ArrivedMessage message = arrived->second.front();
+    arrived->second.pop_front();
+    if (arrived->second.empty())
+    {
+        m_arrived.erase(arrived);
+    }
+    Match(src, key, message, receive);
+    // As an event: a receive never completes inside the Recv call that posted it.
+    Simulator::ScheduleNow(std::move(receive.done));
+}
+
+void
+CommTransport::Deliver(const MessageHeader& header)
+{
+    if (header.src != m_rank)
+    {
+        m_bytesReceived += header.payload;
+    }
+    if (header.key.kind == MessageKey::COLLECTIVE)
+    {
+        CheckCall(header.src, header.key, header.call);
+    }
+    ArrivedMessage message{header.payload, header.call};
+    Endpoint endpoint{header.src, header.key};
+    auto posted = m_posted.find(endpoint);
+    if (posted == m_posted.end() || posted->second.empty())
+    {
+        m_arrived[endpoint].push_back(message);
+        return;
+    }
+    PostedRecv receive = std::move(posted->second.front());
+    posted->second.pop_front();
+    if (posted->second.empty())
+    {
+        m_posted.erase(posted);
+    }
+    Match(header.src, header.key, message, receive);
+    receive.done();
+}
+
+void
+CommTransport::Match(uint32_t src,
+                     const MessageKey& key,
+                     const ArrivedMessage& message,
+                     const PostedRecv& receive)
+{
+    if (message.bytes == receive.bytes)
+    {
+        return;
+    }
+    std::string where = "rank " + std::to_string(m_rank);
+    if (receive.call.IsKnown())
+    {
+        where += " node " + std::to_string(receive.call.node);
+    }
+    std::string sender = "rank " + std::to_string(src);
+    if (message.call.IsKnown())
+    {
+        sender += " node " + std::to_string(message.call.node);
+    }
+    Fatal(where + " posted a receive of " + std::to_string(receive.bytes) + " bytes from " +
+          sender + " (" + key.ToString() + "), which sent " + std::to_string(message.bytes) +
+          " bytes");
+}
+
+void
+CommTransport::BeginCall(uint64_t comm,
+                         uint64_t seq,
+                         const CallSignature& call,
+                         const std::string& label)
+{
+    const CallId id{comm, seq};
+    LocalCall& local = m_calls[id];
+    local.call = call;
+    local.label = label;
+    auto early = m_unchecked.find(id);
+    if (early == m_unchecked.end())
+    {
+        return;
+    }
+    auto messages = std::move(early->second);
+    m_unchecked.erase(early);
+    MessageKey key;
+    key.kind = MessageKey::COLLECTIVE;
+    key.comm = comm;
+    key.seq = seq;
+    for (const auto& [src, remote] : messages)
+    {
+        if (remote.IsKnown() && call.IsKnown() && !remote.SameCall(call))
+        {
+            Fatal(CallMismatch(src, key, remote, local));
+            return;
+        }
+    }
+}
+
+void
+CommTransport::EndCall(uint64_t comm, uint64_t seq)
+{
+    m_calls.erase(CallId{comm, seq});
+}
+
+void
+CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote)
+{
+    const CallId id{key.comm, key.seq};
+    auto local = m_calls.find(id);
+    if (local == m_calls.end())
+    {
+        // This rank has not begun the call: check when it does (the first message per peer
+        // is enough, every message of a call carries the same signature).
+        m_unchecked[id].emplace(src, remote);
+        return;
+    }
+    if (remote.IsKnown() && local->second.call.IsKnown() && !remote.SameCall(local->second.call))
+    {
+        Fatal(CallMismatch(src, key, remote, local->second));
+    }
+}
+
+std::string
+CommTransport::CallMismatch(uint32_t src,
+                            const MessageKey& key,
+                            const CallSignature& remote,
+                            const LocalCall& local) const
+{
+    return "ranks " + std::to_string(m_rank) + " and " + std::to_string(src) +
+           " disagree on collective call #" + std::to_string(key.seq) + " of " + local.label +
+           ": rank " + std::to_string(m_rank) + " runs " + local.call.ToString() + ", rank " +
+           std::to_string(src) + " runs " + remote.ToString();
+}
+
+void
+CommTransport::AddError(const std::string& error)
+{
+    m_errors.push_back(error);
+}
+
+void
+CommTransport::Fatal(const std::string& error)
+{
+    NS_LOG_ERROR(error);
+    if (m_fatal)
+    {
+        m_fatal(error);
+    }
+    else
+    {
+        m_errors.push_back(error);
+    }
+}
+
+std::vector<std::string>
+CommTransport::DescribePending() const
+{
+    std::vector<std::string> lines;
+    for (const auto& [endpoint, receives] : m_posted)
+    {
+        for (const auto& receive : receives)
+        {
+            lines.push_back("waits for a message from rank " + std::to_string(endpoint.first) +
+                            " (" + endpoint.second.ToString() + ", " +
+                            std::to_string(receive.bytes) + " bytes)");
+        }
+    }
+    DescribeModelPending(lines);
+    return lines;
+}
+
+void
+CommTransport::DescribeModelPending(std::vector<std::string>& /* lines */) const
+{
+}
+
+const std::vector<std::string>&
+CommTransport::GetErrors() const
+{
+    return m_errors;
+}
+
+uint64_t
+CommTransport::GetBytesSent() const
+{
+    return m_bytesSent;
+}
+
+uint64_t
+CommTransport::GetBytesReceived() const
+{
+    return m_bytesReceived;
+}
+
+} // namespace ns3

@@ -1,0 +1,217 @@
+/*
+ * CommTransport: the seam between the collectives and the network models. Collectives and the
+ * application send and receive messages through it; models (tcp, rdma, flow) only move bytes.
+ */
+#ifndef CHAKRA_COMM_TRANSPORT_H
+#define CHAKRA_COMM_TRANSPORT_H
+
+#include "message-key.h"
+
+#include "ns3/address.h"
+#include "ns3/node.h"
+#include "ns3/object.h"
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief One rank's messaging endpoint: sends and posted receives matched by (source, key).
+ *
+ * What is implemented here, once for every model:
+ * - matching: a message matches the oldest posted receive with the same source and key; with
+ *   none posted it waits for one (MPI's non-overtaking rule: messages of one source and key
+ *   match receives in posting order, because every model delivers a pair's messages in the
+ *   order they were sent);
+ * - checks: both sides of a message must agree on what they are doing. A point-to-point receive
+ *   must be posted for the size that was sent; the messages of a collective call carry the
+ *   sender's call (type, size, root, node) and must agree with this rank's call of the same
+ *   sequence number on the communicator (checked on the first message from each peer, whatever
+ *   its tag, so calls whose schedules differ are caught too). A disagreement is a fatal error
+ *   that names both ranks and both nodes;
+ * - messages to oneself, which never touch the network;
+ * - byte counters and the diagnostics of receives still waiting.
+ *
+ * A model (subclass) implements DoSend: carry the header and the payload to the destination and
+ * call Deliver(header) there once the last byte has arrived; call the send's completion when
+ * the sender may go on (its local completion). Models see no collective semantics.
+ */
+class CommTransport : public Object
+{
+  public:
+    /** Called when a send or receive completes. */
+    using Done = std::function<void()>;
+    /** Receives a fatal error (the run cannot go on meaningfully). */
+    using FatalHandler = std::function<void(const std::string&)>;
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    CommTransport();
+    ~CommTransport() override;
+
+    /**
+     * \param model a transport model name ("tcp", ...)
+     * \return the TypeId of its implementation
+     * \throws std::invalid_argument for an unknown model (the message lists the known ones)
+     */
+    static TypeId LookupModel(const std::string& model);
+    /** \return the names of the models this build knows, comma separated */
+    static std::string ListModels();
+
+    /**
+     * Wiring, before Start.
+     * \param node this rank's node
+     * \param rank this rank
+     * \param peers every rank's address (index = rank)
+     */
+    void Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers);
+
+    /** Called once the simulation runs (models open connections, ...). */
+    virtual void Start();
+
+    /** \return the model name ("tcp", ...) */
+    virtual std::string GetModelName() const = 0;
+
+    /** Where fatal errors go (default: they are recorded in GetErrors). */
+    void SetFatalHandler(FatalHandler handler);
+
+    /**
+     * Sends a message.
+     * \param dst destination rank
+     * \param key message identity
+     * \param bytes payload size (64-bit)
+     * \param done called at local completion (the model says when: TCP, last byte handed to
+     *        the socket)
+     * \param call what the message belongs to (checked by the receiver)
+     */
+    void Send(uint32_t dst,
+              const MessageKey& key,
+              uint64_t bytes,
+              Done done,
+              const CallSignature& call = CallSignature());
+
+    /**
+     * Posts a receive: completes when a message with this key from \p src has fully arrived
+     * (at once if it already has).
+     * \param src source rank
+     * \param key message identity
+     * \param bytes expected payload size
+     * \param done called on arrival of the last byte
+     * \param call this rank's call (for the error message of a point-to-point mismatch)
+     */
+    void Recv(uint32_t src,
+              const MessageKey& key,
+              uint64_t bytes,
+              Done done,
+              const CallSignature& call = CallSignature());
+
+    /**
+     * Declares this rank's collective call \p seq on communicator \p comm: messages of that
+     * call from other ranks are checked against it (see the class description).
+     * \param comm communicator id
+     * \param seq call number on the communicator
+     * \param call this rank's call
+     * \param label how to name the communicator in messages ("communicator 'tp0'")
+     */
+    void BeginCall(uint64_t comm, uint64_t seq, const CallSignature& call, const std::string& label);
+    /** The call is over on this rank. */
+    void EndCall(uint64_t comm, uint64_t seq);
+
+    /** \return one line per posted receive still waiting, then the model's own lines */
+    std::vector<std::string> DescribePending() const;
+    /** \return problems seen (fatal ones too when no fatal handler is set) */
+    const std::vector<std::string>& GetErrors() const;
+    /** \return payload bytes sent so far (to other ranks) */
+    uint64_t GetBytesSent() const;
+    /** \return payload bytes received so far (from other ranks) */
+    uint64_t GetBytesReceived() const;
+
+  protected:
+    void DoDispose() override;
+
+    /**
+     * Carries a message to rank \p dst (the model's job).
+     * \param dst destination rank (never this rank)
+     * \param header the message header (source, key, payload size, call)
+     * \param done to call at the send's local completion (as an event or later, never inside
+     *        DoSend)
+     */
+    virtual void DoSend(uint32_t dst, const MessageHeader& header, Done done) = 0;
+
+    /** Appends the model's own diagnostics (unsent data, ...). */
+    virtual void DescribeModelPending(std::vector<std::string>& lines) const;
+
+    /** The model calls this on the receiving rank when a whole message has arrived. */
+    void Deliver(const MessageHeader& header);
+
+    /** Records a non-fatal problem seen by the model. */
+    void AddError(const std::string& error);
+    /** Records a fatal problem and hands it to the fatal handler. */
+    void Fatal(const std::string& error);
+
+    /** \return this rank's node */
+    Ptr<Node> GetNode() const;
+    /** \return this rank */
+    uint32_t GetRank() const;
+    /** \return every rank's address */
+    const std::vector<Address>& GetPeers() const;
+
+  private:
+    /** A posted receive. */
+    struct PostedRecv
+    {
+        uint64_t bytes;
+        CallSignature call;
+        Done done;
+    };
+    /** A message that arrived before its receive. */
+    struct ArrivedMessage
+    {
+        uint64_t bytes;
+        CallSignature call;
+    };
+    /** A collective call running on this rank. */
+    struct LocalCall
+    {
+        CallSignature call;
+        std::string label;
+    };
+    using Endpoint = std::pair<uint32_t, MessageKey>; //!< (source, key)
+    using CallId = std::pair<uint64_t, uint64_t>;     //!< (communicator, seq)
+
+    /** Matches a message with a receive; reports a disagreement. */
+    void Match(uint32_t src,
+               const MessageKey& key,
+               const ArrivedMessage& message,
+               const PostedRecv& receive);
+    /** Checks a collective message's call against this rank's call of that number. */
+    void CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote);
+    /** \return the error text for two ranks that disagree on a collective call */
+    std::string CallMismatch(uint32_t src,
+                             const MessageKey& key,
+                             const CallSignature& remote,
+                             const LocalCall& local) const;
+
+    Ptr<Node> m_node;
+    uint32_t m_rank{0};
+    std::vector<Address> m_peers;
+    FatalHandler m_fatal;
+    std::map<Endpoint, std::deque<PostedRecv>> m_posted;      //!< receives waiting for a message
+    std::map<Endpoint, std::deque<ArrivedMessage>> m_arrived; //!< messages waiting for a receive
+    std::map<CallId, LocalCall> m_calls;                      //!< this rank's running calls
+    /** First message of each (call, source) that arrived before this rank began the call. */
+    std::map<CallId, std::map<uint32_t, CallSignature>> m_unchecked;
+    std::vector<std::string> m_errors;
+    uint64_t m_bytesSent{0};
+    uint64_t m_bytesReceived{0};
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_COMM_TRANSPORT_H
