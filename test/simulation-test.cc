@@ -19,61 +19,18 @@
 #include <nlohmann/json.hpp>
 
 using namespace ns3;
+using chakra_test::AllReduce;
 using chakra_test::Attr;
+using chakra_test::Cpu;
+using chakra_test::Gpu;
+using chakra_test::P2p;
 using chakra_test::TempDir;
+using chakra_test::TraceNode;
 using chakra_test::Us;
 using chakra_test::WriteJsonTrace;
 
 namespace
 {
-
-std::string
-TraceNode(uint64_t id,
-     const std::string& name,
-     const std::string& type,
-     const std::string& attrs,
-     const std::vector<uint64_t>& deps = {},
-     uint64_t micros = 0)
-{
-    std::string depList;
-    for (uint64_t d : deps)
-    {
-        depList += (depList.empty() ? "" : ", ") + std::to_string(d);
-    }
-    return "{\"id\": " + std::to_string(id) + ", \"name\": \"" + name + "\", \"type\": \"" + type +
-           "\", \"data_deps\": [" + depList + "], \"duration_micros\": " + std::to_string(micros) +
-           ", \"attr\": [" + attrs + "]}";
-}
-
-std::string
-Gpu(int stream)
-{
-    return Attr("is_cpu_op", "bool_val", "false") + ", " +
-           Attr("stream", "int64_val", std::to_string(stream));
-}
-
-std::string
-Cpu(int tid)
-{
-    return Attr("is_cpu_op", "bool_val", "true") + ", " +
-           Attr("tid", "int64_val", std::to_string(tid));
-}
-
-std::string
-P2p(const std::string& peerKey, int peer, uint64_t bytes, int tag)
-{
-    return Attr(peerKey, "int32_val", std::to_string(peer)) + ", " +
-           Attr("comm_size", "int64_val", std::to_string(bytes)) + ", " +
-           Attr("comm_tag", "int32_val", std::to_string(tag));
-}
-
-std::string
-AllReduce(uint64_t bytes, const std::string& pg)
-{
-    return Attr("comm_type", "int64_val", "0") + ", " +
-           Attr("comm_size", "int64_val", std::to_string(bytes)) + ", " +
-           Attr("pg_name", "string_val", "\"" + pg + "\"");
-}
 
 /** Runs a two-node, one-link scenario (not the cluster helper: any ns-3 topology works). */
 ChakraReport

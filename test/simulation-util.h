@@ -46,6 +46,22 @@ void WriteJsonTrace(const std::string& path, const std::string& nodesJson);
 /** \return a node JSON attribute list entry */
 std::string Attr(const std::string& name, const std::string& type, const std::string& value);
 
+/** \return a node in the jsonizer's format, with data dependencies */
+std::string TraceNode(uint64_t id,
+                      const std::string& name,
+                      const std::string& type,
+                      const std::string& attrs,
+                      const std::vector<uint64_t>& deps = {},
+                      uint64_t micros = 0);
+/** \return the attributes of a GPU op on a stream */
+std::string Gpu(int stream);
+/** \return the attributes of a CPU op on a host thread */
+std::string Cpu(int tid);
+/** \return the attributes of a send or receive (peerKey: comm_dst or comm_src) */
+std::string P2p(const std::string& peerKey, int peer, uint64_t bytes, int tag);
+/** \return the attributes of an all-reduce on a process group */
+std::string AllReduce(uint64_t bytes, const std::string& pg);
+
 /** Seconds of a Time in microseconds as a double. */
 double Us(ns3::Time t);
 

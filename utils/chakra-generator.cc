@@ -32,7 +32,8 @@ WorkloadFlags()
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"collective", {"ranks", "collective", "size", "iterations", "compute-us", "root"}},
         {"data-parallel", with({"ranks"})},
-        {"tensor-parallel", with({"ranks", "tp", "dp", "activation-bytes"})},
+        {"tensor-parallel",
+         with({"ranks", "tp", "dp", "activation-bytes", "host-allreduce-bytes", "host-lead-us"})},
         {"pipeline-parallel", with({"ranks", "stages", "dp", "microbatches", "activation-bytes"})},
         {"moe",
          with({"ranks",
@@ -198,6 +199,13 @@ main(int argc, char** argv)
                    "tensor-parallel: comm_size of each all-reduce; pipeline-parallel: one "
                    "micro-batch's activation sent between stages (and its gradient back)",
                    "16MiB");
+    args.AddOption("host-allreduce-bytes",
+                   "tensor-parallel: a last all-reduce of this size issued from the host thread "
+                   "(no kernel), ready early (0: none)",
+                   "0");
+    args.AddOption("host-lead-us",
+                   "tensor-parallel: host work before that call, times (t + 1) on tp rank t",
+                   "0");
     args.AddOption("stages", "pipeline-parallel: pipeline stages", "4");
     args.AddOption("microbatches", "pipeline-parallel: micro-batches per step", "8");
     args.AddOption("ep", "moe: expert-parallel group size (default: --ranks)");
@@ -275,6 +283,8 @@ main(int argc, char** argv)
             spec.tp = Positive(args, "tp");
             spec.dp = Replicas(args, "tp", spec.tp);
             spec.activationBytes = Bytes(args, "activation-bytes");
+            spec.hostAllReduceBytes = Bytes(args, "host-allreduce-bytes");
+            spec.hostLeadMicros = Micros(args, "host-lead-us");
             files = WorkloadGenerator::WriteTensorParallelStep(prefix, spec);
         }
         else if (workload == "pipeline-parallel")

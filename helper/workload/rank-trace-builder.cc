@@ -102,6 +102,36 @@ RankTraceBuilder::Compute(const std::string& name,
 }
 
 uint64_t
+RankTraceBuilder::CpuOp(const std::string& name,
+                        uint64_t micros,
+                        const std::vector<uint64_t>& deps,
+                        int64_t tid)
+{
+    ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMP_NODE, deps);
+    node.set_duration_micros(micros);
+    AddBool(node, "is_cpu_op", true);
+    AddInt64(node, "tid", tid);
+    return Write(node);
+}
+
+uint64_t
+RankTraceBuilder::HostCollective(const std::string& name,
+                                 ChakraProtoMsg::CollectiveCommType type,
+                                 uint64_t bytes,
+                                 const std::vector<uint64_t>& deps,
+                                 const std::string& pg,
+                                 int64_t tid)
+{
+    ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMM_COLL_NODE, deps);
+    AddBool(node, "is_cpu_op", true);
+    AddInt64(node, "tid", tid);
+    AddInt64(node, "comm_type", type);
+    AddCommSize(node, bytes);
+    AddString(node, "pg_name", pg);
+    return Write(node);
+}
+
+uint64_t
 RankTraceBuilder::Collective(const std::string& name,
                              ChakraProtoMsg::CollectiveCommType type,
                              uint64_t bytes,

@@ -41,6 +41,7 @@ class RankTraceBuilder
     static constexpr int64_t CommStream = 1;           //!< collectives on the critical path
     static constexpr int64_t GradientStream = 2;       //!< gradient buckets (hybrid workloads)
     static constexpr int64_t ExpertGradientStream = 3; //!< expert gradient buckets (MoE)
+    static constexpr int64_t HostThread = 1;           //!< host thread of CPU ops
 
     /**
      * Creates the trace file (written under a temporary name until Commit).
@@ -61,6 +62,37 @@ class RankTraceBuilder
                      uint64_t micros,
                      const std::vector<uint64_t>& deps,
                      int64_t stream = ComputeStream);
+
+    /**
+     * A CPU op (host compute) on a host thread.
+     * \param name node name
+     * \param micros duration_micros
+     * \param deps data dependencies
+     * \param tid host thread
+     * \return its id
+     */
+    uint64_t CpuOp(const std::string& name,
+                   uint64_t micros,
+                   const std::vector<uint64_t>& deps,
+                   int64_t tid = HostThread);
+
+    /**
+     * A collective issued by a host thread with no GPU kernel (is_cpu_op, tid), as traces
+     * show small calls (loss or gradient-norm reductions) and gloo calls.
+     * \param name node name
+     * \param type the collective
+     * \param bytes comm_size
+     * \param deps data dependencies
+     * \param pg process group name
+     * \param tid host thread it occupies
+     * \return its id
+     */
+    uint64_t HostCollective(const std::string& name,
+                            ChakraProtoMsg::CollectiveCommType type,
+                            uint64_t bytes,
+                            const std::vector<uint64_t>& deps,
+                            const std::string& pg,
+                            int64_t tid = HostThread);
 
     /**
      * A collective (COMM_COLL_NODE) on a GPU stream.

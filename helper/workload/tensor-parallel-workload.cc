@@ -7,6 +7,8 @@
 #include "workload-generator.h"
 #include "workload-spec-check.h"
 
+#include <optional>
+
 namespace ns3
 {
 
@@ -49,6 +51,12 @@ WorkloadGenerator::WriteTensorParallelStep(const std::string& prefix,
         trace.ProcessGroups(groups);
 
         std::vector<uint64_t> previous;
+        // The host thread's own work at the step's start (only with a host-thread call).
+        std::optional<uint64_t> hostLead;
+        if (spec.hostAllReduceBytes > 0 && spec.tp > 1)
+        {
+            hostLead = trace.CpuOp("host_step_begin", spec.hostLeadMicros * (t + 1), {});
+        }
         // A compute block, then (tp > 1) its all-reduce on the critical path. Returns the
         // compute node.
         auto block = [&](const std::string& name, uint64_t micros) {
@@ -92,6 +100,15 @@ WorkloadGenerator::WriteTensorParallelStep(const std::string& prefix,
         if (buckets.GetLast())
         {
             previous.push_back(*buckets.GetLast());
+        }
+        if (hostLead)
+        {
+            // Last in program order, ready as soon as the host's own work is done.
+            previous.push_back(trace.HostCollective("tp_host_allreduce",
+                                                    ChakraProtoMsg::ALL_REDUCE,
+                                                    spec.hostAllReduceBytes,
+                                                    {*hostLead},
+                                                    tpGroup));
         }
         trace.Compute("optimizer_step", spec.optimizerMicros, previous);
         trace.Commit();

@@ -73,6 +73,18 @@ struct TensorParallelSpec
     uint64_t bucketBytes{25u << 20};            //!< DDP bucket (0: one all-reduce per layer)
     uint64_t firstBucketBytes{0};               //!< DDP's first bucket (0: bucketBytes)
     uint64_t optimizerMicros{300};
+    /**
+     * A last all-reduce of this many bytes on the tensor-parallel group, issued from the host
+     * thread with no kernel (as real traces show a loss or gradient-norm reduction), after every
+     * GPU call in program order but depending only on a CPU op at the step's start; 0: none.
+     */
+    uint64_t hostAllReduceBytes{0};
+    /**
+     * That CPU op lasts hostLeadMicros x (t + 1) on tensor-parallel rank t, so the host call is
+     * ready at a different point of the GPU work on every rank (it runs ahead of the GPU by a
+     * different amount, as on real ranks).
+     */
+    uint64_t hostLeadMicros{0};
 };
 
 /**
