@@ -510,17 +510,83 @@ BOOST_AUTO_TEST_CASE(long_chain_cycle_search_does_not_recurse)
 BOOST_AUTO_TEST_CASE(self_dependency_and_duplicate_ids)
 {
     TempDir dir;
+    // A node waiting for itself could never run: an error naming the file, node and list.
     WriteSimple(dir.File("self.et"), {{1, {}}, {2, {2, 1}}});
-    std::vector<std::string> warnings;
-    EtFeederOptions options;
-    options.warn = [&](const std::string& w) { warnings.push_back(w); };
-    BOOST_TEST(FeedError(dir.File("self.et"), options) == "");
-    BOOST_REQUIRE(warnings.size() == 1u);
-    BOOST_TEST(warnings[0].find("node 2 (n2) depends on itself") != std::string::npos);
+    std::string selfError = FeedError(dir.File("self.et"));
+    BOOST_TEST(selfError == dir.File("self.et") +
+                                ": node 2 (n2): lists itself in data_deps: a node cannot wait "
+                                "for itself");
+    // In ctrl_deps (what the reference converter writes): the same error while they are
+    // honoured, with the way out; nothing when they are not.
+    Dag dag;
+    dag.nodes = {{1, {}, {}}, {2, {1}, {2}}};
+    WriteDag(dag, dir.File("self-ctrl.et"));
+    std::string ctrlError = FeedError(dir.File("self-ctrl.et"));
+    BOOST_TEST_INFO(ctrlError);
+    BOOST_TEST(ctrlError.find("node 2 (n2): lists itself in ctrl_deps") != std::string::npos);
+    BOOST_TEST(ctrlError.find("switch ctrl_deps off") != std::string::npos);
+    EtFeederOptions dataOnly;
+    dataOnly.honourCtrlDeps = false;
+    BOOST_TEST(FeedError(dir.File("self-ctrl.et"), dataOnly) == "");
     WriteSimple(dir.File("dup.et"), {{1, {}}, {2, {1}}, {1, {}}});
     std::string error = FeedError(dir.File("dup.et"));
     BOOST_TEST_INFO(error);
     BOOST_TEST(error.find("node 1 (n1, message 3): duplicate node id") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(ids_need_not_start_at_zero_nor_be_dense)
+{
+    TempDir dir;
+    // Ids near 2^63 and 2^64 - 1, gaps of 2^40, a child listed before its parent: every node
+    // runs once, after its parent, lowest ready id first.
+    const uint64_t top = ~0ull;
+    const uint64_t half = 1ull << 63;
+    WriteSimple(dir.File("sparse.et"), {{half, {}},
+                                        {half + (1ull << 40), {half}},
+                                        {top, {half + (1ull << 40), 7}},
+                                        {7, {}},
+                                        {top - 1, {}}});
+    std::vector<uint64_t> order;
+    EtFeeder feeder(dir.File("sparse.et"));
+    while (feeder.HasNodesToIssue())
+    {
+        auto node = feeder.GetNextIssuableNode();
+        order.push_back(node->GetId());
+        feeder.FreeChildrenNodes(node->GetId());
+        feeder.RemoveNode(node->GetId());
+    }
+    BOOST_TEST(feeder.IsDone());
+    // By hand, from the rule "read only when nothing is ready, issue the lowest ready id":
+    // half; half + 2^40; top waits for 7, so 7 is read and runs; that releases top, which runs
+    // before top - 1 is even read.
+    std::vector<uint64_t> expected = {half, half + (1ull << 40), 7, top, top - 1};
+    BOOST_TEST(order == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(repeated_dependencies_collapse_as_they_are_read)
+{
+    TempDir dir;
+    // 3 parents, each listed 100,000 times (as a mutated trace did): the node waits for 3.
+    std::vector<uint64_t> deps;
+    for (int i = 0; i < 100000; ++i)
+    {
+        deps.push_back(static_cast<uint64_t>(1 + i % 3));
+    }
+    WriteSimple(dir.File("t.et"), {{1, {}}, {2, {}}, {3, {}}, {4, deps}});
+    EtFeeder feeder(dir.File("t.et"));
+    std::vector<uint64_t> order;
+    while (feeder.HasNodesToIssue())
+    {
+        auto node = feeder.GetNextIssuableNode();
+        if (node->GetId() == 4)
+        {
+            BOOST_TEST(node->GetDataDeps().size() == 3u);
+        }
+        order.push_back(node->GetId());
+        feeder.FreeChildrenNodes(node->GetId());
+        feeder.RemoveNode(node->GetId());
+    }
+    BOOST_TEST(order == std::vector<uint64_t>({1, 2, 3, 4}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(truncated_file_is_an_error_not_a_hang)

@@ -1,5 +1,6 @@
 #include "process-group-table.h"
 
+#include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
 
 #include <algorithm>
@@ -29,6 +30,7 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
                          "process_group:init without a JSON string as its first input value");
     }
     Ordered groups;
+    CheckJsonDepth(values[0].get_ref<const std::string&>(), path, where + ": process groups");
     try
     {
         groups = Ordered::parse(values[0].get_ref<const std::string&>());

@@ -1,5 +1,6 @@
 #include "pytorch-trace.h"
 
+#include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
@@ -808,6 +809,7 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
         readNode(raw);
         return true;
     };
+    CheckJsonDepth(text, path); // nested values are copied and dumped recursively
     Json::sax_parse(text, &sax);
     if (!sax.error.empty())
     {

@@ -2,6 +2,7 @@
 
 #include "ns3/et-node.h"
 #include "ns3/et-reader.h"
+#include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
 
 #include <nlohmann/json.hpp>
@@ -138,6 +139,8 @@ class Checker
     void ReadGroups(const EtNode& node, RankTrace& trace)
     {
         nlohmann::json groups;
+        CheckJsonDepth(node.GetProto().inputs().values(), trace.path,
+                       node.Describe() + ": inputs.values");
         try
         {
             groups = nlohmann::json::parse(node.GetProto().inputs().values());

@@ -1,5 +1,7 @@
 #include "communicator.h"
 
+#include "ns3/json-limits.h"
+
 #include <nlohmann/json.hpp>
 
 namespace ns3
@@ -21,12 +23,29 @@ std::vector<ProcessGroupSpec>
 ParseProcessGroups(const std::string& text, std::string& error)
 {
     using nlohmann::json;
+    // Nesting past the readers' limit would overflow the stack in the copies below.
+    auto tooDeep = [&error](const std::string& candidate) {
+        std::optional<uint64_t> excess = FindJsonDepthExcess(candidate);
+        if (excess)
+        {
+            error = "process groups: byte " + std::to_string(*excess) + ": " + JsonTooDeepMessage();
+        }
+        return excess.has_value();
+    };
+    if (tooDeep(text))
+    {
+        return {};
+    }
     json document = json::parse(text, nullptr, false);
     // Unwrap ["[...]"] and [[...]] forms.
     for (int depth = 0; depth < 3; ++depth)
     {
         if (document.is_string())
         {
+            if (tooDeep(document.get<std::string>()))
+            {
+                return {};
+            }
             document = json::parse(document.get<std::string>(), nullptr, false);
         }
         else if (document.is_array() && document.size() == 1 && !document[0].is_object())

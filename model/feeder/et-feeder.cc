@@ -96,14 +96,18 @@ EtFeeder::LoadOne()
     {
         if (parent == id)
         {
-            // Seen in real converter output (a ctrl_deps naming the node itself): it can
-            // never be met and means nothing, so it is dropped with a warning.
-            if (m_options.warn)
-            {
-                m_options.warn(m_reader.GetPath() + ": " + node->Describe() +
-                               " depends on itself: dependency ignored");
-            }
-            continue;
+            // It can never be met: running the node anyway would hide a broken trace.
+            const auto& data = node->GetDataDeps();
+            const bool inData = m_options.honourDataDeps &&
+                                std::find(data.begin(), data.end(), id) != data.end();
+            throw TraceError(m_reader.GetPath(),
+                             node->Describe(),
+                             std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
+                                 ": a node cannot wait for itself" +
+                                 (inData ? ""
+                                         : " (in output of the reference converter ctrl_deps "
+                                           "are call-tree links, not dependencies: switch "
+                                           "ctrl_deps off)"));
         }
         if (m_finished.Contains(parent))
         {

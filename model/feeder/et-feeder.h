@@ -90,10 +90,12 @@ struct EtStuckNode
  * asking for the next, and with many nodes in flight it does not depend on it as long as the
  * trace, or the distance between independent nodes, fits in the window (default 16,384).
  *
- * Errors (TraceError naming the file and node): a damaged file; a duplicate id; and, once the
- * file is exhausted with nothing ready and nothing in flight, the stuck nodes: dependencies on
- * ids that never appear, or a cycle (with its ids). A node that names itself as a dependency
- * (seen in real converter output) has that dependency dropped with a warning.
+ * Errors (TraceError naming the file and node): a damaged file; a duplicate id; a node that
+ * lists itself in an honoured dependency list (it could never run; the reference converter
+ * writes such ctrl_deps, which are call-tree links there and must be switched off); and, once
+ * the file is exhausted with nothing ready and nothing in flight, the stuck nodes: dependencies
+ * on ids that never appear, or a cycle (with its ids). Ids may be any 64-bit values, in any
+ * order, with any gaps.
  */
 class EtFeeder
 {

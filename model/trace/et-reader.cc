@@ -2,9 +2,14 @@
 
 #include "trace-error.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
+#include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
+#include <unordered_set>
 
 namespace ns3
 {
@@ -12,6 +17,60 @@ namespace ns3
 namespace
 {
 constexpr std::size_t kInitialBufferBytes = 1u << 20;
+
+/** Field numbers of Node that the reader decodes itself (see FORMATS.md). */
+constexpr int kNodeIdField = 1;
+constexpr int kCtrlDepsField = 4;
+constexpr int kDataDepsField = 5;
+
+/** The ids of one dependency list, each kept once, in the order first seen. */
+class DistinctIds
+{
+  public:
+    /** \return false if \p id is already in the list */
+    bool Add(uint64_t id)
+    {
+        if (m_index.empty())
+        {
+            // Most lists hold a handful of ids: a scan is cheaper than hashing them.
+            if (std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end())
+            {
+                return false;
+            }
+            m_ids.push_back(id);
+            if (m_ids.size() == kScanLimit)
+            {
+                m_index.insert(m_ids.begin(), m_ids.end());
+            }
+            return true;
+        }
+        if (!m_index.insert(id).second)
+        {
+            return false;
+        }
+        m_ids.push_back(id);
+        return true;
+    }
+
+    /** \return the number of distinct ids */
+    std::size_t Size() const
+    {
+        return m_ids.size();
+    }
+
+    /** Replaces the content of \p field with the ids. */
+    void CopyTo(google::protobuf::RepeatedField<uint64_t>& field) const
+    {
+        field.Clear();
+        field.Add(m_ids.begin(), m_ids.end());
+    }
+
+  private:
+    static constexpr std::size_t kScanLimit = 32; //!< past this many ids, a hash set
+    std::vector<uint64_t> m_ids;                 //!< the ids in order
+    std::unordered_set<uint64_t> m_index;        //!< the same ids once there are many
+};
+
 } // namespace
 
 int
@@ -70,7 +129,7 @@ EtReader::ReadNode(ChakraProtoMsg::Node& node)
     {
         return false;
     }
-    if (!node.ParseFromArray(data, static_cast<int>(size)))
+    if (!ParseNode(data, size, node))
     {
         throw TraceError(m_file.GetPath(), Where(), "not a valid Node message (corrupt data)");
     }
@@ -82,6 +141,120 @@ EtReader::ReadNode(ChakraProtoMsg::Node& node)
                              " does not match Node (a second GlobalMetadata or foreign data?)");
     }
     ++m_messageIndex;
+    return true;
+}
+
+bool
+EtReader::ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node)
+{
+    using google::protobuf::internal::WireFormatLite;
+    // Protobuf would materialise every repeated id (8 bytes each, from as little as one byte
+    // on the wire): the two dependency lists are decoded here, without repeats, and the rest
+    // of the message, copied without them, is left to protobuf.
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data),
+                                              static_cast<int>(size));
+    DistinctIds ctrl;
+    DistinctIds parents;
+    std::optional<uint64_t> id;
+    bool sawDeps = false;
+    bool wellFormed = true;
+    int keptFrom = 0; // start of the bytes not yet copied to m_rest
+    m_rest.clear();
+    for (;;)
+    {
+        const int start = in.CurrentPosition();
+        const uint32_t tag = in.ReadTag();
+        if (tag == 0)
+        {
+            // The end of the message, or a malformed tag if bytes remain.
+            wellFormed = start == static_cast<int>(size);
+            break;
+        }
+        const int field = WireFormatLite::GetTagFieldNumber(tag);
+        const auto wire = WireFormatLite::GetTagWireType(tag);
+        const bool isVarint = wire == WireFormatLite::WIRETYPE_VARINT;
+        const bool isPacked = wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+        if ((field == kCtrlDepsField || field == kDataDepsField) && (isVarint || isPacked))
+        {
+            DistinctIds& list = field == kCtrlDepsField ? ctrl : parents;
+            m_rest.append(data + keptFrom, static_cast<std::size_t>(start - keptFrom));
+            sawDeps = true;
+            auto add = [&](uint64_t value) {
+                if (!list.Add(value))
+                {
+                    ++m_duplicateDeps;
+                }
+                else if (list.Size() > kMaxDepsPerList)
+                {
+                    throw TraceError(m_file.GetPath(),
+                                     Where() + (id ? " (node " + std::to_string(*id) + ")" : ""),
+                                     std::string(field == kCtrlDepsField ? "ctrl_deps" : "data_deps") +
+                                         " lists more than " + std::to_string(kMaxDepsPerList) +
+                                         " distinct ids (the readers' bound per node)");
+                }
+            };
+            uint64_t value = 0;
+            if (isVarint)
+            {
+                wellFormed = in.ReadVarint64(&value);
+                if (wellFormed)
+                {
+                    add(value);
+                }
+            }
+            else
+            {
+                uint32_t length = 0;
+                wellFormed = in.ReadVarint32(&length) && length <= size;
+                if (wellFormed)
+                {
+                    auto limit = in.PushLimit(static_cast<int>(length));
+                    while (wellFormed && in.BytesUntilLimit() > 0)
+                    {
+                        wellFormed = in.ReadVarint64(&value);
+                        if (wellFormed)
+                        {
+                            add(value);
+                        }
+                    }
+                    wellFormed = wellFormed && in.BytesUntilLimit() == 0;
+                    in.PopLimit(limit);
+                }
+            }
+            keptFrom = in.CurrentPosition();
+        }
+        else if (field == kNodeIdField && isVarint)
+        {
+            uint64_t value = 0;
+            wellFormed = in.ReadVarint64(&value);
+            id = value; // for errors about the lists that follow
+        }
+        else
+        {
+            wellFormed = WireFormatLite::SkipField(&in, tag);
+        }
+        if (!wellFormed)
+        {
+            break;
+        }
+    }
+    if (!wellFormed)
+    {
+        // The same bytes protobuf rejects (bad varint, tag or length, unbalanced group):
+        // rejected here without letting it decode the lists first.
+        return false;
+    }
+    if (!sawDeps)
+    {
+        return node.ParseFromArray(data, static_cast<int>(size));
+    }
+    m_rest.append(data + keptFrom, size - static_cast<std::size_t>(keptFrom));
+    if (!node.ParseFromString(m_rest))
+    {
+        return false;
+    }
+    ctrl.CopyTo(*node.mutable_ctrl_deps());
+    parents.CopyTo(*node.mutable_data_deps());
     return true;
 }
 
@@ -194,6 +367,12 @@ bool
 EtReader::IsCompressed() const
 {
     return m_file.IsCompressed();
+}
+
+uint64_t
+EtReader::GetDuplicateDepsDropped() const
+{
+    return m_duplicateDeps;
 }
 
 uint64_t

@@ -20,15 +20,33 @@ namespace ns3
  * \brief Reads a .et file one message at a time.
  *
  * The file is a stream of varint32-length-prefixed protobuf messages: one GlobalMetadata, then
- * Nodes. The reader holds one buffer of at most a few MiB whatever the file size. Every problem
- * (empty file, truncated message, bad length prefix, absurd length, bytes that are not the
- * expected message) raises a TraceError naming the file, the message number and byte offset.
+ * Nodes. The reader holds one buffer as large as the largest message (at most kMaxMessageBytes)
+ * whatever the file size. Every problem (empty file, truncated message, bad length prefix,
+ * absurd length, bytes that are not the expected message) raises a TraceError naming the file,
+ * the message number and byte offset.
+ *
+ * Dependencies (ctrl_deps, data_deps) are decoded from the wire by the reader itself, not by
+ * protobuf: a repeated id is dropped as it is read (first occurrence kept, order kept), so a
+ * node listing the same few parents millions of times costs memory for the distinct ones only.
+ * A node may list at most kMaxDepsPerList distinct ids per list.
  */
 class EtReader
 {
   public:
-    /** Largest message accepted: a bigger length prefix means a corrupt or foreign file. */
-    static constexpr uint32_t kMaxMessageBytes = 256u << 20;
+    /**
+     * Largest message accepted. A node holds an operator's name, a few attributes and its
+     * dependencies: the largest message in the shared real traces is 26 KB, the generator's a
+     * few hundred bytes. 16 MiB is 600 times that and bounds what one node can cost: this
+     * buffer plus its decoded form (at most 8 bytes per wire byte, for packed 1-byte varints).
+     * A bigger length prefix means a corrupt or foreign file. EtWriter applies the same bound.
+     */
+    static constexpr uint32_t kMaxMessageBytes = 16u << 20;
+
+    /**
+     * Most distinct ids in one node's ctrl_deps or data_deps. The most in the shared traces is
+     * 271; a node waiting for a million others is not a trace of a training step.
+     */
+    static constexpr uint32_t kMaxDepsPerList = 1u << 20;
 
     /**
      * Opens the file and reads its GlobalMetadata.
@@ -56,8 +74,18 @@ class EtReader
     bool IsCompressed() const;
     /** \return the (uncompressed) byte offset of the next message */
     uint64_t GetOffset() const;
+    /** \return repeated dependency ids dropped so far (same id twice in one list) */
+    uint64_t GetDuplicateDepsDropped() const;
 
   private:
+    /**
+     * Parses a Node message, decoding ctrl_deps and data_deps without repeats.
+     * \param data the message bytes
+     * \param size their number
+     * \param[out] node the node
+     * \return false if the bytes are not a valid Node message
+     */
+    bool ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node);
     /**
      * Reads the next length-prefixed message into a contiguous range of the buffer.
      * \param what the expected message ("GlobalMetadata", "Node") for errors
@@ -79,6 +107,8 @@ class EtReader
     uint64_t m_messageOffset{0};              //!< file offset of the message being read
     uint64_t m_messageIndex{0};               //!< 0 = metadata, 1 = first node, ...
     ChakraProtoMsg::GlobalMetadata m_metadata; //!< the file's metadata
+    std::string m_rest;                       //!< a node's fields other than its dependencies
+    uint64_t m_duplicateDeps{0};              //!< repeated dependency ids dropped
 };
 
 /**

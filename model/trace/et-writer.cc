@@ -1,8 +1,7 @@
 #include "et-writer.h"
 
+#include "et-reader.h"
 #include "trace-error.h"
-
-#include <climits>
 
 namespace ns3
 {
@@ -10,25 +9,29 @@ namespace ns3
 EtWriter::EtWriter(const std::string& path, const ChakraProtoMsg::GlobalMetadata& metadata)
     : m_file(path)
 {
-    WriteMessage(metadata);
+    WriteMessage(metadata, nullptr);
 }
 
 void
 EtWriter::WriteNode(const ChakraProtoMsg::Node& node)
 {
-    WriteMessage(node);
+    WriteMessage(node, &node);
     ++m_nodes;
 }
 
 void
-EtWriter::WriteMessage(const google::protobuf::MessageLite& message)
+EtWriter::WriteMessage(const google::protobuf::MessageLite& message,
+                       const ChakraProtoMsg::Node* node)
 {
     std::size_t size = message.ByteSizeLong();
-    if (size > static_cast<std::size_t>(INT_MAX))
+    if (size > EtReader::kMaxMessageBytes)
     {
+        // A file no reader accepts is not written at all.
         throw TraceError(m_file.GetPath(),
-                         "node " + std::to_string(m_nodes),
-                         "message of " + std::to_string(size) + " bytes exceeds protobuf's 2 GiB limit");
+                         node == nullptr ? "metadata" : "node " + std::to_string(node->id()),
+                         "message of " + std::to_string(size) + " bytes exceeds the " +
+                             std::to_string(EtReader::kMaxMessageBytes >> 20) +
+                             " MiB limit of .et readers");
     }
     // Length prefix and message in one buffer: one write per message.
     m_scratch.resize(5 + size);

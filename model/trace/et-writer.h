@@ -33,7 +33,8 @@ class EtWriter
     EtWriter(const std::string& path, const ChakraProtoMsg::GlobalMetadata& metadata);
 
     /**
-     * Appends a node. \throws TraceError on a write error or a node over 2 GiB
+     * Appends a node. \throws TraceError on a write error or a node over
+     * EtReader::kMaxMessageBytes
      * \param node the node
      */
     void WriteNode(const ChakraProtoMsg::Node& node);
@@ -45,8 +46,13 @@ class EtWriter
     uint64_t GetNodesWritten() const;
 
   private:
-    /** Writes one length-prefixed message. */
-    void WriteMessage(const google::protobuf::MessageLite& message);
+    /**
+     * Writes one length-prefixed message.
+     * \param message the message
+     * \param node the node it is, for errors (nullptr: the metadata)
+     */
+    void WriteMessage(const google::protobuf::MessageLite& message,
+                      const ChakraProtoMsg::Node* node);
 
     AtomicOutputFile m_file; //!< the output
     std::string m_scratch;   //!< serialization buffer, reused

@@ -162,6 +162,12 @@ InputFileStreamBuf::underflow()
     {
         return traits_type::eof();
     }
+    // The parser recurses nowhere, but everything that later copies or dumps what it built
+    // does: refuse the nesting before it exists.
+    if (std::optional<uint64_t> excess = m_depth.Scan(m_chunk.data(), got))
+    {
+        throw TraceError(m_file.GetPath(), "byte " + std::to_string(*excess), JsonTooDeepMessage());
+    }
     setg(m_chunk.data(), m_chunk.data(), m_chunk.data() + got);
     return traits_type::to_int_type(*gptr());
 }

@@ -5,6 +5,8 @@
 #ifndef CHAKRA_TRACE_FILE_H
 #define CHAKRA_TRACE_FILE_H
 
+#include "json-limits.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <streambuf>
@@ -57,8 +59,12 @@ class InputFile
 
 /**
  * \ingroup chakra
- * \brief A std::streambuf over an InputFile, so that stream parsers (JSON) read plain or gzip'd
- * files of any size through a fixed buffer.
+ * \brief A std::streambuf over an InputFile, so that the JSON stream parsers read plain or
+ * gzip'd files of any size through a fixed buffer.
+ *
+ * Every chunk is checked against kMaxJsonDepth before the parser sees it (see json-limits.h):
+ * a JSON reader built on this buffer cannot be driven into unbounded recursion, and the error
+ * names the file and the byte of the offending bracket.
  */
 class InputFileStreamBuf : public std::streambuf
 {
@@ -69,11 +75,13 @@ class InputFileStreamBuf : public std::streambuf
     const InputFile& GetFile() const;
 
   protected:
+    /** \throws TraceError on a read error or JSON nested past kMaxJsonDepth */
     int_type underflow() override;
 
   private:
     InputFile m_file;          //!< the byte source
     std::vector<char> m_chunk; //!< read buffer
+    JsonDepthGuard m_depth;    //!< nesting of the JSON read so far
 };
 
 /**
