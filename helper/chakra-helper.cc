@@ -70,6 +70,12 @@ ChakraHelper::SetHostOf(std::vector<uint32_t> hostOf)
 }
 
 void
+ChakraHelper::SetTransportFactory(std::function<Ptr<CommTransport>(uint32_t rank)> factory)
+{
+    m_transportFactory = std::move(factory);
+}
+
+void
 ChakraHelper::EnableTimeline(const std::string& path)
 {
     m_timeline = std::make_shared<TimelineWriter>(path);
@@ -125,6 +131,10 @@ ChakraHelper::Install(NodeContainer nodes)
         Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
         app->Configure(rank, peers, hostOf);
+        if (m_transportFactory)
+        {
+            app->SetTransport(m_transportFactory(rank));
+        }
         app->SetTimeline(m_timeline);
         nodes.Get(rank)->AddApplication(app);
         app->SetStartTime(Seconds(0));

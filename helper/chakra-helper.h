@@ -11,6 +11,7 @@
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,12 @@ class ChakraHelper
     void SetRankAddresses(std::vector<Ipv4Address> addresses);
     /** Each rank's host (default: one host per rank); used by hierarchical algorithms. */
     void SetHostOf(std::vector<uint32_t> hostOf);
+    /**
+     * Gives each rank the transport this function makes (e.g. GpuClusterHelper::CreateTransport,
+     * wired to its fabric); without one, each application creates a transport of its Transport
+     * attribute's model.
+     */
+    void SetTransportFactory(std::function<Ptr<CommTransport>(uint32_t rank)> factory);
     /** Writes a Chrome trace JSON timeline of the run to \p path (see Finish()). */
     void EnableTimeline(const std::string& path);
 
@@ -73,6 +80,7 @@ class ChakraHelper
     ObjectFactory m_factory;
     std::vector<Ipv4Address> m_addresses;
     std::vector<uint32_t> m_hostOf;
+    std::function<Ptr<CommTransport>(uint32_t)> m_transportFactory;
     std::shared_ptr<TimelineWriter> m_timeline;
     std::vector<Ptr<ChakraApplication>> m_apps;
 };

@@ -73,10 +73,20 @@ ChakraReport
 ClusterScenario::Run(const std::string& tracePrefix)
 {
     auto start = std::chrono::steady_clock::now();
-    m_cluster->Build();
+    try
+    {
+        m_cluster->Build();
+    }
+    catch (...)
+    {
+        Simulator::Destroy();
+        throw;
+    }
     ChakraHelper chakra(tracePrefix);
     chakra.SetRankAddresses(m_cluster->GetRankAddresses());
     chakra.SetHostOf(m_cluster->GetHostOf());
+    Ptr<GpuClusterHelper> cluster = m_cluster;
+    chakra.SetTransportFactory([cluster](uint32_t rank) { return cluster->CreateTransport(rank); });
     for (const auto& [name, value] : m_appAttributes)
     {
         chakra.SetAttribute(name, *value);
@@ -150,6 +160,7 @@ UintDefault(Ptr<Object> object, const std::string& attribute)
 ClusterOptions::ClusterOptions()
 {
     Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    transport = DefaultOf(cluster, "Transport");
     topology = DefaultOf(cluster, "Topology");
     nicBandwidth = DefaultOf(cluster, "NicBandwidth");
     nicLatency = DefaultOf(cluster, "NicLatency");
@@ -187,6 +198,7 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     cluster->SetAttribute("Hosts", UintegerValue(h));
     cluster->SetAttribute("GpusPerHost", UintegerValue(g));
+    cluster->SetAttribute("Transport", StringValue(transport));
     cluster->SetAttribute("Topology", StringValue(topology));
     cluster->SetAttribute("NicBandwidth", StringValue(nicBandwidth));
     cluster->SetAttribute("NicLatency", StringValue(nicLatency));

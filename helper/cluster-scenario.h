@@ -88,6 +88,7 @@ struct ClusterOptions
 
     uint32_t hosts{0};       //!< 0: derived from the rank count
     uint32_t gpusPerHost{0}; //!< 0: 8 when the rank count is a multiple of 8, else all on one host
+    std::string transport;   //!< transport model (tcp, ...)
     std::string topology;
     std::string nicBandwidth;
     std::string nicLatency;

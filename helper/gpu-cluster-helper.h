@@ -5,6 +5,8 @@
 #ifndef CHAKRA_GPU_CLUSTER_HELPER_H
 #define CHAKRA_GPU_CLUSTER_HELPER_H
 
+#include "ns3/cluster-fabric.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
@@ -12,6 +14,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,12 +32,13 @@ namespace ns3
  *   leaf linked to each of Spines spines, uplinks sized so that downlink capacity / uplink
  *   capacity = Oversubscription, ECMP across spines; "ring": each host's NICs on a host
  *   switch, host switches in a ring (RingBandwidth links).
- * - Switches are IPv4 routers (point-to-point links have no L2 bridging in ns-3) with
- *   ClusterRouting: shortest paths, NVLink preferred inside a host, per-flow ECMP.
- * - Every device queue is a tail-drop AckPriorityQueue of QueueSize (large by default: the
- *   fabric is modeled lossless, as RoCE with PFC is; ACKs go ahead of data), no queue
- *   discipline. NIC and fabric links use Mtu,
- *   NVLink links NvLinkMtu.
+ * - NIC and fabric links use Mtu, NVLink links NvLinkMtu.
+ * - Routes: least-cost paths (NVLink preferred inside a host), per-flow ECMP
+ *   (ClusterTopology).
+ *
+ * Build() first makes the ClusterTopology graph of these attributes (helper/topology), then one
+ * ns-3 node per graph node, then the fabric of the Transport model on them (ClusterFabric:
+ * IpFabric for tcp). CreateTransport gives a rank the transport wired to that fabric.
  */
 class GpuClusterHelper : public Object
 {
@@ -43,8 +47,20 @@ class GpuClusterHelper : public Object
     static TypeId GetTypeId();
     GpuClusterHelper();
 
-    /** Creates the nodes, links, stacks, addresses and routes. Call once. */
+    /**
+     * Creates the topology, the nodes and the fabric. Call once.
+     * \throws std::invalid_argument for parameters that describe no cluster
+     */
     void Build();
+
+    /** \return the graph (after Build) */
+    std::shared_ptr<const ClusterTopology> GetTopology() const;
+    /** \return the fabric (after Build) */
+    Ptr<ClusterFabric> GetFabric() const;
+    /** \return the transport model (Transport attribute) */
+    std::string GetTransportModel() const;
+    /** \return rank \p rank's transport, wired to the fabric (after Build) */
+    Ptr<CommTransport> CreateTransport(uint32_t rank) const;
 
     /** \return the GPU nodes; rank r is Get(r) */
     NodeContainer GetRankNodes() const;
@@ -73,9 +89,7 @@ class GpuClusterHelper : public Object
     uint32_t GetNvLinkMtu() const;
 
   private:
-    /** Computes shortest paths and fills every node's ClusterRouting table. */
-    void InstallRoutes();
-
+    std::string m_transport;
     uint32_t m_hosts;
     uint32_t m_gpusPerHost;
     DataRate m_nvLinkBandwidth;
@@ -90,24 +104,12 @@ class GpuClusterHelper : public Object
     Time m_fabricLatency;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
-    std::string m_queueSize;
 
     bool m_built{false};
-    NodeContainer m_gpus;
-    NodeContainer m_switches;
-    std::vector<Ipv4Address> m_rankAddresses;
-    std::vector<bool> m_isGpu; //!< by node id offset in m_all
-    NodeContainer m_all;       //!< GPUs then switches
-
-    /** A link between two nodes of m_all, for route computation. */
-    struct Link
-    {
-        uint32_t a, b;             //!< node indices in m_all
-        uint32_t aInterface, bInterface;
-        Ipv4Address aAddress, bAddress;
-        uint32_t weight;           //!< routing cost (NVLink 1, fabric 10)
-    };
-    std::vector<Link> m_links;
+    std::shared_ptr<ClusterTopology> m_graph; //!< built by Build
+    Ptr<ClusterFabric> m_fabric;
+    NodeContainer m_gpus;     //!< topology nodes 0 .. ranks-1
+    NodeContainer m_switches; //!< the other topology nodes
 };
 
 } // namespace ns3

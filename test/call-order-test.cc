@@ -240,13 +240,31 @@ BOOST_AUTO_TEST_CASE(unknown_transport_model_is_a_clear_error)
     TempDir dir;
     const std::string prefix = dir.File("one");
     WriteJsonTrace(prefix + ".0.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
+    // The cluster is built for a transport model: an unknown one is refused before anything runs.
     chakra_test::ClusterConfig config;
     config.gpusPerHost = 1;
-    config.appAttributes = {{"Transport", "carrier-pigeon"}};
-    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    config.transport = "carrier-pigeon";
+    try
+    {
+        chakra_test::RunCluster(prefix, config);
+        BOOST_FAIL("an unknown transport model was accepted");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        BOOST_TEST(std::string(e.what()).find("unknown transport model 'carrier-pigeon' (known: "
+                                              "tcp") != std::string::npos);
+    }
+    // An application left to create its own transport reports it as its error.
+    NodeContainer nodes;
+    nodes.Create(1);
+    ChakraHelper chakra(prefix);
+    chakra.SetAttribute("Transport", StringValue("carrier-pigeon"));
+    chakra.Install(nodes);
+    Simulator::Run();
+    ChakraReport report = chakra.GetReport();
+    Simulator::Destroy();
     BOOST_TEST(!report.AllFinished());
     BOOST_TEST_INFO(report.GetRanks()[0].error);
     BOOST_TEST(report.GetRanks()[0].error.find("unknown transport model 'carrier-pigeon'") !=
                std::string::npos);
-    BOOST_TEST(report.GetRanks()[0].error.find("tcp") != std::string::npos);
 }

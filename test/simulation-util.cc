@@ -16,6 +16,7 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     cluster->SetAttribute("Hosts", UintegerValue(config.hosts));
     cluster->SetAttribute("GpusPerHost", UintegerValue(config.gpusPerHost));
+    cluster->SetAttribute("Transport", StringValue(config.transport));
     cluster->SetAttribute("Topology", StringValue(config.topology));
     cluster->SetAttribute("NicBandwidth", StringValue(config.nicBandwidth));
     cluster->SetAttribute("NicLatency", StringValue(config.nicLatency));

@@ -21,6 +21,7 @@ struct ClusterConfig
 {
     uint32_t hosts{1};
     uint32_t gpusPerHost{2};
+    std::string transport{"tcp"};
     std::string topology{"single-switch"};
     std::string nicBandwidth{"400Gbps"};
     std::string nicLatency{"500ns"};

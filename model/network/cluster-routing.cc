@@ -1,5 +1,7 @@
 #include "cluster-routing.h"
 
+#include "cluster-topology.h"
+
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -13,18 +15,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ChakraClusterRouting");
 NS_OBJECT_ENSURE_REGISTERED(ClusterRouting);
-
-namespace
-{
-
-uint64_t
-Mix(uint64_t hash, uint64_t value)
-{
-    hash ^= value + 0x9E3779B97F4A7C15ull + (hash << 6) + (hash >> 2);
-    return hash;
-}
-
-} // namespace
 
 TypeId
 ClusterRouting::GetTypeId()
@@ -73,23 +63,27 @@ ClusterRouting::Lookup(Ptr<const Packet> p, const Ipv4Header& header) const
     {
         // Flow hash: addresses, protocol, ports. The node id salts it, so that successive
         // switches do not all pick the same index (ECMP polarisation).
-        uint64_t hash = Mix(0, m_ipv4->GetObject<Node>()->GetId());
-        hash = Mix(hash, header.GetSource().Get());
-        hash = Mix(hash, header.GetDestination().Get());
-        hash = Mix(hash, header.GetProtocol());
+        uint64_t hash = ClusterTopology::Mix(0, m_ipv4->GetObject<Node>()->GetId());
+        hash = ClusterTopology::Mix(hash, header.GetSource().Get());
+        hash = ClusterTopology::Mix(hash, header.GetDestination().Get());
+        hash = ClusterTopology::Mix(hash, header.GetProtocol());
         if (p && p->GetSize() >= 8)
         {
             if (header.GetProtocol() == 6)
             {
                 TcpHeader tcp;
                 p->PeekHeader(tcp);
-                hash = Mix(hash, (uint64_t(tcp.GetSourcePort()) << 16) | tcp.GetDestinationPort());
+                hash = ClusterTopology::Mix(
+                    hash,
+                    (uint64_t(tcp.GetSourcePort()) << 16) | tcp.GetDestinationPort());
             }
             else if (header.GetProtocol() == 17)
             {
                 UdpHeader udp;
                 p->PeekHeader(udp);
-                hash = Mix(hash, (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
+                hash = ClusterTopology::Mix(
+                    hash,
+                    (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
             }
         }
         choice = static_cast<std::size_t>(hash % hops.size());

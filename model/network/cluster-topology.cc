@@ -1,0 +1,265 @@
+#include "cluster-topology.h"
+
+#include <limits>
+#include <queue>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+constexpr uint16_t kUnreachable = std::numeric_limits<uint16_t>::max();
+} // namespace
+
+uint32_t
+ClusterTopology::AddGpu(uint32_t host, const std::string& label)
+{
+    if (m_nodes.size() != m_gpus)
+    {
+        throw std::logic_error("ClusterTopology: GPUs must be added before switches");
+    }
+    Node node;
+    node.kind = GPU;
+    node.group = host;
+    node.label = label.empty() ? "gpu" + std::to_string(m_gpus) : label;
+    m_nodes.push_back(node);
+    m_ports.emplace_back();
+    m_distances.emplace_back();
+    return m_gpus++;
+}
+
+uint32_t
+ClusterTopology::AddSwitch(NodeKind kind, uint32_t group, const std::string& label)
+{
+    if (kind == GPU)
+    {
+        throw std::invalid_argument("ClusterTopology::AddSwitch: a GPU is not a switch");
+    }
+    Node node;
+    node.kind = kind;
+    node.group = group;
+    node.label = label;
+    m_nodes.push_back(node);
+    m_ports.emplace_back();
+    return static_cast<uint32_t>(m_nodes.size() - 1);
+}
+
+uint32_t
+ClusterTopology::AddLink(uint32_t a, uint32_t b, DataRate rate, Time delay, uint32_t mtu, LinkKind kind)
+{
+    if (a >= m_nodes.size() || b >= m_nodes.size() || a == b)
+    {
+        throw std::invalid_argument("ClusterTopology::AddLink: bad link " + std::to_string(a) +
+                                    " - " + std::to_string(b) + " (" +
+                                    std::to_string(m_nodes.size()) + " nodes)");
+    }
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.rate = rate;
+    link.delay = delay;
+    link.mtu = mtu;
+    link.kind = kind;
+    link.cost = kind == SCALE_UP ? kScaleUpCost : kScaleOutCost;
+    const auto index = static_cast<uint32_t>(m_links.size());
+    m_links.push_back(link);
+    m_ports[a].push_back({index, b});
+    m_ports[b].push_back({index, a});
+    return index;
+}
+
+void
+ClusterTopology::SetGpuTransit(bool transit)
+{
+    m_gpuTransit = transit;
+}
+
+void
+ClusterTopology::SetRouteFunction(RouteFunction route)
+{
+    m_route = std::move(route);
+}
+
+void
+ClusterTopology::SetName(const std::string& name)
+{
+    m_name = name;
+}
+
+const std::string&
+ClusterTopology::GetName() const
+{
+    return m_name;
+}
+
+uint32_t
+ClusterTopology::GetRankCount() const
+{
+    return m_gpus;
+}
+
+const std::vector<ClusterTopology::Node>&
+ClusterTopology::GetNodes() const
+{
+    return m_nodes;
+}
+
+const std::vector<ClusterTopology::Link>&
+ClusterTopology::GetLinks() const
+{
+    return m_links;
+}
+
+const std::vector<ClusterTopology::Port>&
+ClusterTopology::GetPorts(uint32_t node) const
+{
+    return m_ports.at(node);
+}
+
+std::vector<uint32_t>
+ClusterTopology::GetHostOf() const
+{
+    std::vector<uint32_t> hostOf;
+    hostOf.reserve(m_gpus);
+    for (uint32_t rank = 0; rank < m_gpus; ++rank)
+    {
+        hostOf.push_back(m_nodes[rank].group);
+    }
+    return hostOf;
+}
+
+bool
+ClusterTopology::IsGpuTransit() const
+{
+    return m_gpuTransit;
+}
+
+const std::vector<uint16_t>&
+ClusterTopology::DistancesTo(uint32_t dstRank) const
+{
+    std::vector<uint16_t>& distance = m_distances.at(dstRank);
+    if (!distance.empty())
+    {
+        return distance;
+    }
+    // Dijkstra from the destination over the reversed (here: symmetric) graph; nodes that do
+    // not forward (GPUs, unless transit) are reached but not expanded.
+    distance.assign(m_nodes.size(), kUnreachable);
+    using Item = std::pair<uint32_t, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> frontier;
+    distance[dstRank] = 0;
+    frontier.push({0, dstRank});
+    while (!frontier.empty())
+    {
+        auto [d, u] = frontier.top();
+        frontier.pop();
+        if (d != distance[u] || (u != dstRank && m_nodes[u].kind == GPU && !m_gpuTransit))
+        {
+            continue;
+        }
+        for (const Port& port : m_ports[u])
+        {
+            const uint32_t next = d + m_links[port.link].cost;
+            if (next < distance[port.peer])
+            {
+                if (next >= kUnreachable)
+                {
+                    throw std::overflow_error("ClusterTopology: path cost above 65534");
+                }
+                distance[port.peer] = static_cast<uint16_t>(next);
+                frontier.push({next, port.peer});
+            }
+        }
+    }
+    return distance;
+}
+
+uint16_t
+ClusterTopology::GetDistance(uint32_t node, uint32_t dstRank) const
+{
+    return DistancesTo(dstRank).at(node);
+}
+
+void
+ClusterTopology::GetNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32_t>& ports) const
+{
+    ports.clear();
+    if (node == dstRank || dstRank >= m_gpus)
+    {
+        return;
+    }
+    if (m_route)
+    {
+        m_route(*this, node, dstRank, ports);
+        return;
+    }
+    const std::vector<uint16_t>& distance = DistancesTo(dstRank);
+    if (distance[node] == kUnreachable)
+    {
+        return;
+    }
+    const std::vector<Port>& mine = m_ports[node];
+    for (uint32_t i = 0; i < mine.size(); ++i)
+    {
+        const Port& port = mine[i];
+        const bool forwards =
+            port.peer == dstRank || m_nodes[port.peer].kind != GPU || m_gpuTransit;
+        if (forwards && distance[port.peer] != kUnreachable &&
+            distance[port.peer] + m_links[port.link].cost == distance[node])
+        {
+            ports.push_back(i);
+        }
+    }
+}
+
+uint64_t
+ClusterTopology::Mix(uint64_t hash, uint64_t value)
+{
+    // A hash_combine step: cheap, and enough to spread flows over a few equal-cost ports.
+    hash ^= value + 0x9E3779B97F4A7C15ull + (hash << 6) + (hash >> 2);
+    return hash;
+}
+
+uint32_t
+ClusterTopology::SelectNextHop(uint32_t node, uint32_t dstRank, uint64_t flowHash) const
+{
+    GetNextHops(node, dstRank, m_scratch);
+    if (m_scratch.empty())
+    {
+        return static_cast<uint32_t>(m_ports[node].size());
+    }
+    if (m_scratch.size() == 1)
+    {
+        return m_scratch[0];
+    }
+    // Salted with the node, as ClusterRouting does, so that successive tiers do not pick
+    // correlated indices (ECMP polarisation).
+    return m_scratch[Mix(Mix(0, node), flowHash) % m_scratch.size()];
+}
+
+bool
+ClusterTopology::GetPath(uint32_t srcRank,
+                         uint32_t dstRank,
+                         uint64_t flowHash,
+                         std::vector<uint32_t>& directedLinks) const
+{
+    directedLinks.clear();
+    uint32_t node = srcRank;
+    // A simple path has fewer hops than nodes; a route function that loops is caught here.
+    for (std::size_t hops = 0; node != dstRank; ++hops)
+    {
+        const uint32_t choice = SelectNextHop(node, dstRank, flowHash);
+        if (choice >= m_ports[node].size() || hops > m_nodes.size())
+        {
+            directedLinks.clear();
+            return false;
+        }
+        const Port& port = m_ports[node][choice];
+        directedLinks.push_back(2 * port.link + (m_links[port.link].a == node ? 0 : 1));
+        node = port.peer;
+    }
+    return true;
+}
+
+} // namespace ns3
