@@ -19,8 +19,7 @@ ClusterFabric::GetTypeId()
 Ptr<ClusterFabric>
 ClusterFabric::ForTransport(const std::string& model)
 {
-    // Each transport model names the fabric it needs through its TypeId's group of attributes:
-    // a model "<name>" runs on "ns3::<Name>Fabric"; TCP runs on the IP fabric.
+    // The fabric each model runs on (packet models build devices; flow builds none).
     static const std::vector<std::pair<std::string, std::string>> fabrics = {
         {"tcp", "ns3::IpFabric"},
         {"rdma", "ns3::RdmaFabric"},
@@ -39,9 +38,10 @@ ClusterFabric::ForTransport(const std::string& model)
     throw std::invalid_argument("no fabric for transport model '" + model + "'");
 }
 
-void
-ClusterFabric::PrintStatistics(std::ostream& /* os */) const
+std::vector<ReportTable>
+ClusterFabric::GetReportTables() const
 {
+    return {};
 }
 
 } // namespace ns3

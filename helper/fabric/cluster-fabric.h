@@ -7,6 +7,7 @@
 #define CHAKRA_CLUSTER_FABRIC_H
 
 #include "ns3/cluster-topology.h"
+#include "ns3/chakra-report.h"
 #include "ns3/comm-transport.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
@@ -56,10 +57,10 @@ class ClusterFabric : public Object
     virtual std::vector<Ipv4Address> GetRankAddresses() const = 0;
 
     /**
-     * Prints what the fabric saw (queues, pauses, drops ...) after a run; nothing by default.
-     * \param os where to print
+     * \return what the fabric saw during the run (queues, pauses, ECN marks, drops ...), as
+     *         report tables; none by default. Called after Simulator::Run, before Destroy.
      */
-    virtual void PrintStatistics(std::ostream& os) const;
+    virtual std::vector<ReportTable> GetReportTables() const;
 };
 
 } // namespace ns3

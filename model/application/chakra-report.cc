@@ -139,11 +139,81 @@ ChakraReport::GetCollectives() const
 }
 
 void
+ChakraReport::SetTransportModel(const std::string& model)
+{
+    m_transportModel = model;
+}
+
+const std::string&
+ChakraReport::GetTransportModel() const
+{
+    return m_transportModel;
+}
+
+void
+ChakraReport::AddTable(ReportTable table)
+{
+    m_tables.push_back(std::move(table));
+}
+
+const std::vector<ReportTable>&
+ChakraReport::GetTables() const
+{
+    return m_tables;
+}
+
+namespace
+{
+
+/** Prints a table with right-aligned columns as wide as their widest cell. */
+void
+PrintTable(std::ostream& os, const ReportTable& table, std::size_t maxRows)
+{
+    std::vector<std::size_t> width;
+    for (const auto& column : table.columns)
+    {
+        width.push_back(column.size());
+    }
+    for (const auto& row : table.rows)
+    {
+        for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+        {
+            width[i] = std::max(width[i], row[i].size());
+        }
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i)
+        {
+            os << (i == 0 ? "" : "  ") << std::setw(static_cast<int>(width[i]))
+               << (i == 0 ? std::left : std::right) << cells[i];
+        }
+        os << std::right << "\n";
+    };
+    os << "\n" << table.name << " (" << table.rows.size() << " rows)\n";
+    line(table.columns);
+    for (std::size_t i = 0; i < table.rows.size(); ++i)
+    {
+        if (i == maxRows)
+        {
+            os << "... " << table.rows.size() - maxRows << " more in " << table.name << ".csv\n";
+            break;
+        }
+        line(table.rows[i]);
+    }
+}
+
+} // namespace
+
+void
 ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
 {
     std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(),
                                          [](const RankStats& r) { return r.finished; });
     os << "== chakra simulation report\n";
+    if (!m_transportModel.empty())
+    {
+        os << "transport model: " << m_transportModel << "\n";
+    }
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
        << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n\n";
     os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
@@ -189,6 +259,10 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
            << std::setw(13) << FormatMicros(c.start) << std::setw(13) << FormatMicros(c.end - c.start)
            << std::setw(12) << FormatFixed(c.algBwGBps, 2) << std::setw(12) << FormatFixed(c.busBwGBps, 2)
            << "\n";
+    }
+    for (const auto& table : m_tables)
+    {
+        PrintTable(os, table, maxRows);
     }
     for (const auto& r : m_ranks)
     {
@@ -263,6 +337,28 @@ ChakraReport::WriteCsv(const std::string& directory) const
                       FormatFixed(c.traceMicros, 3) + "\n");
         }
         out.Commit();
+    }
+    {
+        for (const auto& table : m_tables)
+        {
+            AtomicOutputFile tableOut(directory + "/" + table.name + ".csv");
+            std::string header;
+            for (const auto& column : table.columns)
+            {
+                header += (header.empty() ? "" : ",") + Csv(column);
+            }
+            tableOut.Write(header + "\n");
+            for (const auto& row : table.rows)
+            {
+                std::string line;
+                for (std::size_t i = 0; i < row.size(); ++i)
+                {
+                    line += (i == 0 ? "" : ",") + Csv(row[i]);
+                }
+                tableOut.Write(line + "\n");
+            }
+            tableOut.Commit();
+        }
     }
     {
         AtomicOutputFile out(directory + "/comm-ops.csv");

@@ -36,6 +36,18 @@ struct CollectiveSummary
 
 /**
  * \ingroup chakra
+ * \brief A table a part of the simulation adds to the report (e.g. the fabric's queues, pauses
+ * and drops): printed after the collectives and written as <name>.csv.
+ */
+struct ReportTable
+{
+    std::string name;                           //!< file name stem and title ("fabric")
+    std::vector<std::string> columns;           //!< column names
+    std::vector<std::vector<std::string>> rows; //!< one cell per column
+};
+
+/**
+ * \ingroup chakra
  * \brief Per-rank totals and per-collective bandwidths of a run.
  */
 class ChakraReport
@@ -43,6 +55,15 @@ class ChakraReport
   public:
     /** Adds one rank's results. */
     void AddRank(const RankStats& stats, const std::vector<CommRecord>& records);
+
+    /** Names the transport model that ran (printed in the report's first lines). */
+    void SetTransportModel(const std::string& model);
+    /** \return the transport model that ran ("" if not set) */
+    const std::string& GetTransportModel() const;
+    /** Adds a table (printed and written as CSV). */
+    void AddTable(ReportTable table);
+    /** \return the tables added */
+    const std::vector<ReportTable>& GetTables() const;
 
     /** \return true if every rank ran every node */
     bool AllFinished() const;
@@ -69,6 +90,8 @@ class ChakraReport
   private:
     std::vector<RankStats> m_ranks;
     std::vector<CommRecord> m_records;
+    std::string m_transportModel;
+    std::vector<ReportTable> m_tables;
 };
 
 } // namespace ns3
