@@ -34,7 +34,11 @@ main(int argc, char* argv[])
     cmd.AddValue("hosts", "hosts (0: from the trace count)", options.hosts);
     cmd.AddValue("gpusPerHost", "GPUs per host (0: 8 if the rank count allows, else all)",
                  options.gpusPerHost);
-    cmd.AddValue("topology", "single-switch, leaf-spine or ring", options.topology);
+    cmd.AddValue("transport",
+                 "transport model: " + CommTransport::ListModels() +
+                     " (the cluster's fabric is built for it)",
+                 options.transport);
+    cmd.AddValue("topology", ListTopologyKinds(), options.topology);
     cmd.AddValue("nicBandwidth", "NIC link bandwidth", options.nicBandwidth);
     cmd.AddValue("nicLatency", "NIC link latency", options.nicLatency);
     cmd.AddValue("nvLinkBandwidth", "NVLink bandwidth per GPU and direction",
@@ -69,14 +73,14 @@ main(int argc, char* argv[])
         std::cerr << "chakra-cluster: error: --trace=PREFIX is required (see --help)" << std::endl;
         return 2;
     }
-    const uint32_t ranks = CountTraceRanks(trace);
-    if (ranks == 0)
-    {
-        std::cerr << "chakra-cluster: error: no trace " << trace << ".0.et" << std::endl;
-        return 1;
-    }
     try
     {
+        const uint32_t ranks = CountTraceRanks(trace); // throws on missing ranks
+        if (ranks == 0)
+        {
+            std::cerr << "chakra-cluster: error: no trace " << trace << ".0.et" << std::endl;
+            return 1;
+        }
         ClusterScenario scenario;
         options.Apply(scenario, ranks);
         std::cout << "cluster: " << scenario.GetCluster()->Describe() << "\n";
