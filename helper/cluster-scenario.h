@@ -114,7 +114,9 @@ struct ClusterOptions
 };
 
 /**
- * \return the number of consecutive ranks 0, 1, ... with a trace <prefix>.<rank>.et(.gz)
+ * \return the number of ranks with a trace <prefix>.<rank>.et(.gz): 0 if there is none
+ * \throws TraceError naming the missing ranks when the numbering has gaps or disagrees with the
+ *         traces' world_size (see FindRankTraces)
  */
 uint32_t CountTraceRanks(const std::string& prefix);
 

@@ -1,5 +1,6 @@
 #include "host-trace.h"
 
+#include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
@@ -84,6 +85,10 @@ HostTrace::HostTrace(const std::string& path)
                 what = what.substr(bracket + 2);
             }
             throw TraceError(m_path, "byte " + std::to_string(e.byte), "malformed JSON: " + what);
+        }
+        catch (const HostJson::exception& e)
+        {
+            ThrowJsonError(e, m_path, buffer.GetConsumed()); // a number too large (1e9999)
         }
     }
     if (!m_document.is_object())

@@ -233,6 +233,12 @@ ChakraApplication::DoDispose()
 {
     m_activeCollectives.clear();
     m_callOrders.clear();
+    if (m_transport)
+    {
+        // Pending receives hold callbacks into collectives that hold the transport: dropping
+        // the pointer alone leaks that cycle when a run stops before every message arrived.
+        m_transport->Dispose();
+    }
     m_transport = nullptr;
     m_computeModel = nullptr;
     m_feeder.reset();

@@ -2,11 +2,13 @@
 
 #include "et-reader.h"
 #include "et-writer.h"
+#include "json-limits.h"
 #include "trace-error.h"
 #include "trace-file.h"
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
 #include <cmath>
 #include <istream>
 #include <limits>
@@ -706,33 +708,56 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
     std::optional<EtWriter> writer;
     std::vector<ChakraProtoMsg::Node> early;
     std::string topKey;
+    std::vector<std::string> topKeys; // seen so far: a repeated one is an error
     uint64_t nodeIndex = 0;
     auto where = [&]() { return "node #" + std::to_string(nodeIndex); };
 
-    auto callback = [&](int depth, EtJson::parse_event_t event, EtJson& parsed) -> bool {
-        if (depth == 1 && event == EtJson::parse_event_t::key)
+    using Event = EtJson::parse_event_t;
+    auto callback = [&](int depth, Event event, EtJson& parsed) -> bool {
+        if (depth == 0 && (event == Event::array_start || event == Event::value))
+        {
+            Fail("top level", "expected a JSON object with \"metadata\" and \"nodes\"");
+        }
+        if (depth == 1 && event == Event::key)
         {
             topKey = parsed.get<std::string>();
             static const std::vector<std::string> known = {"format", "format_version",
                                                            "metadata", "nodes"};
-            bool ok = false;
-            for (const auto& k : known)
-            {
-                ok = ok || k == topKey;
-            }
-            if (!ok)
+            if (std::find(known.begin(), known.end(), topKey) == known.end())
             {
                 Fail("top level", "unknown key '" + topKey +
                                       "' (allowed: format, format_version, metadata, nodes)");
             }
+            // Streamed as they come, a second "metadata" or "nodes" would silently restart or
+            // extend the output.
+            if (std::find(topKeys.begin(), topKeys.end(), topKey) != topKeys.end())
+            {
+                Fail("top level", "key '" + topKey + "' appears twice");
+            }
+            topKeys.push_back(topKey);
             return true;
         }
-        if (depth == 1 && event == EtJson::parse_event_t::value && topKey == "format" &&
-            parsed != kFormatName)
+        const bool startsValue =
+            event == Event::object_start || event == Event::array_start || event == Event::value;
+        if (depth == 1 && startsValue && topKey == "nodes" && event != Event::array_start)
+        {
+            Fail("top level", "'nodes' must be an array of node objects");
+        }
+        if (depth == 1 && startsValue && topKey == "metadata" && event != Event::object_start)
+        {
+            Fail("top level", "'metadata' must be an object");
+        }
+        if (depth == 1 && event == Event::value && topKey == "format" && parsed != kFormatName)
         {
             Fail("top level", "format is " + parsed.dump() + ", expected \"" + kFormatName + "\"");
         }
-        if (depth == 1 && event == EtJson::parse_event_t::object_end && topKey == "metadata")
+        if (depth == 1 && event == Event::value && topKey == "format_version" &&
+            parsed != kFormatVersion)
+        {
+            Fail("top level", "format_version is " + parsed.dump() + ", this reader knows " +
+                                  std::to_string(kFormatVersion));
+        }
+        if (depth == 1 && event == Event::object_end && topKey == "metadata")
         {
             writer.emplace(etPath, MetadataFromJson(parsed));
             for (const auto& node : early)
@@ -742,8 +767,12 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
             early.clear();
             return false;
         }
-        if (depth == 2 && topKey == "nodes" &&
-            (event == EtJson::parse_event_t::object_end || event == EtJson::parse_event_t::value))
+        if (depth == 2 && topKey == "nodes" && event == Event::array_start)
+        {
+            ++nodeIndex;
+            Fail(where(), "each entry of 'nodes' must be an object");
+        }
+        if (depth == 2 && topKey == "nodes" && (event == Event::object_end || event == Event::value))
         {
             ++nodeIndex;
             if (!parsed.is_object())
@@ -769,11 +798,10 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
         // Everything is handled in the callback; what remains is the empty skeleton.
         EtJson skeleton = EtJson::parse(stream, callback);
     }
-    catch (const EtJson::parse_error& e)
+    catch (const EtJson::exception& e)
     {
-        throw TraceError(jsonPath,
-                         "byte " + std::to_string(e.byte),
-                         std::string("malformed JSON: ") + e.what());
+        // Syntax errors, and numbers too large for a double (1e9999).
+        ThrowJsonError(e, jsonPath, buffer.GetConsumed());
     }
     catch (const TraceError& e)
     {

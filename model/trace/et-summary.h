@@ -29,11 +29,14 @@ struct EtSummary
     uint64_t dataDeps{0};                          //!< data dependency edges
     uint64_t ctrlDeps{0};                          //!< control dependency edges
     uint64_t totalDurationMicros{0};               //!< sum of duration_micros
+    uint64_t repeatedDeps{0}; //!< repeated ids the reader dropped (not in dataDeps/ctrlDeps)
 };
 
 /**
  * Reads a whole .et trace (streaming) and counts it.
- * \param path the file \return the summary \throws TraceError on a bad file
+ * \param path the file \return the summary
+ * \throws TraceError naming the file (and node) on a bad file, a mistyped attribute, or totals
+ *         past 2^64 (comm_size, duration_micros)
  */
 EtSummary SummarizeEt(const std::string& path);
 

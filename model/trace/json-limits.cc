@@ -2,6 +2,8 @@
 
 #include "trace-error.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ns3
 {
 
@@ -93,6 +95,28 @@ CheckJsonDepth(const std::string& text, const std::string& file, const std::stri
                          (where.empty() ? "" : where + ", ") + "byte " + std::to_string(*excess),
                          JsonTooDeepMessage());
     }
+}
+
+void
+ThrowJsonError(const std::exception& error, const std::string& file, uint64_t consumed)
+{
+    std::string what = error.what();
+    // "[json.exception.parse_error.101] parse error at line 1, ...": the tag means nothing to
+    // a user.
+    if (what.compare(0, 16, "[json.exception.") == 0)
+    {
+        auto bracket = what.find("] ");
+        if (bracket != std::string::npos)
+        {
+            what = what.substr(bracket + 2);
+        }
+    }
+    uint64_t byte = consumed;
+    if (const auto* parse = dynamic_cast<const nlohmann::json::parse_error*>(&error))
+    {
+        byte = parse->byte;
+    }
+    throw TraceError(file, "byte " + std::to_string(byte), "malformed JSON: " + what);
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -72,6 +73,21 @@ std::string JsonTooDeepMessage(uint32_t limit = kMaxJsonDepth);
  */
 std::optional<uint64_t> FindJsonDepthExcess(const std::string& text,
                                             uint32_t limit = kMaxJsonDepth);
+
+/**
+ * \ingroup chakra
+ * \brief Turns an exception of nlohmann/json's parser into the module's one-line error.
+ *
+ * A parse_error keeps its byte offset; the parser's other errors (out_of_range 406: a number
+ * too large for a double, such as 1e9999) carry none, so \p consumed places them.
+ * \param error what the parser threw (a nlohmann::json::exception)
+ * \param file the file being parsed
+ * \param consumed bytes of the file the parser had read when it threw
+ * \throws TraceError "<file>: byte <n>: malformed JSON: <what>"
+ */
+[[noreturn]] void ThrowJsonError(const std::exception& error,
+                                 const std::string& file,
+                                 uint64_t consumed);
 
 /**
  * \ingroup chakra

@@ -150,6 +150,12 @@ InputFileStreamBuf::GetFile() const
     return m_file;
 }
 
+uint64_t
+InputFileStreamBuf::GetConsumed() const
+{
+    return m_file.GetOffset() - static_cast<uint64_t>(egptr() - gptr());
+}
+
 InputFileStreamBuf::int_type
 InputFileStreamBuf::underflow()
 {

@@ -73,6 +73,8 @@ class InputFileStreamBuf : public std::streambuf
     explicit InputFileStreamBuf(const std::string& path);
     /** \return the underlying file */
     const InputFile& GetFile() const;
+    /** \return the (uncompressed) bytes the stream's reader has taken so far */
+    uint64_t GetConsumed() const;
 
   protected:
     /** \throws TraceError on a read error or JSON nested past kMaxJsonDepth */
