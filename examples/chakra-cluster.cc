@@ -57,7 +57,9 @@ main(int argc, char* argv[])
                  options.chunkSize);
     cmd.AddValue("computeScale", "factor on GPU compute durations (0.5: twice as fast)",
                  options.computeScale);
-    cmd.AddValue("ctrlDeps", "honour ctrl_deps (off for reference-converter traces)",
+    cmd.AddValue("ctrlDeps",
+                 "ctrl_deps: auto (ignored in reference-converter traces, whose ctrl_deps are "
+                 "call-tree links), honour or ignore (true/false also accepted)",
                  options.ctrlDeps);
     cmd.AddValue("danglingDeps", "dependencies on ids not in a trace: warn or error",
                  options.danglingDeps);

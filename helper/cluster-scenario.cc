@@ -228,7 +228,11 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
     Ptr<ComputeModel> compute = CreateObject<ComputeModel>();
     compute->SetAttribute("ComputeScale", DoubleValue(computeScale));
     scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
-    scenario.SetAppAttribute("HonourCtrlDeps", BooleanValue(ctrlDeps));
+    // Booleans as the older flags took them.
+    std::string ctrl = ctrlDeps == "true" || ctrlDeps == "1"    ? "honour"
+                       : ctrlDeps == "false" || ctrlDeps == "0" ? "ignore"
+                                                                : ctrlDeps;
+    scenario.SetAppAttribute("CtrlDeps", StringValue(ctrl));
     scenario.SetAppAttribute("DanglingDeps", StringValue(danglingDeps));
     scenario.SetAppAttribute("ChunkSize", UintegerValue(chunkSize));
     if (algorithm != "auto")

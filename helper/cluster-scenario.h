@@ -101,7 +101,7 @@ struct ClusterOptions
     std::string algorithm{"auto"}; //!< for every collective type
     uint64_t chunkSize{0};
     double computeScale{1.0};
-    bool ctrlDeps{true};
+    std::string ctrlDeps{"auto"}; //!< auto, honour or ignore (ChakraApplication::CtrlDeps)
     std::string danglingDeps{"warn"};
     std::string timeline;   //!< "" = none
     double stopSeconds{0};  //!< 0 = run to the end

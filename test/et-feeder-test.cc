@@ -589,6 +589,28 @@ BOOST_AUTO_TEST_CASE(repeated_dependencies_collapse_as_they_are_read)
     BOOST_TEST(order == std::vector<uint64_t>({1, 2, 3, 4}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(stuck_report_leaves_out_dangling_ids_already_settled)
+{
+    TempDir dir;
+    const std::string path = dir.File("settled.et");
+    // 0 and 1 wait for each other (really stuck); 2 waits for 0 and for 99, a forward reference
+    // that never appears: treated as satisfied at the end of the file, so 2 waits for 0 only.
+    WriteSimple(path, {{0, {1}}, {1, {0}}, {2, {0, 99}}});
+    EtFeederOptions options;
+    options.danglingAsSatisfied = true;
+    EtFeeder feeder(path, options);
+    BOOST_CHECK_THROW(feeder.HasNodesToIssue(), TraceError); // nothing can run
+    auto stuck = feeder.GetStuckNodes();
+    BOOST_REQUIRE(stuck.size() == 3u);
+    BOOST_TEST(stuck[2].id == 2u);
+    BOOST_TEST(stuck[2].waitingFor == std::vector<uint64_t>({0}), boost::test_tools::per_element());
+    BOOST_TEST(stuck[2].missing.empty());
+    const std::string error = FeedError(path, options);
+    BOOST_TEST_INFO(error);
+    BOOST_TEST(error.find("dependency cycle") != std::string::npos);
+    BOOST_TEST(error.find("99") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(truncated_file_is_an_error_not_a_hang)
 {
     TempDir dir;

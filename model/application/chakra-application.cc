@@ -135,12 +135,14 @@ ChakraApplication::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&ChakraApplication::m_startOffset),
                           MakeTimeChecker(Seconds(0)))
-            .AddAttribute("HonourCtrlDeps",
-                          "A node waits for its ctrl_deps (switch off for reference-converter "
-                          "traces, whose ctrl_deps are call-tree links).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&ChakraApplication::m_honourCtrlDeps),
-                          MakeBooleanChecker())
+            .AddAttribute("CtrlDeps",
+                          "Whether a node waits for its ctrl_deps: 'honour', 'ignore', or 'auto' "
+                          "(honour, except in traces of the reference Chakra converter, whose "
+                          "ctrl_deps are call-tree links with cycles: ignored there, with a "
+                          "warning).",
+                          StringValue("auto"),
+                          MakeStringAccessor(&ChakraApplication::m_ctrlDeps),
+                          MakeStringChecker())
             .AddAttribute("HonourDataDeps",
                           "A node waits for its data_deps.",
                           BooleanValue(true),
@@ -308,7 +310,12 @@ ChakraApplication::StartApplication()
     {
         EtFeederOptions options;
         options.windowSize = m_windowSize;
-        options.honourCtrlDeps = m_honourCtrlDeps;
+        if (m_ctrlDeps != "auto" && m_ctrlDeps != "honour" && m_ctrlDeps != "ignore")
+        {
+            Fail("CtrlDeps must be 'auto', 'honour' or 'ignore', not '" + m_ctrlDeps + "'");
+            return;
+        }
+        options.honourCtrlDeps = m_ctrlDeps != "ignore";
         options.honourDataDeps = m_honourDataDeps;
         if (m_danglingDeps != "warn" && m_danglingDeps != "error")
         {
@@ -325,6 +332,14 @@ ChakraApplication::StartApplication()
         }
         GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
+        if (m_ctrlDeps == "auto" && HasCallTreeCtrlDeps(m_feeder->GetMetadata()))
+        {
+            m_feeder->SetHonourCtrlDeps(false);
+            Warn(m_tracePath +
+                 ": written by the reference Chakra converter (its metadata has the host trace's "
+                 "pid and timestamps): its ctrl_deps are call-tree links, not dependencies, and "
+                 "are ignored (CtrlDeps=honour to use them)");
+        }
     }
     catch (const TraceError& e)
     {

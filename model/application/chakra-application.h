@@ -185,7 +185,7 @@ class ChakraApplication : public Application
     std::string m_callOrder;
     Time m_replayDelay;
     Time m_startOffset;
-    bool m_honourCtrlDeps;
+    std::string m_ctrlDeps;
     bool m_honourDataDeps;
     std::string m_danglingDeps;
     uint32_t m_windowSize;

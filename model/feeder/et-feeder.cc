@@ -19,6 +19,33 @@ EtFeeder::EtFeeder(const std::string& path, EtFeederOptions options)
     }
 }
 
+bool
+HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata)
+{
+    bool pid = false;
+    bool timestamps = false;
+    for (const auto& attribute : metadata.attr())
+    {
+        if (attribute.name() == "source")
+        {
+            return false;
+        }
+        pid = pid || attribute.name() == "pid";
+        timestamps = timestamps || attribute.name() == "start_ts" || attribute.name() == "finish_ts";
+    }
+    return pid && timestamps;
+}
+
+void
+EtFeeder::SetHonourCtrlDeps(bool honour)
+{
+    if (m_reader.GetNodesRead() > 0)
+    {
+        throw std::logic_error("EtFeeder::SetHonourCtrlDeps after nodes were read");
+    }
+    m_options.honourCtrlDeps = honour;
+}
+
 void
 EtFeeder::ParentsOf(const EtNode& node, std::vector<uint64_t>& parents) const
 {
@@ -194,6 +221,8 @@ EtFeeder::ResolveDangling()
         auto it = m_waiters.find(parent);
         std::vector<uint64_t> children = std::move(it->second);
         m_waiters.erase(it);
+        // Settled as satisfied: what waits only for it is not stuck (GetStuckNodes).
+        m_presumedMissing.Insert(parent);
         Warn(parent, children);
         for (uint64_t child : children)
         {

@@ -53,6 +53,15 @@ struct EtFeederOptions
 
 /**
  * \ingroup chakra
+ * \return true if a trace's metadata says it was written by the reference Chakra PyTorch
+ * converter (attributes pid and start_ts/finish_ts of the host trace, and no "source", which this
+ * module's converter writes): its ctrl_deps are the host trace's call tree (a node's parent),
+ * not dependencies, and contain cycles.
+ */
+bool HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata);
+
+/**
+ * \ingroup chakra
  * \brief A node that cannot run, and what it waits for (see EtFeeder::GetStuckNodes).
  */
 struct EtStuckNode
@@ -167,6 +176,13 @@ class EtFeeder
      * the caller has nothing in flight (otherwise in-flight parents show up as waited for).
      */
     std::vector<EtStuckNode> GetStuckNodes();
+
+    /**
+     * Changes whether ctrl_deps are honoured; only before the first node is read (e.g. once the
+     * metadata says what the ctrl_deps mean, see HasCallTreeCtrlDeps).
+     * \throws std::logic_error if nodes were read already
+     */
+    void SetHonourCtrlDeps(bool honour);
 
     /**
      * \return a cycle among the stuck nodes (ids, each waiting for the next, the last waiting
