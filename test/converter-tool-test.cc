@@ -138,7 +138,11 @@ BOOST_AUTO_TEST_CASE(check_ranks_exit_codes)
     // By prefix: ranks 0, 1, 2; rank 2's all_reduce is 20 bytes, the others' 16.
     auto bad = RunCommand(CheckRanks() + " " + dir.File("job"));
     BOOST_TEST(bad.exitCode == 1, bad.output);
-    BOOST_TEST(bad.output.find("comm_size 20 vs 16") != std::string::npos, bad.output);
+    BOOST_TEST(bad.output.find("call #0 (program order) differs in comm_size: rank 2 has "
+                               "ALL_REDUCE of 20 bytes") != std::string::npos,
+               bad.output);
+    BOOST_TEST(bad.output.find("rank 0 has ALL_REDUCE of 16 bytes") != std::string::npos,
+               bad.output);
     BOOST_TEST(RunCommand(CheckRanks()).exitCode == 2);
     BOOST_TEST(RunCommand(CheckRanks() + " " + dir.File("nothing")).exitCode == 1);
 }

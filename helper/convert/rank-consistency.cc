@@ -1,11 +1,9 @@
 #include "rank-consistency.h"
 
+#include "ns3/communicator.h"
 #include "ns3/et-node.h"
 #include "ns3/et-reader.h"
-#include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -63,6 +61,20 @@ std::string
 Describe(const std::string& path, uint64_t id, const std::string& name)
 {
     return path + ": node " + std::to_string(id) + " (" + name + ")";
+}
+
+/** "ALL_REDUCE of 4 bytes" (", root 2" for rooted calls) */
+std::string
+DescribeCall(const CollectiveEntry& entry)
+{
+    std::string text = (entry.type < 0 ? std::string("no comm_type")
+                                       : CommTypeName(static_cast<int>(entry.type))) +
+                       " of " + std::to_string(entry.size) + " bytes";
+    if (entry.root >= 0)
+    {
+        text += ", root " + std::to_string(entry.root);
+    }
+    return text;
 }
 
 /** Sizes of these collectives may differ between ranks. */
@@ -138,43 +150,27 @@ class Checker
 
     void ReadGroups(const EtNode& node, RankTrace& trace)
     {
-        nlohmann::json groups;
-        CheckJsonDepth(node.GetProto().inputs().values(), trace.path,
-                       node.Describe() + ": inputs.values");
-        try
+        // The simulator's own reader: JSON as this converter writes it, or the Python text the
+        // reference converter writes; a group listing no ranks spans 0 .. its size - 1, as the
+        // simulator takes it (an unknown size: every rank given).
+        std::string error;
+        std::vector<ProcessGroupSpec> groups =
+            ParseProcessGroups(node.GetProto().inputs().values(), error);
+        if (!error.empty())
         {
-            groups = nlohmann::json::parse(node.GetProto().inputs().values());
+            throw TraceError(trace.path, node.Describe(), "process_group:init: " + error);
         }
-        catch (const nlohmann::json::parse_error& e)
+        for (const ProcessGroupSpec& group : groups)
         {
-            throw TraceError(trace.path, node.Describe(),
-                             std::string("process_group:init holds malformed JSON: ") + e.what());
-        }
-        if (!groups.is_array())
-        {
-            throw TraceError(trace.path, node.Describe(),
-                             "process_group:init does not hold a list of groups");
-        }
-        for (const auto& group : groups)
-        {
-            if (!group.is_object() || !group.contains("pg_name") ||
-                !group["pg_name"].is_string())
+            std::vector<int64_t> ranks(group.ranks.begin(), group.ranks.end());
+            if (ranks.empty())
             {
-                throw TraceError(trace.path, node.Describe(),
-                                 "process_group:init entry without a \"pg_name\" string");
-            }
-            std::vector<int64_t> ranks;
-            if (group.contains("ranks") && group["ranks"].is_array())
-            {
-                for (const auto& rank : group["ranks"])
+                for (uint32_t r = 0; r < group.size; ++r)
                 {
-                    if (rank.is_number_integer())
-                    {
-                        ranks.push_back(rank.get<int64_t>());
-                    }
+                    ranks.push_back(r);
                 }
             }
-            trace.groupRanks[group["pg_name"].get<std::string>()] = ranks;
+            trace.groupRanks[group.name] = ranks;
         }
     }
 
@@ -343,21 +339,18 @@ class Checker
                 {
                     const CollectiveEntry& a = actual[k];
                     const CollectiveEntry& e = expected[k];
-                    std::string what;
+                    std::string field;
                     if (a.type != e.type)
                     {
-                        what = "comm_type " + CommTypeName(static_cast<int>(a.type)) + " vs " +
-                               CommTypeName(static_cast<int>(e.type));
+                        field = "comm_type";
                     }
                     else if (a.root != e.root)
                     {
-                        what = "root_rank " + std::to_string(a.root) + " vs " +
-                               std::to_string(e.root);
+                        field = "root_rank";
                     }
                     else if (a.size != e.size && !SizeMayDiffer(a.type))
                     {
-                        what = "comm_size " + std::to_string(a.size) + " vs " +
-                               std::to_string(e.size);
+                        field = "comm_size";
                     }
                     else if (a.size != e.size)
                     {
@@ -367,11 +360,25 @@ class Checker
                              ", " + std::to_string(e.size) + " on rank " +
                              std::to_string(*reference));
                     }
-                    if (!what.empty() && reported++ < 5)
+                    if (field.empty())
                     {
-                        Mismatch(group + ": collective #" + std::to_string(k) + ": " +
-                                 Describe(other.path, a.id, a.name) + " has " + what + " of " +
-                                 Describe(ref.path, e.id, e.name));
+                        continue;
+                    }
+                    // Every disagreement counts; the first few of each rank are spelled out.
+                    const std::string what =
+                        group + ": call #" + std::to_string(k) +
+                        " (program order) differs in " + field + ": rank " +
+                        std::to_string(rank) + " has " + DescribeCall(a) + " (" +
+                        Describe(other.path, a.id, a.name) + "), rank " +
+                        std::to_string(*reference) + " has " + DescribeCall(e) + " (" +
+                        Describe(ref.path, e.id, e.name) + ")";
+                    if (reported++ < 5)
+                    {
+                        Mismatch(what);
+                    }
+                    else
+                    {
+                        ++m_report.mismatchCount;
                     }
                 }
             }

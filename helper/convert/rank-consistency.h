@@ -50,12 +50,16 @@ std::vector<std::string> FindRankFiles(const std::string& prefix);
  * come from the METADATA node process_group:init; a group no such node describes (and "", the
  * unnamed world) spans every rank given.
  *
- * Mismatches: a member rank without a file; a different number of collectives in a group;
- * the k-th collective of a group with another comm_type, root_rank or comm_size on some rank
- * (comm_size may differ for ALL_TO_ALL, GATHER and SCATTER, whose per-rank inputs legitimately
- * differ: those are notes); a send without the receive of the same (pg_name, comm_src,
- * comm_dst, comm_tag) and comm_size on the destination rank, or the reverse; a send whose
- * comm_src (receive: comm_dst) is not its file's rank.
+ * The simulator numbers the calls of each communicator in program order (the order of the
+ * nodes in the file) and pairs call k of every member, so that is what is compared, call by
+ * call, not only how many there are. Mismatches: a member rank without a file; a different
+ * number of collectives in a group; call k of a group with another comm_type, root_rank or
+ * comm_size on some rank (named with both ranks, both node ids and k; comm_size may differ
+ * for ALL_TO_ALL, GATHER and SCATTER, whose per-rank inputs legitimately differ: those are
+ * notes); a send without the receive of the same (pg_name, comm_src, comm_dst, comm_tag) and
+ * comm_size on the destination rank, or the reverse; a send whose comm_src (receive:
+ * comm_dst) is not its file's rank. Process groups are read as the simulator reads them
+ * (ParseProcessGroups: JSON, or the reference converter's Python text).
  * \param paths the .et files (plain or gzip'd), one per rank
  * \return the report
  * \throws TraceError if a file cannot be read or two files claim the same rank

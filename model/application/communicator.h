@@ -43,8 +43,10 @@ struct ProcessGroupSpec
 
 /**
  * Parses the process groups of a `process_group:init` METADATA node: its inputs.values holds a
- * JSON list of objects with "pg_name", "ranks" and "group_size" (also accepted: that list
- * wrapped in a one-element list, or as a JSON string inside one, as host traces carry it).
+ * JSON list of objects with "pg_name", "ranks" and "group_size" (or "pg_size"). Also accepted:
+ * that list wrapped in a one-element list, or as a JSON string inside one, as host traces carry
+ * it; and Python's text of either (single quotes, True/False/None), as the reference Chakra
+ * converter writes it: ['[{"pg_name": "0", ...}]'].
  * \param text the JSON text
  * \param[out] error why parsing failed
  * \return the groups (empty on error)
