@@ -1093,3 +1093,72 @@ BOOST_AUTO_TEST_CASE(peers_outside_their_group)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(linker_timing)
+
+BOOST_AUTO_TEST_CASE(waits_gaps_cross_stream_deps_and_the_gpu_name)
+{
+    // mm (own time 12.5, of which 8 blocked on the device, 2.25 of thread time before it),
+    // a kernel on stream 7, a kernel on stream 24 that waited for the first (cross_stream_deps).
+    Json nodes = Roots({{2, 1}});
+    Json mm = Timed(Host(3, "aten::mm", 2), 100, 12.5);
+    mm["wait_dur"] = 8;
+    mm["gap_dur"] = 2.25;
+    nodes.push_back(mm);
+    nodes.push_back(Gpu(4, "gemm", 3, 7, 110, 20));
+    Json waiting = Gpu(5, "ncclKernel_AllReduce", 3, 24, 131, 5);
+    waiting["cross_stream_deps"] = {4};
+    nodes.push_back(waiting);
+    Json link = Link(0, 1);
+    link["device_properties"] = Json::array({{{"id", 0}, {"name", "Tesla V100-SXM2-32GB"}}});
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, Trace(nodes, link).dump());
+    BOOST_TEST(chakra_test::CheckStructure(et) == "");
+    // Replayed CPU time: 12.5 - 8 + 2.25 = 6.75 (rounded 7); the kernel's own duration stays.
+    BOOST_TEST(et.Get(3).GetDouble("duration_exact_micros") == 6.75);
+    BOOST_TEST(et.Get(3).GetDurationMicros() == 7u);
+    BOOST_TEST(et.Get(5).GetDurationMicros() == 5u);
+    // The stream-24 kernel runs after its launcher and after the stream-7 kernel it waited for.
+    BOOST_TEST(DataDeps(et.Get(5)) == (Ids{3, 4}), boost::test_tools::per_element());
+    BOOST_TEST(DataDeps(et.Get(4)) == (Ids{3}), boost::test_tools::per_element());
+    BOOST_TEST(et.MetaString("gpu_name") == "Tesla V100-SXM2-32GB");
+    // A cross-stream reference to no GPU op is dropped and said.
+    nodes[4]["cross_stream_deps"] = {99};
+    auto [dropped, et2] = ConvertText(dir, Trace(nodes, link).dump(), {}, "dropped");
+    BOOST_TEST(DataDeps(et2.Get(5)) == (Ids{3}), boost::test_tools::per_element());
+    BOOST_TEST(dropped.droppedReferences == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(gpu_ops_of_chakras_python_linker_keep_stream_in_args)
+{
+    // The Python linkers copy the launching op into each GPU op and put Kineto's fields in
+    // "args"; some give only inclusive/exclusive durations and "stream": null.
+    Json nodes = Roots({{2, 1}});
+    nodes.push_back(Timed(Host(3, "aten::mm", 2), 100, 10));
+    Json gpu = Host(4, "gemm", 3); // a copy of a host op ...
+    gpu["cat"] = "kernel";         // ... made a GPU op
+    gpu["ph"] = "X";
+    gpu["ts"] = 110;
+    gpu["inclusive_dur"] = 20;
+    gpu["exclusive_dur"] = 20;
+    gpu["stream"] = nullptr;
+    gpu["inter_thread_dep"] = nullptr;
+    gpu["args"] = {{"stream", 7}, {"device", 0}, {"correlation", 77}, {"External id", 5}};
+    nodes.push_back(gpu);
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, Trace(nodes).dump());
+    const EtNode& kernel = et.Get(4);
+    BOOST_TEST(!kernel.IsCpuOp());
+    BOOST_TEST(*kernel.GetStream() == 7);
+    BOOST_TEST(kernel.GetInt("correlation") == 77);
+    BOOST_TEST(kernel.GetDurationMicros() == 20u);
+    BOOST_TEST(DataDeps(kernel) == (Ids{3}), boost::test_tools::per_element());
+    // The same in the chakra schema layout.
+    auto [report2, et2] = ConvertText(dir, ToChakraSchema(Trace(nodes)).dump(), {}, "chakra");
+    BOOST_TEST(*et2.Get(4).GetStream() == 7);
+    // Neither at the top level nor in args: the error says where it looked.
+    nodes[3]["args"].erase("stream");
+    ExpectError(Trace(nodes), {"node 4 (gemm)", "without \"stream\"", "\"args\""});
+}
+
+BOOST_AUTO_TEST_SUITE_END()

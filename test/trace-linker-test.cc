@@ -439,15 +439,34 @@ BOOST_AUTO_TEST_CASE(synchronisation_dependencies)
     BOOST_TEST(Find(r.trace, "aten::sum")["sync_deps"] == Json::array({7}));
     BOOST_TEST(!Find(r.trace, "aten::_local_scalar_dense").contains("sync_deps"));
     BOOST_TEST(!Find(r.trace, "aten::item").contains("sync_deps"));
-    // The device sync in "wait" waited for K2 (the last op launched on the only stream).
+    // The device sync in "wait" waited for K2 (the last op launched on the only stream): the
+    // op runs its own time, then waits, so the next op (aten::copy_) carries the dependency.
     BOOST_TEST(Find(r.trace, "K2")["id"] == 9);
-    BOOST_TEST(Find(r.trace, "wait")["sync_deps"] == Json::array({9}));
+    BOOST_TEST(Find(r.trace, "aten::copy_")["sync_deps"] == Json::array({9}));
+    BOOST_TEST(!Find(r.trace, "wait").contains("sync_deps"));
     // The blocking copy's own memcpy: carried by the op after it.
     BOOST_TEST(Find(r.trace, "Memcpy HtoD")["id"] == 12);
     BOOST_TEST(Find(r.trace, "after")["sync_deps"] == Json::array({12}));
-    BOOST_TEST(!Find(r.trace, "aten::copy_").contains("sync_deps"));
     BOOST_TEST(r.summary.syncDeps == 3u);
     BOOST_TEST(r.trace["trace_link"]["sync_deps"] == 3);
+    // wait_dur: from the sync call's start until the op it waited for ended (capped at the
+    // call's end). _local_scalar_dense: 50 -> DtoH end 110 = 60; wait: 250 -> K2 end 400 =
+    // 150; aten::copy_: 440 -> HtoD end 485 = 45.
+    BOOST_TEST(Find(r.trace, "aten::_local_scalar_dense")["wait_dur"] == 60);
+    BOOST_TEST(Find(r.trace, "wait")["wait_dur"] == 150);
+    BOOST_TEST(Find(r.trace, "wait")["exclusive_dur"] == 180);
+    BOOST_TEST(Find(r.trace, "aten::copy_")["wait_dur"] == 45);
+    BOOST_TEST(!Find(r.trace, "aten::item").contains("wait_dur"));
+    BOOST_TEST(!Find(r.trace, "aten::sum").contains("wait_dur"));
+    // gap_dur: the thread's time between top-level ops, minus waits the deps express.
+    // item: 30 - add's end 20; sum: 210 - item's end 200; wait: 240 - 230; copy_: 430 -
+    // max(wait's end 420, K2's end 400); after: 500 - max(copy_'s end 500, HtoD's end 485) = 0.
+    for (const char* name : {"aten::item", "aten::sum", "wait", "aten::copy_"})
+    {
+        BOOST_TEST(Find(r.trace, name)["gap_dur"] == 10, name);
+    }
+    BOOST_TEST(!Find(r.trace, "after").contains("gap_dur"));
+    BOOST_TEST(!Find(r.trace, "aten::add").contains("gap_dur"));
 }
 
 BOOST_AUTO_TEST_CASE(rocm_launchers_and_categories)
@@ -777,4 +796,143 @@ BOOST_AUTO_TEST_CASE(nccl_kernels_carry_their_process_group)
     BOOST_TEST(r.trace["trace_link"]["rank"] == 0);
     BOOST_REQUIRE(r.summary.warnings.size() == 1u);
     BOOST_TEST(r.summary.warnings[0].find("rank 1") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_linked_trace_is_refused_as_the_host_trace)
+{
+    // Linking a linked trace again would attach every GPU op a second time.
+    TempDir dir;
+    LinkResult once = LinkJson(SimpleHost(), SimpleDevice());
+    WriteLinkedTrace(once, dir.File("linked.json"));
+    chakra_test::WriteFileBytes(dir.File("d.json"), SimpleDevice().dump());
+    BOOST_CHECK_EXCEPTION(TraceLinker().Link(dir.File("linked.json"), dir.File("d.json"), 0),
+                          TraceError, [&](const TraceError& e) {
+                              const std::string what = e.what();
+                              return what.find(dir.File("linked.json")) == 0 &&
+                                     what.find("already a linked trace") != std::string::npos &&
+                                     what.find("trace_link") != std::string::npos;
+                          });
+    // Chakra's Python linker writes no trace_link, but its GPU ops have "cat".
+    Json python = SimpleHost();
+    python["nodes"].push_back({{"id", 4}, {"name", "add_kernel"}, {"parent", 3}, {"cat", "kernel"},
+                               {"ts", 5}, {"dur", 3}});
+    chakra_test::WriteFileBytes(dir.File("python.json"), python.dump());
+    BOOST_CHECK_EXCEPTION(TraceLinker().Link(dir.File("python.json"), dir.File("d.json"), 0),
+                          TraceError, [&](const TraceError& e) {
+                              const std::string what = e.what();
+                              return what.find("node 4") != std::string::npos &&
+                                     what.find("already a linked trace") != std::string::npos &&
+                                     what.find("\"kernel\"") != std::string::npos;
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(stream_waits_become_cross_stream_deps)
+{
+    // Stream 7: "a" (launched 5, runs 10-20); the NCCL kernel on stream 24 (launched 25,
+    // runs 30-500); a cudaStreamWaitEvent at 40 (stream 7 waits for stream 24); "b" on stream 7
+    // launched at 50 could start at ~55 but starts at 502, 2 us after the NCCL kernel ended:
+    // it waited for it. "c" (launched 60, starts right after "b") and "d" (launched 600, starts
+    // 1000 with no stream-wait call after the last NCCL launch... and nothing ending near 1000)
+    // waited for nothing another stream did.
+    Json host = Host101({Node101(3, "op_a", 2, 1), Node101(4, "nccl:all_reduce", 2, 1),
+                         Node101(5, "op_b", 2, 1), Node101(6, "op_c", 2, 1),
+                         Node101(7, "op_d", 2, 1)});
+    Json device = Kineto({
+        Cpu("op_a", 10, 0, 10, 1),
+        Runtime("cudaLaunchKernel", 10, 5, 2, 101),
+        Device("kernel", "a", 10, 10, 101, 7),
+        Cpu("nccl:all_reduce", 10, 20, 30, 2),
+        Runtime("cudaLaunchKernel", 10, 25, 2, 102),
+        Device("kernel", "ncclKernel_AllReduce", 30, 470, 102, 24),
+        Runtime("cudaStreamWaitEvent", 10, 40, 2, 103),
+        Cpu("op_b", 10, 45, 10, 3),
+        Runtime("cudaLaunchKernel", 10, 50, 2, 104),
+        Device("kernel", "b", 502, 10, 104, 7),
+        Cpu("op_c", 10, 58, 10, 4),
+        Runtime("cudaLaunchKernel", 10, 60, 2, 105),
+        Device("kernel", "c", 512, 5, 105, 7),
+        Cpu("op_d", 10, 590, 20, 5),
+        Runtime("cudaLaunchKernel", 10, 600, 2, 106),
+        Device("kernel", "d", 1000, 5, 106, 7),
+    });
+    LinkResult r = LinkJson(host, device);
+    BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
+    const uint64_t nccl = Find(r.trace, "ncclKernel_AllReduce")["id"];
+    BOOST_TEST(Find(r.trace, "b")["cross_stream_deps"] == Json::array({nccl}));
+    for (const char* name : {"a", "c", "d", "ncclKernel_AllReduce"})
+    {
+        BOOST_TEST(!Find(r.trace, name).contains("cross_stream_deps"), name);
+    }
+    BOOST_TEST(r.summary.crossStreamDeps == 1u);
+    BOOST_TEST(r.trace["trace_link"]["cross_stream_deps"] == 1);
+    // Without the stream-wait call the delay is not taken for a wait on the other stream.
+    Json noWait = device;
+    auto& events = noWait["traceEvents"];
+    for (auto it = events.begin(); it != events.end(); ++it)
+    {
+        if ((*it)["name"] == "cudaStreamWaitEvent")
+        {
+            events.erase(it);
+            break;
+        }
+    }
+    LinkResult r2 = LinkJson(host, noWait);
+    BOOST_TEST(!Find(r2.trace, "b").contains("cross_stream_deps"));
+    BOOST_TEST(r2.summary.crossStreamDeps == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_thread_waiting_for_another_inside_an_op)
+{
+    // Main thread (1): "## backward ##" 0-1000 runs "aten::ones" 10-20, then idles until the
+    // autograd thread (2) is done ("bw1" 100-500, "bw2" 520-980) and ends 20 us after "bw2";
+    // "optimizer" 1010-1100. backward waited 20 -> 980 = 960 us of its 990 us own time; the
+    // op after the wait (optimizer) carries the dependency on bw2.
+    Json host = Host101({Node101(4, "## backward ##", 2, 1), Node101(5, "aten::ones", 4, 1),
+                         Node101(6, "bw1", 3, 2), Node101(7, "bw2", 3, 2),
+                         Node101(8, "optimizer", 2, 1)},
+                        {1, 2});
+    Json device = Kineto({Cpu("## backward ##", 10, 0, 1000, 1), Cpu("aten::ones", 10, 10, 10, 2),
+                          Cpu("bw1", 20, 100, 400, 3), Cpu("bw2", 20, 520, 460, 4),
+                          Cpu("optimizer", 10, 1010, 90, 5)});
+    LinkResult r = LinkJson(host, device);
+    BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
+    const Json& backward = Find(r.trace, "## backward ##");
+    BOOST_TEST(backward["exclusive_dur"] == 990);
+    BOOST_TEST(backward["wait_dur"] == 960);
+    BOOST_TEST(Find(r.trace, "optimizer")["inter_thread_dep"] == Find(r.trace, "bw2")["id"]);
+    BOOST_TEST(r.summary.threadWaits == 1u);
+    // The autograd thread starts after aten::ones (the existing first-op rule) ...
+    BOOST_TEST(Find(r.trace, "bw1")["inter_thread_dep"] == Find(r.trace, "aten::ones")["id"]);
+    // ... 80 us after it ended, and bw2 20 us after bw1: thread time outside any op (gap_dur);
+    // optimizer follows backward's end (1000) 10 us later.
+    BOOST_TEST(Find(r.trace, "bw1")["gap_dur"] == 80);
+    BOOST_TEST(Find(r.trace, "bw2")["gap_dur"] == 20);
+    BOOST_TEST(Find(r.trace, "optimizer")["gap_dur"] == 10);
+    BOOST_TEST(!Find(r.trace, "aten::ones").contains("gap_dur")); // not top-level
+    // An idle stretch that no other thread's op ends shortly before is CPU time: bw2 ending
+    // 200 us before backward goes on is no release.
+    Json late = device;
+    for (auto& event : late["traceEvents"])
+    {
+        if (event["name"] == "bw2")
+        {
+            event["dur"] = 280; // ends at 800
+        }
+    }
+    LinkResult r2 = LinkJson(host, late);
+    BOOST_TEST(!Find(r2.trace, "## backward ##").contains("wait_dur"));
+    BOOST_TEST(r2.summary.threadWaits == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(device_properties_are_carried_into_trace_link)
+{
+    Json device = SimpleDevice();
+    device["deviceProperties"] = Json::array(
+        {{{"id", 0}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}},
+         {{"id", 1}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}}});
+    LinkResult r = LinkJson(SimpleHost(), device);
+    BOOST_TEST(r.trace["trace_link"]["device_properties"].size() == 2u);
+    BOOST_TEST(r.trace["trace_link"]["device_properties"][0]["name"] == "NVIDIA A100-SXM4-80GB");
+    LinkResult none = LinkJson(SimpleHost(), SimpleDevice());
+    BOOST_TEST(!none.trace["trace_link"].contains("device_properties"));
 }

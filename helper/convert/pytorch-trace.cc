@@ -86,9 +86,21 @@ class NodeParser
         node.dur = OptionalNumber("dur", node, false);
         node.inclusiveDur = OptionalNumber("inclusive_dur", node, false);
         node.exclusiveDur = OptionalNumber("exclusive_dur", node, false);
+        node.waitDur = OptionalNumber("wait_dur", node, false);
+        node.gapDur = OptionalNumber("gap_dur", node, false);
         node.stream = OptionalInt("stream", node);
         node.device = OptionalInt("device", node);
         node.correlation = OptionalInt("correlation", node);
+        if (node.isGpuOp)
+        {
+            // Chakra's Python linkers copy the Kineto event's "args" into GPU ops (stream,
+            // device, correlation there), and some give only inclusive/exclusive durations.
+            node.stream = node.stream ? node.stream : ArgsInt("stream");
+            node.device = node.device ? node.device : ArgsInt("device");
+            node.correlation = node.correlation ? node.correlation : ArgsInt("correlation");
+            node.dur = node.dur ? node.dur : (node.inclusiveDur ? node.inclusiveDur
+                                                                : node.exclusiveDur);
+        }
         if (const Json* pg = Linked("pg_name", node))
         {
             if (pg->is_string())
@@ -122,15 +134,27 @@ class NodeParser
                 node.syncDeps.push_back(ToUint(*deps, "sync_deps"));
             }
         }
+        if (const Json* deps = Linked("cross_stream_deps", node))
+        {
+            if (!deps->is_array())
+            {
+                Fail("field \"cross_stream_deps\" is not a list");
+            }
+            for (const Json& dep : *deps)
+            {
+                node.crossStreamDeps.push_back(ToUint(dep, "cross_stream_deps"));
+            }
+        }
         if (node.isGpuOp)
         {
             if (!node.stream)
             {
-                Fail("GPU op (it has \"cat\") without \"stream\"");
+                Fail("GPU op (it has \"cat\") without \"stream\" (at the top level or in "
+                     "\"args\")");
             }
             if (!node.dur)
             {
-                Fail("GPU op (it has \"cat\") without \"dur\"");
+                Fail("GPU op (it has \"cat\") without \"dur\" (or \"inclusive_dur\")");
             }
         }
         return node;
@@ -146,6 +170,29 @@ class NodeParser
     {
         auto it = m_json.find(key);
         return it == m_json.end() ? nullptr : &*it;
+    }
+
+    /** An integer inside the node's "args" object (Kineto's fields, as Python linkers copy
+     *  them), or nullopt. */
+    std::optional<int64_t> ArgsInt(const char* key) const
+    {
+        const Json* args = Find("args");
+        if (args == nullptr || !args->is_object())
+        {
+            return std::nullopt;
+        }
+        auto it = args->find(key);
+        if (it == args->end() || it->is_null())
+        {
+            return std::nullopt;
+        }
+        if (it->is_number_integer() &&
+            (!it->is_number_unsigned() ||
+             it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())))
+        {
+            return it->get<int64_t>();
+        }
+        Fail(std::string("field \"args.") + key + "\" is not an integer: " + it->dump());
     }
 
     /** A key the linker adds: top level first, then the attribute list. */
@@ -851,6 +898,22 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
         if (backend != link->end() && backend->is_string())
         {
             trace.m_link.backend = backend->get<std::string>();
+        }
+        // The GPU this rank ran on: the first entry of Kineto's deviceProperties that names
+        // one (every GPU of a node is listed; a job uses one kind).
+        auto properties = link->find("device_properties");
+        if (properties != link->end() && properties->is_array())
+        {
+            for (const Json& device : *properties)
+            {
+                auto name = device.is_object() ? device.find("name") : device.end();
+                if (device.is_object() && name != device.end() && name->is_string() &&
+                    !name->get<std::string>().empty())
+                {
+                    trace.m_link.gpuName = name->get<std::string>();
+                    break;
+                }
+            }
         }
         if (trace.m_link.rank && *trace.m_link.rank < 0)
         {

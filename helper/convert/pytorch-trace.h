@@ -67,12 +67,15 @@ struct PyTorchNode
     std::optional<double> dur;             //!< GPU op duration
     std::optional<double> inclusiveDur;    //!< host op duration with its children
     std::optional<double> exclusiveDur;    //!< host op duration without its children
+    std::optional<double> waitDur;         //!< part of exclusiveDur spent blocked (linker)
+    std::optional<double> gapDur;          //!< thread time before the op, outside any op
     std::optional<int64_t> stream;         //!< GPU stream
     std::optional<int64_t> device;         //!< GPU device
     std::optional<int64_t> correlation;    //!< Kineto correlation id
     std::optional<std::string> pgName;     //!< process group named by a NCCL kernel
     std::optional<uint64_t> interThreadDep; //!< host op of another thread to wait for
     std::vector<uint64_t> syncDeps;        //!< GPU ops this host op waited for
+    std::vector<uint64_t> crossStreamDeps; //!< GPU ops of other streams this GPU op waited for
     PyTorchIo inputs;                      //!< inputs
     PyTorchIo outputs;                     //!< outputs
     std::vector<PyTorchAttr> attrs;        //!< attributes in trace order
@@ -97,6 +100,7 @@ struct TraceLinkInfo
     std::optional<int64_t> rank;      //!< global rank of the trace
     std::optional<int64_t> worldSize; //!< number of ranks of the job
     std::string backend;              //!< "nccl", "gloo", ... ("" if unknown)
+    std::string gpuName;              //!< GPU model from device_properties ("" if unknown)
 };
 
 /**

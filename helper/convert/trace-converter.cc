@@ -526,6 +526,18 @@ class Conversion
             {
                 m_deps[i].push_back(*parent);
             }
+            for (uint64_t id : node.crossStreamDeps)
+            {
+                auto other = m_trace.FindIndex(id);
+                if (!other || m_role[*other] != Role::GpuOp || *other == i)
+                {
+                    ++m_report.droppedReferences;
+                    Warn(node.Describe() + ": cross_stream_deps names " + std::to_string(id) +
+                         ", which is not another GPU op of the trace");
+                    continue;
+                }
+                m_deps[i].push_back(*other);
+            }
             streams[{node.device.value_or(-1), *node.stream}].push_back(i);
         }
         for (auto& [key, ops] : streams)
@@ -608,6 +620,17 @@ class Conversion
         node.set_name(source.name);
         const bool gpu = m_role[i] == Role::GpuOp;
         std::optional<double> duration = gpu ? source.dur : source.exclusiveDur;
+        if (!gpu && duration && source.waitDur)
+        {
+            // The part of the op's own time spent blocked (on the device or another thread) is
+            // replayed by its dependencies, not as CPU time.
+            duration = std::max(0.0, *duration - *source.waitDur);
+        }
+        if (!gpu && duration && source.gapDur)
+        {
+            // The thread's time between the previous op and this one (Python, framework).
+            duration = *duration + *source.gapDur;
+        }
         if (duration)
         {
             node.set_duration_micros(Micros(*duration));
@@ -718,6 +741,10 @@ class Conversion
         if (m_worldSize)
         {
             addMeta("world_size")->set_int64_val(*m_worldSize);
+        }
+        if (!m_trace.GetTraceLink().gpuName.empty())
+        {
+            addMeta("gpu_name")->set_string_val(m_trace.GetTraceLink().gpuName);
         }
         EtWriter writer(outputPath, metadata);
         for (std::size_t i = 0; i < m_n; ++i)

@@ -105,6 +105,28 @@ HostTrace::HostTrace(const std::string& path)
     {
         throw TraceError(m_path, "", "the trace has no nodes");
     }
+    // Linking a linked trace again would attach every GPU op a second time (as new nodes next
+    // to the ones already there): refuse it instead of writing a trace with each kernel twice.
+    if (m_document.contains("trace_link"))
+    {
+        throw TraceError(m_path, "top level",
+                         "this is already a linked trace (it has a \"trace_link\" object, "
+                         "written by chakra_trace_link): give the host execution trace that "
+                         "PyTorch wrote, or convert this file directly with chakra_converter");
+    }
+    for (const auto& node : *nodes)
+    {
+        if (node.is_object() && node.contains("cat"))
+        {
+            const auto id = node.find("id");
+            throw TraceError(m_path,
+                             "node " + (id != node.end() ? id->dump() : std::string("?")),
+                             "this is already a linked trace (the node is a GPU op with \"cat\" " +
+                                 node["cat"].dump() +
+                                 "): give the host execution trace that PyTorch wrote, or "
+                                 "convert this file directly with chakra_converter");
+        }
+    }
     auto schema = m_document.find("schema");
     if (schema != m_document.end())
     {

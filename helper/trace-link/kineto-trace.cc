@@ -315,6 +315,11 @@ KinetoTrace::KinetoTrace(const std::string& path)
         {
             m_distributedInfo = *info;
         }
+        auto properties = skeleton.find("deviceProperties");
+        if (properties != skeleton.end() && properties->is_array())
+        {
+            m_deviceProperties = *properties;
+        }
     }
     if (m_cpuOps.empty())
     {
@@ -641,6 +646,12 @@ const nlohmann::json&
 KinetoTrace::GetDistributedInfo() const
 {
     return m_distributedInfo;
+}
+
+const nlohmann::json&
+KinetoTrace::GetDeviceProperties() const
+{
+    return m_deviceProperties;
 }
 
 } // namespace ns3

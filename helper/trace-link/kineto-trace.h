@@ -153,6 +153,8 @@ class KinetoTrace
     const std::vector<int64_t>& GetHostPids() const;
     /** \return the top-level "distributedInfo" object (null if absent) */
     const nlohmann::json& GetDistributedInfo() const;
+    /** \return the top-level "deviceProperties" list (GPU name, SMs, memory; null if absent) */
+    const nlohmann::json& GetDeviceProperties() const;
 
   private:
     /** Turns one event object into a record, or drops it. */
@@ -180,6 +182,7 @@ class KinetoTrace
     std::unordered_map<std::string, uint32_t> m_nameIndex;     //!< name -> index
     std::vector<int64_t> m_hostPids;                           //!< distinct integer pids, sorted
     nlohmann::json m_distributedInfo;                          //!< "distributedInfo"
+    nlohmann::json m_deviceProperties;                         //!< "deviceProperties"
 };
 
 } // namespace ns3

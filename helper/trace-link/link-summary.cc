@@ -102,7 +102,9 @@ PrintLinkSummary(std::ostream& os, const LinkSummary& summary, LinkLogLevel leve
            << (summary.iterationName.empty() ? std::string("span of the linked host ops")
                                              : summary.iterationName)
            << ", " << MicrosText(summary.iterationDur) << " us; sync deps: " << summary.syncDeps
-           << "; inter-thread deps: " << summary.interThreadDeps << "\n";
+           << "; inter-thread deps: " << summary.interThreadDeps
+           << " (threads waiting inside an op: " << summary.threadWaits
+           << "); cross-stream deps: " << summary.crossStreamDeps << "\n";
     }
     for (const auto& warning : summary.warnings)
     {

@@ -57,6 +57,8 @@ struct LinkSummary
     uint64_t gpuOpsAttachedByKind[3]{0, 0, 0}; //!< attached device ops by GpuOpKind
     uint64_t syncDeps{0};                      //!< GPU op -> host op synchronisation edges
     uint64_t interThreadDeps{0};               //!< host ops given an inter_thread_dep
+    uint64_t threadWaits{0};     //!< idle stretches inside host ops found to wait for a thread
+    uint64_t crossStreamDeps{0}; //!< GPU op -> GPU op of another stream (stream waits)
     std::string iterationName; //!< ProfilerStep#N, or "" (span of the linked host ops)
     TimeNs iterationTs{0};     //!< iteration start
     TimeNs iterationDur{0};    //!< iteration duration

@@ -51,6 +51,26 @@ class TraceLinker
          * since the previous top-level op of its thread ended is at least this long.
          */
         TimeNs interThreadMinGap{0};
+        /**
+         * A GPU op that starts at least this much after it could have (its launch returned,
+         * the previous op of its stream ended) ...
+         */
+        TimeNs crossStreamMinDelay{10000};
+        /**
+         * ... and at most this much after an op of another stream ended, with a stream-wait
+         * call (cudaStreamWaitEvent) issued between their launches, waited for that op.
+         */
+        TimeNs crossStreamMaxGap{10000};
+        /**
+         * A host op idle inside its own span (no nested op, no runtime call) for at least
+         * this long ...
+         */
+        TimeNs threadWaitMinGap{50000};
+        /**
+         * ... that goes on at most this long after an op of another thread ended was waiting
+         * for that op.
+         */
+        TimeNs threadWaitMaxResume{50000};
     };
 
     TraceLinker();
