@@ -1,10 +1,13 @@
 /*
  * simulation-bench: wall time, simulator events per second and peak RSS of whole simulations.
  *
- *   build/bench/simulation-bench dp [gpus...]        data-parallel step (default 16 64 GPUs,
- *                                                    8 GPUs per host, the demo's workload)
- *   build/bench/simulation-bench ring [ranks...]     ring all-reduce of 64 MiB on one switch,
- *                                                    one GPU per host (default 8 16 64)
+ *   build/bench/simulation-bench [options] dp [gpus...]    data-parallel step (default 16 64
+ *                                                          GPUs, 8 per host, the demo's workload)
+ *   build/bench/simulation-bench [options] ring [ranks...]  ring all-reduce on one switch, one
+ *                                                          GPU per host (default 8 16 64)
+ * Options: --transport=MODEL (a transport model, default: the cluster's default; a list such as
+ * --transport=tcp,rdma runs every size with each model), --size=BYTES (ring: the all-reduce
+ * size, default 64MiB; 1GiB, 256MiB ...).
  * Each run is a child process, so its peak RSS is its own.
  */
 #include "bench-util.h"
@@ -13,6 +16,7 @@
 #include "ns3/core-module.h"
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -23,12 +27,16 @@ namespace
 {
 
 int
-RunOne(const std::string& workload, uint32_t ranks)
+RunOne(const std::string& workload, uint32_t ranks, const std::string& transport, uint64_t bytes)
 {
     char pattern[] = "/tmp/chakra-sim-bench-XXXXXX";
     std::string dir = mkdtemp(pattern);
     std::string prefix = dir + "/trace";
     ClusterScenario scenario;
+    if (!transport.empty())
+    {
+        scenario.GetCluster()->SetAttribute("Transport", StringValue(transport));
+    }
     if (workload == "dp")
     {
         DataParallelSpec spec;
@@ -45,7 +53,7 @@ RunOne(const std::string& workload, uint32_t ranks)
     {
         CollectiveBenchSpec spec;
         spec.ranks = ranks;
-        spec.bytes = 64 << 20;
+        spec.bytes = bytes;
         WorkloadGenerator::WriteCollectiveBench(prefix, spec);
         scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(1));
         scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(ranks));
@@ -53,9 +61,9 @@ RunOne(const std::string& workload, uint32_t ranks)
     }
     ChakraReport report = scenario.Run(prefix);
     double wall = scenario.GetWallSeconds();
-    std::printf("%-5s %5u ranks: wall %7.2f s, simulated %10.1f us, %10llu events, "
+    std::printf("%-5s %-5s %5u ranks: wall %7.2f s, simulated %10.1f us, %10llu events, "
                 "%6.2f M events/s, peak RSS %7.1f MiB, finished %s\n",
-                workload.c_str(), ranks, wall,
+                workload.c_str(), scenario.GetCluster()->GetTransportModel().c_str(), ranks, wall,
                 static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
                 static_cast<unsigned long long>(scenario.GetEventCount()),
                 static_cast<double>(scenario.GetEventCount()) / 1e6 / wall,
@@ -73,25 +81,62 @@ RunOne(const std::string& workload, uint32_t ranks)
 int
 main(int argc, char** argv)
 {
-    std::string workload = argc > 1 ? argv[1] : "dp";
+    std::vector<std::string> transports;
+    uint64_t bytes = 64 << 20;
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--transport=", 0) == 0)
+        {
+            std::stringstream list(arg.substr(12));
+            std::string item;
+            while (std::getline(list, item, ','))
+            {
+                transports.push_back(item);
+            }
+        }
+        else if (arg.rfind("--size=", 0) == 0)
+        {
+            if (!WorkloadGenerator::ParseBytes(arg.substr(7), bytes) || bytes == 0)
+            {
+                std::fprintf(stderr, "simulation-bench: not a size: %s\n", arg.c_str() + 7);
+                return 2;
+            }
+        }
+        else
+        {
+            args.push_back(arg);
+        }
+    }
+    std::string workload = args.empty() ? "dp" : args[0];
     if (workload != "dp" && workload != "ring")
     {
-        std::fprintf(stderr, "usage: simulation-bench dp|ring [ranks...]\n");
+        std::fprintf(stderr, "usage: simulation-bench [--transport=MODEL[,MODEL...]] "
+                             "[--size=BYTES] dp|ring [ranks...]\n");
         return 2;
     }
     std::vector<uint32_t> sizes;
-    for (int i = 2; i < argc; ++i)
+    for (std::size_t i = 1; i < args.size(); ++i)
     {
-        sizes.push_back(static_cast<uint32_t>(std::stoul(argv[i])));
+        sizes.push_back(static_cast<uint32_t>(std::stoul(args[i])));
     }
     if (sizes.empty())
     {
         sizes = workload == "dp" ? std::vector<uint32_t>{16, 64} : std::vector<uint32_t>{8, 16, 64};
     }
+    if (transports.empty())
+    {
+        transports.emplace_back(); // the cluster's default
+    }
     int status = 0;
     for (uint32_t ranks : sizes)
     {
-        status |= chakra_bench::RunInChild([&]() { return RunOne(workload, ranks); });
+        for (const auto& transport : transports)
+        {
+            status |= chakra_bench::RunInChild(
+                [&]() { return RunOne(workload, ranks, transport, bytes); });
+        }
     }
     return status;
 }

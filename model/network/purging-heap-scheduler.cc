@@ -1,0 +1,165 @@
+#include "purging-heap-scheduler.h"
+
+#include "ns3/assert.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PurgingHeapScheduler);
+
+namespace
+{
+
+/** Smallest heap that is ever purged (smaller lists cost little whatever they hold). */
+constexpr std::size_t kMinPurgeSize = 1u << 15;
+
+/** What a purged event becomes: cancelled, so the simulator skips it. */
+class CancelledEvent : public EventImpl
+{
+  protected:
+    void Notify() override
+    {
+    }
+};
+
+/** Orders the heap so that its front is the earliest event. */
+bool
+Later(const Scheduler::Event& a, const Scheduler::Event& b)
+{
+    return b.key < a.key;
+}
+
+} // namespace
+
+TypeId
+PurgingHeapScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::PurgingHeapScheduler")
+                            .SetParent<Scheduler>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<PurgingHeapScheduler>();
+    return tid;
+}
+
+PurgingHeapScheduler::PurgingHeapScheduler()
+    : m_purgeAt(kMinPurgeSize),
+      m_cancelled(new CancelledEvent())
+{
+    m_cancelled->Cancel();
+}
+
+PurgingHeapScheduler::~PurgingHeapScheduler()
+{
+    // The simulator empties the list before it lets its scheduler go; what is left here (a
+    // scheduler dropped with events) is released like the simulator would.
+    for (const Event& event : m_heap)
+    {
+        event.impl->Unref();
+    }
+    m_cancelled->Unref();
+}
+
+void
+PurgingHeapScheduler::Insert(const Event& ev)
+{
+    if (m_heap.size() >= m_purgeAt)
+    {
+        Purge();
+    }
+    m_heap.push_back(ev);
+    std::push_heap(m_heap.begin(), m_heap.end(), Later);
+}
+
+bool
+PurgingHeapScheduler::IsEmpty() const
+{
+    return m_heap.empty() && m_placeholders == 0;
+}
+
+Scheduler::Event
+PurgingHeapScheduler::Placeholder() const
+{
+    // The key of the event handed out last: the placeholder runs "now" and neither moves the
+    // clock nor makes an event of the current time look expired.
+    Event event;
+    event.impl = m_cancelled;
+    event.key = m_current;
+    return event;
+}
+
+Scheduler::Event
+PurgingHeapScheduler::PeekNext() const
+{
+    NS_ASSERT(!IsEmpty());
+    return m_placeholders > 0 ? Placeholder() : m_heap.front();
+}
+
+Scheduler::Event
+PurgingHeapScheduler::RemoveNext()
+{
+    NS_ASSERT(!IsEmpty());
+    if (m_placeholders > 0)
+    {
+        --m_placeholders;
+        m_cancelled->Ref(); // the simulator releases every event it processes
+        return Placeholder();
+    }
+    std::pop_heap(m_heap.begin(), m_heap.end(), Later);
+    Event next = m_heap.back();
+    m_heap.pop_back();
+    m_current = next.key;
+    return next;
+}
+
+void
+PurgingHeapScheduler::Remove(const Event& ev)
+{
+    // Simulator::Remove is rare (ns-3 models cancel): a linear search is enough.
+    auto it = std::find_if(m_heap.begin(), m_heap.end(), [&ev](const Event& held) {
+        return held.key.m_uid == ev.key.m_uid;
+    });
+    NS_ASSERT(it != m_heap.end());
+    if (it == m_heap.end())
+    {
+        return;
+    }
+    *it = m_heap.back();
+    m_heap.pop_back();
+    std::make_heap(m_heap.begin(), m_heap.end(), Later);
+}
+
+void
+PurgingHeapScheduler::Purge()
+{
+    auto live = std::partition(m_heap.begin(), m_heap.end(),
+                               [](const Event& event) { return !event.impl->IsCancelled(); });
+    const auto dropped = static_cast<uint64_t>(m_heap.end() - live);
+    for (auto it = live; it != m_heap.end(); ++it)
+    {
+        // The scheduler's reference; an EventId that still names the event keeps its own.
+        it->impl->Unref();
+    }
+    m_heap.erase(live, m_heap.end());
+    std::make_heap(m_heap.begin(), m_heap.end(), Later);
+    // The simulator counts the events it was given and processes one per scheduled event:
+    // each purged event is still handed out, as a placeholder.
+    m_placeholders += dropped;
+    m_purged += dropped;
+    m_purgeAt = std::max(kMinPurgeSize, 2 * m_heap.size());
+}
+
+std::size_t
+PurgingHeapScheduler::GetHeldCount() const
+{
+    return m_heap.size();
+}
+
+uint64_t
+PurgingHeapScheduler::GetPurgedCount() const
+{
+    return m_purged;
+}
+
+} // namespace ns3
