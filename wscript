@@ -31,6 +31,9 @@ def configure(conf):
                    mandatory=True)
     conf.check_cfg(package='zlib', args=['--cflags', '--libs'], uselib_store='ZLIB',
                    mandatory=True)
+    # Topology files (YAML/JSON): Debian's libyaml-cpp-dev.
+    conf.check_cfg(package='yaml-cpp', args=['--cflags', '--libs'], uselib_store='YAMLCPP',
+                   mandatory=True)
     conf.find_program('protoc', var='PROTOC')
 
 
@@ -42,7 +45,7 @@ def build(bld):
     module = bld.create_ns3_module('chakra', ['core', 'network', 'internet', 'point-to-point',
                                               'applications', 'traffic-control'])
     module.source = cmake_lists('sources') + ['et_def.pb.cc']
-    module.use += ['PROTOBUF', 'ZLIB']
+    module.use += ['PROTOBUF', 'ZLIB', 'YAMLCPP']
     module.includes = ['.', bld.path.get_bld().abspath()]
     module.export_includes = [bld.path.get_bld().abspath()]
 

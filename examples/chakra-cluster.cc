@@ -46,8 +46,31 @@ main(int argc, char* argv[])
     cmd.AddValue("nvLinkLatency", "NVLink latency", options.nvLinkLatency);
     cmd.AddValue("spines", "leaf-spine: spines", options.spines);
     cmd.AddValue("hostsPerLeaf", "leaf-spine: hosts per leaf", options.hostsPerLeaf);
-    cmd.AddValue("oversubscription", "leaf-spine: downlink / uplink capacity",
+    cmd.AddValue("oversubscription",
+                 "first tier above the NICs (leaf, rail switch, fat-tree edge): downlink / "
+                 "uplink capacity",
                  options.oversubscription);
+    cmd.AddValue("topologyFile",
+                 "YAML/JSON topology file (ours, or ASTRA-sim's network.yml); its values win",
+                 options.topologyFile);
+    cmd.AddValue("topologyDot", "write the topology as a Graphviz file", options.topologyDot);
+    cmd.AddValue("scaleUpDomain", "GPUs per NVLink domain (0: a host; e.g. 72)",
+                 options.scaleUpDomain);
+    cmd.AddValue("hostsPerRailGroup", "rail-optimized: hosts per rail group (0: all)",
+                 options.hostsPerRailGroup);
+    cmd.AddValue("leavesPerPod", "clos: leaves per pod", options.leavesPerPod);
+    cmd.AddValue("coreSwitches", "clos: core switches (0: one per spine plane)",
+                 options.coreSwitches);
+    cmd.AddValue("coreOversubscription", "clos, fat-tree: spine tier downlink / uplink capacity",
+                 options.coreOversubscription);
+    cmd.AddValue("fatTreeK", "fat-tree: switch radix k (0: smallest that fits)",
+                 options.fatTreeK);
+    cmd.AddValue("torusDims", "torus: GPUs per dimension, e.g. 4x4x4", options.torusDims);
+    cmd.AddValue("torusBandwidth", "torus: link bandwidth (0: the NIC's)",
+                 options.torusBandwidth);
+    cmd.AddValue("dimensions",
+                 "multi-dim: Shape:size:bandwidth:latency,... (Ring, FullyConnected, Switch)",
+                 options.dimensions);
     cmd.AddValue("mtu", "MTU of NIC and fabric links", options.mtu);
     cmd.AddValue("algorithm",
                  "algorithm for every collective type (auto, ring, direct, halving-doubling, "
@@ -86,6 +109,9 @@ main(int argc, char* argv[])
         ClusterScenario scenario;
         options.Apply(scenario, ranks);
         std::cout << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+        scenario.SetBeforeRun([&scenario](const std::vector<Ptr<ChakraApplication>>&) {
+            std::cout << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;
+        });
         ChakraReport report = scenario.Run(trace);
         report.Print(std::cout, rows);
         if (!out.empty())

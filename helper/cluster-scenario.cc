@@ -8,6 +8,8 @@
 #include "ns3/rank-traces.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/topology-builder.h"
+#include "ns3/topology-file.h"
 #include "ns3/uinteger.h"
 
 #include <chrono>
@@ -190,13 +192,49 @@ ClusterOptions::ClusterOptions()
     hostsPerLeaf = UintDefault(cluster, "HostsPerLeaf");
     oversubscription = std::stod(DefaultOf(cluster, "Oversubscription"));
     mtu = UintDefault(cluster, "Mtu");
+    leavesPerPod = UintDefault(cluster, "LeavesPerPod");
+    coreOversubscription = std::stod(DefaultOf(cluster, "CoreOversubscription"));
+    torusBandwidth = DefaultOf(cluster, "TorusBandwidth");
 }
 
 void
 ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
 {
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+    cluster->SetAttribute("Topology", StringValue(topology));
+    cluster->SetAttribute("TopologyFile", StringValue(topologyFile));
+    cluster->SetAttribute("TopologyDot", StringValue(topologyDot));
+    cluster->SetAttribute("ScaleUpDomain", UintegerValue(scaleUpDomain));
+    cluster->SetAttribute("HostsPerRailGroup", UintegerValue(hostsPerRailGroup));
+    cluster->SetAttribute("LeavesPerPod", UintegerValue(leavesPerPod));
+    cluster->SetAttribute("CoreSwitches", UintegerValue(coreSwitches));
+    cluster->SetAttribute("CoreOversubscription", DoubleValue(coreOversubscription));
+    cluster->SetAttribute("FatTreeK", UintegerValue(fatTreeK));
+    cluster->SetAttribute("TorusDims", StringValue(torusDims));
+    cluster->SetAttribute("TorusBandwidth", StringValue(torusBandwidth));
+    cluster->SetAttribute("Dimensions", StringValue(dimensions));
     uint32_t g = gpusPerHost;
     uint32_t h = hosts;
+    // A topology file's hosts and GPUs per host win over the flags; a torus or multi-dim has
+    // as many GPUs as its dimensions make.
+    const TopologySpec spec = cluster->GetTopologySpec();
+    if (!topologyFile.empty())
+    {
+        const TopologyFileContents file = ReadTopologyFile(topologyFile, spec);
+        h = file.keys.count("hosts") ? file.spec.hosts : h;
+        g = file.keys.count("gpusPerHost") ? file.spec.gpusPerHost : g;
+    }
+    if (const uint32_t fixed = FixedRankCount(spec))
+    {
+        if (fixed != ranks)
+        {
+            throw std::invalid_argument("the traces have " + std::to_string(ranks) +
+                                        " ranks but the " + spec.kind + " topology has " +
+                                        std::to_string(fixed) + " GPUs");
+        }
+        h = ranks;
+        g = 1;
+    }
     if (h == 0 && g == 0)
     {
         g = ranks % 8 == 0 ? 8 : ranks;
@@ -215,11 +253,9 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
                                     " ranks but the cluster is " + std::to_string(h) + " host(s) x " +
                                     std::to_string(g) + " GPU(s)");
     }
-    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     cluster->SetAttribute("Hosts", UintegerValue(h));
     cluster->SetAttribute("GpusPerHost", UintegerValue(g));
     cluster->SetAttribute("Transport", StringValue(transport));
-    cluster->SetAttribute("Topology", StringValue(topology));
     cluster->SetAttribute("NicBandwidth", StringValue(nicBandwidth));
     cluster->SetAttribute("NicLatency", StringValue(nicLatency));
     cluster->SetAttribute("NvLinkBandwidth", StringValue(nvLinkBandwidth));

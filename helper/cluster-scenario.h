@@ -97,6 +97,17 @@ struct ClusterOptions
     uint32_t spines{0};
     uint32_t hostsPerLeaf{0};
     double oversubscription{1.0};
+    std::string topologyFile;     //!< YAML/JSON topology ("" = none): its values win
+    std::string topologyDot;      //!< write the topology's Graphviz picture here ("" = no)
+    uint32_t scaleUpDomain{0};    //!< GPUs per NVLink domain (0: a host)
+    uint32_t hostsPerRailGroup{0};
+    uint32_t leavesPerPod{0};
+    uint32_t coreSwitches{0};
+    double coreOversubscription{1.0};
+    uint32_t fatTreeK{0};
+    std::string torusDims;        //!< torus: "4x4x4"
+    std::string torusBandwidth;
+    std::string dimensions;       //!< multi-dim: "Ring:8:3600Gbps:250ns,..."
     uint32_t mtu{0};
     std::string algorithm{"auto"}; //!< for every collective type
     uint64_t chunkSize{0};
@@ -107,7 +118,9 @@ struct ClusterOptions
     double stopSeconds{0};  //!< 0 = run to the end
 
     /**
-     * Resolves hosts x gpusPerHost for \p ranks and configures the scenario.
+     * Resolves hosts x gpusPerHost for \p ranks (hosts or GPUs per host a topology file sets
+     * are taken from it; a torus or multi-dim topology has its own GPU count) and configures
+     * the scenario.
      * \throws std::invalid_argument when the cluster cannot hold exactly \p ranks ranks
      */
     void Apply(ClusterScenario& scenario, uint32_t ranks);

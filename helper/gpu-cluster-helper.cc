@@ -3,6 +3,8 @@
 #include "ns3/double.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
+#include "ns3/topology-file.h"
+#include "ns3/topology-summary.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
@@ -58,23 +60,26 @@ GpuClusterHelper::GetTypeId()
                           MakeTimeAccessor(&GpuClusterHelper::m_nicLatency),
                           MakeTimeChecker())
             .AddAttribute("Topology",
-                          "Scale-out fabric: single-switch, leaf-spine or ring.",
+                          "The fabric: single-switch, leaf-spine, ring, rail-optimized, fat-tree, "
+                          "clos (host-based), torus, multi-dim (GPUs with direct links).",
                           StringValue("single-switch"),
                           MakeStringAccessor(&GpuClusterHelper::m_topology),
                           MakeStringChecker())
             .AddAttribute("HostsPerLeaf",
-                          "leaf-spine: hosts whose NICs share a leaf switch.",
+                          "leaf-spine, clos: hosts whose NICs share a leaf switch.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&GpuClusterHelper::m_hostsPerLeaf),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Spines",
-                          "leaf-spine: number of spine switches.",
+                          "leaf-spine: spine switches; clos: spines per pod; rail-optimized: "
+                          "spines joining the rails (0: rail-only).",
                           UintegerValue(2),
                           MakeUintegerAccessor(&GpuClusterHelper::m_spines),
-                          MakeUintegerChecker<uint32_t>(1))
+                          MakeUintegerChecker<uint32_t>(0))
             .AddAttribute("Oversubscription",
-                          "leaf-spine: a leaf's downlink capacity over its uplink capacity "
-                          "(1: non-blocking).",
+                          "The first switch tier above the NICs (leaf, rail switch, fat-tree "
+                          "edge): its downlink capacity over its uplink capacity (1: "
+                          "non-blocking).",
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&GpuClusterHelper::m_oversubscription),
                           MakeDoubleChecker<double>(0.01))
@@ -84,6 +89,69 @@ GpuClusterHelper::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&GpuClusterHelper::m_ringBandwidth),
                           MakeDataRateChecker())
+            .AddAttribute("ScaleUpDomain",
+                          "GPUs per NVLink domain (one NVSwitch for all of them, NVL72 style): "
+                          "a multiple of GpusPerHost; 0: one domain per host.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_scaleUpDomain),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("HostsPerRailGroup",
+                          "rail-optimized: hosts of one rail group (GPU i of each on rail "
+                          "switch i of the group); 0: all hosts in one group.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_hostsPerRailGroup),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LeavesPerPod",
+                          "clos: leaves of a pod (each linked to every spine of its pod).",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_leavesPerPod),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("CoreSwitches",
+                          "clos: core switches, a multiple of Spines (spine j of every pod "
+                          "links to the cores of plane j); 0: one per plane.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_coreSwitches),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("CoreOversubscription",
+                          "clos, fat-tree: the spine (aggregation) tier's downlink capacity "
+                          "over its uplink capacity to the cores (1: non-blocking).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&GpuClusterHelper::m_coreOversubscription),
+                          MakeDoubleChecker<double>(0.01))
+            .AddAttribute("FatTreeK",
+                          "fat-tree: switch radix k (even; k^3/4 NIC ports); 0: the smallest "
+                          "that holds every GPU.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_fatTreeK),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("TorusDims",
+                          "torus: GPUs along each dimension, e.g. 4x4x4.",
+                          StringValue(""),
+                          MakeStringAccessor(&GpuClusterHelper::m_torusDims),
+                          MakeStringChecker())
+            .AddAttribute("TorusBandwidth",
+                          "torus: bandwidth of each link, per direction (0: NicBandwidth).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&GpuClusterHelper::m_torusBandwidth),
+                          MakeDataRateChecker())
+            .AddAttribute("Dimensions",
+                          "multi-dim: Shape:size:bandwidth:latency per dimension, dimension 0 "
+                          "first, e.g. Ring:8:3600Gbps:250ns,Switch:4:400Gbps:500ns (shapes "
+                          "Ring, FullyConnected, Switch, as ASTRA-sim's).",
+                          StringValue(""),
+                          MakeStringAccessor(&GpuClusterHelper::m_dimensions),
+                          MakeStringChecker())
+            .AddAttribute("TopologyFile",
+                          "A YAML or JSON topology file (this module's format, or ASTRA-sim's "
+                          "analytical network.yml); what it sets overrides the attributes.",
+                          StringValue(""),
+                          MakeStringAccessor(&GpuClusterHelper::m_topologyFile),
+                          MakeStringChecker())
+            .AddAttribute("TopologyDot",
+                          "Write the topology as a Graphviz file here on Build (\"\": no).",
+                          StringValue(""),
+                          MakeStringAccessor(&GpuClusterHelper::m_topologyDot),
+                          MakeStringChecker())
             .AddAttribute("FabricLatency",
                           "Propagation delay of switch-to-switch links.",
                           TimeValue(NanoSeconds(500)),
@@ -113,6 +181,25 @@ GpuClusterHelper::Build()
     {
         throw std::logic_error("GpuClusterHelper::Build called twice");
     }
+    m_graph = BuildTopology(GetTopologySpec());
+    if (!m_topologyDot.empty())
+    {
+        WriteTopologyDot(*m_graph, m_topologyDot);
+    }
+    m_fabric = ClusterFabric::ForTransport(m_transport);
+    m_built = true;
+
+    const uint32_t ranks = m_graph->GetRankCount();
+    const auto nodes = static_cast<uint32_t>(m_graph->GetNodes().size());
+    m_gpus.Create(ranks);
+    m_switches.Create(nodes - ranks);
+    NodeContainer all(m_gpus, m_switches);
+    m_fabric->Install(m_graph, all);
+}
+
+TopologySpec
+GpuClusterHelper::GetTopologySpec() const
+{
     TopologySpec spec;
     spec.kind = m_topology;
     spec.hosts = m_hosts;
@@ -128,16 +215,36 @@ GpuClusterHelper::Build()
     spec.oversubscription = m_oversubscription;
     spec.ringBandwidth = m_ringBandwidth;
     spec.fabricLatency = m_fabricLatency;
-    m_graph = BuildTopology(spec);
-    m_fabric = ClusterFabric::ForTransport(m_transport);
-    m_built = true;
+    spec.scaleUpDomain = m_scaleUpDomain;
+    spec.hostsPerRailGroup = m_hostsPerRailGroup;
+    spec.leavesPerPod = m_leavesPerPod;
+    spec.coreSwitches = m_coreSwitches;
+    spec.coreOversubscription = m_coreOversubscription;
+    spec.fatTreeK = m_fatTreeK;
+    spec.torusBandwidth = m_torusBandwidth;
+    if (!m_torusDims.empty())
+    {
+        spec.torusDims = ParseTorusDims(m_torusDims);
+    }
+    if (!m_dimensions.empty())
+    {
+        spec.dimensions = ParseDimensions(m_dimensions);
+    }
+    if (!m_topologyFile.empty())
+    {
+        spec = ReadTopologyFile(m_topologyFile, spec).spec;
+    }
+    return spec;
+}
 
-    const uint32_t ranks = m_graph->GetRankCount();
-    const auto nodes = static_cast<uint32_t>(m_graph->GetNodes().size());
-    m_gpus.Create(ranks);
-    m_switches.Create(nodes - ranks);
-    NodeContainer all(m_gpus, m_switches);
-    m_fabric->Install(m_graph, all);
+std::string
+GpuClusterHelper::DescribeTopology() const
+{
+    if (m_graph)
+    {
+        return ns3::DescribeTopology(*m_graph);
+    }
+    return ns3::DescribeTopology(*BuildTopology(GetTopologySpec()));
 }
 
 std::shared_ptr<const ClusterTopology>
@@ -204,30 +311,70 @@ GpuClusterHelper::GetSwitchNodes() const
 uint32_t
 GpuClusterHelper::GetRankCount() const
 {
-    return m_hosts * m_gpusPerHost;
+    if (m_graph)
+    {
+        return m_graph->GetRankCount();
+    }
+    const TopologySpec spec = GetTopologySpec();
+    const uint32_t fixed = FixedRankCount(spec);
+    return fixed > 0 ? fixed : spec.hosts * spec.gpusPerHost;
 }
 
 std::string
 GpuClusterHelper::Describe() const
 {
+    const TopologySpec spec = GetTopologySpec();
     std::ostringstream text;
-    text << m_hosts << " host(s) x " << m_gpusPerHost << " GPU(s)";
-    if (m_gpusPerHost > 1)
+    if (FixedRankCount(spec) > 0)
     {
-        text << ", NVLink " << m_nvLinkBandwidth.GetBitRate() / 1e9 << " Gbps / "
-             << m_nvLinkLatency.GetNanoSeconds() << " ns via NVSwitch";
+        text << FixedRankCount(spec) << " GPUs, " << spec.kind << " ";
+        if (spec.kind == "torus")
+        {
+            for (std::size_t d = 0; d < spec.torusDims.size(); ++d)
+            {
+                text << (d > 0 ? "x" : "") << spec.torusDims[d];
+            }
+            const DataRate rate =
+                spec.torusBandwidth.GetBitRate() > 0 ? spec.torusBandwidth : spec.nicBandwidth;
+            text << ", links " << rate.GetBitRate() / 1e9 << " Gbps / "
+                 << spec.nicLatency.GetNanoSeconds() << " ns";
+        }
+        else
+        {
+            text << FormatDimensions(spec.dimensions);
+        }
+        text << ", MTU " << spec.mtu;
+        if (!m_topologyFile.empty())
+        {
+            text << " (from " << m_topologyFile << ")";
+        }
+        return text.str();
     }
-    text << ", NIC " << m_nicBandwidth.GetBitRate() / 1e9 << " Gbps / "
-         << m_nicLatency.GetNanoSeconds() << " ns, " << m_topology;
-    if (m_topology == "leaf-spine")
+    text << spec.hosts << " host(s) x " << spec.gpusPerHost << " GPU(s)";
+    if (spec.gpusPerHost > 1 || spec.scaleUpDomain > 1)
     {
-        text << " (" << (m_hosts + m_hostsPerLeaf - 1) / m_hostsPerLeaf << " leaves, " << m_spines
-             << " spines, oversubscription " << m_oversubscription << ":1)";
+        text << ", NVLink " << spec.nvLinkBandwidth.GetBitRate() / 1e9 << " Gbps / "
+             << spec.nvLinkLatency.GetNanoSeconds() << " ns via NVSwitch";
+        if (spec.scaleUpDomain > 0)
+        {
+            text << " (" << spec.scaleUpDomain << "-GPU NVLink domains)";
+        }
     }
-    text << ", MTU " << m_mtu;
-    if (m_gpusPerHost > 1)
+    text << ", NIC " << spec.nicBandwidth.GetBitRate() / 1e9 << " Gbps / "
+         << spec.nicLatency.GetNanoSeconds() << " ns, " << spec.kind;
+    if (spec.kind == "leaf-spine")
     {
-        text << " (NVLink " << m_nvLinkMtu << ")";
+        text << " (" << (spec.hosts + spec.hostsPerLeaf - 1) / spec.hostsPerLeaf << " leaves, "
+             << spec.spines << " spines, oversubscription " << spec.oversubscription << ":1)";
+    }
+    text << ", MTU " << spec.mtu;
+    if (spec.gpusPerHost > 1)
+    {
+        text << " (NVLink " << spec.nvLinkMtu << ")";
+    }
+    if (!m_topologyFile.empty())
+    {
+        text << " (from " << m_topologyFile << ")";
     }
     return text.str();
 }

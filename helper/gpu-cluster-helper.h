@@ -13,6 +13,7 @@
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/topology-builder.h"
 
 #include <memory>
 #include <string>
@@ -25,16 +26,21 @@ namespace ns3
  * \ingroup chakra
  * \brief Builds Hosts x GpusPerHost GPU nodes (one per rank, rank = host * GpusPerHost + gpu).
  *
- * - Inside a host, every GPU has a link (NvLinkBandwidth, NvLinkLatency) to the host's
- *   NVSwitch node (none when GpusPerHost is 1).
- * - Every GPU has its own NIC link (NicBandwidth, NicLatency) to the scale-out fabric:
- *   "single-switch": one switch for all NICs; "leaf-spine": HostsPerLeaf hosts per leaf, every
- *   leaf linked to each of Spines spines, uplinks sized so that downlink capacity / uplink
- *   capacity = Oversubscription, ECMP across spines; "ring": each host's NICs on a host
- *   switch, host switches in a ring (RingBandwidth links).
+ * - Inside a host (or a ScaleUpDomain of several hosts, NVL72 style), every GPU has a link
+ *   (NvLinkBandwidth, NvLinkLatency) to the domain's NVSwitch node (none for one GPU).
+ * - Every GPU has its own NIC link (NicBandwidth, NicLatency) to the scale-out fabric
+ *   (Topology): "single-switch"; "leaf-spine" (HostsPerLeaf, Spines, Oversubscription);
+ *   "ring" of host switches (RingBandwidth); "rail-optimized" (GPU i of the HostsPerRailGroup
+ *   hosts of a group on rail switch i, rails joined by Spines, or rail-only with Spines = 0);
+ *   "fat-tree" (k-ary, FatTreeK); "clos" (leaf-spine-core: HostsPerLeaf, LeavesPerPod, Spines
+ *   per pod, CoreSwitches), oversubscription per tier (Oversubscription,
+ *   CoreOversubscription).
+ * - Or GPUs with direct links and no hosts: "torus" (TorusDims, TorusBandwidth) and
+ *   "multi-dim" (Dimensions: ASTRA-sim's Ring / FullyConnected / Switch dimensions).
+ * - TopologyFile: a YAML or JSON file with all of this (ours, or ASTRA-sim's network.yml).
  * - NIC and fabric links use Mtu, NVLink links NvLinkMtu.
- * - Routes: least-cost paths (NVLink preferred inside a host), per-flow ECMP
- *   (ClusterTopology).
+ * - Routes: least-cost paths (NVLink preferred inside a domain), per-flow ECMP, or the
+ *   topology's own rule (dimension order, rail-only PXN) (ClusterTopology).
  *
  * Build() first makes the ClusterTopology graph of these attributes (helper/topology), then one
  * ns-3 node per graph node, then the fabric of the Transport model on them (ClusterFabric:
@@ -70,10 +76,21 @@ class GpuClusterHelper : public Object
     std::vector<uint32_t> GetHostOf() const;
     /** \return the NVSwitch and fabric switch nodes */
     NodeContainer GetSwitchNodes() const;
-    /** \return Hosts x GpusPerHost */
+    /** \return the number of GPUs: Hosts x GpusPerHost, or what the topology has */
     uint32_t GetRankCount() const;
     /** \return a one-line description of the cluster */
     std::string Describe() const;
+    /**
+     * \return the topology's one-line summary with its bisection bandwidth and diameter
+     *         (DescribeTopology); before Build, of a graph built from the attributes
+     * \throws std::invalid_argument for attributes that describe no topology
+     */
+    std::string DescribeTopology() const;
+    /**
+     * \return the topology the attributes (and the TopologyFile) describe
+     * \throws std::invalid_argument for a bad file or attribute text
+     */
+    TopologySpec GetTopologySpec() const;
 
     /** \return NIC link bandwidth */
     DataRate GetNicBandwidth() const;
@@ -102,6 +119,17 @@ class GpuClusterHelper : public Object
     double m_oversubscription;
     DataRate m_ringBandwidth;
     Time m_fabricLatency;
+    std::string m_topologyFile;
+    std::string m_topologyDot;
+    uint32_t m_scaleUpDomain;
+    uint32_t m_hostsPerRailGroup;
+    uint32_t m_leavesPerPod;
+    uint32_t m_coreSwitches;
+    double m_coreOversubscription;
+    uint32_t m_fatTreeK;
+    std::string m_torusDims;
+    DataRate m_torusBandwidth;
+    std::string m_dimensions;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
 

@@ -1,5 +1,8 @@
 #include "replay-pipeline.h"
 
+#include "gpu-catalog.h"
+
+#include "ns3/et-reader.h"
 #include "ns3/rank-consistency.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-linker.h"
@@ -16,6 +19,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -70,8 +74,15 @@ Classify(const std::string& path)
 
 /** "dlrm_eg_{rank}.json.gz" -> a regex with the rank as group 1. */
 std::regex
-PatternRegex(const std::string& pattern)
+PatternRegex(const std::string& pattern, const std::string& option)
 {
+    if (pattern.find("{rank}") == std::string::npos)
+    {
+        throw std::invalid_argument(
+            "--" + option + " '" + pattern +
+            "' has no {rank}: a pattern matches every rank's file and says where the rank "
+            "number is, e.g. 'dlrm_eg_{rank}.json.gz' ('*' matches anything)");
+    }
     std::string regex;
     for (std::size_t i = 0; i < pattern.size(); ++i)
     {
@@ -100,7 +111,8 @@ std::optional<uint32_t>
 FirstNumber(const std::string& name)
 {
     std::smatch match;
-    if (std::regex_search(name, match, std::regex("[0-9]+")))
+    // A run of more than 9 digits (a timestamp) is no rank.
+    if (std::regex_search(name, match, std::regex("[0-9]+")) && match.length() <= 9)
     {
         return static_cast<uint32_t>(std::stoul(match.str()));
     }
@@ -129,6 +141,17 @@ DiscoverRankTraces(const std::string& directory,
         }
     }
     std::sort(files.begin(), files.end());
+    const std::regex hostRegex =
+        hostPattern.empty() ? std::regex() : PatternRegex(hostPattern, "host-pattern");
+    const std::regex deviceRegex =
+        devicePattern.empty() ? std::regex() : PatternRegex(devicePattern, "device-pattern");
+    auto RankNumber = [&directory](const std::string& digits, const std::string& name) {
+        if (digits.size() > 9)
+        {
+            throw TraceError(directory + "/" + name, "", "rank number " + digits + " is too large");
+        }
+        return static_cast<uint32_t>(std::stoul(digits));
+    };
     std::map<uint32_t, std::string> hosts;
     std::map<uint32_t, std::string> devices;
     auto add = [&](std::map<uint32_t, std::string>& into, uint32_t rank, const std::string& name) {
@@ -146,14 +169,13 @@ DiscoverRankTraces(const std::string& directory,
         std::smatch match;
         if (!hostPattern.empty() || !devicePattern.empty())
         {
-            if (!hostPattern.empty() && std::regex_match(name, match, PatternRegex(hostPattern)))
+            if (!hostPattern.empty() && std::regex_match(name, match, hostRegex))
             {
-                add(hosts, static_cast<uint32_t>(std::stoul(match[1].str())), name);
+                add(hosts, RankNumber(match[1].str(), name), name);
             }
-            else if (!devicePattern.empty() &&
-                     std::regex_match(name, match, PatternRegex(devicePattern)))
+            else if (!devicePattern.empty() && std::regex_match(name, match, deviceRegex))
             {
-                add(devices, static_cast<uint32_t>(std::stoul(match[1].str())), name);
+                add(devices, RankNumber(match[1].str(), name), name);
             }
             continue;
         }
@@ -215,102 +237,6 @@ DiscoverRankTraces(const std::string& directory,
     return ranks;
 }
 
-std::optional<double>
-ReplayValidation::IterationError() const
-{
-    if (measuredIterationUs <= 0)
-    {
-        return std::nullopt;
-    }
-    return (simulatedIterationUs - measuredIterationUs) / measuredIterationUs;
-}
-
-void
-ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
-{
-    os << "\n== validation against the measured run\n";
-    if (measuredIterationUs > 0)
-    {
-        os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1) << " us, measured "
-           << FormatFixed(measuredIterationUs, 1) << " us"
-           << (measuredIterationName.empty() ? " (span of the traced ops)"
-                                             : " (" + measuredIterationName + ")")
-           << ", error " << FormatFixed(*IterationError() * 100, 1) << "%\n";
-    }
-    else
-    {
-        os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
-           << " us; the traces carry no measured iteration\n";
-    }
-    if (!measuredRankUs.empty() && measuredRankUs.size() == simulatedRankUs.size())
-    {
-        os << "per rank:";
-        for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
-        {
-            os << (r % 4 == 0 ? "\n  " : "   ") << "rank " << r << " " << FormatFixed(simulatedRankUs[r], 0)
-               << " / " << FormatFixed(measuredRankUs[r], 0) << " us";
-        }
-        os << "  (simulated / measured)\n";
-    }
-    std::size_t measured = 0;
-    for (const auto& c : collectives)
-    {
-        measured += c.measuredUs > 0;
-    }
-    if (measured == 0)
-    {
-        os << "collectives: no measured durations in the traces\n";
-        return;
-    }
-    os << "collectives (measured: the longest kernel duration over the ranks):\n";
-    os << std::left << std::setw(16) << "type" << std::setw(6) << "pg" << std::right
-       << std::setw(14) << "bytes" << std::setw(14) << "simulated_us" << std::setw(14)
-       << "measured_us" << std::setw(10) << "error" << "\n";
-    std::size_t shown = 0;
-    for (const auto& c : collectives)
-    {
-        if (c.measuredUs <= 0)
-        {
-            continue;
-        }
-        if (shown++ == maxRows)
-        {
-            os << "... more in validation.csv\n";
-            break;
-        }
-        os << std::left << std::setw(16) << c.kind << std::setw(6) << (c.pg.empty() ? "world" : c.pg)
-           << std::right << std::setw(14) << c.bytes << std::setw(14) << FormatFixed(c.simulatedUs, 2)
-           << std::setw(14) << FormatFixed(c.measuredUs, 2) << std::setw(9)
-           << FormatFixed((c.simulatedUs - c.measuredUs) / c.measuredUs * 100, 1) << "%\n";
-    }
-}
-
-void
-ReplayValidation::WriteCsv(const std::string& path) const
-{
-    AtomicOutputFile out(path);
-    out.Write("what,type,pg,seq,bytes,simulated_us,measured_us,error\n");
-    auto error = [](double simulated, double measured) {
-        return measured > 0 ? FormatFixed((simulated - measured) / measured, 4) : std::string();
-    };
-    out.Write("iteration," + measuredIterationName + ",,,," + FormatFixed(simulatedIterationUs, 3) +
-              "," + FormatFixed(measuredIterationUs, 3) + "," +
-              error(simulatedIterationUs, measuredIterationUs) + "\n");
-    for (std::size_t r = 0; r < measuredRankUs.size() && r < simulatedRankUs.size(); ++r)
-    {
-        out.Write("rank," + std::to_string(r) + ",,,," + FormatFixed(simulatedRankUs[r], 3) + "," +
-                  FormatFixed(measuredRankUs[r], 3) + "," +
-                  error(simulatedRankUs[r], measuredRankUs[r]) + "\n");
-    }
-    for (const auto& c : collectives)
-    {
-        out.Write("collective," + c.kind + "," + c.pg + "," + std::to_string(c.seq) + "," +
-                  std::to_string(c.bytes) + "," + FormatFixed(c.simulatedUs, 3) + "," +
-                  FormatFixed(c.measuredUs, 3) + "," + error(c.simulatedUs, c.measuredUs) + "\n");
-    }
-    out.Commit();
-}
-
 ReplayPipeline::ReplayPipeline(std::string outputDirectory)
     : m_out(std::move(outputDirectory))
 {
@@ -331,6 +257,18 @@ ReplayPipeline::Say(const std::string& line) const
     }
 }
 
+void
+ReplayPipeline::SetMeasuredOffsets(bool enable)
+{
+    m_measuredOffsets = enable;
+}
+
+void
+ReplayPipeline::SetNvLinkFromTrace(bool enable)
+{
+    m_nvLinkFromTrace = enable;
+}
+
 std::string
 ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
 {
@@ -340,10 +278,12 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     const auto n = static_cast<int64_t>(ranks.size());
     std::vector<std::string> etFiles;
     m_validation = ReplayValidation();
+    m_iterations.clear();
+    const std::string all = n > 0 ? " (ranks 0-" + std::to_string(n - 1) + ")" : "";
     for (const auto& files : ranks)
     {
         std::string input = files.host;
-        std::string where = "rank " + std::to_string(files.rank + 1) + "/" + std::to_string(n);
+        const std::string where = "rank " + std::to_string(files.rank) + all;
         if (!files.device.empty())
         {
             LinkResult linked = TraceLinker().Link(files.host, files.device, files.rank);
@@ -353,13 +293,13 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
             Say(where + ": linked " + std::to_string(s.hostOpsLinked) + "/" +
                 std::to_string(s.hostOps) + " host ops, attached " +
                 std::to_string(s.gpuOpsAttached) + "/" + std::to_string(s.gpuOps) + " GPU ops");
-            double iterationUs = static_cast<double>(s.iterationDur) / 1e3;
-            m_validation.measuredRankUs.resize(ranks.size(), 0.0);
-            m_validation.measuredRankUs[files.rank] = iterationUs;
-            if (iterationUs > m_validation.measuredIterationUs)
+            if (s.iterationDur > 0)
             {
-                m_validation.measuredIterationUs = iterationUs;
-                m_validation.measuredIterationName = s.iterationName;
+                MeasuredIteration iteration;
+                iteration.name = s.iterationName;
+                iteration.startUs = static_cast<double>(s.iterationTs) / 1e3;
+                iteration.durUs = static_cast<double>(s.iterationDur) / 1e3;
+                m_iterations[files.rank] = iteration;
             }
         }
         ConversionOptions options;
@@ -384,9 +324,52 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     {
         m_consistency.push_back(line);
     }
-    Say(consistency.IsConsistent() ? "ranks agree on their collectives and messages"
-                                   : "WARNING: the ranks disagree (see report.txt)");
+    if (!consistency.IsConsistent())
+    {
+        // The simulator pairs the k-th call of a communicator on every member: replaying ranks
+        // that disagree would pair unrelated calls. Stop here and say which.
+        throw TraceError(prefix + ".*.et", "",
+                         "the ranks disagree on their communication, nothing simulated:\n" +
+                             text.str());
+    }
+    Say("ranks agree on their collectives and messages");
     return prefix;
+}
+
+void
+ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
+{
+    m_hardware.clear();
+    std::string gpu;
+    {
+        EtReader reader(FindRankFiles(prefix).at(0));
+        for (const auto& attr : reader.GetMetadata().attr())
+        {
+            if (attr.name() == "gpu_name" && attr.has_string_val())
+            {
+                gpu = attr.string_val();
+            }
+        }
+    }
+    if (!m_nvLinkFromTrace)
+    {
+        m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " as given" +
+                             (gpu.empty() ? std::string() : " (the traces' GPU: " + gpu + ")"));
+        return;
+    }
+    std::string why;
+    auto spec = LookUpGpuLinks(gpu, why);
+    if (!spec)
+    {
+        m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " (the default: " + why +
+                             "; set --nvlink-bandwidth)");
+        return;
+    }
+    options.nvLinkBandwidth = spec->DataRate();
+    m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " = " +
+                         FormatFixed(spec->gbPerSecond, 0) + " GB/s per direction: the traces ran "
+                         "on " + gpu + " (" + spec->model + ", " + spec->generation + "; " +
+                         spec->source + ", halved for one direction)");
 }
 
 ChakraReport
@@ -398,8 +381,59 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     {
         throw TraceError(prefix + ".0.et", "", "no trace");
     }
+    // The measurement: iterations from Prepare, collective calls from the .et files.
+    MeasuredRun measured;
+    for (const auto& [rank, iteration] : m_iterations)
+    {
+        measured.SetIteration(rank, iteration);
+    }
+    const std::vector<std::string> files = FindRankFiles(prefix);
+    for (uint32_t rank = 0; rank < files.size() && rank < ranks; ++rank)
+    {
+        measured.AddRankTrace(rank, files[rank]);
+    }
+    measured.Align();
+    std::vector<double> offsetsUs;
+    if (m_measuredOffsets)
+    {
+        if (measured.GetIterationCount() != ranks)
+        {
+            throw std::invalid_argument(
+                "measured start offsets need every rank's measured iteration (--traces with "
+                "device traces); " +
+                std::to_string(measured.GetIterationCount()) + " of " + std::to_string(ranks) +
+                " ranks have one");
+        }
+        offsetsUs = measured.GetStartOffsetsUs(ranks);
+    }
+
+    ChooseNvLink(prefix, options);
+    for (const auto& line : m_hardware)
+    {
+        Say(line);
+    }
     ClusterScenario scenario;
     options.Apply(scenario, ranks);
+    if (!offsetsUs.empty())
+    {
+        std::string list;
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            list += (r ? ", " : "") + std::to_string(r) + ": +" + FormatFixed(offsetsUs[r], 0);
+        }
+        Say("ranks start at their measured offsets (us) " + list);
+        scenario.SetBeforeRun([offsetsUs](const std::vector<Ptr<ChakraApplication>>& apps) {
+            for (const auto& app : apps)
+            {
+                const uint32_t rank = app->GetRank();
+                if (rank < offsetsUs.size())
+                {
+                    app->SetAttribute("StartOffset",
+                                      TimeValue(NanoSeconds(std::llround(offsetsUs[rank] * 1e3))));
+                }
+            }
+        });
+    }
     Say("simulating " + std::to_string(ranks) + " ranks on " + scenario.GetCluster()->Describe());
     auto wallStart = std::chrono::steady_clock::now();
     auto lastSaid = wallStart;
@@ -416,31 +450,16 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
         FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
 
-    m_validation.simulatedIterationUs =
-        static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3;
-    m_validation.simulatedRankUs.clear();
-    for (const auto& rank : report.GetRanks())
-    {
-        m_validation.simulatedRankUs.push_back(
-            static_cast<double>(rank.finishTime.GetNanoSeconds()) / 1e3);
-    }
-    m_validation.collectives.clear();
-    for (const auto& c : report.GetCollectives())
-    {
-        ReplayValidation::Collective entry;
-        entry.kind = c.kind;
-        entry.pg = c.pg;
-        entry.seq = c.seq;
-        entry.bytes = c.bytes;
-        entry.simulatedUs = static_cast<double>((c.end - c.start).GetNanoSeconds()) / 1e3;
-        entry.measuredUs = static_cast<double>(c.traceMicros);
-        m_validation.collectives.push_back(entry);
-    }
+    m_validation = CompareWithMeasurement(report, measured, m_measuredOffsets, offsetsUs);
     report.WriteCsv(m_out);
     m_validation.WriteCsv(m_out + "/validation.csv");
     AtomicOutputFile text(m_out + "/report.txt");
     std::ostringstream body;
     body << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+    for (const auto& line : m_hardware)
+    {
+        body << "hardware: " << line << "\n";
+    }
     report.Print(body, 1000);
     m_validation.Print(body, 1000);
     if (!m_consistency.empty())
@@ -466,6 +485,12 @@ const std::vector<std::string>&
 ReplayPipeline::GetConsistencyNotes() const
 {
     return m_consistency;
+}
+
+const std::vector<std::string>&
+ReplayPipeline::GetHardwareNotes() const
+{
+    return m_hardware;
 }
 
 } // namespace ns3

@@ -6,11 +6,13 @@
 #define CHAKRA_REPLAY_PIPELINE_H
 
 #include "cluster-scenario.h"
+#include "replay-validation.h"
 
 #include "ns3/chakra-report.h"
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -38,43 +40,12 @@ struct RankTraceFiles
  * \param hostPattern pattern of host trace names ("" = detect)
  * \param devicePattern pattern of device trace names ("" = detect)
  * \return the files by rank, ranks 0..n-1 (device empty for a host-only job)
- * \throws TraceError when ranks are missing, duplicated, or only some have a device trace
+ * \throws TraceError when ranks are missing, duplicated, or only some have a device trace;
+ *         std::invalid_argument when a pattern has no "{rank}"
  */
 std::vector<RankTraceFiles> DiscoverRankTraces(const std::string& directory,
                                                const std::string& hostPattern = "",
                                                const std::string& devicePattern = "");
-
-/**
- * \ingroup chakra
- * \brief The simulated run beside the measured one.
- */
-struct ReplayValidation
-{
-    /** Measured iteration (Kineto ProfilerStep span, else the linked ops' span), longest rank. */
-    double measuredIterationUs{0};
-    std::string measuredIterationName;  //!< "ProfilerStep#10", or "" for the span
-    double simulatedIterationUs{0};     //!< latest rank finish
-    std::vector<double> measuredRankUs;  //!< measured iteration of each rank (0: unknown)
-    std::vector<double> simulatedRankUs; //!< simulated finish of each rank
-    /** One collective call: simulated span across ranks vs longest measured kernel. */
-    struct Collective
-    {
-        std::string kind;
-        std::string pg;
-        uint64_t seq{0};
-        uint64_t bytes{0};
-        double simulatedUs{0};
-        double measuredUs{0}; //!< 0: no measurement (host-only traces)
-    };
-    std::vector<Collective> collectives;
-
-    /** \return (simulated - measured) / measured for the iteration, or nullopt */
-    std::optional<double> IterationError() const;
-    /** Prints the comparison. */
-    void Print(std::ostream& os, std::size_t maxRows = 20) const;
-    /** Writes validation.csv. \throws TraceError on a write error */
-    void WriteCsv(const std::string& path) const;
-};
 
 /**
  * \ingroup chakra
@@ -88,20 +59,36 @@ class ReplayPipeline
 
     /** Receives progress lines (default: none). */
     void SetProgress(std::function<void(const std::string&)> progress);
+    /**
+     * Starts each rank at its measured offset (its iteration start minus the earliest rank's,
+     * on the clock MeasuredRun aligns): ChakraApplication's StartOffset. Default: together.
+     */
+    void SetMeasuredOffsets(bool enable);
+    /**
+     * Lets Simulate choose the NVLink bandwidth from the GPU the traces name (the .et
+     * metadata "gpu_name", from Kineto's deviceProperties), see LookUpGpuLinks. For a GPU
+     * it does not know, the options' bandwidth stays. Default: off (the options decide).
+     */
+    void SetNvLinkFromTrace(bool enable);
 
     /**
      * Links (when device traces exist) and converts every rank into <out>/et/trace.<r>.et,
-     * checks that the ranks agree on their collectives, and records the measured timings.
+     * checks that the ranks agree on their collectives, and records the measured iterations.
      * \param ranks the input files
      * \return the .et prefix
-     * \throws TraceError on bad input
+     * \throws TraceError on bad input, or when the ranks disagree on their collectives or
+     *         messages (the mismatches are listed)
      */
     std::string Prepare(const std::vector<RankTraceFiles>& ranks);
 
     /**
      * Simulates <prefix>.<r>.et on the cluster the options describe and writes report.txt,
      * the CSVs, validation.csv and (with options.timeline) the timeline into the output.
+     * Measured collective times come from the .et files' start times and durations; measured
+     * iterations from Prepare (none with ready .et files).
      * \return the report
+     * \throws TraceError on bad input; std::invalid_argument when measured offsets are asked
+     *         for without measured iterations
      */
     ChakraReport Simulate(const std::string& prefix, ClusterOptions options);
 
@@ -109,14 +96,22 @@ class ReplayPipeline
     const ReplayValidation& GetValidation() const;
     /** \return the rank-consistency summary lines of Prepare */
     const std::vector<std::string>& GetConsistencyNotes() const;
+    /** \return what Simulate chose for the hardware and why (NVLink from the GPU, ...) */
+    const std::vector<std::string>& GetHardwareNotes() const;
 
   private:
     void Say(const std::string& line) const;
+    /** Sets options.nvLinkBandwidth from the traces' GPU (if enabled) and notes why. */
+    void ChooseNvLink(const std::string& prefix, ClusterOptions& options);
 
     std::string m_out;
     std::function<void(const std::string&)> m_progress;
+    bool m_measuredOffsets{false};
+    bool m_nvLinkFromTrace{false};
+    std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank
     ReplayValidation m_validation;
     std::vector<std::string> m_consistency;
+    std::vector<std::string> m_hardware;
 };
 
 } // namespace ns3

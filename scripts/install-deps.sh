@@ -8,6 +8,7 @@ packages=(
   ns3 libns3-dev                      # ns-3 3.37; "ns3" provides files the CMake config names
   libprotobuf-dev protobuf-compiler   # .et schema
   nlohmann-json3-dev                  # JSON traces
+  libyaml-cpp-dev                     # topology files (YAML/JSON, ASTRA-sim's network.yml)
   libboost-test-dev                   # tests
   python3 gnuplot-nox                 # scripts/sweep.py and its plot
   zlib1g-dev                          # gzip'd traces

@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE replay
 #include "chakra-test-data.h"
 
+#include "ns3/et-writer.h"
+#include "ns3/gpu-catalog.h"
 #include "ns3/replay-pipeline.h"
 #include "ns3/trace-error.h"
 
@@ -68,3 +70,206 @@ BOOST_AUTO_TEST_CASE(discovery_errors_are_clear)
     BOOST_TEST(usage.output.find("give exactly one of --traces") != std::string::npos);
 }
 
+
+BOOST_AUTO_TEST_CASE(a_pattern_without_rank_says_what_is_wrong)
+{
+    TempDir dir;
+    chakra_test::WriteFileBytes(dir.File("x.json.gz"), kHost);
+    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "x.json.gz"), std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("--host-pattern 'x.json.gz' has no {rank}") == 0;
+                          });
+    auto tool = RunCommand(Replay("--traces " + dir.Path() + " --host-pattern x.json.gz --output " +
+                                  dir.File("out")));
+    BOOST_TEST(tool.exitCode == 1);
+    BOOST_TEST(tool.output.find("has no {rank}") != std::string::npos, tool.output);
+    BOOST_TEST(tool.output.find("stoul") == std::string::npos, tool.output);
+    auto device = RunCommand(Replay("--traces " + dir.Path() +
+                                    " --host-pattern 'x{rank}.json' --device-pattern 'w*.json' "
+                                    "--output " + dir.File("out")));
+    BOOST_TEST(device.exitCode == 1);
+    BOOST_TEST(device.output.find("--device-pattern 'w*.json' has no {rank}") != std::string::npos,
+               device.output);
+    // A run of digits too long to be a rank is no rank.
+    chakra_test::WriteFileBytes(dir.File("99999999999999999999.json"), kHost);
+    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "{rank}.json"), TraceError,
+                          [](const TraceError& e) {
+                              return std::string(e.what()).find("too large") != std::string::npos;
+                          });
+}
+
+namespace
+{
+
+/** Writes a 2-rank job: the reference converter's process_group:init and one all-reduce. */
+std::string
+WriteReferenceStyleJob(const TempDir& dir)
+{
+    const std::string prefix = dir.File("ref");
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        ChakraProtoMsg::GlobalMetadata metadata;
+        metadata.set_version("0.0.4");
+        EtWriter writer(prefix + "." + std::to_string(rank) + ".et", metadata);
+        ChakraProtoMsg::Node init;
+        init.set_id(1);
+        init.set_name("## process_group:init ##");
+        init.set_type(ChakraProtoMsg::METADATA_NODE);
+        // str() of the host trace's inputs.values: a Python list holding PyTorch's JSON text.
+        init.mutable_inputs()->set_values(
+            R"(['[{"pg_name": "0", "backend_id": 82149104, "backend_config": "cuda:nccl", )"
+            R"("ranks": [], "group_size": 2, "group_count": 1}]'])");
+        writer.WriteNode(init);
+        ChakraProtoMsg::Node coll;
+        coll.set_id(2);
+        coll.set_name("ncclKernel_AllReduce");
+        coll.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+        auto attr = [&coll](const std::string& name) {
+            auto* a = coll.add_attr();
+            a->set_name(name);
+            return a;
+        };
+        attr("comm_type")->set_int64_val(ChakraProtoMsg::ALL_REDUCE);
+        attr("comm_size")->set_int64_val(1 << 20);
+        attr("pg_name")->set_string_val("0");
+        attr("is_cpu_op")->set_bool_val(false);
+        writer.WriteNode(coll);
+        writer.Commit();
+    }
+    return prefix;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(reference_converter_process_groups_are_simulated)
+{
+    TempDir dir;
+    const std::string prefix = WriteReferenceStyleJob(dir);
+    auto run = RunCommand(Replay("--et " + prefix + " --output " + dir.File("out") + " --quiet"));
+    BOOST_TEST_INFO(run.output);
+    BOOST_TEST(run.exitCode == 0);
+    BOOST_TEST(run.output.find("ranks 2, finished 2/2") != std::string::npos);
+    BOOST_TEST(run.output.find("not a JSON list") == std::string::npos);
+    auto check = RunCommand(chakra_test::ToolPath("chakra_check_ranks") + " " + prefix);
+    BOOST_TEST_INFO(check.output);
+    BOOST_TEST(check.exitCode == 0);
+}
+
+BOOST_AUTO_TEST_CASE(gpu_names_give_their_nvlink)
+{
+    struct Case
+    {
+        const char* name;
+        const char* model;
+        double gbPerSecond;
+        const char* rate;
+    };
+    // NVIDIA's totals over both directions, halved: V100 300 GB/s, A100 600, H100 900, ...
+    for (const Case& c : {Case{"Tesla V100-SXM2-32GB", "V100", 150, "1200Gbps"},
+                          Case{"NVIDIA A100-SXM4-80GB", "A100", 300, "2400Gbps"},
+                          Case{"NVIDIA H100 80GB HBM3", "H100", 450, "3600Gbps"},
+                          Case{"NVIDIA H200", "H200", 450, "3600Gbps"},
+                          Case{"NVIDIA A800-SXM4-80GB", "A800", 200, "1600Gbps"},
+                          Case{"NVIDIA H800", "H800", 200, "1600Gbps"},
+                          Case{"Tesla P100-SXM2-16GB", "P100", 80, "640Gbps"},
+                          Case{"NVIDIA B200", "B200", 900, "7200Gbps"},
+                          Case{"NVIDIA GB200", "GB200", 900, "7200Gbps"}})
+    {
+        std::string why;
+        auto spec = LookUpGpuLinks(c.name, why);
+        BOOST_REQUIRE_MESSAGE(spec.has_value(), c.name);
+        BOOST_TEST(spec->model == c.model);
+        BOOST_TEST(spec->gbPerSecond == c.gbPerSecond);
+        BOOST_TEST(spec->DataRate() == c.rate);
+        BOOST_TEST(!spec->source.empty());
+    }
+    std::string why;
+    BOOST_TEST(!LookUpGpuLinks("NVIDIA A100-PCIE-40GB", why).has_value());
+    BOOST_TEST(why.find("PCIe") != std::string::npos);
+    BOOST_TEST(!LookUpGpuLinks("NVIDIA H100 NVL", why).has_value());
+    BOOST_TEST(!LookUpGpuLinks("NVIDIA GeForce RTX 4090", why).has_value());
+    BOOST_TEST(why.find("not a GPU this catalog knows") != std::string::npos);
+    BOOST_TEST(!LookUpGpuLinks("", why).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(call_timing_separates_skew_from_transfer)
+{
+    // Arrivals 10, 40, 25; completions 52, 50, 51: the last rank arrives at 40, the call
+    // completes at 52: skew 30, transfer 12, span 42.
+    CallTiming t = TimeCall({{10, 52}, {40, 50}, {25, 51}});
+    BOOST_TEST(t.skewUs == 30.0);
+    BOOST_TEST(t.transferUs == 12.0);
+    BOOST_TEST(t.spanUs == 42.0);
+    BOOST_TEST(TimeCall({}).spanUs == 0.0);
+}
+
+namespace
+{
+
+/** One rank's .et with collectives at the given (start, duration), world group. */
+std::string
+WriteTimedRank(const TempDir& dir, int rank, const std::vector<std::pair<uint64_t, uint64_t>>& calls)
+{
+    ChakraProtoMsg::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    const std::string path = dir.File("timed." + std::to_string(rank) + ".et");
+    EtWriter writer(path, metadata);
+    uint64_t id = 1;
+    for (const auto& [start, duration] : calls)
+    {
+        ChakraProtoMsg::Node coll;
+        coll.set_id(id++);
+        coll.set_name("ncclKernel_AllReduce");
+        coll.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+        coll.set_start_time_micros(start);
+        coll.set_duration_micros(duration);
+        auto* type = coll.add_attr();
+        type->set_name("comm_type");
+        type->set_int64_val(ChakraProtoMsg::ALL_REDUCE);
+        writer.WriteNode(coll);
+    }
+    writer.Commit();
+    return path;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(measured_clocks_are_shared_or_aligned_by_collective_ends)
+{
+    TempDir dir;
+    // Shared clock: both ranks' calls end together (100+20 = 110+10; 300+50 = 340+10).
+    {
+        MeasuredRun run;
+        run.SetIteration(0, {"ProfilerStep#1", 50, 400});
+        run.SetIteration(1, {"ProfilerStep#1", 90, 360});
+        run.AddRankTrace(0, WriteTimedRank(dir, 0, {{100, 20}, {300, 50}}));
+        run.AddRankTrace(1, WriteTimedRank(dir, 1, {{110, 10}, {340, 10}}));
+        run.Align();
+        BOOST_TEST(run.GetClockNote().find("shared clock") == 0u, run.GetClockNote());
+        BOOST_TEST(run.GetStartOffsetsUs(2) == (std::vector<double>{0, 40}),
+                   boost::test_tools::per_element());
+        BOOST_TEST(run.GetSpanUs() == 400.0); // 50 .. max(450, 450)
+        const auto* first = run.FindCall("", 0);
+        BOOST_REQUIRE(first != nullptr);
+        BOOST_TEST(first->sides.size() == 2u);
+        BOOST_TEST(first->kind == "ALL_REDUCE");
+    }
+    // Rank 1's clock runs 5000 us ahead: its ends are 5000 later; aligned, rank 1 started its
+    // iteration 40 us after rank 0, as above.
+    {
+        MeasuredRun run;
+        run.SetIteration(0, {"ProfilerStep#1", 50, 400});
+        run.SetIteration(1, {"ProfilerStep#1", 5090, 360});
+        run.AddRankTrace(0, WriteTimedRank(dir, 0, {{100, 20}, {300, 50}}));
+        run.AddRankTrace(1, WriteTimedRank(dir, 1, {{5110, 10}, {5340, 10}}));
+        run.Align();
+        BOOST_TEST(run.GetClockNote().find("separate clocks") == 0u, run.GetClockNote());
+        BOOST_TEST(run.GetStartOffsetsUs(2) == (std::vector<double>{0, 40}),
+                   boost::test_tools::per_element());
+        BOOST_TEST(run.GetIteration(1)->startUs == 90.0);
+        const auto* second = run.FindCall("", 1);
+        BOOST_REQUIRE(second != nullptr);
+        BOOST_TEST(second->sides.at(1).startUs == 340.0);
+    }
+}

@@ -54,7 +54,10 @@ main(int argc, char** argv)
     args.AddOption("topology", "single-switch, leaf-spine or ring", defaults.topology);
     args.AddOption("nic-bandwidth", "NIC link bandwidth", defaults.nicBandwidth);
     args.AddOption("nic-latency", "NIC link latency", defaults.nicLatency);
-    args.AddOption("nvlink-bandwidth", "NVLink bandwidth per GPU and direction",
+    args.AddOption("nvlink-bandwidth",
+                   "NVLink bandwidth per GPU and direction (default: from the GPU the traces "
+                   "name, e.g. V100 150 GB/s, A100 300 GB/s, H100 450 GB/s; else " +
+                       defaults.nvLinkBandwidth + ")",
                    defaults.nvLinkBandwidth);
     args.AddOption("nvlink-latency", "NVLink latency", defaults.nvLinkLatency);
     args.AddOption("spines", "leaf-spine: spines", std::to_string(defaults.spines));
@@ -66,8 +69,25 @@ main(int argc, char** argv)
                                 "tree, hierarchical", "auto");
     args.AddOption("chunk-size", "pipeline chunk size in bytes (0: algorithm default)", "0");
     args.AddOption("compute-scale", "factor on GPU compute durations (0.5: twice as fast)", "1");
+    args.AddOption("topology-file",
+                   "YAML/JSON topology file (ours, or ASTRA-sim's network.yml); its values win");
+    args.AddOption("topology-dot", "write the topology as a Graphviz file");
+    args.AddOption("scale-up-domain", "GPUs per NVLink domain (0: a host)", "0");
+    args.AddOption("hosts-per-rail-group", "rail-optimized: hosts per rail group (0: all)", "0");
+    args.AddOption("leaves-per-pod", "clos: leaves per pod",
+                   std::to_string(defaults.leavesPerPod));
+    args.AddOption("core-switches", "clos: core switches (0: one per spine plane)", "0");
+    args.AddOption("core-oversubscription", "clos, fat-tree: spine tier down / up capacity", "1");
+    args.AddOption("fat-tree-k", "fat-tree: switch radix k (0: smallest that fits)", "0");
+    args.AddOption("torus-dims", "torus: GPUs per dimension, e.g. 4x4x4");
+    args.AddOption("torus-bandwidth", "torus: link bandwidth (0: the NIC's)",
+                   defaults.torusBandwidth);
+    args.AddOption("dimensions", "multi-dim: Shape:size:bandwidth:latency,...");
     args.AddOption("ctrl-deps", "honour ctrl_deps (true/false)", "true");
     args.AddOption("dangling-deps", "dependencies on ids not in a trace: warn or error", "warn");
+    args.AddFlag("measured-offsets",
+                 "start each rank at its measured offset (its iteration start minus the "
+                 "earliest rank's, clocks aligned as the report says) instead of all together");
     args.AddFlag("timeline", "also write timeline.json (Chrome trace, opens in Perfetto)");
     args.AddOption("rows", "rows per table in the printed report", "20");
     args.AddFlag("quiet", "no progress lines");
@@ -84,6 +104,8 @@ main(int argc, char** argv)
         }
         const std::string out = args.Get("output");
         ReplayPipeline pipeline(out);
+        pipeline.SetMeasuredOffsets(args.Has("measured-offsets"));
+        pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
         if (!args.Has("quiet"))
         {
             pipeline.SetProgress([&](const std::string& line) {
@@ -117,6 +139,17 @@ main(int argc, char** argv)
         if (args.Has("timeline"))
         {
             options.timeline = out + "/timeline.json";
+        options.topologyFile = args.Has("topology-file") ? args.Get("topology-file") : "";
+        options.topologyDot = args.Has("topology-dot") ? args.Get("topology-dot") : "";
+        options.scaleUpDomain = static_cast<uint32_t>(args.GetInt("scale-up-domain"));
+        options.hostsPerRailGroup = static_cast<uint32_t>(args.GetInt("hosts-per-rail-group"));
+        options.leavesPerPod = static_cast<uint32_t>(args.GetInt("leaves-per-pod"));
+        options.coreSwitches = static_cast<uint32_t>(args.GetInt("core-switches"));
+        options.coreOversubscription = args.GetDouble("core-oversubscription");
+        options.fatTreeK = static_cast<uint32_t>(args.GetInt("fat-tree-k"));
+        options.torusDims = args.Has("torus-dims") ? args.Get("torus-dims") : "";
+        options.torusBandwidth = args.Get("torus-bandwidth");
+        options.dimensions = args.Has("dimensions") ? args.Get("dimensions") : "";
         }
         ChakraReport report = pipeline.Simulate(prefix, options);
         auto rows = static_cast<std::size_t>(args.GetInt("rows"));

@@ -1,86 +1,153 @@
 #include "topology-builder.h"
 
+#include "topology-parts.h"
+
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <functional>
+#include <iomanip>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 namespace ns3
 {
 
-namespace
+namespace topology
 {
 
-using Builder = std::function<void(const TopologySpec&, ClusterTopology&)>;
-
-/**
- * GPUs and their hosts' NVSwitches: every GPU gets its NVLink link (hosts with more than one
- * GPU) and then \p attach is called for its NIC. Returns nothing: the NIC links are the
- * builder's.
- */
-void
-AddHosts(const TopologySpec& spec,
-         ClusterTopology& topology,
-         const std::function<uint32_t(uint32_t host)>& edgeOf)
+uint32_t
+HostGpus(const TopologySpec& spec)
 {
-    const uint32_t firstNvSwitch = spec.hosts * spec.gpusPerHost;
-    for (uint32_t h = 0; h < spec.hosts; ++h)
+    const uint64_t gpus = uint64_t(spec.hosts) * spec.gpusPerHost;
+    if (gpus > std::numeric_limits<uint32_t>::max() / 2)
     {
-        for (uint32_t g = 0; g < spec.gpusPerHost; ++g)
-        {
-            const uint32_t rank = h * spec.gpusPerHost + g;
-            if (spec.gpusPerHost > 1)
-            {
-                topology.AddLink(rank,
-                                 firstNvSwitch + h,
-                                 spec.nvLinkBandwidth,
-                                 spec.nvLinkLatency,
-                                 spec.nvLinkMtu,
-                                 ClusterTopology::SCALE_UP);
-            }
-            topology.AddLink(rank,
-                             edgeOf(h),
-                             spec.nicBandwidth,
-                             spec.nicLatency,
-                             spec.mtu,
-                             ClusterTopology::SCALE_OUT);
-        }
+        throw std::invalid_argument("hosts x gpusPerHost = " + std::to_string(gpus) +
+                                    " GPUs is too many");
     }
+    return static_cast<uint32_t>(gpus);
 }
 
-/** Adds the GPUs and the NVSwitches (nodes only). \return the first fabric switch index */
+uint32_t
+DomainSize(const TopologySpec& spec)
+{
+    if (spec.scaleUpDomain == 0)
+    {
+        return spec.gpusPerHost;
+    }
+    if (spec.scaleUpDomain % spec.gpusPerHost != 0 || HostGpus(spec) % spec.scaleUpDomain != 0)
+    {
+        throw std::invalid_argument(
+            "scaleUpDomain " + std::to_string(spec.scaleUpDomain) +
+            " must be a multiple of gpusPerHost (" + std::to_string(spec.gpusPerHost) +
+            ") and divide the " + std::to_string(HostGpus(spec)) + " GPUs");
+    }
+    return spec.scaleUpDomain;
+}
+
 uint32_t
 AddGpuNodes(const TopologySpec& spec, ClusterTopology& topology)
 {
-    for (uint32_t h = 0; h < spec.hosts; ++h)
+    const uint32_t gpus = HostGpus(spec);
+    const uint32_t domain = DomainSize(spec);
+    for (uint32_t rank = 0; rank < gpus; ++rank)
     {
-        for (uint32_t g = 0; g < spec.gpusPerHost; ++g)
-        {
-            topology.AddGpu(h);
-        }
+        topology.AddGpu(rank / domain);
     }
-    if (spec.gpusPerHost > 1)
+    if (domain > 1)
     {
-        for (uint32_t h = 0; h < spec.hosts; ++h)
+        for (uint32_t d = 0; d < gpus / domain; ++d)
         {
-            topology.AddSwitch(ClusterTopology::NVSWITCH, h, "nvswitch" + std::to_string(h));
+            topology.AddSwitch(ClusterTopology::NVSWITCH, d, "nvswitch" + std::to_string(d));
         }
     }
     return static_cast<uint32_t>(topology.GetNodes().size());
 }
 
 void
+AddGpuLinks(const TopologySpec& spec,
+            ClusterTopology& topology,
+            const std::function<uint32_t(uint32_t rank)>& edgeOf)
+{
+    const uint32_t gpus = HostGpus(spec);
+    const uint32_t domain = DomainSize(spec);
+    for (uint32_t rank = 0; rank < gpus; ++rank)
+    {
+        if (domain > 1)
+        {
+            topology.AddLink(rank,
+                             gpus + rank / domain,
+                             spec.nvLinkBandwidth,
+                             spec.nvLinkLatency,
+                             spec.nvLinkMtu,
+                             ClusterTopology::SCALE_UP);
+        }
+        topology.AddLink(rank,
+                         edgeOf(rank),
+                         spec.nicBandwidth,
+                         spec.nicLatency,
+                         spec.mtu,
+                         ClusterTopology::SCALE_OUT);
+    }
+}
+
+void
+AddFabricLink(const TopologySpec& spec,
+              ClusterTopology& topology,
+              uint32_t a,
+              uint32_t b,
+              DataRate rate)
+{
+    topology.AddLink(a, b, rate, spec.fabricLatency, spec.mtu, ClusterTopology::SCALE_OUT);
+}
+
+DataRate
+Share(double rate, double divisor, const std::string& what)
+{
+    const double share = rate / divisor;
+    if (!(share >= 1.0) || share > 1e18)
+    {
+        throw std::invalid_argument(what + ": a link rate of " + Number(share) +
+                                    " bit/s cannot be built");
+    }
+    // Truncated, as the leaf-spine builder always did: the same attributes, the same rates.
+    return DataRate(static_cast<uint64_t>(share));
+}
+
+std::string
+Number(double value)
+{
+    std::ostringstream text;
+    text << std::setprecision(6) << value;
+    return text.str();
+}
+
+} // namespace topology
+
+namespace
+{
+
+using namespace topology;
+
+using Builder = std::function<void(const TopologySpec&, ClusterTopology&)>;
+
+void
 BuildSingleSwitch(const TopologySpec& spec, ClusterTopology& topology)
 {
     const uint32_t fabric = AddGpuNodes(spec, topology);
     topology.AddSwitch(ClusterTopology::SWITCH, 0, "switch");
-    AddHosts(spec, topology, [fabric](uint32_t) { return fabric; });
+    AddGpuLinks(spec, topology, [fabric](uint32_t) { return fabric; });
     topology.SetName("single-switch");
 }
 
 void
 BuildLeafSpine(const TopologySpec& spec, ClusterTopology& topology)
 {
+    if (spec.spines == 0)
+    {
+        throw std::invalid_argument("leaf-spine needs at least one spine (spines = 0)");
+    }
     const uint32_t firstLeaf = AddGpuNodes(spec, topology);
     const uint32_t leaves = (spec.hosts + spec.hostsPerLeaf - 1) / spec.hostsPerLeaf;
     for (uint32_t leaf = 0; leaf < leaves; ++leaf)
@@ -92,21 +159,18 @@ BuildLeafSpine(const TopologySpec& spec, ClusterTopology& topology)
     {
         topology.AddSwitch(ClusterTopology::SWITCH, 1, "spine" + std::to_string(spine));
     }
-    AddHosts(spec, topology, [&](uint32_t h) { return firstLeaf + h / spec.hostsPerLeaf; });
+    AddGpuLinks(spec, topology, [&](uint32_t rank) {
+        return firstLeaf + rank / spec.gpusPerHost / spec.hostsPerLeaf;
+    });
     for (uint32_t leaf = 0; leaf < leaves; ++leaf)
     {
         const uint32_t hostsHere = std::min(spec.hostsPerLeaf, spec.hosts - leaf * spec.hostsPerLeaf);
         const double down =
             static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere * spec.gpusPerHost;
-        const auto up = static_cast<uint64_t>(down / (spec.spines * spec.oversubscription));
+        const DataRate up = Share(down, spec.spines * spec.oversubscription, "leaf-spine uplink");
         for (uint32_t spine = 0; spine < spec.spines; ++spine)
         {
-            topology.AddLink(firstLeaf + leaf,
-                             firstSpine + spine,
-                             DataRate(up),
-                             spec.fabricLatency,
-                             spec.mtu,
-                             ClusterTopology::SCALE_OUT);
+            AddFabricLink(spec, topology, firstLeaf + leaf, firstSpine + spine, up);
         }
     }
     std::ostringstream name;
@@ -123,7 +187,9 @@ BuildRing(const TopologySpec& spec, ClusterTopology& topology)
     {
         topology.AddSwitch(ClusterTopology::SWITCH, 0, "hostswitch" + std::to_string(h));
     }
-    AddHosts(spec, topology, [firstSwitch](uint32_t h) { return firstSwitch + h; });
+    AddGpuLinks(spec, topology, [&](uint32_t rank) {
+        return firstSwitch + rank / spec.gpusPerHost;
+    });
     if (spec.hosts > 1)
     {
         const DataRate rate = spec.ringBandwidth.GetBitRate() > 0
@@ -132,12 +198,7 @@ BuildRing(const TopologySpec& spec, ClusterTopology& topology)
         const uint32_t links = spec.hosts == 2 ? 1 : spec.hosts;
         for (uint32_t h = 0; h < links; ++h)
         {
-            topology.AddLink(firstSwitch + h,
-                             firstSwitch + (h + 1) % spec.hosts,
-                             rate,
-                             spec.fabricLatency,
-                             spec.mtu,
-                             ClusterTopology::SCALE_OUT);
+            AddFabricLink(spec, topology, firstSwitch + h, firstSwitch + (h + 1) % spec.hosts, rate);
         }
     }
     topology.SetName("ring");
@@ -150,11 +211,81 @@ Builders()
         {"single-switch", BuildSingleSwitch},
         {"leaf-spine", BuildLeafSpine},
         {"ring", BuildRing},
+        {"rail-optimized", BuildRailOptimized},
+        {"fat-tree", BuildFatTree},
+        {"clos", BuildClos},
+        {"torus", BuildTorus},
+        {"multi-dim", BuildMultiDim},
     };
     return builders;
 }
 
+/** \return the text lower-cased without '-' and '_' */
+std::string
+Folded(const std::string& text)
+{
+    std::string folded;
+    for (char c : text)
+    {
+        if (c != '-' && c != '_')
+        {
+            folded += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    return folded;
+}
+
+/** \return the text without surrounding blanks */
+std::string
+Trimmed(const std::string& text)
+{
+    const auto begin = text.find_first_not_of(" \t");
+    if (begin == std::string::npos)
+    {
+        return "";
+    }
+    return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
+}
+
 } // namespace
+
+std::string
+DimensionSpec::ShapeName() const
+{
+    switch (shape)
+    {
+    case RING:
+        return "Ring";
+    case FULLY_CONNECTED:
+        return "FullyConnected";
+    case SWITCH:
+        return "Switch";
+    }
+    return "?";
+}
+
+bool
+DimensionSpec::ParseShape(const std::string& name, Shape& shape)
+{
+    const std::string folded = Folded(name);
+    if (folded == "ring")
+    {
+        shape = RING;
+    }
+    else if (folded == "fullyconnected")
+    {
+        shape = FULLY_CONNECTED;
+    }
+    else if (folded == "switch")
+    {
+        shape = SWITCH;
+    }
+    else
+    {
+        return false;
+    }
+    return true;
+}
 
 std::string
 ListTopologyKinds()
@@ -165,6 +296,141 @@ ListTopologyKinds()
         list += (list.empty() ? "" : ", ") + name;
     }
     return list;
+}
+
+uint32_t
+FixedRankCount(const TopologySpec& spec)
+{
+    uint64_t gpus = 1;
+    if (spec.kind == "torus")
+    {
+        for (uint32_t size : spec.torusDims)
+        {
+            gpus *= size;
+            gpus = std::min<uint64_t>(gpus, uint64_t(1) << 32);
+        }
+    }
+    else if (spec.kind == "multi-dim")
+    {
+        for (const auto& dimension : spec.dimensions)
+        {
+            gpus *= dimension.size;
+            gpus = std::min<uint64_t>(gpus, uint64_t(1) << 32);
+        }
+    }
+    else
+    {
+        return 0;
+    }
+    if (gpus > std::numeric_limits<uint32_t>::max() / 2)
+    {
+        throw std::invalid_argument("the " + spec.kind + " has too many GPUs");
+    }
+    return static_cast<uint32_t>(gpus);
+}
+
+std::vector<uint32_t>
+ParseTorusDims(const std::string& text)
+{
+    std::vector<uint32_t> dims;
+    std::string normalised = text;
+    std::replace(normalised.begin(), normalised.end(), ',', 'x');
+    std::string item;
+    std::istringstream items(normalised);
+    while (std::getline(items, item, 'x'))
+    {
+        item = Trimmed(item);
+        char* end = nullptr;
+        const unsigned long long size = std::strtoull(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || size == 0 || size > 65535 || item[0] == '-')
+        {
+            throw std::invalid_argument("torus dimensions '" + text +
+                                        "': each must be a size from 1 to 65535, as in 4x4x4");
+        }
+        dims.push_back(static_cast<uint32_t>(size));
+    }
+    if (dims.empty())
+    {
+        throw std::invalid_argument("torus dimensions '" + text + "': none given (e.g. 4x4x4)");
+    }
+    return dims;
+}
+
+std::vector<DimensionSpec>
+ParseDimensions(const std::string& text)
+{
+    std::vector<DimensionSpec> dimensions;
+    std::string item;
+    std::istringstream items(text);
+    while (std::getline(items, item, ','))
+    {
+        const std::string what = "dimension " + std::to_string(dimensions.size()) + " '" +
+                                 Trimmed(item) + "'";
+        std::vector<std::string> fields;
+        std::string field;
+        std::istringstream parts(item);
+        while (std::getline(parts, field, ':'))
+        {
+            fields.push_back(Trimmed(field));
+        }
+        if (fields.size() != 4)
+        {
+            throw std::invalid_argument(what + ": expected Shape:size:bandwidth:latency, e.g. "
+                                               "Ring:8:3600Gbps:250ns");
+        }
+        DimensionSpec dimension;
+        if (!DimensionSpec::ParseShape(fields[0], dimension.shape))
+        {
+            throw std::invalid_argument(what + ": unknown shape '" + fields[0] +
+                                        "' (Ring, FullyConnected, Switch)");
+        }
+        char* end = nullptr;
+        const unsigned long long size = std::strtoull(fields[1].c_str(), &end, 10);
+        if (fields[1].empty() || *end != '\0' || size < 1 || size > 65535 || fields[1][0] == '-')
+        {
+            throw std::invalid_argument(what + ": size '" + fields[1] + "' is not 1 to 65535");
+        }
+        dimension.size = static_cast<uint32_t>(size);
+        DataRateValue rate;
+        TimeValue latency;
+        if (!rate.DeserializeFromString(fields[2], MakeDataRateChecker()) ||
+            rate.Get().GetBitRate() == 0)
+        {
+            throw std::invalid_argument(what + ": bandwidth '" + fields[2] +
+                                        "' is not a rate (e.g. 400Gbps)");
+        }
+        if (!latency.DeserializeFromString(fields[3], MakeTimeChecker()) ||
+            latency.Get().IsStrictlyNegative())
+        {
+            throw std::invalid_argument(what + ": latency '" + fields[3] +
+                                        "' is not a time (e.g. 500ns)");
+        }
+        dimension.bandwidth = rate.Get();
+        dimension.latency = latency.Get();
+        dimensions.push_back(dimension);
+    }
+    if (dimensions.empty())
+    {
+        throw std::invalid_argument("multi-dim: no dimensions given (e.g. "
+                                    "Ring:8:3600Gbps:250ns,Switch:4:400Gbps:500ns)");
+    }
+    return dimensions;
+}
+
+std::string
+FormatDimensions(const std::vector<DimensionSpec>& dimensions)
+{
+    std::string text;
+    for (const auto& dimension : dimensions)
+    {
+        const uint64_t bps = dimension.bandwidth.GetBitRate();
+        const std::string rate = bps % 1000000000 == 0 ? std::to_string(bps / 1000000000) + "Gbps"
+                                                       : std::to_string(bps) + "bps";
+        text += (text.empty() ? "" : ",") + dimension.ShapeName() + ":" +
+                std::to_string(dimension.size) + ":" + rate + ":" +
+                std::to_string(dimension.latency.GetNanoSeconds()) + "ns";
+    }
+    return text;
 }
 
 std::shared_ptr<ClusterTopology>
@@ -178,9 +444,15 @@ BuildTopology(const TopologySpec& spec)
         throw std::invalid_argument("unknown topology '" + spec.kind + "' (" +
                                     ListTopologyKinds() + ")");
     }
-    if (spec.hosts == 0 || spec.gpusPerHost == 0)
+    if (FixedRankCount(spec) == 0 && (spec.hosts == 0 || spec.gpusPerHost == 0))
     {
         throw std::invalid_argument("a cluster needs at least one host and one GPU per host");
+    }
+    if (spec.hostsPerLeaf == 0 || !(spec.oversubscription > 0) ||
+        !(spec.coreOversubscription > 0))
+    {
+        throw std::invalid_argument("hostsPerLeaf, oversubscription and coreOversubscription "
+                                    "must be positive");
     }
     auto topology = std::make_shared<ClusterTopology>();
     builder->second(spec, *topology);

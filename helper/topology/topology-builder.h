@@ -19,11 +19,45 @@ namespace ns3
 
 /**
  * \ingroup chakra
+ * \brief One dimension of a dimensional topology (ASTRA-sim's building blocks).
+ */
+struct DimensionSpec
+{
+    /** How the GPUs of one line of this dimension are joined. */
+    enum Shape : uint8_t
+    {
+        RING,            //!< each GPU to its two neighbours (bidirectional ring)
+        FULLY_CONNECTED, //!< a direct link between every pair
+        SWITCH,          //!< every GPU to one switch of the line
+    };
+    Shape shape{RING};
+    uint32_t size{2};           //!< GPUs along this dimension
+    DataRate bandwidth{"400Gbps"}; //!< per link and direction
+    Time latency{NanoSeconds(500)}; //!< per link
+
+    /** \return "Ring", "FullyConnected" or "Switch" (ASTRA-sim's names) */
+    std::string ShapeName() const;
+    /**
+     * \param name Ring, FullyConnected or Switch (ASTRA-sim's names; case-insensitive, '-' and
+     *        '_' ignored, so "fully-connected" is accepted)
+     * \param[out] shape the shape
+     * \return false for an unknown name
+     */
+    static bool ParseShape(const std::string& name, Shape& shape);
+};
+
+/**
+ * \ingroup chakra
  * \brief What a topology is made of (GpuClusterHelper's attributes; see there).
+ *
+ * Host-based kinds (single-switch, leaf-spine, ring, rail-optimized, fat-tree, clos) have
+ * hosts x gpusPerHost GPUs, rank = host x gpusPerHost + gpu, an NVLink domain per host (or per
+ * scaleUpDomain GPUs) and one NIC per GPU. Dimensional kinds (torus, multi-dim) have the
+ * product of their dimension sizes as GPUs and no hosts in that sense (see BuildTopology).
  */
 struct TopologySpec
 {
-    std::string kind{"single-switch"}; //!< single-switch, leaf-spine, ring
+    std::string kind{"single-switch"}; //!< see ListTopologyKinds
     uint32_t hosts{2};
     uint32_t gpusPerHost{8};
     DataRate nvLinkBandwidth{"3600Gbps"};
@@ -32,24 +66,68 @@ struct TopologySpec
     DataRate nicBandwidth{"400Gbps"};
     Time nicLatency{NanoSeconds(500)};
     uint32_t mtu{9000};
-    uint32_t hostsPerLeaf{1};
-    uint32_t spines{2};
-    double oversubscription{1.0};
-    DataRate ringBandwidth{0};  //!< 0: gpusPerHost x nicBandwidth
+    uint32_t hostsPerLeaf{1};        //!< leaf-spine, clos: hosts whose NICs share a leaf
+    uint32_t spines{2};              //!< leaf-spine: spines; clos: spines per pod; rail: spines (0: rail-only)
+    double oversubscription{1.0};    //!< first tier above the NICs: down / up capacity
+    DataRate ringBandwidth{0};       //!< ring: 0 = gpusPerHost x nicBandwidth
     Time fabricLatency{NanoSeconds(500)};
+    uint32_t scaleUpDomain{0};       //!< GPUs per NVLink domain (0: one host)
+    uint32_t hostsPerRailGroup{0};   //!< rail-optimized: hosts per rail group (0: all)
+    uint32_t leavesPerPod{2};        //!< clos
+    uint32_t coreSwitches{0};        //!< clos: cores in all (0: one per spine plane)
+    double coreOversubscription{1.0}; //!< clos, fat-tree: spine (aggregation) tier down / up
+    uint32_t fatTreeK{0};            //!< fat-tree: switch radix k (0: smallest that fits)
+    std::vector<uint32_t> torusDims; //!< torus: GPUs along each dimension
+    DataRate torusBandwidth{0};      //!< torus: per link (0: nicBandwidth)
+    std::vector<DimensionSpec> dimensions; //!< multi-dim: dimension 0 varies fastest
 };
 
 /**
- * Builds the graph of a cluster: GPUs (rank = host x gpusPerHost + gpu), one NVSwitch per host
- * with more than one GPU, and the fabric \p spec names.
+ * Builds the graph of a cluster.
+ *
+ * Host-based kinds: GPUs (rank = host x gpusPerHost + gpu), one NVSwitch per NVLink domain
+ * (a host, or scaleUpDomain consecutive GPUs: a multiple of gpusPerHost), one NIC link per
+ * GPU to the fabric of the kind. A GPU's group (ClusterTopology::GetHostOf) is its NVLink
+ * domain: hierarchical collectives treat the domain as the node.
+ *
+ * Dimensional kinds: "torus" (GPUs in a 2D/3D/... torus, direct links, dimension-order
+ * routing, ranks in snake order so that consecutive ranks are neighbours) and "multi-dim"
+ * (ASTRA-sim's analytical network: a list of Ring / FullyConnected / Switch dimensions, rank =
+ * ASTRA-sim's NPU id, dimension-order routing). A GPU's group is its line along dimension 0.
+ *
  * \param spec the cluster
  * \return the topology
- * \throws std::invalid_argument for an unknown kind or parameters it cannot build
+ * \throws std::invalid_argument for an unknown kind or parameters it cannot build, with a
+ *         message naming the parameter
  */
 std::shared_ptr<ClusterTopology> BuildTopology(const TopologySpec& spec);
 
 /** \return the topology kinds BuildTopology knows, comma separated */
 std::string ListTopologyKinds();
+
+/**
+ * \return the number of GPUs of a dimensional topology (the product of its dimensions), or 0
+ *         for a host-based kind (hosts x gpusPerHost)
+ */
+uint32_t FixedRankCount(const TopologySpec& spec);
+
+/**
+ * \param text "4x4x4" (or "4,4,4")
+ * \return the sizes
+ * \throws std::invalid_argument naming the text if it is not a list of positive integers
+ */
+std::vector<uint32_t> ParseTorusDims(const std::string& text);
+
+/**
+ * \param text dimensions "Shape:size:bandwidth:latency" separated by commas, e.g.
+ *        "Ring:8:3600Gbps:250ns,Switch:4:400Gbps:1us" (ns-3 DataRate and Time syntax)
+ * \return the dimensions
+ * \throws std::invalid_argument naming the dimension that does not parse
+ */
+std::vector<DimensionSpec> ParseDimensions(const std::string& text);
+
+/** \return dimensions in the ParseDimensions syntax */
+std::string FormatDimensions(const std::vector<DimensionSpec>& dimensions);
 
 } // namespace ns3
 

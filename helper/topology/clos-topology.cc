@@ -1,0 +1,199 @@
+/*
+ * Three-tier Clos fabrics: leaves (edge switches) grouped in pods with their spines
+ * (aggregation switches), pods joined by core switches. Spine j of every pod connects to the
+ * cores of plane j, as in a k-ary fat-tree. Two builders share the shape: "fat-tree" (k-ary,
+ * k/2 NICs per edge) and "clos" (hosts per leaf, leaves and spines per pod, cores).
+ */
+#include "topology-parts.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+namespace topology
+{
+
+namespace
+{
+
+/** The shape of a three-tier fabric. */
+struct ThreeTier
+{
+    uint32_t leaves{1};
+    uint32_t leavesPerPod{1};
+    uint32_t spinesPerPod{1};
+    uint32_t coresPerPlane{0}; //!< 0: no core tier (one pod)
+    std::function<uint32_t(uint32_t rank)> leafOf;
+    std::function<DataRate(uint32_t leaf)> leafUplink;                //!< each leaf-spine link
+    std::function<DataRate(uint32_t pod, DataRate down)> spineUplink; //!< each spine-core link
+};
+
+/** \return the number of pods */
+uint32_t
+Pods(const ThreeTier& shape)
+{
+    return (shape.leaves + shape.leavesPerPod - 1) / shape.leavesPerPod;
+}
+
+void
+BuildThreeTier(const TopologySpec& spec, const ThreeTier& shape, ClusterTopology& topology)
+{
+    const uint32_t pods = Pods(shape);
+    const uint32_t firstLeaf = AddGpuNodes(spec, topology);
+    for (uint32_t leaf = 0; leaf < shape.leaves; ++leaf)
+    {
+        topology.AddSwitch(ClusterTopology::SWITCH, 0, "leaf" + std::to_string(leaf));
+    }
+    const uint32_t firstSpine = firstLeaf + shape.leaves;
+    for (uint32_t pod = 0; pod < pods; ++pod)
+    {
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            topology.AddSwitch(ClusterTopology::SWITCH,
+                               1,
+                               "spine" + std::to_string(pod) + "." + std::to_string(spine));
+        }
+    }
+    const uint32_t firstCore = firstSpine + pods * shape.spinesPerPod;
+    for (uint32_t core = 0; core < shape.coresPerPlane * shape.spinesPerPod; ++core)
+    {
+        topology.AddSwitch(ClusterTopology::SWITCH, 2, "core" + std::to_string(core));
+    }
+    AddGpuLinks(spec, topology, [&](uint32_t rank) { return firstLeaf + shape.leafOf(rank); });
+    std::vector<uint64_t> spineDown(pods, 0); // capacity from the leaves into each spine
+    for (uint32_t leaf = 0; leaf < shape.leaves; ++leaf)
+    {
+        const uint32_t pod = leaf / shape.leavesPerPod;
+        const DataRate up = shape.leafUplink(leaf);
+        spineDown[pod] += up.GetBitRate();
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            AddFabricLink(spec,
+                          topology,
+                          firstLeaf + leaf,
+                          firstSpine + pod * shape.spinesPerPod + spine,
+                          up);
+        }
+    }
+    for (uint32_t pod = 0; pod < pods && shape.coresPerPlane > 0; ++pod)
+    {
+        const DataRate up = shape.spineUplink(pod, DataRate(spineDown[pod]));
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            for (uint32_t core = 0; core < shape.coresPerPlane; ++core)
+            {
+                AddFabricLink(spec,
+                              topology,
+                              firstSpine + pod * shape.spinesPerPod + spine,
+                              firstCore + spine * shape.coresPerPlane + core,
+                              up);
+            }
+        }
+    }
+}
+
+} // namespace
+
+void
+BuildFatTree(const TopologySpec& spec, ClusterTopology& topology)
+{
+    const uint64_t gpus = HostGpus(spec);
+    uint64_t k = spec.fatTreeK;
+    if (k == 0)
+    {
+        k = 2;
+        while (k * k * k / 4 < gpus)
+        {
+            k += 2;
+        }
+    }
+    if (k % 2 != 0 || k < 2 || k > 1024)
+    {
+        throw std::invalid_argument("fat-tree: k = " + std::to_string(k) +
+                                    " must be even, from 2 to 1024");
+    }
+    if (k * k * k / 4 < gpus)
+    {
+        throw std::invalid_argument("fat-tree: k = " + std::to_string(k) + " has " +
+                                    std::to_string(k * k * k / 4) + " NIC ports, fewer than the " +
+                                    std::to_string(gpus) + " GPUs");
+    }
+    const auto half = static_cast<uint32_t>(k / 2);
+    // Every switch has k ports: an edge switch k/2 NICs and k/2 uplinks, an aggregation switch
+    // k/2 edges and k/2 cores; oversubscription thins the uplinks (capacity by ports, so a
+    // partly filled edge keeps the uplinks of a full one).
+    const DataRate edgeUp =
+        Share(static_cast<double>(spec.nicBandwidth.GetBitRate()), spec.oversubscription,
+              "fat-tree edge uplink");
+    ThreeTier shape;
+    shape.leaves = static_cast<uint32_t>(k * half);
+    shape.leavesPerPod = half;
+    shape.spinesPerPod = half;
+    shape.coresPerPlane = half;
+    shape.leafOf = [half](uint32_t rank) { return rank / half; };
+    shape.leafUplink = [edgeUp](uint32_t) { return edgeUp; };
+    shape.spineUplink = [&](uint32_t, DataRate) {
+        return Share(static_cast<double>(edgeUp.GetBitRate()), spec.coreOversubscription,
+                     "fat-tree aggregation uplink");
+    };
+    BuildThreeTier(spec, shape, topology);
+    std::ostringstream name;
+    name << "fat-tree (k = " << k << ": " << k << " pods, " << k * half << " edge, " << k * half
+         << " aggregation, " << half * half << " core switches; oversubscription "
+         << Number(spec.oversubscription) << ":1 edge, " << Number(spec.coreOversubscription)
+         << ":1 aggregation)";
+    topology.SetName(name.str());
+}
+
+void
+BuildClos(const TopologySpec& spec, ClusterTopology& topology)
+{
+    if (spec.spines == 0 || spec.leavesPerPod == 0)
+    {
+        throw std::invalid_argument("clos needs at least one spine per pod and one leaf per pod");
+    }
+    ThreeTier shape;
+    shape.leaves = (spec.hosts + spec.hostsPerLeaf - 1) / spec.hostsPerLeaf;
+    shape.leavesPerPod = std::min(spec.leavesPerPod, shape.leaves);
+    shape.spinesPerPod = spec.spines;
+    const uint32_t pods = Pods(shape);
+    if (pods > 1)
+    {
+        const uint32_t cores = spec.coreSwitches == 0 ? spec.spines : spec.coreSwitches;
+        if (cores % spec.spines != 0)
+        {
+            throw std::invalid_argument(
+                "clos: coreSwitches " + std::to_string(cores) +
+                " must be a multiple of the spines per pod (" + std::to_string(spec.spines) +
+                "): spine j of every pod connects to the cores of plane j");
+        }
+        shape.coresPerPlane = cores / spec.spines;
+    }
+    const uint32_t g = spec.gpusPerHost;
+    shape.leafOf = [&spec, g](uint32_t rank) { return rank / g / spec.hostsPerLeaf; };
+    shape.leafUplink = [&spec, g](uint32_t leaf) {
+        const uint32_t hostsHere =
+            std::min(spec.hostsPerLeaf, spec.hosts - leaf * spec.hostsPerLeaf);
+        const double down = static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere * g;
+        return Share(down, spec.spines * spec.oversubscription, "clos leaf uplink");
+    };
+    shape.spineUplink = [&spec, &shape](uint32_t, DataRate down) {
+        // down: the pod's leaf uplinks into one spine (every leaf has one link to each spine)
+        return Share(static_cast<double>(down.GetBitRate()),
+                     shape.coresPerPlane * spec.coreOversubscription,
+                     "clos spine uplink");
+    };
+    BuildThreeTier(spec, shape, topology);
+    std::ostringstream name;
+    name << "clos (" << shape.leaves << " leaves in " << pods << " pod(s) of "
+         << shape.leavesPerPod << ", " << spec.spines << " spines per pod, "
+         << shape.coresPerPlane * spec.spines << " cores; oversubscription "
+         << Number(spec.oversubscription) << ":1 leaf, " << Number(spec.coreOversubscription)
+         << ":1 spine)";
+    topology.SetName(name.str());
+}
+
+} // namespace topology
+} // namespace ns3

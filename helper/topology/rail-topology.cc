@@ -1,0 +1,168 @@
+/*
+ * Rail-optimized fabrics (NVIDIA DGX SuperPOD style): GPU i of every host of a rail group
+ * connects to that group's rail switch i; rail switches joined by spines, or none (rail-only:
+ * traffic between rails crosses NVLink inside the source's NVLink domain, as NCCL's PXN does).
+ */
+#include "topology-parts.h"
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+namespace topology
+{
+
+namespace
+{
+
+/** What the rail-only route rule needs to know about the graph. */
+struct RailOnlyLayout
+{
+    uint32_t gpus{0};
+    uint32_t gpusPerHost{1};
+    uint32_t domain{1};      //!< GPUs per NVLink domain
+    uint32_t firstRail{0};   //!< node index of rail switch 0
+};
+
+/**
+ * Rail-only routing. A GPU sends inside its NVLink domain over NVLink, to a GPU of its own rail
+ * over its NIC, and to any other GPU first over NVLink to the GPU of the destination's rail in
+ * its own domain (PXN), which forwards over its NIC. Only GPUs on the destination's rail ever
+ * forward, so every path is at most GPU - NVSwitch - GPU - rail switch - GPU.
+ */
+void
+RouteRailOnly(const RailOnlyLayout& layout,
+              const ClusterTopology& topology,
+              uint32_t node,
+              uint32_t dst,
+              std::vector<uint32_t>& ports)
+{
+    const uint32_t g = layout.gpusPerHost;
+    const uint32_t domains = layout.domain > 1 ? layout.gpus / layout.domain : 0;
+    if (node < layout.gpus)
+    {
+        const bool nvLink = layout.domain > 1;
+        const uint32_t nic = static_cast<uint32_t>(topology.GetPorts(node).size()) - 1;
+        if (node / layout.domain == dst / layout.domain)
+        {
+            ports.push_back(0); // the NVLink port (same domain implies a domain of > 1 GPU)
+        }
+        else if (node % g == dst % g)
+        {
+            ports.push_back(nic);
+        }
+        else if (nvLink)
+        {
+            ports.push_back(0);
+        }
+        return;
+    }
+    if (node < layout.gpus + domains)
+    {
+        const uint32_t domain = node - layout.gpus;
+        if (dst / layout.domain == domain)
+        {
+            ports.push_back(dst - domain * layout.domain); // port k leads to GPU domain*D + k
+            return;
+        }
+        for (uint32_t k = 0; k < layout.domain; ++k)
+        {
+            if ((domain * layout.domain + k) % g == dst % g)
+            {
+                ports.push_back(k);
+            }
+        }
+        return;
+    }
+    // A rail switch (the only group): port h leads to GPU h * g + rail.
+    const uint32_t rail = node - layout.firstRail;
+    const uint32_t host = dst / g;
+    if (dst % g == rail || layout.domain > 1)
+    {
+        ports.push_back(host);
+    }
+}
+
+} // namespace
+
+void
+BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
+{
+    const uint32_t g = spec.gpusPerHost;
+    const uint32_t groupHosts = spec.hostsPerRailGroup == 0
+                                    ? spec.hosts
+                                    : std::min(spec.hostsPerRailGroup, spec.hosts);
+    const uint32_t groups = (spec.hosts + groupHosts - 1) / groupHosts;
+    if (spec.spines == 0 && groups > 1)
+    {
+        throw std::invalid_argument(
+            "rail-only (spines = 0) needs one rail group: hostsPerRailGroup " +
+            std::to_string(spec.hostsPerRailGroup) + " splits " + std::to_string(spec.hosts) +
+            " hosts into " + std::to_string(groups) + " groups with nothing joining them");
+    }
+    const uint32_t firstRail = AddGpuNodes(spec, topology);
+    for (uint32_t group = 0; group < groups; ++group)
+    {
+        for (uint32_t rail = 0; rail < g; ++rail)
+        {
+            topology.AddSwitch(ClusterTopology::SWITCH,
+                               0,
+                               groups == 1 ? "rail" + std::to_string(rail)
+                                           : "rail" + std::to_string(group) + "." +
+                                                 std::to_string(rail));
+        }
+    }
+    const uint32_t firstSpine = firstRail + groups * g;
+    for (uint32_t spine = 0; spine < spec.spines; ++spine)
+    {
+        topology.AddSwitch(ClusterTopology::SWITCH, 1, "spine" + std::to_string(spine));
+    }
+    AddGpuLinks(spec, topology, [&](uint32_t rank) {
+        return firstRail + (rank / g / groupHosts) * g + rank % g;
+    });
+    for (uint32_t group = 0; group < groups && spec.spines > 0; ++group)
+    {
+        const uint32_t hostsHere = std::min(groupHosts, spec.hosts - group * groupHosts);
+        const double down = static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere;
+        const DataRate up =
+            Share(down, spec.spines * spec.oversubscription, "rail-optimized uplink");
+        for (uint32_t rail = 0; rail < g; ++rail)
+        {
+            for (uint32_t spine = 0; spine < spec.spines; ++spine)
+            {
+                AddFabricLink(spec, topology, firstRail + group * g + rail, firstSpine + spine, up);
+            }
+        }
+    }
+    std::ostringstream name;
+    if (spec.spines == 0)
+    {
+        auto layout = std::make_shared<RailOnlyLayout>();
+        layout->gpus = HostGpus(spec);
+        layout->gpusPerHost = g;
+        layout->domain = DomainSize(spec);
+        layout->firstRail = firstRail;
+        topology.SetGpuTransit(true);
+        topology.SetRouteFunction([layout](const ClusterTopology& graph,
+                                           uint32_t node,
+                                           uint32_t dst,
+                                           std::vector<uint32_t>& ports) {
+            RouteRailOnly(*layout, graph, node, dst, ports);
+        });
+        name << "rail-only (" << g << " rails of " << spec.hosts
+             << " hosts, no spine: PXN over NVLink between rails)";
+    }
+    else
+    {
+        name << "rail-optimized (" << g << " rails x " << groups << " group(s) of " << groupHosts
+             << " hosts, " << spec.spines << " spines, oversubscription "
+             << Number(spec.oversubscription) << ":1)";
+    }
+    topology.SetName(name.str());
+}
+
+} // namespace topology
+} // namespace ns3

@@ -1,0 +1,72 @@
+/*
+ * The pieces the topology builders share (GPUs, NVLink domains, NIC links) and the builders
+ * of each family, one source file per family. Internal to helper/topology: users call
+ * BuildTopology (topology-builder.h).
+ */
+#ifndef CHAKRA_TOPOLOGY_PARTS_H
+#define CHAKRA_TOPOLOGY_PARTS_H
+
+#include "topology-builder.h"
+
+#include <functional>
+
+namespace ns3
+{
+namespace topology
+{
+
+/** \return the GPUs of a host-based spec (hosts x gpusPerHost) */
+uint32_t HostGpus(const TopologySpec& spec);
+
+/**
+ * \return the GPUs of one NVLink domain: scaleUpDomain, or gpusPerHost when it is 0
+ * \throws std::invalid_argument if scaleUpDomain is not a multiple of gpusPerHost or does not
+ *         divide the GPUs
+ */
+uint32_t DomainSize(const TopologySpec& spec);
+
+/**
+ * Adds the GPUs (group = NVLink domain) and one NVSwitch per domain of more than one GPU.
+ * \return the index of the next node (the first fabric switch)
+ */
+uint32_t AddGpuNodes(const TopologySpec& spec, ClusterTopology& topology);
+
+/**
+ * Adds every GPU's links, rank by rank: its NVLink link to its domain's NVSwitch (domains of
+ * more than one GPU), then its NIC link to \p edgeOf(rank).
+ */
+void AddGpuLinks(const TopologySpec& spec,
+                 ClusterTopology& topology,
+                 const std::function<uint32_t(uint32_t rank)>& edgeOf);
+
+/** Adds a scale-out fabric link (FabricLatency, Mtu). */
+void AddFabricLink(const TopologySpec& spec,
+                   ClusterTopology& topology,
+                   uint32_t a,
+                   uint32_t b,
+                   DataRate rate);
+
+/**
+ * \return rate / divisor as a DataRate
+ * \throws std::invalid_argument (naming \p what) if that is below 1 bit/s
+ */
+DataRate Share(double rate, double divisor, const std::string& what);
+
+/** \return the text of a number without trailing zeros ("2", "1.5") */
+std::string Number(double value);
+
+/** rail-optimized (rail-topology.cc). */
+void BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology);
+/** fat-tree, k-ary (clos-topology.cc). */
+void BuildFatTree(const TopologySpec& spec, ClusterTopology& topology);
+/** clos: leaf-spine-core with pods (clos-topology.cc). */
+void BuildClos(const TopologySpec& spec, ClusterTopology& topology);
+/** torus (dimensional-topology.cc). */
+void BuildTorus(const TopologySpec& spec, ClusterTopology& topology);
+/** multi-dim, ASTRA-sim's analytical network (dimensional-topology.cc). */
+void BuildMultiDim(const TopologySpec& spec, ClusterTopology& topology);
+
+} // namespace topology
+} // namespace ns3
+
+#endif // CHAKRA_TOPOLOGY_PARTS_H

@@ -1,0 +1,556 @@
+/*
+ * Topologies (issue 14): for every kind, node and link counts, link rates, routed hop counts
+ * and ECMP path counts between chosen GPU pairs, bisection bandwidth and diameter, all derived
+ * by hand for small sizes (the derivation is in each case's comments); topology files in this
+ * module's format and in ASTRA-sim's analytical network format; the Graphviz picture.
+ */
+#define BOOST_TEST_MODULE topology
+#include "chakra-test-data.h"
+
+#include "ns3/chakra-module.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace ns3;
+using chakra_test::TempDir;
+
+namespace
+{
+
+constexpr uint64_t G = 1000000000ull; //!< 1 Gbps
+
+/** Counts of a built topology. */
+struct Counts
+{
+    uint32_t gpus{0};
+    uint32_t nvSwitches{0};
+    uint32_t switches{0};
+    uint32_t links{0};
+};
+
+Counts
+CountOf(const ClusterTopology& topology)
+{
+    const TopologySummary s = Summarize(topology);
+    return {s.gpus, s.nvSwitches, s.switches, s.scaleUpLinks + s.scaleOutLinks};
+}
+
+void
+CheckCounts(const ClusterTopology& topology, Counts expected)
+{
+    const Counts got = CountOf(topology);
+    BOOST_TEST(got.gpus == expected.gpus);
+    BOOST_TEST(got.nvSwitches == expected.nvSwitches);
+    BOOST_TEST(got.switches == expected.switches);
+    BOOST_TEST(got.links == expected.links);
+}
+
+/** \return the rate of the first link between two labelled nodes (0: none) */
+uint64_t
+RateBetween(const ClusterTopology& topology, const std::string& a, const std::string& b)
+{
+    const auto& nodes = topology.GetNodes();
+    for (const auto& link : topology.GetLinks())
+    {
+        if ((nodes[link.a].label == a && nodes[link.b].label == b) ||
+            (nodes[link.a].label == b && nodes[link.b].label == a))
+        {
+            return link.rate.GetBitRate();
+        }
+    }
+    return 0;
+}
+
+TopologySpec
+Spec(const std::string& kind, uint32_t hosts, uint32_t gpusPerHost)
+{
+    TopologySpec spec;
+    spec.kind = kind;
+    spec.hosts = hosts;
+    spec.gpusPerHost = gpusPerHost;
+    spec.nicBandwidth = DataRate("400Gbps");
+    return spec;
+}
+
+/** Every route of every GPU pair reaches its destination (no loop, no dead end). */
+void
+CheckAllReachable(const ClusterTopology& topology)
+{
+    std::vector<uint32_t> path;
+    bool all = true;
+    for (uint32_t s = 0; s < topology.GetRankCount(); ++s)
+    {
+        for (uint32_t d = 0; d < topology.GetRankCount(); ++d)
+        {
+            if (s != d && !topology.GetPath(s, d, s * 7919 + d, path))
+            {
+                all = false;
+            }
+        }
+    }
+    BOOST_TEST(all);
+}
+
+void
+WriteText(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path);
+    out << text;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(builders)
+
+// 4 hosts x 4 GPUs, rail groups of 2 hosts, 2 spines. Rail switch r of group g serves GPU r
+// of the group's 2 hosts: 2 x 4 = 8 rail switches + 2 spines; links 16 NVLink + 16 NIC +
+// 8 x 2 uplinks = 48. Uplink = 2 NICs x 400 / 2 spines = 400 Gbps.
+BOOST_AUTO_TEST_CASE(rail_optimized)
+{
+    TopologySpec spec = Spec("rail-optimized", 4, 4);
+    spec.hostsPerRailGroup = 2;
+    spec.spines = 2;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {16, 4, 10, 48});
+    BOOST_TEST(RateBetween(*topology, "rail0.0", "spine0") == 400 * G);
+    // Same host: NVLink (GPU - NVSwitch - GPU).
+    BOOST_TEST(RoutedHops(*topology, 0, 1) == 2u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 1) == 1u);
+    // Same rail, same group (host 1 GPU 0): one rail switch.
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 2u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 1u);
+    // Another rail (host 1 GPU 1): rail 0 - either spine - rail 1.
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 5) == 2u);
+    // Same rail, other group (host 2 GPU 0): through a spine too.
+    BOOST_TEST(RoutedHops(*topology, 0, 8) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 8) == 2u);
+    BOOST_TEST(RoutedDiameter(*topology) == 4u);
+    // Ranks 0-7 are group 0: its 4 rail switches x 2 uplinks x 400 Gbps = 3.2 Tbps (= its NICs).
+    BOOST_TEST(BisectionBandwidth(*topology) == 3200 * G);
+    CheckAllReachable(*topology);
+
+    spec.oversubscription = 2; // uplinks 800 / (2 x 2) = 200 Gbps: the cut halves
+    topology = BuildTopology(spec);
+    BOOST_TEST(RateBetween(*topology, "rail1.3", "spine1") == 200 * G);
+    BOOST_TEST(BisectionBandwidth(*topology) == 1600 * G);
+}
+
+// Rail-only: 4 hosts x 4 GPUs, no spine: 4 rail switches, 32 links. Between rails a GPU first
+// crosses NVLink to the GPU of the destination's rail in its own host (PXN).
+BOOST_AUTO_TEST_CASE(rail_only)
+{
+    TopologySpec spec = Spec("rail-optimized", 4, 4);
+    spec.spines = 0;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {16, 4, 4, 32});
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 2u);  // same rail
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 4u);  // gpu0 - nvswitch0 - gpu1 - rail1 - gpu5
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 5) == 1u);
+    std::vector<uint32_t> path;
+    BOOST_REQUIRE(topology->GetPath(0, 5, 0, path));
+    const auto& links = topology->GetLinks();
+    BOOST_TEST(links[path[0] / 2].kind == ClusterTopology::SCALE_UP); // NVLink first
+    BOOST_TEST(topology->GetPorts(1).size() == 2u);
+    BOOST_TEST(RoutedDiameter(*topology) == 4u);
+    // Each rail switch joins 2 NICs of each half: 4 rails x 2 x 400 Gbps.
+    BOOST_TEST(BisectionBandwidth(*topology) == 3200 * G);
+    CheckAllReachable(*topology);
+
+    // With 8-GPU NVLink domains (2 hosts), rank 13 (host 3, rail 1) is reached from rank 0
+    // through either GPU of rail 1 in domain 0 (ranks 1 and 5).
+    spec.scaleUpDomain = 8;
+    topology = BuildTopology(spec);
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 2u); // same domain now
+    BOOST_TEST(RoutedHops(*topology, 0, 13) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 13) == 2u);
+    CheckAllReachable(*topology);
+
+    spec.scaleUpDomain = 0;
+    spec.hostsPerRailGroup = 2; // two groups and nothing joining them
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
+// k = 4 fat-tree, one GPU per host, 16 hosts: 8 edge, 8 aggregation, 4 core switches; links
+// 16 NIC + 8 edges x 2 + 8 aggregations x 2 = 48.
+BOOST_AUTO_TEST_CASE(fat_tree)
+{
+    TopologySpec spec = Spec("fat-tree", 16, 1);
+    spec.fatTreeK = 4;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {16, 0, 20, 48});
+    BOOST_TEST(RoutedHops(*topology, 0, 1) == 2u);        // same edge
+    BOOST_TEST(RoutedHops(*topology, 0, 2) == 4u);        // same pod: 2 aggregations
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 2) == 2u);
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 6u);        // other pod: 2 aggs x 2 cores
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 4u);
+    BOOST_TEST(RoutedDiameter(*topology) == 6u);
+    // Pods 0-1 against 2-3: 2 pods x 2 aggs x 2 core links x 400 Gbps = 8 NICs x 400.
+    BOOST_TEST(BisectionBandwidth(*topology) == 3200 * G);
+    CheckAllReachable(*topology);
+
+    spec.oversubscription = 2; // edge uplinks 200 Gbps, and the aggregation uplinks with them
+    topology = BuildTopology(spec);
+    BOOST_TEST(RateBetween(*topology, "leaf0", "spine0.0") == 200 * G);
+    BOOST_TEST(RateBetween(*topology, "spine0.0", "core0") == 200 * G);
+    BOOST_TEST(BisectionBandwidth(*topology) == 1600 * G);
+    spec.oversubscription = 1;
+    spec.coreOversubscription = 4; // only the aggregation uplinks: 100 Gbps
+    topology = BuildTopology(spec);
+    BOOST_TEST(RateBetween(*topology, "leaf0", "spine0.0") == 400 * G);
+    BOOST_TEST(RateBetween(*topology, "spine0.0", "core0") == 100 * G);
+    BOOST_TEST(BisectionBandwidth(*topology) == 800 * G);
+
+    // k chosen: the smallest even k with k^3/4 >= GPUs (16 -> 4, 17 -> 6).
+    spec.fatTreeK = 0;
+    BOOST_TEST(Summarize(*BuildTopology(spec)).switches == 20u);
+    spec.hosts = 17; // k = 6: 18 edge + 18 aggregation + 9 core
+    BOOST_TEST(Summarize(*BuildTopology(spec)).switches == 45u);
+    spec.fatTreeK = 4; // 16 ports for 17 GPUs
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+    spec.fatTreeK = 5;
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
+// Clos: 8 hosts x 1 GPU, 2 hosts per leaf, 2 leaves per pod, 2 spines per pod, 4 cores (2 per
+// plane): 4 leaves, 4 spines, 4 cores; links 8 NIC + 4 x 2 + 2 pods x 2 spines x 2 = 24.
+BOOST_AUTO_TEST_CASE(clos)
+{
+    TopologySpec spec = Spec("clos", 8, 1);
+    spec.hostsPerLeaf = 2;
+    spec.leavesPerPod = 2;
+    spec.spines = 2;
+    spec.coreSwitches = 4;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {8, 0, 12, 24});
+    // Leaf uplink: 2 x 400 / 2 spines; spine uplink: 2 leaves x 400 / 2 cores of its plane.
+    BOOST_TEST(RateBetween(*topology, "leaf0", "spine0.1") == 400 * G);
+    BOOST_TEST(RateBetween(*topology, "spine1.1", "core3") == 400 * G);
+    BOOST_TEST(RateBetween(*topology, "spine1.1", "core0") == 0u); // plane 1 is cores 2, 3
+    BOOST_TEST(RoutedHops(*topology, 0, 1) == 2u);
+    BOOST_TEST(RoutedHops(*topology, 0, 2) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 2) == 2u);
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 6u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 4u);
+    BOOST_TEST(BisectionBandwidth(*topology) == 1600 * G);
+    CheckAllReachable(*topology);
+
+    spec.oversubscription = 2;     // leaf uplinks 200
+    spec.coreOversubscription = 2; // spine uplinks 2 x 200 / (2 x 2) = 100
+    topology = BuildTopology(spec);
+    BOOST_TEST(RateBetween(*topology, "leaf3", "spine1.0") == 200 * G);
+    BOOST_TEST(RateBetween(*topology, "spine0.0", "core1") == 100 * G);
+    BOOST_TEST(BisectionBandwidth(*topology) == 400 * G); // 2 spines x 2 cores x 100
+
+    spec.hosts = 4; // one pod: no core tier
+    BOOST_TEST(Summarize(*BuildTopology(spec)).switches == 4u);
+    spec.hosts = 8;
+    spec.coreSwitches = 3; // not a multiple of 2 spines
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
+// An NVLink domain of 4 GPUs over hosts of 2: 2 NVSwitches for 8 GPUs, and the domain is the
+// GPUs' group (GetHostOf), while ranks stay host x gpusPerHost + gpu.
+BOOST_AUTO_TEST_CASE(scale_up_domain)
+{
+    TopologySpec spec = Spec("single-switch", 4, 2);
+    spec.scaleUpDomain = 4;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {8, 2, 1, 16});
+    BOOST_TEST(RoutedHops(*topology, 0, 3) == 2u); // host 1's GPU over NVLink
+    std::vector<uint32_t> path;
+    BOOST_REQUIRE(topology->GetPath(0, 3, 0, path));
+    BOOST_TEST(topology->GetLinks()[path[0] / 2].kind == ClusterTopology::SCALE_UP);
+    const std::vector<uint32_t> expected = {0, 0, 0, 0, 1, 1, 1, 1};
+    BOOST_TEST(topology->GetHostOf() == expected, boost::test_tools::per_element());
+    spec.scaleUpDomain = 3; // not a multiple of 2
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+    spec.scaleUpDomain = 6; // does not divide 8
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
+// 4 x 4 torus: 2 dimensions x 4 lines x 4 links = 32 links. Snake order: rank r is at
+// (r % 4, r / 4) on even rows and (3 - r % 4, r / 4) on odd rows.
+BOOST_AUTO_TEST_CASE(torus_2d)
+{
+    TopologySpec spec;
+    spec.kind = "torus";
+    spec.torusDims = {4, 4};
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {16, 0, 0, 32});
+    bool neighbours = true;
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        neighbours = neighbours && RoutedHops(*topology, r, (r + 1) % 16) == 1u;
+    }
+    BOOST_TEST(neighbours); // the ring algorithm's neighbours, including 15 -> 0
+    // Rank 10 is at (2, 2): 2 steps each way in both dimensions (ties: both ways, ECMP).
+    BOOST_TEST(RoutedHops(*topology, 0, 10) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 10) == 4u);
+    // Rank 5 is at (2, 1).
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 3u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 5) == 2u);
+    // Rank 6 is at (1, 1): one step in x, then one in y (dimension order: x first).
+    std::vector<uint32_t> path;
+    BOOST_REQUIRE(topology->GetPath(0, 6, 0, path));
+    BOOST_REQUIRE(path.size() == 2u);
+    const auto& links = topology->GetLinks();
+    const uint32_t first = path[0] % 2 == 0 ? links[path[0] / 2].b : links[path[0] / 2].a;
+    BOOST_TEST(first == 1u); // rank 1 = (1, 0)
+    BOOST_TEST(RoutedDiameter(*topology) == 4u);
+    // Rows 0-1 against rows 2-3: two cuts (1|2 and 3|0) of 4 links at 400 Gbps.
+    BOOST_TEST(BisectionBandwidth(*topology) == 3200 * G);
+    CheckAllReachable(*topology);
+}
+
+// 4 x 4 x 4: 3 x 16 lines x 4 = 192 links; the snake closes (63 -> 0 is one hop) because the
+// last dimension is even; diameter 2 + 2 + 2. A 3 x 3 torus does not close in one hop.
+BOOST_AUTO_TEST_CASE(torus_3d)
+{
+    TopologySpec spec;
+    spec.kind = "torus";
+    spec.torusDims = ParseTorusDims("4x4x4");
+    spec.torusBandwidth = DataRate("100Gbps");
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {64, 0, 0, 192});
+    BOOST_TEST(FixedRankCount(spec) == 64u);
+    bool neighbours = true;
+    for (uint32_t r = 0; r < 64; ++r)
+    {
+        neighbours = neighbours && RoutedHops(*topology, r, (r + 1) % 64) == 1u;
+    }
+    BOOST_TEST(neighbours);
+    BOOST_TEST(RoutedDiameter(*topology) == 6u);
+    BOOST_TEST(topology->GetLinks()[0].rate.GetBitRate() == 100 * G);
+    CheckAllReachable(*topology);
+    spec.torusDims = {3, 3};
+    topology = BuildTopology(spec);
+    BOOST_TEST(RoutedHops(*topology, 8, 0) == 2u); // rank 8 at (2, 2)
+    BOOST_CHECK_THROW(ParseTorusDims("4x0"), std::invalid_argument);
+    BOOST_CHECK_THROW(ParseTorusDims("4xa"), std::invalid_argument);
+}
+
+// ASTRA-sim's building blocks, NPU id = x + 4y for [Ring 4, Switch 2]: dimension 0 (scale-up,
+// 2 lines x 4 links), dimension 1 (4 switches of 2 GPUs: 8 links).
+BOOST_AUTO_TEST_CASE(multi_dim)
+{
+    TopologySpec spec;
+    spec.kind = "multi-dim";
+    spec.dimensions = ParseDimensions("Ring:4:3600Gbps:250ns,Switch:2:400Gbps:1us");
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {8, 0, 4, 16});
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 3u); // ring 1 hop, then through the switch
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 2) == 2u); // half way round: both ways
+    BOOST_TEST(topology->GetLinks()[0].kind == ClusterTopology::SCALE_UP);
+    BOOST_TEST(topology->GetLinks()[0].rate.GetBitRate() == 3600 * G);
+    BOOST_TEST(topology->GetLinks()[15].delay == MicroSeconds(1));
+    CheckAllReachable(*topology);
+    // Fully connected: every pair one hop.
+    spec.dimensions = ParseDimensions("FullyConnected:4:400Gbps:500ns");
+    topology = BuildTopology(spec);
+    CheckCounts(*topology, {4, 0, 0, 6});
+    BOOST_TEST(RoutedDiameter(*topology) == 1u);
+    BOOST_CHECK_THROW(ParseDimensions("Mesh:4:1Gbps:1ns"), std::invalid_argument);
+    BOOST_CHECK_THROW(ParseDimensions("Ring:4:fast:1ns"), std::invalid_argument);
+    BOOST_CHECK_THROW(ParseDimensions("Ring:4:1Gbps"), std::invalid_argument);
+    BOOST_TEST(FormatDimensions(ParseDimensions("Switch:2:1Gbps:5ns")) ==
+               "Switch:2:1Gbps:5ns");
+    BOOST_TEST(FormatDimensions(ParseDimensions("Ring:2:1500Mbps:5ns")) ==
+               "Ring:2:1500000000bps:5ns");
+}
+
+// The three kinds that were there keep their shape and routes.
+BOOST_AUTO_TEST_CASE(original_kinds)
+{
+    TopologySpec spec = Spec("leaf-spine", 4, 2);
+    spec.hostsPerLeaf = 2;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {8, 4, 4, 20}); // 2 leaves, 2 spines; 8 + 8 + 4 links
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 2u);
+    spec.spines = 0;
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+    spec = Spec("ring", 4, 2);
+    topology = BuildTopology(spec);
+    // Host 2 is opposite host 0: gpu - hostswitch0 - hostswitch1 or 3 - hostswitch2 - gpu.
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 2u);
+    BOOST_CHECK_THROW(BuildTopology(Spec("mesh", 1, 1)), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(summary_line_and_picture)
+{
+    TopologySpec spec = Spec("rail-optimized", 2, 2);
+    auto topology = BuildTopology(spec);
+    const std::string line = DescribeTopology(*topology);
+    BOOST_TEST(line.find("4 GPUs, 2 NVSwitches, 4 switches") != std::string::npos, line);
+    BOOST_TEST(line.find("bisection 800 Gbps, diameter 4 hops") != std::string::npos, line);
+    TempDir dir;
+    WriteTopologyDot(*topology, dir.File("topology.dot"));
+    std::ifstream in(dir.File("topology.dot"));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::size_t edges = 0;
+    for (std::size_t at = text.str().find(" -- "); at != std::string::npos;
+         at = text.str().find(" -- ", at + 1))
+    {
+        ++edges;
+    }
+    BOOST_TEST(edges == topology->GetLinks().size());
+    BOOST_TEST(text.str().find("graph topology {") != std::string::npos);
+    BOOST_CHECK_THROW(WriteTopologyDot(*topology, dir.File("missing/dir/t.dot")),
+                      std::runtime_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(files)
+
+// Small copies of the shapes of ASTRA-sim's example analytical networks: the bandwidths they
+// declare (GB/s, 1 GB = 2^30 bytes) and latencies (ns) become the links'.
+BOOST_AUTO_TEST_CASE(astra_sim_single_dimensions)
+{
+    TempDir dir;
+    const uint64_t gb50 = 50ull * 1073741824ull * 8; // 50 GB/s in bit/s
+    struct Case
+    {
+        std::string shape;
+        Counts counts;
+        uint32_t diameter;
+    };
+    for (const Case& c : {Case{"Ring", {8, 0, 0, 8}, 4},
+                          Case{"FullyConnected", {8, 0, 0, 28}, 1},
+                          Case{"Switch", {8, 0, 1, 8}, 2}})
+    {
+        BOOST_TEST_CONTEXT(c.shape)
+        {
+            const std::string path = dir.File(c.shape + ".yml");
+            WriteText(path, "topology: [ " + c.shape +
+                                " ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]  # GB/s\n"
+                                "latency: [ 500.0 ]  # ns\n");
+            const TopologyFileContents file = ReadTopologyFile(path, TopologySpec());
+            BOOST_TEST(file.astraSim);
+            BOOST_TEST(file.spec.kind == "multi-dim");
+            auto topology = BuildTopology(file.spec);
+            CheckCounts(*topology, c.counts);
+            bool declared = true;
+            for (const auto& link : topology->GetLinks())
+            {
+                declared = declared && link.rate.GetBitRate() == gb50 &&
+                           link.delay == NanoSeconds(500);
+            }
+            BOOST_TEST(declared);
+            BOOST_TEST(RoutedDiameter(*topology) == c.diameter);
+        }
+    }
+}
+
+// [Ring 2, FullyConnected 8, Switch 4] (64 NPUs): dimension 0 rings of two have two links
+// (ASTRA-sim's ring links c -> c + 1 for every c): 32 x 2; dimension 1: 8 lines x 28; dimension
+// 2: 16 switches x 4 links. NPU 0 -> 63 = (1, 7, 3): 1 + 1 + 2 hops.
+BOOST_AUTO_TEST_CASE(astra_sim_multi_dimensional)
+{
+    TempDir dir;
+    const std::string path = dir.File("network.yml");
+    WriteText(path,
+              "topology: [ Ring, FullyConnected, Switch ]\n"
+              "npus_count: [ 2, 8, 4 ]\n"
+              "bandwidth: [ 250.0, 100.0, 50.0 ]\n"
+              "latency: [ 100.0, 500.0, 1000.5 ]\n");
+    auto topology = BuildTopology(ReadTopologyFile(path, TopologySpec()).spec);
+    CheckCounts(*topology, {64, 0, 16, 64 + 224 + 64});
+    BOOST_TEST(RoutedHops(*topology, 0, 63) == 4u);
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 1) == 2u); // the two parallel ring links
+    const auto& links = topology->GetLinks();
+    BOOST_TEST(links.front().rate.GetBitRate() == 250ull * 1073741824ull * 8);
+    BOOST_TEST(links.front().kind == ClusterTopology::SCALE_UP);
+    BOOST_TEST(links[64].rate.GetBitRate() == 100ull * 1073741824ull * 8);
+    BOOST_TEST(links.back().rate.GetBitRate() == 50ull * 1073741824ull * 8);
+    BOOST_TEST(links.back().delay == NanoSeconds(1001)); // 1000.5 ns rounded
+    BOOST_TEST(topology->GetHostOf()[5] == 2u);          // dimension-0 line of NPU 5
+    CheckAllReachable(*topology);
+}
+
+BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
+{
+    TempDir dir;
+    const std::string yaml = dir.File("rail.yaml");
+    WriteText(yaml,
+              "# a SuperPOD-like scalable unit, scaled down\n"
+              "kind: rail-optimized\n"
+              "hosts: 4\n"
+              "gpusPerHost: 4\n"
+              "hostsPerRailGroup: 2\n"
+              "spines: 2\n"
+              "oversubscription: 2\n"
+              "nicBandwidth: 200Gbps\n"
+              "nicLatency: 700\n");
+    TopologySpec defaults;
+    defaults.mtu = 4096;
+    const TopologyFileContents file = ReadTopologyFile(yaml, defaults);
+    BOOST_TEST(!file.astraSim);
+    BOOST_TEST(file.keys.count("hosts") == 1u);
+    BOOST_TEST(file.keys.count("mtu") == 0u);
+    BOOST_TEST(file.spec.mtu == 4096u); // not in the file: the default
+    BOOST_TEST(file.spec.nicLatency == NanoSeconds(700));
+    auto topology = BuildTopology(file.spec);
+    // Uplinks: 2 hosts x 200 / (2 spines x 2) = 100 Gbps.
+    BOOST_TEST(RateBetween(*topology, "rail0.0", "spine0") == 100 * G);
+
+    const std::string json = dir.File("torus.json");
+    WriteText(json, "{\n  \"kind\": \"torus\",\n  \"torusDims\": [2, 3, 4],\n"
+                    "  \"torusBandwidth\": \"100Gbps\"\n}\n");
+    topology = BuildTopology(ReadTopologyFile(json, TopologySpec()).spec);
+    BOOST_TEST(topology->GetRankCount() == 24u);
+
+    const std::string dims = dir.File("dims.yaml");
+    WriteText(dims, "kind: multi-dim\ndimensions:\n"
+                    "  - {shape: Switch, size: 4, bandwidth: 3600Gbps, latency: 250ns}\n"
+                    "  - {shape: Ring, size: 4, bandwidth: 400Gbps, latency: 1us}\n");
+    topology = BuildTopology(ReadTopologyFile(dims, TopologySpec()).spec);
+    CheckCounts(*topology, {16, 4, 0, 16 + 16});
+    BOOST_TEST(topology->GetNodes()[16].kind == ClusterTopology::NVSWITCH);
+}
+
+BOOST_AUTO_TEST_CASE(bad_files)
+{
+    TempDir dir;
+    auto error = [&](const std::string& text) {
+        const std::string path = dir.File("bad.yaml");
+        WriteText(path, text);
+        try
+        {
+            ReadTopologyFile(path, TopologySpec());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string message = error("kind: leaf-spine\nhosts: 4\nspine: 2\n");
+    BOOST_TEST(message.find("bad.yaml: line 3: unknown key 'spine'") != std::string::npos,
+               message);
+    message = error("kind: leaf-spine\nnicBandwidth: fast\n");
+    BOOST_TEST(message.find("line 2: 'nicBandwidth': 'fast' is not a rate") != std::string::npos,
+               message);
+    message = error("topology: [ Ring, Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 1, 1 ]\n"
+                    "latency: [ 1, 1 ]\n");
+    BOOST_TEST(message.find("'npus_count' has 1 entries but 'topology' has 2") !=
+                   std::string::npos,
+               message);
+    message = error("topology: [ Torus ]\nnpus_count: [ 4 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n");
+    BOOST_TEST(message.find("unknown topology 'Torus'") != std::string::npos, message);
+    message = error("kind: [unclosed\n");
+    BOOST_TEST(message.find("bad.yaml: line") != std::string::npos, message);
+    message = error("hosts: 4\n");
+    BOOST_TEST(message.find("neither 'kind'") != std::string::npos, message);
+    message = error("kind: torus\ntorusDims: 4x-1\n");
+    BOOST_TEST(message.find("line 2") != std::string::npos, message);
+    BOOST_CHECK_THROW(ReadTopologyFile(dir.File("none.yaml"), TopologySpec()),
+                      std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
