@@ -335,3 +335,41 @@ BOOST_AUTO_TEST_CASE(missing_trace_and_bad_attributes_are_clear_errors)
     BOOST_TEST(report.GetRanks()[0].error.find("comm_dst 5 is not a rank of this job") !=
                std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(numbers_no_trace_can_have_are_errors_naming_rank_node_and_value)
+{
+    TempDir dir;
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 1;
+    // Each case: one rank whose only node carries one absurd number, and what the error says.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        // INT64_MAX us used to overflow the conversion to ns-3 time and replay as 0 us.
+        {TraceNode(3, "forever", "COMP_NODE", Gpu(0), {}, 9223372036854775807ull),
+         "node 3 (forever): duration_micros 9223372036854775807 us is not a duration"},
+        // 10^15 us (31 years) would simulate; it is not a real op either (bound: one hour).
+        {TraceNode(4, "eon", "COMP_NODE", Gpu(0), {}, 1000000000000000ull),
+         "node 4 (eon): duration_micros 1000000000000000 us is not a duration"},
+        {TraceNode(5, "huge", "COMM_COLL_NODE", AllReduce(1ull << 60, "0")),
+         "node 5 (huge): comm_size 1152921504606846976 bytes is above the largest call"},
+        {TraceNode(6, "negative", "COMM_COLL_NODE",
+                   AllReduce(1024, "0") + ", " + Attr("duration_exact_micros", "double_val", "-5")),
+         "node 6 (negative): duration_exact_micros -5 us is not a duration"},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i)
+    {
+        const std::string prefix = dir.File("absurd" + std::to_string(i));
+        WriteJsonTrace(prefix + ".0.et", cases[i].first);
+        ChakraReport report = chakra_test::RunCluster(prefix, config);
+        const std::string error = report.GetRanks()[0].error;
+        BOOST_TEST_INFO(error);
+        BOOST_TEST(!report.AllFinished());
+        BOOST_TEST(error.find(prefix + ".0.et") == 0u); // the file first
+        BOOST_TEST(error.find(cases[i].second) != std::string::npos);
+    }
+    // Just inside the bounds still runs: one hour of compute is one hour of simulated time.
+    const std::string prefix = dir.File("hour");
+    WriteJsonTrace(prefix + ".0.et", TraceNode(0, "hour", "COMP_NODE", Gpu(0), {}, 3600000000ull));
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(report.GetIterationTime() == Seconds(3600));
+}

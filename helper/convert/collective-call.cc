@@ -425,7 +425,8 @@ SumTensorBytes(const PyTorchIo& io,
         if (total > kMaxCommBytes)
         {
             throw TraceError(path, where,
-                             "absurd message size: more than 2^50 bytes in the input tensors");
+                             "absurd message size: more than 2^40 bytes (1 TiB, kMaxCommBytes) in the input "
+                             "tensors");
         }
     };
     const Json values = io.ParseValues();

@@ -7,6 +7,8 @@
 
 #include "pytorch-trace.h"
 
+#include "ns3/trace-limits.h"
+
 #include "et_def.pb.h"
 
 #include <cstddef>
@@ -94,9 +96,6 @@ std::optional<CommOp> ClassifyNcclKernelName(const std::string& name);
  * \return the bytes of one element, or nullopt for an unknown name
  */
 std::optional<uint64_t> DtypeBytes(const std::string& dtype);
-
-/** Largest comm_size accepted (1 PiB): a larger sum means a broken trace. */
-constexpr uint64_t kMaxCommBytes = uint64_t{1} << 50;
 
 /**
  * Sums the bytes (num_elem x elem_bytes) of the tensors among a node's inputs, descending into

@@ -3,6 +3,8 @@
 #include "timeline-writer.h"
 #include "ns3/trace-error.h"
 
+#include "trace-limits.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -76,7 +78,10 @@ Uncovered(const std::vector<std::pair<Time, Time>>& a, const std::vector<std::pa
 double
 RecordedMicros(const EtNode& node)
 {
-    return node.GetDouble("duration_exact_micros", static_cast<double>(node.GetDurationMicros()));
+    const double micros =
+        node.GetDouble("duration_exact_micros", static_cast<double>(node.GetDurationMicros()));
+    NodeDuration(node, "duration_exact_micros", micros); // checked: it is reported
+    return micros;
 }
 
 std::string
@@ -384,6 +389,12 @@ ChakraApplication::Fail(const std::string& message)
 }
 
 void
+ChakraApplication::FailOnTrace(const TraceError& error)
+{
+    Fail(error.GetFile().empty() ? m_tracePath + ": " + error.what() : error.what());
+}
+
+void
 ChakraApplication::FailRun(const std::string& message)
 {
     Fail(message);
@@ -430,7 +441,7 @@ ChakraApplication::Pump()
     }
     catch (const TraceError& e)
     {
-        Fail(e.what());
+        FailOnTrace(e);
     }
     m_pumping = false;
 }
@@ -547,6 +558,21 @@ void
 ChakraApplication::Run(std::shared_ptr<const EtNode> node)
 {
     ++m_running;
+    // A bad number in a node (a size or a duration no trace can have) is found while running
+    // it: the rank fails with the file and the node named, whatever called Run.
+    try
+    {
+        RunByType(node);
+    }
+    catch (const TraceError& e)
+    {
+        FailOnTrace(e);
+    }
+}
+
+void
+ChakraApplication::RunByType(std::shared_ptr<const EtNode> node)
+{
     switch (node->GetType())
     {
     case ChakraProtoMsg::COMP_NODE:
@@ -750,7 +776,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     }
     catch (const TraceError& e)
     {
-        Fail(std::string(e.what()));
+        FailOnTrace(e);
         return;
     }
     if (!type)
@@ -764,14 +790,14 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
                  std::to_string(node->GetDurationMicros()) +
                  " us) is replayed (further ones silently)");
         }
-        Time duration = MicroSeconds(static_cast<int64_t>(node->GetDurationMicros()));
+        Time duration = NodeDuration(*node, "duration_micros", node->GetDurationMicros());
         Simulator::Schedule(duration, [this, node, start, lane]() { Complete(node, start, lane); });
         return;
     }
     Communicator& comm = CommunicatorOf(*node);
     CollectiveRequest request;
     request.type = *type;
-    request.bytes = node->GetCommSize();
+    request.bytes = NodeCommBytes(*node);
     request.size = comm.Size();
     request.me = comm.myIndex;
     request.hostOf = comm.hostOf;
@@ -836,17 +862,9 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     std::optional<int64_t> peer;
     int64_t tag = 0;
     uint64_t bytes = 0;
-    try
-    {
-        peer = send ? node->GetCommDst() : node->GetCommSrc();
-        tag = node->GetCommTag().value_or(0);
-        bytes = node->GetCommSize();
-    }
-    catch (const TraceError& e)
-    {
-        Fail(e.what());
-        return;
-    }
+    peer = send ? node->GetCommDst() : node->GetCommSrc();
+    tag = node->GetCommTag().value_or(0);
+    bytes = NodeCommBytes(*node);
     if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= m_peers.size())
     {
         Fail(node->Describe() + ": " + (send ? "comm_dst" : "comm_src") +

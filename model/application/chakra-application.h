@@ -26,6 +26,7 @@ namespace ns3
 {
 
 class TimelineWriter;
+class TraceError;
 
 /**
  * \ingroup chakra
@@ -145,6 +146,8 @@ class ChakraApplication : public Application
     void IssueToResource(std::shared_ptr<const EtNode> node);
     /** Runs a node whose resource is free. */
     void Run(std::shared_ptr<const EtNode> node);
+    /** Run's dispatch by node type (may throw TraceError for a bad node). */
+    void RunByType(std::shared_ptr<const EtNode> node);
     /** A node finished. */
     void Complete(std::shared_ptr<const EtNode> node, Time start, const std::string& lane);
     void RunCompute(std::shared_ptr<const EtNode> node);
@@ -157,6 +160,8 @@ class ChakraApplication : public Application
     std::string ResourceOf(const EtNode& node) const;
     /** Stops the replay with a fatal error. */
     void Fail(const std::string& message);
+    /** Fails with a trace error, naming this rank's trace file if the error does not. */
+    void FailOnTrace(const TraceError& error);
     /** A problem that makes the whole run meaningless: fails and stops the simulation. */
     void FailRun(const std::string& message);
     /** Gives collective nodes their number on their communicator, as they are read. */

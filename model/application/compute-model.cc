@@ -1,5 +1,7 @@
 #include "compute-model.h"
 
+#include "trace-limits.h"
+
 #include "ns3/double.h"
 #include "ns3/string.h"
 
@@ -61,12 +63,16 @@ ComputeModel::GetDuration(const EtNode& node) const
         if (ops > 0 || bytes > 0)
         {
             double seconds = std::max(ops / m_peakFlops, bytes / m_memoryBandwidth);
-            return NanoSeconds(static_cast<int64_t>(std::llround(seconds * 1e9)));
+            return NodeDuration(node, "roofline time (num_ops, tensor_size)", seconds * 1e6);
         }
     }
-    double scale = cpu ? m_cpuScale : m_gpuScale;
-    double nanos = static_cast<double>(node.GetDurationMicros()) * 1000.0 * scale;
-    return NanoSeconds(static_cast<int64_t>(std::llround(nanos)));
+    // The trace's value is checked before scaling, the scaled one after (a scale factor can
+    // make a sane op absurd too).
+    NodeDuration(node, "duration_micros", node.GetDurationMicros());
+    const double scale = cpu ? m_cpuScale : m_gpuScale;
+    return NodeDuration(node,
+                        "duration_micros x scale",
+                        static_cast<double>(node.GetDurationMicros()) * scale);
 }
 
 } // namespace ns3

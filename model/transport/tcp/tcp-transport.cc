@@ -175,13 +175,25 @@ TcpTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 void
 TcpTransport::Start()
 {
+    if (!GetNode()->GetObject<TcpSocketFactory>())
+    {
+        // A node without ns-3's Internet stack cannot open a socket (ns-3 would crash): fine for
+        // a job of one rank, which never sends; an error otherwise.
+        if (GetPeers().size() > 1)
+        {
+            Fatal("rank " + std::to_string(GetRank()) +
+                  ": its node has no TCP/IP stack (install ns-3's Internet stack and routes on "
+                  "the ranks' nodes, or build the cluster with GpuClusterHelper)");
+        }
+        return;
+    }
     m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     // Accepted sockets inherit this; they only send ACKs (and one byte), so any size works.
     ConfigureSocket(m_listener, SegmentSize(GetRank()));
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
     {
         AddError("rank " + std::to_string(GetRank()) + ": cannot listen on port " +
-                           std::to_string(m_port));
+                 std::to_string(m_port));
         return;
     }
     m_listener->Listen();
