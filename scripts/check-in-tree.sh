@@ -48,6 +48,9 @@ mkdir -p "$tree/contrib/chakra"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard) |
   (cd "$repo" && xargs -0 cp --parents -t "$tree/contrib/chakra")
 
+# A user's scenario script goes in ns-3's own scratch/ folder: check that ours builds and runs there.
+cp "$repo/scratch/chakra-two-node-scenario.cc" "$tree/scratch/"
+
 cd "$tree"
 echo "== configuring (examples and tests on, only the modules chakra needs)"
 ./ns3 configure -d release --enable-logs --enable-examples --enable-tests \
@@ -58,6 +61,11 @@ echo "== building the module, its tools, examples and tests with $jobs jobs"
 start=$(date +%s)
 cmake --build cmake-cache -j "$jobs" --target chakra-all
 echo "build took $(( $(date +%s) - start )) s"
+
+echo "== building and running the scratch scenario (ns-3's scratch/ folder)"
+cmake --build cmake-cache -j "$jobs" --target scratch_chakra-two-node-scenario
+scratch_program=$(ls build/scratch/ns3.37-chakra-two-node-scenario-* | head -n 1)
+"$scratch_program" | grep "finished 2/2"
 
 echo "== running the module's tests (CTest label chakra)"
 export CHAKRA_TEST_DATA=${CHAKRA_TEST_DATA:-$repo/../shared/data}
