@@ -11,11 +11,17 @@
  *
  * Any ns-3 attribute can also be set: e.g. --ns3::TcpTransport::BufferSize=16777216.
  * Exit status: 0 when every rank ran its whole trace, 1 otherwise (the report says why).
+ *
+ * Launched by mpirun (with an ns-3 built with MPI: scripts/build-ns3-mpi.sh), the processes run
+ * one distributed simulation: each simulates part of the cluster
+ * (--ns3::GpuClusterHelper::Partition) and process 0 prints the report and writes the files,
+ * the same as a one-process run.
  */
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -24,7 +30,7 @@ int
 main(int argc, char* argv[])
 {
     std::string trace;
-    std::string out;
+    std::string outDir;
     uint32_t rows = 20;
     ClusterOptions options; // defaults: the attributes' defaults
 
@@ -86,12 +92,29 @@ main(int argc, char* argv[])
                  options.ctrlDeps);
     cmd.AddValue("danglingDeps", "dependencies on ids not in a trace: warn or error",
                  options.danglingDeps);
-    cmd.AddValue("out", "directory for ranks.csv, collectives.csv, comm-ops.csv", out);
+    cmd.AddValue("out", "directory for ranks.csv, collectives.csv, comm-ops.csv", outDir);
     cmd.AddValue("timeline", "Chrome trace JSON timeline file", options.timeline);
     cmd.AddValue("stopTime", "stop the simulation at this simulated time in seconds (0: never)",
                  options.stopSeconds);
     cmd.AddValue("rows", "rows per table in the printed report", rows);
     cmd.Parse(argc, argv);
+
+    // Launched by mpirun: this process takes part in one distributed simulation.
+    std::unique_ptr<MpiSession> mpi;
+    try
+    {
+        mpi = std::make_unique<MpiSession>(&argc, &argv);
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+        return 1;
+    }
+    // Process 0 prints the report and writes the files; the others only simulate.
+    const bool first = MpiContext::GetProcessId() == 0;
+    std::ostream quiet(nullptr);
+    std::ostream& out = first ? std::cout : quiet;
+    bool simulating = false;
 
     if (trace.empty())
     {
@@ -108,26 +131,55 @@ main(int argc, char* argv[])
         }
         ClusterScenario scenario;
         options.Apply(scenario, ranks);
-        std::cout << "cluster: " << scenario.GetCluster()->Describe() << "\n";
-        scenario.SetBeforeRun([&scenario](const std::vector<Ptr<ChakraApplication>>&) {
-            std::cout << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;
+        out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+        scenario.SetBeforeRun([&](const std::vector<Ptr<ChakraApplication>>&) {
+            out << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;
+            if (first && MpiContext::GetProcessCount() > 1)
+            {
+                // On stderr: the report on stdout is the same as a one-process run's.
+                const Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+                std::cerr << "distributed: "
+                          << DescribePartition(*cluster->GetTopology(), cluster->GetPartition())
+                          << std::endl;
+            }
+            simulating = true;
         });
         ChakraReport report = scenario.Run(trace);
-        report.Print(std::cout, rows);
-        if (!out.empty())
+        report.Print(out, rows);
+        if (!outDir.empty() && first)
         {
-            report.WriteCsv(out);
-            std::cout << "\nCSV files in " << out << "\n";
+            report.WriteCsv(outDir);
+            out << "\nCSV files in " << outDir << "\n";
         }
         if (!options.timeline.empty())
         {
-            std::cout << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
+            out << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
         }
         return report.AllFinished() ? 0 : 1;
     }
+    catch (const std::invalid_argument& e)
+    {
+        // A configuration error (flags, topology, partition) is found the same way by every
+        // process before the simulation starts: process 0 says it once.
+        if (!simulating)
+        {
+            if (first)
+            {
+                std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+            }
+            return 1;
+        }
+        std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+        return mpi->Abort(1);
+    }
     catch (const std::exception& e)
     {
-        std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
-        return 1;
+        // Possibly this process's alone: the others would wait for it.
+        std::cerr << "chakra-cluster: error"
+                  << (MpiContext::GetProcessCount() > 1
+                          ? " (process " + std::to_string(MpiContext::GetProcessId()) + ")"
+                          : std::string())
+                  << ": " << e.what() << std::endl;
+        return mpi->Abort(1);
     }
 }

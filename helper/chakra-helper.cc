@@ -2,6 +2,7 @@
 
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
+#include "ns3/mpi-context.h"
 #include "ns3/string.h"
 #include "ns3/timeline-writer.h"
 #include "ns3/trace-error.h"
@@ -125,9 +126,26 @@ ChakraHelper::Install(NodeContainer nodes)
             hostOf.push_back(rank);
         }
     }
+    // A distributed (MPI) run: this process runs the ranks whose node it simulates (the node's
+    // system id); the timeline gathers the others' events at the end.
+    const uint32_t self = MpiContext::GetProcessId();
+    const bool distributed = MpiContext::GetProcessCount() > 1;
+    std::vector<uint32_t> processOfRank;
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        processOfRank.push_back(distributed ? nodes.Get(rank)->GetSystemId() : self);
+    }
+    if (m_timeline)
+    {
+        m_timeline->SetRankProcesses(processOfRank);
+    }
     ApplicationContainer container;
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
+        if (processOfRank[rank] != self)
+        {
+            continue;
+        }
         Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
         app->Configure(rank, peers, hostOf);

@@ -58,7 +58,8 @@ class ChakraHelper
     void EnableTimeline(const std::string& path);
 
     /**
-     * Installs one application per node (rank = index in \p nodes).
+     * Installs one application per node (rank = index in \p nodes); in a distributed (MPI)
+     * run, on the nodes this process simulates only (their system id).
      * \throws TraceError if a rank's trace does not exist
      */
     ApplicationContainer Install(NodeContainer nodes);
@@ -66,7 +67,7 @@ class ChakraHelper
     /** \return the trace path of a rank ("<prefix>.<rank>.et", or .et.gz if only that exists) */
     std::string GetTracePath(uint32_t rank) const;
 
-    /** \return the applications, by rank */
+    /** \return the applications, by rank (in a distributed run: this process's ranks) */
     const std::vector<Ptr<ChakraApplication>>& GetApplications() const;
 
     /**

@@ -3,9 +3,11 @@
 #include "ns3/boolean.h"
 #include "ns3/compute-model.h"
 #include "ns3/double.h"
+#include "ns3/mpi-context.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/rank-traces.h"
+#include "ns3/report-gather.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
@@ -134,8 +136,10 @@ ClusterScenario::Run(const std::string& tracePrefix)
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
     }
     Simulator::Run();
-    m_events = Simulator::GetEventCount();
-    ChakraReport report = chakra.GetReport();
+    // A distributed (MPI) run: every process's events count, and process 0 gets every rank's
+    // results (GatherReport) and timeline events (ChakraHelper::GetReport closes it).
+    m_events = MpiContext::Sum(Simulator::GetEventCount());
+    ChakraReport report = GatherReport(chakra.GetReport());
     report.SetTransportModel(m_cluster->GetTransportModel());
     for (auto& table : m_cluster->GetFabric()->GetReportTables())
     {

@@ -1,6 +1,7 @@
 #include "gpu-cluster-helper.h"
 
 #include "ns3/double.h"
+#include "ns3/mpi-context.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
 #include "ns3/topology-file.h"
@@ -168,7 +169,15 @@ GpuClusterHelper::GetTypeId()
                           "store-and-forward at the NVSwitch (65000 B at 3.6 Tbps: 144 ns).",
                           UintegerValue(65000),
                           MakeUintegerAccessor(&GpuClusterHelper::m_nvLinkMtu),
-                          MakeUintegerChecker<uint32_t>(576, 65535));
+                          MakeUintegerChecker<uint32_t>(576, 65535))
+            .AddAttribute("Partition",
+                          "Distributed (MPI) runs: which process runs each host (a host, its "
+                          "NVSwitch and NICs stay together; switches follow their hosts or are "
+                          "spread): hosts (contiguous blocks), round-robin, or a list with the "
+                          "process of each host (scale-up domain), e.g. 0,0,1,1.",
+                          StringValue("hosts"),
+                          MakeStringAccessor(&GpuClusterHelper::m_partitionPolicy),
+                          MakeStringChecker());
     return tid;
 }
 
@@ -191,10 +200,26 @@ GpuClusterHelper::Build()
 
     const uint32_t ranks = m_graph->GetRankCount();
     const auto nodes = static_cast<uint32_t>(m_graph->GetNodes().size());
-    m_gpus.Create(ranks);
-    m_switches.Create(nodes - ranks);
+    // One process: everything on 0. Several (MPI): each node is created with the system id of
+    // its process, and the fabric's links between processes become remote channels.
+    const uint32_t processes = MpiContext::GetProcessCount();
+    m_partition = PartitionCluster(*m_graph, processes, m_partitionPolicy);
+    for (uint32_t v = 0; v < nodes; ++v)
+    {
+        (v < ranks ? m_gpus : m_switches).Create(1, m_partition.processOf[v]);
+    }
     NodeContainer all(m_gpus, m_switches);
     m_fabric->Install(m_graph, all);
+    if (processes > 1)
+    {
+        CheckRemoteLinks(*m_graph, all, m_partition, m_transport);
+    }
+}
+
+const ClusterPartition&
+GpuClusterHelper::GetPartition() const
+{
+    return m_partition;
 }
 
 TopologySpec

@@ -6,6 +6,7 @@
 #define CHAKRA_GPU_CLUSTER_HELPER_H
 
 #include "ns3/cluster-fabric.h"
+#include "ns3/cluster-partition.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
@@ -45,6 +46,11 @@ namespace ns3
  * Build() first makes the ClusterTopology graph of these attributes (helper/topology), then one
  * ns-3 node per graph node, then the fabric of the Transport model on them (ClusterFabric:
  * IpFabric for tcp). CreateTransport gives a rank the transport wired to that fabric.
+ *
+ * In a distributed (MPI) run, every process builds the whole cluster and each node belongs to
+ * one process (its system id): Partition chooses how (see ClusterPartition: a host with its
+ * NVSwitch and NICs on one process, switches spread); links between processes are remote
+ * channels, and a fabric that cannot make them is an error.
  */
 class GpuClusterHelper : public Object
 {
@@ -92,6 +98,9 @@ class GpuClusterHelper : public Object
      */
     TopologySpec GetTopologySpec() const;
 
+    /** \return which process runs each node (after Build; all on 0 without MPI) */
+    const ClusterPartition& GetPartition() const;
+
     /** \return NIC link bandwidth */
     DataRate GetNicBandwidth() const;
     /** \return NIC link latency */
@@ -132,12 +141,14 @@ class GpuClusterHelper : public Object
     std::string m_dimensions;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
+    std::string m_partitionPolicy;
 
     bool m_built{false};
     std::shared_ptr<ClusterTopology> m_graph; //!< built by Build
     Ptr<ClusterFabric> m_fabric;
     NodeContainer m_gpus;     //!< topology nodes 0 .. ranks-1
     NodeContainer m_switches; //!< the other topology nodes
+    ClusterPartition m_partition;
 };
 
 } // namespace ns3

@@ -2,7 +2,11 @@
 
 #include "text-format.h"
 
+#include "ns3/mpi-context.h"
+
 #include <nlohmann/json.hpp>
+
+#include <stdexcept>
 
 
 namespace ns3
@@ -17,41 +21,109 @@ Quote(const std::string& text)
     return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+/** A rank's records past this many bytes go to the spill file. */
+constexpr std::size_t kSpillBytes = 256 * 1024;
+
 } // namespace
 
 TimelineWriter::TimelineWriter(const std::string& path)
-    : m_file(path)
 {
-    m_file.Write("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+    // In a distributed run only process 0 writes the file.
+    if (MpiContext::GetProcessId() == 0)
+    {
+        m_file = std::make_unique<AtomicOutputFile>(path);
+        m_file->Write("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+    }
+}
+
+TimelineWriter::~TimelineWriter()
+{
+    if (m_spill)
+    {
+        std::fclose(m_spill);
+    }
 }
 
 void
-TimelineWriter::WriteRecord(const std::string& json)
+TimelineWriter::SetRankProcesses(std::vector<uint32_t> processOfRank)
 {
-    m_file.Write(m_first ? json : ",\n" + json);
-    m_first = false;
+    m_processOfRank = std::move(processOfRank);
+}
+
+void
+TimelineWriter::WriteRecord(RankPart& part, const std::string& json)
+{
+    const bool first = part.pending.empty() && part.spilled.empty();
+    part.pending += first ? json : ",\n" + json;
+    if (part.pending.size() < kSpillBytes)
+    {
+        return;
+    }
+    if (!m_spill && !(m_spill = std::tmpfile()))
+    {
+        throw std::runtime_error("timeline: cannot create a temporary file");
+    }
+    if (std::fseek(m_spill, 0, SEEK_END) != 0 ||
+        std::fwrite(part.pending.data(), 1, part.pending.size(), m_spill) != part.pending.size())
+    {
+        throw std::runtime_error("timeline: cannot write its temporary file (disk full?)");
+    }
+    part.spilled.emplace_back(m_spillSize, part.pending.size());
+    m_spillSize += part.pending.size();
+    part.pending.clear();
+}
+
+void
+TimelineWriter::ReadPart(const RankPart& part, const std::function<void(const std::string&)>& sink)
+{
+    std::string piece;
+    for (const auto& [offset, size] : part.spilled)
+    {
+        piece.resize(size);
+        if (std::fflush(m_spill) != 0 ||
+            std::fseek(m_spill, static_cast<long>(offset), SEEK_SET) != 0 ||
+            std::fread(&piece[0], 1, size, m_spill) != size)
+        {
+            throw std::runtime_error("timeline: cannot read its temporary file back");
+        }
+        sink(piece);
+    }
+    if (!part.pending.empty())
+    {
+        sink(part.pending);
+    }
+}
+
+void
+TimelineWriter::WritePiece(const std::string& piece, bool first)
+{
+    if (first && m_wroteRecord)
+    {
+        m_file->Write(",\n");
+    }
+    m_file->Write(piece);
+    m_wroteRecord = true;
 }
 
 uint32_t
-TimelineWriter::LaneId(uint32_t rank, const std::string& lane)
+TimelineWriter::LaneId(uint32_t rank, RankPart& part, const std::string& lane)
 {
-    auto key = std::make_pair(rank, lane);
-    auto it = m_lanes.find(key);
-    if (it != m_lanes.end())
+    auto it = part.lanes.find(lane);
+    if (it != part.lanes.end())
     {
         return it->second;
     }
-    if (m_ranks.insert(rank).second)
+    if (part.lanes.empty())
     {
-        WriteRecord("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
+        WriteRecord(part, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
                     ", \"args\": {\"name\": \"rank " + std::to_string(rank) + "\"}}");
-        WriteRecord("{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " +
+        WriteRecord(part, "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " +
                     std::to_string(rank) + ", \"args\": {\"sort_index\": " +
                     std::to_string(rank) + "}}");
     }
-    uint32_t id = static_cast<uint32_t>(m_lanes.size()) + 1;
-    m_lanes[key] = id;
-    WriteRecord("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
+    uint32_t id = static_cast<uint32_t>(part.lanes.size()) + 1;
+    part.lanes[lane] = id;
+    WriteRecord(part, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
                 ", \"tid\": " + std::to_string(id) + ", \"args\": {\"name\": " + Quote(lane) + "}}");
     return id;
 }
@@ -65,7 +137,8 @@ TimelineWriter::Add(uint32_t rank,
                     Time end,
                     uint64_t bytes)
 {
-    uint32_t tid = LaneId(rank, lane);
+    RankPart& part = m_parts[rank];
+    uint32_t tid = LaneId(rank, part, lane);
     std::string record = "{\"name\": " + Quote(name) + ", \"cat\": " + Quote(category) +
                          ", \"ph\": \"X\", \"ts\": " + FormatMicros(start) +
                          ", \"dur\": " + FormatMicros(end - start) + ", \"pid\": " +
@@ -75,7 +148,7 @@ TimelineWriter::Add(uint32_t rank,
         record += ", \"args\": {\"bytes\": " + std::to_string(bytes) + "}";
     }
     record += "}";
-    WriteRecord(record);
+    WriteRecord(part, record);
     ++m_events;
 }
 
@@ -87,8 +160,65 @@ TimelineWriter::Close()
         return;
     }
     m_closed = true;
-    m_file.Write("\n]}\n");
-    m_file.Commit();
+    const uint32_t self = MpiContext::GetProcessId();
+    auto writeLocal = [this](const RankPart& part) {
+        bool first = true;
+        ReadPart(part, [&](const std::string& piece) {
+            WritePiece(piece, first);
+            first = false;
+        });
+    };
+    if (m_processOfRank.empty() || MpiContext::GetProcessCount() <= 1)
+    {
+        for (const auto& [rank, part] : m_parts)
+        {
+            writeLocal(part);
+        }
+    }
+    else if (self != 0)
+    {
+        // Each of this process's ranks, in rank order, in pieces, then an empty end mark;
+        // process 0 takes them in the same order.
+        for (uint32_t rank = 0; rank < m_processOfRank.size(); ++rank)
+        {
+            if (m_processOfRank[rank] != self)
+            {
+                continue;
+            }
+            auto it = m_parts.find(rank);
+            if (it != m_parts.end())
+            {
+                ReadPart(it->second, [](const std::string& piece) { MpiContext::Send(0, piece); });
+            }
+            MpiContext::Send(0, "");
+        }
+        return;
+    }
+    else
+    {
+        for (uint32_t rank = 0; rank < m_processOfRank.size(); ++rank)
+        {
+            const uint32_t owner = m_processOfRank[rank];
+            if (owner == 0)
+            {
+                auto it = m_parts.find(rank);
+                if (it != m_parts.end())
+                {
+                    writeLocal(it->second);
+                }
+                continue;
+            }
+            bool first = true;
+            for (std::string piece = MpiContext::Receive(owner); !piece.empty();
+                 piece = MpiContext::Receive(owner))
+            {
+                WritePiece(piece, first);
+                first = false;
+            }
+        }
+    }
+    m_file->Write("\n]}\n");
+    m_file->Commit();
 }
 
 uint64_t

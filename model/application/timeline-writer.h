@@ -9,10 +9,13 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <map>
-#include <set>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -22,8 +25,11 @@ namespace ns3
  * \brief Streams complete events ("ph": "X") to a Chrome trace JSON file.
  *
  * Ranks are processes; each rank's GPU streams, CPU threads and communication are its threads
- * ("lanes"). Events are written as they happen (not kept in memory); the file appears when
- * Close() is called.
+ * ("lanes", numbered per rank in the order of their first event). The file lists the ranks in
+ * rank order, each rank's events in the order they happened, so that it does not depend on how
+ * the ranks' events interleave, nor, in a distributed (MPI) run, on which process ran a rank.
+ * Events are kept per rank until Close(); past 256 KiB a rank's events go to an unnamed
+ * temporary file (memory stays bounded). The file appears when Close() is called.
  */
 class TimelineWriter
 {
@@ -49,21 +55,46 @@ class TimelineWriter
              Time end,
              uint64_t bytes = 0);
 
+    /**
+     * Distributed runs (MPI): the process that runs each rank. Close() is then collective:
+     * process 0 writes the file with every rank's events (those of other processes' ranks are
+     * sent to it); the other processes write nothing.
+     */
+    void SetRankProcesses(std::vector<uint32_t> processOfRank);
+
     /** Finishes the document and moves the file into place. */
     void Close();
+
+    ~TimelineWriter();
+    TimelineWriter(const TimelineWriter&) = delete;
+    TimelineWriter& operator=(const TimelineWriter&) = delete;
 
     /** \return events written */
     uint64_t GetEventCount() const;
 
   private:
-    /** \return the thread id of a lane, writing its metadata the first time */
-    uint32_t LaneId(uint32_t rank, const std::string& lane);
-    void WriteRecord(const std::string& json);
+    /** One rank's records, in the order they were added (joined by ",\n"). */
+    struct RankPart
+    {
+        std::map<std::string, uint32_t> lanes; //!< lane -> thread id
+        std::string pending;                   //!< records not yet spilled
+        std::vector<std::pair<uint64_t, uint64_t>> spilled; //!< (offset, size) in m_spill
+    };
 
-    AtomicOutputFile m_file;
-    std::map<std::pair<uint32_t, std::string>, uint32_t> m_lanes;
-    std::set<uint32_t> m_ranks;
-    bool m_first{true};
+    /** \return the thread id of a lane, writing its metadata the first time */
+    uint32_t LaneId(uint32_t rank, RankPart& part, const std::string& lane);
+    void WriteRecord(RankPart& part, const std::string& json);
+    /** Calls \p sink with a rank's records, in non-empty pieces. */
+    void ReadPart(const RankPart& part, const std::function<void(const std::string&)>& sink);
+    /** Writes a piece of a rank's records into the file (\p first: the rank's first piece). */
+    void WritePiece(const std::string& piece, bool first);
+
+    std::unique_ptr<AtomicOutputFile> m_file; //!< null on processes other than 0
+    std::map<uint32_t, RankPart> m_parts;
+    std::FILE* m_spill{nullptr};
+    uint64_t m_spillSize{0};
+    std::vector<uint32_t> m_processOfRank;
+    bool m_wroteRecord{false};
     bool m_closed{false};
     uint64_t m_events{0};
 };
