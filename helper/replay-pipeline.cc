@@ -7,6 +7,7 @@
 #include "ns3/trace-converter.h"
 #include "ns3/trace-linker.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/text-format.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
@@ -107,6 +108,20 @@ PatternRegex(const std::string& pattern, const std::string& option)
     return std::regex(regex);
 }
 
+/** "3600000000000bps" -> "3600 Gbps" (the text as given if it is no data rate) */
+std::string
+RateText(const std::string& rate)
+{
+    std::istringstream in(rate);
+    DataRate parsed;
+    in >> parsed;
+    if (in.fail())
+    {
+        return rate;
+    }
+    return FormatFixed(static_cast<double>(parsed.GetBitRate()) / 1e9, 0) + " Gbps";
+}
+
 std::optional<uint32_t>
 FirstNumber(const std::string& name)
 {
@@ -152,6 +167,14 @@ DiscoverRankTraces(const std::string& directory,
         }
         return static_cast<uint32_t>(std::stoul(digits));
     };
+    /** A trace file found by content. */
+    struct Found
+    {
+        bool host{false};
+        std::optional<uint32_t> rank; //!< the first number in its name
+        std::string name;
+    };
+    std::vector<Found> found;
     std::map<uint32_t, std::string> hosts;
     std::map<uint32_t, std::string> devices;
     auto add = [&](std::map<uint32_t, std::string>& into, uint32_t rank, const std::string& name) {
@@ -180,31 +203,38 @@ DiscoverRankTraces(const std::string& directory,
             continue;
         }
         TraceKind kind = Classify(directory + "/" + name);
-        std::optional<uint32_t> rank = FirstNumber(name);
-        if (kind == TraceKind::OTHER)
+        if (kind != TraceKind::OTHER)
         {
+            found.push_back({kind == TraceKind::HOST, FirstNumber(name), name});
+        }
+    }
+    std::size_t hostCount = 0;
+    std::size_t deviceCount = 0;
+    for (const auto& file : found)
+    {
+        ++(file.host ? hostCount : deviceCount);
+    }
+    for (const auto& file : found)
+    {
+        if (hostCount == 1 && deviceCount <= 1)
+        {
+            // A single-rank job: a number in its names is not a rank
+            // ("resnet_et_1.1.0.json.gz"), and names without one are fine.
+            add(file.host ? hosts : devices, 0, file.name);
             continue;
         }
-        if (!rank)
+        if (!file.rank)
         {
-            throw TraceError(directory + "/" + name, "", "no rank number in the file name (give "
-                                                        "--host-pattern / --device-pattern)");
+            throw TraceError(directory + "/" + file.name, "",
+                             "no rank number in the file name (give --host-pattern / "
+                             "--device-pattern with {rank})");
         }
-        add(kind == TraceKind::HOST ? hosts : devices, *rank, name);
+        add(file.host ? hosts : devices, *file.rank, file.name);
     }
     if (hosts.empty())
     {
         throw TraceError(directory, "", "no host execution trace (*.json[.gz] with \"schema\" "
                                         "and \"nodes\") found");
-    }
-    if (hosts.size() == 1 && devices.size() <= 1)
-    {
-        // A single-rank job: the number in its name is not a rank ("resnet_et_1.1.0.json.gz").
-        hosts = {{0, hosts.begin()->second}};
-        if (!devices.empty())
-        {
-            devices = {{0, devices.begin()->second}};
-        }
     }
     std::vector<RankTraceFiles> ranks;
     for (uint32_t rank = 0; rank < hosts.size(); ++rank)
@@ -279,7 +309,7 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     std::vector<std::string> etFiles;
     m_validation = ReplayValidation();
     m_iterations.clear();
-    const std::string all = n > 0 ? " (ranks 0-" + std::to_string(n - 1) + ")" : "";
+    const std::string all = n > 1 ? " (ranks 0-" + std::to_string(n - 1) + ")" : "";
     for (const auto& files : ranks)
     {
         std::string input = files.host;
@@ -353,7 +383,7 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     }
     if (!m_nvLinkFromTrace)
     {
-        m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " as given" +
+        m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " as given" +
                              (gpu.empty() ? std::string() : " (the traces' GPU: " + gpu + ")"));
         return;
     }
@@ -361,12 +391,12 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     auto spec = LookUpGpuLinks(gpu, why);
     if (!spec)
     {
-        m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " (the default: " + why +
+        m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " (the default: " + why +
                              "; set --nvlink-bandwidth)");
         return;
     }
     options.nvLinkBandwidth = spec->DataRate();
-    m_hardware.push_back("NVLink " + options.nvLinkBandwidth + " = " +
+    m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " = " +
                          FormatFixed(spec->gbPerSecond, 0) + " GB/s per direction: the traces ran "
                          "on " + gpu + " (" + spec->model + ", " + spec->generation + "; " +
                          spec->source + ", halved for one direction)");

@@ -420,9 +420,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         }
         else
         {
-            os << "ranks start together; the measured ranks started up to "
-               << FormatFixed(spread, 0)
-               << " us apart (--measured-offsets replays that)\n";
+            if (startOffsetsUs.size() > 1)
+            {
+                os << "ranks start together; the measured ranks started up to "
+                   << FormatFixed(spread, 0) << " us apart (--measured-offsets replays that)\n";
+            }
             os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
                << " us, measured " << FormatFixed(measuredIterationUs, 1) << " us ("
                << (measuredIterationName.empty() ? "span of the traced ops"

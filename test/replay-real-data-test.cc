@@ -10,6 +10,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -138,7 +140,7 @@ BOOST_AUTO_TEST_CASE(dlrm_at_measured_offsets_is_within_five_percent)
     BOOST_TEST(result.output.find("rank 7 (ranks 0-7): linked") != std::string::npos);
     BOOST_TEST(result.output.find("rank 8") == std::string::npos);
     // The traces ran on V100-SXM2 (Kineto deviceProperties): NVLink2, 150 GB/s per direction.
-    BOOST_TEST(result.output.find("NVLink 1200Gbps = 150 GB/s per direction") != std::string::npos);
+    BOOST_TEST(result.output.find("NVLink 1200 Gbps = 150 GB/s per direction") != std::string::npos);
     BOOST_TEST(result.output.find("Tesla V100-SXM2-32GB") != std::string::npos);
     BOOST_TEST(result.output.find("ranks start at their measured offsets") != std::string::npos);
     const std::string csv = chakra_test::ReadFileBytes(out.File("validation.csv"));
@@ -171,8 +173,10 @@ BOOST_AUTO_TEST_CASE(dlrm_at_measured_offsets_is_within_five_percent)
 BOOST_AUTO_TEST_CASE(gloo_ranks_are_aligned_by_their_collectives)
 {
     // The legacy profiler counts from each process's start: the clocks are aligned by the
-    // collectives' ends. Rank 1 (the one the other waits for) is reproduced within 5%; rank 0's
-    // step holds a 6.5 ms stall of its last all-reduce that rank 1's trace does not explain
+    // collectives' ends. Rank 1 arrives last at every call, so its step is its own work plus
+    // gloo's time for each call (software on loopback, 0.2-0.8 ms a call), which the cluster
+    // network does not model: the replay must account for everything else. Rank 0's step holds
+    // a 6.5 ms stall of its last all-reduce that rank 1's trace does not explain
     // (doc/validation.md).
     TempDir out;
     auto result = RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
@@ -183,7 +187,22 @@ BOOST_AUTO_TEST_CASE(gloo_ranks_are_aligned_by_their_collectives)
     auto ranks = CsvRows(chakra_test::ReadFileBytes(out.File("validation.csv")), "rank");
     BOOST_REQUIRE(ranks.size() == 2u);
     BOOST_TEST(std::stod(ranks[1][6]) == 16021.0);
-    BOOST_TEST(std::abs(std::stod(ranks[1][7])) < 0.05, "rank 1 error " << ranks[1][7]);
+    // Rank 1's gloo ops as Kineto measured them (linked trace: gloo:all_reduce inclusive_dur).
+    auto linked = nlohmann::json::parse(chakra_test::ReadMaybeGzip(out.File("linked/trace.1.json.gz")));
+    double glooUs = 0;
+    int calls = 0;
+    for (const auto& node : linked["nodes"])
+    {
+        if (node["name"] == "gloo:all_reduce")
+        {
+            glooUs += node["inclusive_dur"].get<double>();
+            ++calls;
+        }
+    }
+    BOOST_TEST(calls == 4);
+    const double simulated = std::stod(ranks[1][5]);
+    BOOST_TEST(std::abs(simulated + glooUs - 16021.0) / 16021.0 < 0.02,
+               "rank 1: simulated " << simulated << " + gloo " << glooUs);
 }
 
 BOOST_AUTO_TEST_CASE(a_linked_trace_given_as_host_trace_is_refused)

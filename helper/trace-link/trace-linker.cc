@@ -1207,18 +1207,21 @@ LinkJob::AddGaps()
     auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
         return m_cpu[m_matching.hostToCpu[i]];
     };
-    std::map<int64_t, std::vector<uint32_t>> topLevel;
+    // Every linked op of each host thread, nested ones too: an op the host trace files under
+    // the thread but Kineto ran elsewhere (gloo's all-reduce on its worker thread) can end
+    // after its parent, and the thread's next op waited for it (work.wait()).
+    std::map<int64_t, std::vector<uint32_t>> byThread;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_matching.hostToCpu[i] >= 0 && m_linkedParent[i] < 0)
+        if (m_matching.hostToCpu[i] >= 0)
         {
-            topLevel[m_ops[i].tid].push_back(i);
+            byThread[m_ops[i].tid].push_back(i);
         }
     }
     // The measured iteration starts the replay: a thread's first op starting later than that
     // (and waiting for nothing) starts that much later in the replay too.
     const bool haveStep = !m_summary.iterationName.empty();
-    for (auto& [tid, list] : topLevel)
+    for (auto& [tid, list] : byThread)
     {
         std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
             return std::make_tuple(cpu(a).ts, m_ops[a].id) <
@@ -1227,6 +1230,11 @@ LinkJob::AddGaps()
         TimeNs previousEnd = kMinTime;
         for (uint32_t x : list)
         {
+            if (m_linkedParent[x] >= 0)
+            {
+                previousEnd = std::max(previousEnd, cpu(x).End());
+                continue;
+            }
             TimeNs released = previousEnd;
             if (released == kMinTime && haveStep && m_summary.iterationTs < cpu(x).ts)
             {
