@@ -47,6 +47,14 @@ BOOST_AUTO_TEST_CASE(discovery_pairs_host_and_device_traces_by_rank)
     // Patterns override the first-number rule.
     auto patterned = DiscoverRankTraces(dir.Path(), "et_{rank}.json", "worker{rank}_*.json");
     BOOST_TEST(patterned[0].device == dir.File("worker0_step_12.json"));
+    // One host trace and one device trace are rank 0, with or without a number in their names.
+    TempDir single;
+    chakra_test::WriteFileBytes(single.File("linear_et.json"), kHost);
+    chakra_test::WriteFileBytes(single.File("linear_kineto.json"), kDevice);
+    auto one = DiscoverRankTraces(single.Path());
+    BOOST_REQUIRE(one.size() == 1u);
+    BOOST_TEST(one[0].host == single.File("linear_et.json"));
+    BOOST_TEST(one[0].device == single.File("linear_kineto.json"));
 }
 
 BOOST_AUTO_TEST_CASE(discovery_errors_are_clear)
