@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev                     # topology files (YAML/JSON, ASTRA-sim's network.yml)
   libboost-test-dev                   # tests
   python3 gnuplot-nox                 # scripts/sweep.py and its plot
+  python3-distributed                 # scripts/sweep.py --backend dask (Dask distributed)
   zlib1g-dev                          # gzip'd traces
 )
 

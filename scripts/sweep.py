@@ -12,6 +12,15 @@ largest and mean exposed communication over the ranks, and the mean bus bandwidt
 collective type. Runs go in parallel (default: the number of cores); the CSV is in grid order,
 so the same flags give the same file. --plot draws DIR/sweep.png with gnuplot: iteration time
 against NIC bandwidth, one line per value of the other grid flags.
+
+Backends (--backend): "local" runs on this machine; "dask" hands the runs to a Dask distributed
+cluster (Debian: python3-distributed) so that a grid spreads over many machines:
+--scheduler tcp://HOST:8786 (started with dask-scheduler, and dask-worker on each machine; the
+program and the traces must be at the same paths there), or without it a LocalCluster of --jobs
+workers on this machine. Both write the same sweep.csv. The CSV is rewritten after every run
+(temporary file + rename): an interrupted sweep resumes where it stopped, since runs already in
+DIR/sweep.csv are skipped (--retry-failed runs the failed ones again). A run that fails, or a
+worker that is lost, is a row with its error: the sweep goes on.
 """
 
 import argparse
@@ -41,6 +50,13 @@ def parse_args():
     parser.add_argument("--binary", default=os.path.join(HERE, "..", "build", "bin",
                                                          "chakra-cluster"),
                         help="the chakra-cluster program")
+    parser.add_argument("--backend", choices=["local", "dask"], default="local",
+                        help="where the runs go: this machine, or a Dask distributed cluster")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="dask: the scheduler (tcp://host:8786); default: a LocalCluster "
+                             "of --jobs workers on this machine")
+    parser.add_argument("--retry-failed", action="store_true",
+                        help="run again the runs whose row in DIR/sweep.csv has an error")
     parser.add_argument("--plot", action="store_true", help="draw sweep.png with gnuplot")
     parser.add_argument("--x", default="nicBandwidth",
                         help="grid flag on the plot's x axis (default nicBandwidth)")
@@ -60,7 +76,15 @@ def read_csv(path):
 
 
 def run_one(binary, trace, flags):
-    """Runs one configuration; returns (metrics dict, error text or None)."""
+    """Runs one configuration; returns (metrics dict, error text or None). Never raises: a run
+    that cannot even start (a missing or unusable program on a worker) is an error too."""
+    try:
+        return run_program(binary, trace, flags)
+    except Exception as error:  # noqa: BLE001 - any failure of one run is that run's error
+        return None, f"{type(error).__name__}: {error}"
+
+
+def run_program(binary, trace, flags):
     with tempfile.TemporaryDirectory(prefix="chakra-sweep-") as work:
         command = [binary, f"--trace={trace}", f"--out={work}"]
         command += [f"--{name}={value}" for name, value in flags]
@@ -123,6 +147,94 @@ def plot(out, rows, grid_names, x_name):
     print(f"sweep: plot in {os.path.join(out, 'sweep.png')}")
 
 
+METRICS = ["finished", "iteration_us", "exposed_comm_max_us", "exposed_comm_mean_us"]
+
+
+def run_local(binary, trace, tasks, jobs):
+    """Yields (index, metrics, error) as the runs [(index, flags)] finish on this machine."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(run_one, binary, trace, flags): index for index, flags in tasks}
+        for future in concurrent.futures.as_completed(futures):
+            yield (futures[future],) + future.result()
+
+
+def run_dask(binary, trace, tasks, jobs, scheduler):
+    """Yields (index, metrics, error) as the runs finish on a Dask distributed cluster."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        # Debian's package serves Debian's python3; another python3 may come first in PATH.
+        hint = ""
+        if os.path.exists("/usr/bin/python3") and sys.executable != "/usr/bin/python3":
+            found = subprocess.run(["/usr/bin/python3", "-c", "import distributed"],
+                                   capture_output=True).returncode == 0
+            hint = " or run the sweep with /usr/bin/python3, which has it" if found else ""
+        sys.exit("sweep: error: --backend dask needs Dask distributed "
+                 f"(apt-get install python3-distributed){hint}")
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        # One single-threaded worker process per job: each run is one chakra-cluster process.
+        cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        # pure=False: two runs with the same flags are two runs, not one cached result.
+        futures = {client.submit(run_one, binary, trace, flags, pure=False): index
+                   for index, flags in tasks}
+        for future in as_completed(list(futures)):
+            try:
+                metrics, error = future.result()
+            except Exception as error:  # noqa: BLE001 - a lost worker (KilledWorker), ...
+                metrics, error = None, f"dask: {type(error).__name__}: {error}"
+            yield futures[future], metrics, error
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def is_metric(column):
+    return column in METRICS or column == "error" or column.startswith("busbw_")
+
+
+def read_previous(path, flag_columns):
+    """The rows of an earlier sweep.csv, by their flag values; {} if there is none."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        rows = list(reader)
+    flags = [column for column in header if not is_metric(column)]
+    if sorted(flags) != sorted(flag_columns) or "error" not in header:
+        sys.exit(f"sweep: error: {path} was written for the flags {', '.join(flags) or 'none'}, "
+                 f"this sweep has {', '.join(flag_columns)}: use another --out or remove it")
+    return {tuple(row[column] for column in flag_columns): row for row in rows}
+
+
+def make_row(flag_columns, values, metrics, error):
+    row = dict(zip(flag_columns, values))
+    for key, value in (metrics or {}).items():
+        row[key] = f"{value:.3f}" if isinstance(value, float) else str(value)
+    row["error"] = error or ""
+    return row
+
+
+def write_csv(path, flag_columns, rows):
+    """Writes the rows (grid order) with the flag columns, the metrics (the fixed ones, then the
+    others sorted: the same whatever order the runs finished in) and the error."""
+    extra = sorted({key for row in rows for key in row
+                    if key not in flag_columns and key not in METRICS and key != "error"})
+    with open(path + ".tmp", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=flag_columns + METRICS + extra + ["error"],
+                                restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(path + ".tmp", path)
+
+
 def main():
     args = parse_args()
     grid = [split_flag(item, "--grid") for item in args.grid]
@@ -130,53 +242,53 @@ def main():
     fixed = [split_flag(item, "--set") for item in args.set]
     if not grid:
         sys.exit("sweep: error: give at least one --grid FLAG=V1,V2")
-    if not os.path.exists(args.binary):
+    # With a remote scheduler the program is looked for on the workers, not here.
+    if not os.path.exists(args.binary) and not args.scheduler:
         sys.exit(f"sweep: error: {args.binary} not found (build first: make)")
     os.makedirs(args.out, exist_ok=True)
     names = [name for name, _ in grid]
-    combinations = list(itertools.product(*[values for _, values in grid]))
-    print(f"sweep: {len(combinations)} runs, {args.jobs} at a time", file=sys.stderr)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_one, args.binary, args.trace,
-                               fixed + list(zip(names, combination)))
-                   for combination in combinations]
-        results = []
-        for index, future in enumerate(futures):
-            metrics, error = future.result()
+    flag_columns = names + [f"--{name}" for name, _ in fixed]
+    combinations = [list(c) + [value for _, value in fixed]
+                    for c in itertools.product(*[values for _, values in grid])]
+    path = os.path.join(args.out, "sweep.csv")
+
+    # Resume: runs already in sweep.csv are not run again (failed ones with --retry-failed);
+    # rows of runs outside this grid are kept after the grid's.
+    previous = read_previous(path, flag_columns)
+    rows = {}
+    for index, values in enumerate(combinations):
+        row = previous.pop(tuple(values), None)
+        if row is not None and not (args.retry_failed and row["error"]):
+            rows[index] = row
+    others = list(previous.values())
+    tasks = [(index, fixed + list(zip(names, values)))
+             for index, values in enumerate(combinations) if index not in rows]
+    print(f"sweep: {len(combinations)} runs, {len(combinations) - len(tasks)} already in "
+          f"{path}, {len(tasks)} to run ({args.backend} backend, {args.jobs} at a time)",
+          file=sys.stderr)
+
+    def ordered():
+        return [rows[index] for index in sorted(rows)] + others
+
+    if tasks:
+        runner = (run_local(args.binary, args.trace, tasks, args.jobs) if args.backend == "local"
+                  else run_dask(args.binary, args.trace, tasks, args.jobs, args.scheduler))
+        for index, metrics, error in runner:
             label = " ".join(f"{n}={v}" for n, v in zip(names, combinations[index]))
             if error:
                 print(f"sweep: {label}: FAILED: {error}", file=sys.stderr)
             else:
                 print(f"sweep: {label}: iteration {metrics['iteration_us']:.1f} us",
                       file=sys.stderr)
-            results.append((metrics, error))
-    metric_names = ["finished", "iteration_us", "exposed_comm_max_us", "exposed_comm_mean_us"]
-    for metrics, _ in results:
-        for key in (metrics or {}):
-            if key not in metric_names:
-                metric_names.append(key)
-    rows = []
-    for combination, (metrics, error) in zip(combinations, results):
-        row = dict(zip(names, combination))
-        row.update({f"--{name}": value for name, value in fixed})
-        for key in metric_names:
-            value = (metrics or {}).get(key, "")
-            row[key] = f"{value:.3f}" if isinstance(value, float) else value
-        row["error"] = error or ""
-        rows.append(row)
-    path = os.path.join(args.out, "sweep.csv")
-    with open(path + ".tmp", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=names + [f"--{n}" for n, _ in fixed] +
-                                metric_names + ["error"])
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(path + ".tmp", path)
-    print(f"sweep: {len(rows)} rows in {path}")
+            rows[index] = make_row(flag_columns, combinations[index], metrics, error)
+            write_csv(path, flag_columns, ordered())
+    write_csv(path, flag_columns, ordered())
+    print(f"sweep: {len(rows) + len(others)} rows in {path}")
     if args.plot:
         if args.x not in names:
             sys.exit(f"sweep: error: --x {args.x} is not a --grid flag")
-        plot(args.out, rows, names, args.x)
-    return 1 if any(error for _, error in results) else 0
+        plot(args.out, ordered(), names, args.x)
+    return 1 if any(rows[index]["error"] for index in rows) else 0
 
 
 if __name__ == "__main__":
