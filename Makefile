@@ -1,13 +1,17 @@
 # Two entry points for a newcomer on Debian 12:
 #   make demo   install missing packages (as root), build, run the demo
 #   make test   install missing packages (as root), build, run every test through CTest
-# Other targets: make build, make bench, make clean.
+# Other targets: make build, make bench, make clean;
+#   make test-sanitize  the module and every test under ASan+UBSan+LSan (build-sanitize/)
+#   make fuzz           libFuzzer targets, FUZZ_SECONDS each (default 60; build-fuzz/)
 
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= 2
 
-.PHONY: all deps configure build demo test bench clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps configure build demo test test-sanitize fuzz bench clean
 
 all: build
 
@@ -27,6 +31,12 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+test-sanitize: deps
+	JOBS=$(JOBS) scripts/test-sanitize.sh
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR)

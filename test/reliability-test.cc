@@ -348,11 +348,17 @@ BOOST_AUTO_TEST_CASE(wire_decoding_matches_protobuf)
         written.push_back(node);
     }
     chakra_test::WriteFileBytes(dir.File("t.et"), bytes);
+    // Small messages go to protobuf; threshold 0 puts every one through the reader's own
+    // decoding (what large messages get): both must give protobuf's nodes minus repeats.
     EtReader reader(dir.File("t.et"));
+    EtReader decoding(dir.File("t.et"), 0);
     ChakraProtoMsg::Node node;
+    ChakraProtoMsg::Node decoded;
     for (const auto& expected : written)
     {
         BOOST_REQUIRE(reader.ReadNode(node));
+        BOOST_REQUIRE(decoding.ReadNode(decoded));
+        BOOST_TEST(decoded.SerializeAsString() == node.SerializeAsString());
         ChakraProtoMsg::Node want = expected;
         for (auto* list : {want.mutable_data_deps(), want.mutable_ctrl_deps()})
         {
@@ -371,6 +377,9 @@ BOOST_AUTO_TEST_CASE(wire_decoding_matches_protobuf)
         BOOST_TEST(node.SerializeAsString() == want.SerializeAsString());
     }
     BOOST_TEST(!reader.ReadNode(node));
+    BOOST_TEST(!decoding.ReadNode(decoded));
+    BOOST_TEST(reader.GetDuplicateDepsDropped() == decoding.GetDuplicateDepsDropped());
+    BOOST_TEST(reader.GetDuplicateDepsDropped() > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(message_and_dependency_bounds)

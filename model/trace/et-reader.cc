@@ -90,8 +90,14 @@ FindWireTypeMismatch(const google::protobuf::Message& message)
 }
 
 EtReader::EtReader(const std::string& path)
+    : EtReader(path, kDirectParseBytes)
+{
+}
+
+EtReader::EtReader(const std::string& path, uint32_t directParseBytes)
     : m_file(path),
-      m_buffer(kInitialBufferBytes)
+      m_buffer(m_file.BufferSizeFor(kInitialBufferBytes)),
+      m_directParseBytes(directParseBytes)
 {
     const char* data = nullptr;
     uint32_t size = 0;
@@ -144,13 +150,63 @@ EtReader::ReadNode(ChakraProtoMsg::Node& node)
     return true;
 }
 
+void
+EtReader::DropRepeats(google::protobuf::RepeatedField<uint64_t>& list)
+{
+    if (list.size() < 2)
+    {
+        return;
+    }
+    int kept = 0;
+    if (list.size() <= 32)
+    {
+        // Short lists (nearly all): a scan of the kept prefix beats hashing.
+        for (int i = 0; i < list.size(); ++i)
+        {
+            const uint64_t id = list.Get(i);
+            bool seen = false;
+            for (int j = 0; j < kept && !seen; ++j)
+            {
+                seen = list.Get(j) == id;
+            }
+            if (!seen)
+            {
+                list.Set(kept++, id);
+            }
+        }
+    }
+    else
+    {
+        std::unordered_set<uint64_t> seen;
+        for (int i = 0; i < list.size(); ++i)
+        {
+            if (seen.insert(list.Get(i)).second)
+            {
+                list.Set(kept++, list.Get(i));
+            }
+        }
+    }
+    m_duplicateDeps += static_cast<uint64_t>(list.size() - kept);
+    list.Truncate(kept);
+}
+
 bool
 EtReader::ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node)
 {
     using google::protobuf::internal::WireFormatLite;
-    // Protobuf would materialise every repeated id (8 bytes each, from as little as one byte
-    // on the wire): the two dependency lists are decoded here, without repeats, and the rest
-    // of the message, copied without them, is left to protobuf.
+    if (size <= m_directParseBytes)
+    {
+        if (!node.ParseFromArray(data, static_cast<int>(size)))
+        {
+            return false;
+        }
+        DropRepeats(*node.mutable_ctrl_deps());
+        DropRepeats(*node.mutable_data_deps());
+        return true;
+    }
+    // A large message: protobuf would materialise every repeated id (8 bytes each, from as
+    // little as one byte on the wire). The two dependency lists are decoded here, without
+    // repeats, and the rest of the message, copied without them, is left to protobuf.
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data),
                                               static_cast<int>(size));
     DistinctIds ctrl;
@@ -205,7 +261,10 @@ EtReader::ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node)
             else
             {
                 uint32_t length = 0;
-                wellFormed = in.ReadVarint32(&length) && length <= size;
+                // Within what is left of the message: a limit past its end would be
+                // clamped silently, and the bytes after it read as part of the list.
+                wellFormed = in.ReadVarint32(&length) &&
+                             length <= size - static_cast<uint32_t>(in.CurrentPosition());
                 if (wellFormed)
                 {
                     auto limit = in.PushLimit(static_cast<int>(length));

@@ -25,10 +25,11 @@ namespace ns3
  * absurd length, bytes that are not the expected message) raises a TraceError naming the file,
  * the message number and byte offset.
  *
- * Dependencies (ctrl_deps, data_deps) are decoded from the wire by the reader itself, not by
- * protobuf: a repeated id is dropped as it is read (first occurrence kept, order kept), so a
- * node listing the same few parents millions of times costs memory for the distinct ones only.
- * A node may list at most kMaxDepsPerList distinct ids per list.
+ * A repeated id in a dependency list (ctrl_deps, data_deps) is dropped as the node is read
+ * (first occurrence kept, order kept). In a message larger than kDirectParseBytes the reader
+ * decodes the two lists from the wire itself, so a node listing the same few parents millions
+ * of times costs memory for the distinct ones only. A node may list at most kMaxDepsPerList
+ * distinct ids per list.
  */
 class EtReader
 {
@@ -49,11 +50,26 @@ class EtReader
     static constexpr uint32_t kMaxDepsPerList = 1u << 20;
 
     /**
+     * Messages up to this size are parsed by protobuf directly, repeats dropped afterwards:
+     * protobuf's decoding is the fastest and can cost at most 8 times the message (512 KiB);
+     * larger messages have their dependency lists decoded by the reader itself.
+     */
+    static constexpr uint32_t kDirectParseBytes = 64u << 10;
+
+    /**
      * Opens the file and reads its GlobalMetadata.
      * \param path the .et file
      * \throws TraceError if it cannot be opened or does not start with a GlobalMetadata
      */
     explicit EtReader(const std::string& path);
+
+    /**
+     * As above, with another threshold for the reader's own decoding of dependency lists
+     * (tests and the fuzz target give 0 to decode every node that way).
+     * \param path the .et file
+     * \param directParseBytes see kDirectParseBytes
+     */
+    EtReader(const std::string& path, uint32_t directParseBytes);
 
     /** \return the file's GlobalMetadata */
     const ChakraProtoMsg::GlobalMetadata& GetMetadata() const;
@@ -78,6 +94,11 @@ class EtReader
     uint64_t GetDuplicateDepsDropped() const;
 
   private:
+    /**
+     * Drops the repeated ids of one dependency list, keeping the first of each, in order.
+     * \param list the list
+     */
+    void DropRepeats(google::protobuf::RepeatedField<uint64_t>& list);
     /**
      * Parses a Node message, decoding ctrl_deps and data_deps without repeats.
      * \param data the message bytes
@@ -107,6 +128,7 @@ class EtReader
     uint64_t m_messageOffset{0};              //!< file offset of the message being read
     uint64_t m_messageIndex{0};               //!< 0 = metadata, 1 = first node, ...
     ChakraProtoMsg::GlobalMetadata m_metadata; //!< the file's metadata
+    uint32_t m_directParseBytes;              //!< see kDirectParseBytes
     std::string m_rest;                       //!< a node's fields other than its dependencies
     uint64_t m_duplicateDeps{0};              //!< repeated dependency ids dropped
 };

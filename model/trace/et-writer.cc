@@ -3,6 +3,8 @@
 #include "et-reader.h"
 #include "trace-error.h"
 
+#include <unordered_set>
+
 namespace ns3
 {
 
@@ -15,6 +17,21 @@ EtWriter::EtWriter(const std::string& path, const ChakraProtoMsg::GlobalMetadata
 void
 EtWriter::WriteNode(const ChakraProtoMsg::Node& node)
 {
+    // The readers' bound on distinct dependencies: a list longer than the bound may still be
+    // within it once repeats are dropped, so only then are they counted.
+    for (const auto* list : {&node.ctrl_deps(), &node.data_deps()})
+    {
+        if (static_cast<uint64_t>(list->size()) > EtReader::kMaxDepsPerList &&
+            std::unordered_set<uint64_t>(list->begin(), list->end()).size() >
+                EtReader::kMaxDepsPerList)
+        {
+            throw TraceError(m_file.GetPath(),
+                             "node " + std::to_string(node.id()),
+                             std::string(list == &node.ctrl_deps() ? "ctrl_deps" : "data_deps") +
+                                 " lists more than " + std::to_string(EtReader::kMaxDepsPerList) +
+                                 " distinct ids (the readers' bound per node)");
+        }
+    }
     WriteMessage(node, &node);
     ++m_nodes;
 }

@@ -33,8 +33,9 @@ class EtWriter
     EtWriter(const std::string& path, const ChakraProtoMsg::GlobalMetadata& metadata);
 
     /**
-     * Appends a node. \throws TraceError on a write error or a node over
-     * EtReader::kMaxMessageBytes
+     * Appends a node. \throws TraceError on a write error, or a node no reader would accept
+     * (over EtReader::kMaxMessageBytes, or more than EtReader::kMaxDepsPerList distinct ids
+     * in a dependency list)
      * \param node the node
      */
     void WriteNode(const ChakraProtoMsg::Node& node);

@@ -69,12 +69,13 @@ InputFile::InputFile(const std::string& path)
     {
         throw TraceError(path, "", "cannot open: not a regular file");
     }
+    m_size = static_cast<uint64_t>(info.st_size);
     gzFile gz = gzopen(path.c_str(), "rb");
     if (gz == nullptr)
     {
         throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
     }
-    gzbuffer(gz, kZlibBufferBytes);
+    gzbuffer(gz, static_cast<unsigned>(BufferSizeFor(kZlibBufferBytes)));
     m_gz = gz;
 }
 
@@ -138,9 +139,28 @@ InputFile::GetOffset() const
     return m_offset;
 }
 
+uint64_t
+InputFile::GetSize() const
+{
+    return m_size;
+}
+
+std::size_t
+InputFile::BufferSizeFor(std::size_t most) const
+{
+    // A gzip'd file inflates: its on-disk size undersizes the buffer, which only costs a few
+    // more reads. 8 KiB at least: zlib wants room for its header and one deflate block.
+    std::size_t size = 8192;
+    while (size < most && size < m_size)
+    {
+        size *= 2;
+    }
+    return std::min(size, most);
+}
+
 InputFileStreamBuf::InputFileStreamBuf(const std::string& path)
     : m_file(path),
-      m_chunk(1u << 20)
+      m_chunk(m_file.BufferSizeFor(1u << 20))
 {
 }
 

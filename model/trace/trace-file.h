@@ -50,11 +50,20 @@ class InputFile
     const std::string& GetPath() const;
     /** \return the number of (uncompressed) bytes delivered so far */
     uint64_t GetOffset() const;
+    /** \return the size of the file on disk (compressed size for a gzip'd file) */
+    uint64_t GetSize() const;
+    /**
+     * \param most the buffer a large file gets
+     * \return a read buffer size for this file: \p most, or less for a small file (a 1 MiB
+     *         buffer for a 100-byte file costs more to allocate and clear than to read it)
+     */
+    std::size_t BufferSizeFor(std::size_t most) const;
 
   private:
     std::string m_path;     //!< the file
     void* m_gz{nullptr};    //!< zlib gzFile (reads plain files transparently)
     uint64_t m_offset{0};   //!< bytes delivered
+    uint64_t m_size{0};     //!< bytes on disk
 };
 
 /**
