@@ -170,3 +170,20 @@ BOOST_AUTO_TEST_CASE(bad_input_gives_one_line_and_no_output)
     BOOST_TEST(unwritable.exitCode == 1);
     BOOST_TEST(Lines(unwritable.output) == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(a_linked_trace_is_refused_as_host_trace)
+{
+    // Linking the output again would attach every GPU op a second time.
+    Pair pair;
+    auto first = RunCommand(Tool() + pair.Args(pair.dir.File("linked.json"), " --log-level ERROR"));
+    BOOST_REQUIRE(first.exitCode == 0);
+    auto again = RunCommand(Tool() + " --chakra-host-trace " + pair.dir.File("linked.json") +
+                            " --chakra-device-trace " + pair.dir.File("d.json") +
+                            " --rank 0 --output-file " + pair.dir.File("twice.json"));
+    BOOST_TEST(again.exitCode == 1);
+    BOOST_TEST(Lines(again.output) == 1u);
+    BOOST_TEST(again.output.find("chakra_trace_link: error: " + pair.dir.File("linked.json")) ==
+               0u, again.output);
+    BOOST_TEST(again.output.find("already a linked trace") != std::string::npos, again.output);
+    BOOST_TEST(!chakra_test::FileExists(pair.dir.File("twice.json")));
+}
