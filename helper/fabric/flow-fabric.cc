@@ -1,0 +1,144 @@
+#include "flow-fabric.h"
+
+#include "ns3/boolean.h"
+#include "ns3/flow-transport.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FlowFabric);
+
+TypeId
+FlowFabric::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowFabric")
+            .SetParent<ClusterFabric>()
+            .SetGroupName("Chakra")
+            .AddConstructor<FlowFabric>()
+            .AddAttribute("PacketModel",
+                          "The packet model whose per-packet headers the flows pay, so that a "
+                          "flow's goodput is that model's: tcp (52 bytes of IPv4 + TCP + "
+                          "timestamps per MTU, 2 bytes of PPP on the wire).",
+                          StringValue("tcp"),
+                          MakeStringAccessor(&FlowFabric::m_packetModel),
+                          MakeStringChecker())
+            .AddAttribute("SendBuffer",
+                          "A send completes locally once at most this many bytes of it remain "
+                          "unsent (the tcp model's socket buffer, TcpTransport::BufferSize); "
+                          "0: once its last byte has left the source.",
+                          UintegerValue(1u << 20),
+                          MakeUintegerAccessor(&FlowFabric::m_sendBuffer),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("FifoAtSource",
+                          "What ranks write to different peers leaves a device in the order it "
+                          "was written, at most SendBuffer bytes per peer at a time (a TCP "
+                          "sender with a full initial window queues that much at once in the "
+                          "device's FIFO), instead of all pairs sharing the device max-min fair "
+                          "from the start (FlowNetwork, fifoAtSource).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowFabric::m_fifoAtSource),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+FlowFabric::FlowFabric() = default;
+
+void
+FlowFabric::DoDispose()
+{
+    if (m_network)
+    {
+        m_network->Dispose();
+    }
+    m_network = nullptr;
+    ClusterFabric::DoDispose();
+}
+
+bool
+FlowFabric::FramingOf(const std::string& packetModel, FlowNetwork::Framing& framing)
+{
+    if (packetModel == "tcp")
+    {
+        framing.headerBytes = 52;  // IPv4 20 + TCP 20 + timestamp option 12
+        framing.wireExtraBytes = 2; // PPP header of ns-3's point-to-point links
+        return true;
+    }
+    return false;
+}
+
+void
+FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& /* nodes */)
+{
+    FlowNetwork::Settings settings;
+    if (!FramingOf(m_packetModel, settings.framing))
+    {
+        throw std::invalid_argument("FlowFabric: unknown PacketModel '" + m_packetModel +
+                                    "' (known: tcp)");
+    }
+    m_ranks = topology->GetRankCount();
+    m_network = CreateObject<FlowNetwork>();
+    settings.sendBuffer = m_sendBuffer;
+    settings.fifoAtSource = m_fifoAtSource;
+    m_network->Build(topology, settings);
+}
+
+Ptr<CommTransport>
+FlowFabric::CreateTransport(uint32_t rank)
+{
+    if (!m_network)
+    {
+        throw std::logic_error("FlowFabric::CreateTransport before Install");
+    }
+    Ptr<FlowTransport> transport = CreateObject<FlowTransport>();
+    transport->Attach(m_network, rank);
+    return transport;
+}
+
+std::vector<Ipv4Address>
+FlowFabric::GetRankAddresses() const
+{
+    // No IP stack: ranks are known by their index only.
+    return std::vector<Ipv4Address>(m_ranks, Ipv4Address());
+}
+
+Ptr<FlowNetwork>
+FlowFabric::GetNetwork() const
+{
+    return m_network;
+}
+
+std::vector<ReportTable>
+FlowFabric::GetReportTables() const
+{
+    if (!m_network)
+    {
+        return {};
+    }
+    const FlowNetwork::Statistics s = m_network->GetStatistics();
+    ReportTable table;
+    table.name = "flow";
+    table.columns = {"metric", "value"};
+    auto row = [&table](const std::string& name, uint64_t value) {
+        table.rows.push_back({name, std::to_string(value)});
+    };
+    table.rows.push_back({"packet model framing", m_packetModel});
+    row("messages", s.messages);
+    row("stream bytes", s.streamBytes);
+    row("ordered pairs (channels)", s.channels);
+    row("flow starts", s.flowStarts);
+    row("starts queued behind another at the source", s.queuedAtSource);
+    row("most flows at once", s.peakFlows);
+    row("rate recomputations", s.allocation.reallocations);
+    row("flows recomputed", s.allocation.flowsRecomputed);
+    row("largest recomputation (flows)", s.allocation.largestComponent);
+    row("recomputations extended through a link", s.allocation.extensions);
+    return {table};
+}
+
+} // namespace ns3

@@ -1,0 +1,595 @@
+#include "flow-network.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraFlowNetwork");
+NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
+
+namespace
+{
+constexpr uint32_t kNoChannel = std::numeric_limits<uint32_t>::max();
+
+/** \return a duration in seconds as a Time, rounded up to the nanosecond */
+Time
+CeilSeconds(double seconds)
+{
+    // The small subtraction keeps a result that is a whole number of nanoseconds but for
+    // rounding (1e-7 ns) from being pushed to the next one.
+    const double ns = std::ceil(seconds * 1e9 - 1e-7);
+    return NanoSeconds(static_cast<int64_t>(std::max(ns, 0.0)));
+}
+} // namespace
+
+TypeId
+FlowNetwork::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowNetwork").SetParent<Object>().SetGroupName("Chakra");
+    return tid;
+}
+
+FlowNetwork::FlowNetwork() = default;
+
+FlowNetwork::~FlowNetwork() = default;
+
+void
+FlowNetwork::DoDispose()
+{
+    for (Channel& channel : m_channels)
+    {
+        channel.next.Cancel();
+        channel.messages.clear();
+    }
+    m_channels.clear();
+    m_channelOf.clear();
+    m_endpoints.clear();
+    Object::DoDispose();
+}
+
+uint64_t
+FlowNetwork::PairHash(uint32_t srcRank, uint32_t dstRank)
+{
+    // The flow model's one definition of a flow's ECMP hash. The RDMA model hashes (src, dst,
+    // queue pair); with one queue pair per ordered pair, (src, dst) is the same information.
+    return ClusterTopology::Mix(ClusterTopology::Mix(0, srcRank), dstRank);
+}
+
+void
+FlowNetwork::Build(std::shared_ptr<const ClusterTopology> topology, const Settings& settings)
+{
+    m_topology = std::move(topology);
+    m_settings = settings;
+    const auto& links = m_topology->GetLinks();
+    m_linkDelay.reserve(2 * links.size());
+    m_linkMtu.reserve(2 * links.size());
+    for (const ClusterTopology::Link& link : links)
+    {
+        // Directed link 2i is a -> b, 2i + 1 is b -> a: the same numbering as GetPath's.
+        const double wireBytesPerSecond = static_cast<double>(link.rate.GetBitRate()) / 8;
+        for (int direction = 0; direction < 2; ++direction)
+        {
+            m_rates.AddLink(wireBytesPerSecond);
+            m_linkDelay.push_back(link.delay);
+            m_linkMtu.push_back(link.mtu);
+        }
+    }
+    m_endpoints.assign(m_topology->GetRankCount(), nullptr);
+    if (m_settings.fifoAtSource)
+    {
+        m_egress.resize(2 * links.size());
+    }
+    m_window = m_settings.sendBuffer > 0 ? m_settings.sendBuffer : UINT64_MAX;
+}
+
+std::shared_ptr<const ClusterTopology>
+FlowNetwork::GetTopology() const
+{
+    return m_topology;
+}
+
+void
+FlowNetwork::Attach(uint32_t rank, FlowTransport* endpoint)
+{
+    if (rank >= m_endpoints.size())
+    {
+        m_endpoints.resize(rank + 1, nullptr);
+    }
+    m_endpoints[rank] = endpoint;
+}
+
+void
+FlowNetwork::Detach(uint32_t rank, const FlowTransport* endpoint)
+{
+    if (rank < m_endpoints.size() && m_endpoints[rank] == endpoint)
+    {
+        m_endpoints[rank] = nullptr;
+    }
+}
+
+FlowTransport*
+FlowNetwork::GetEndpoint(uint32_t rank) const
+{
+    return rank < m_endpoints.size() ? m_endpoints[rank] : nullptr;
+}
+
+uint32_t
+FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
+{
+    const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
+    auto found = m_channelOf.find(key);
+    if (found != m_channelOf.end())
+    {
+        return found->second;
+    }
+    if (!m_topology || src >= m_topology->GetRankCount() || dst >= m_topology->GetRankCount() ||
+        !m_topology->GetPath(src, dst, PairHash(src, dst), m_scratchPath) || m_scratchPath.empty())
+    {
+        return kNoChannel;
+    }
+    Channel channel;
+    channel.src = src;
+    channel.dst = dst;
+    channel.path = m_scratchPath;
+    // Packets have the size of the first link's MTU (as the packet models' segments do).
+    const double mtu = m_linkMtu[channel.path.front()];
+    channel.segment = std::max(1.0, mtu - m_settings.framing.headerBytes);
+    channel.packetOverhead = mtu + m_settings.framing.wireExtraBytes - channel.segment;
+    channel.efficiency = channel.segment / (channel.segment + channel.packetOverhead);
+    for (std::size_t i = 0; i < channel.path.size(); ++i)
+    {
+        channel.propagation += m_linkDelay[channel.path[i]];
+        if (i > 0)
+        {
+            // Each switch forwards the last packet once it has all of it.
+            channel.forwardSecondsPerByte += 1.0 / m_rates.GetCapacity(channel.path[i]);
+        }
+    }
+    const auto index = static_cast<uint32_t>(m_channels.size());
+    m_channels.push_back(std::move(channel));
+    m_channelOf.emplace(key, index);
+    ++m_statistics.channels;
+    return index;
+}
+
+double
+FlowNetwork::Slack(const Channel& channel)
+{
+    // Events fall on whole nanoseconds: a threshold within one nanosecond of progress counts
+    // as reached (and a sub-byte float residue too).
+    return channel.rate * 1e-9 + 1e-3;
+}
+
+Time
+FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
+{
+    const double lastPacket =
+        std::min(static_cast<double>(bytes), channel.segment) + channel.packetOverhead;
+    return channel.propagation + CeilSeconds(lastPacket * channel.forwardSecondsPerByte);
+}
+
+void
+FlowNetwork::Advance(Channel& channel)
+{
+    const Time now = Simulator::Now();
+    if (channel.rate > 0 && now > channel.updated)
+    {
+        channel.sent += channel.rate * (now - channel.updated).GetSeconds();
+        channel.sent = std::min(channel.sent, static_cast<double>(channel.queued));
+    }
+    channel.updated = now;
+}
+
+bool
+FlowNetwork::Send(uint32_t src,
+                  uint32_t dst,
+                  uint64_t bytes,
+                  Callback localDone,
+                  Callback delivered)
+{
+    const uint32_t index = GetChannel(src, dst);
+    if (index == kNoChannel)
+    {
+        return false;
+    }
+    ++m_statistics.messages;
+    m_statistics.streamBytes += bytes;
+    Channel& channel = m_channels[index];
+    Advance(channel);
+    channel.queued += bytes;
+    Message message;
+    message.end = channel.queued;
+    message.bytes = bytes;
+    message.delivered = std::move(delivered);
+    const bool earlierDone = channel.nextDone == channel.messages.size();
+    const double doneAt =
+        static_cast<double>(message.end) - static_cast<double>(m_settings.sendBuffer);
+    if (earlierDone && doneAt <= channel.sent + Slack(channel))
+    {
+        // It fits in the send buffer at once: local completion now (as an event).
+        if (localDone)
+        {
+            Simulator::ScheduleNow(std::move(localDone));
+        }
+        channel.messages.push_back(std::move(message));
+        channel.nextDone = channel.messages.size();
+    }
+    else
+    {
+        message.localDone = std::move(localDone);
+        channel.messages.push_back(std::move(message));
+    }
+    NS_LOG_LOGIC("send " << src << "->" << dst << " " << bytes << " B, stream end "
+                          << channel.queued);
+    Enter(index);
+    ScheduleNext(index);
+    return true;
+}
+
+void
+FlowNetwork::Enter(uint32_t index)
+{
+    Channel& channel = m_channels[index];
+    if (!m_settings.fifoAtSource)
+    {
+        Grant(index, channel.queued);
+        return;
+    }
+    // At most one window of the channel outstanding (entered, not yet sent).
+    const auto sent = static_cast<uint64_t>(channel.sent + Slack(channel));
+    const uint64_t limit = sent > UINT64_MAX - m_window ? UINT64_MAX : sent + m_window;
+    const uint64_t end = std::min(channel.queued, limit);
+    if (end <= channel.entered)
+    {
+        return;
+    }
+    channel.entered = end;
+    const uint32_t link = channel.path.front();
+    Egress& egress = m_egress[link];
+    egress.entries.push_back({index, end});
+    if (egress.entries.size() - egress.head > 1)
+    {
+        ++m_statistics.queuedAtSource;
+        m_spareCheck.push_back(link); // it may start at once if the link has room
+        MarkDirty();
+    }
+    ServeHead(link);
+}
+
+void
+FlowNetwork::ServeHead(uint32_t link)
+{
+    Egress& egress = m_egress[link];
+    // An entry is done when its channel has sent up to its end (entries of other channels
+    // ahead of it may still be running: they were granted on spare capacity).
+    while (egress.head < egress.entries.size())
+    {
+        const Entry& entry = egress.entries[egress.head];
+        const Channel& channel = m_channels[entry.channel];
+        if (channel.sent + Slack(channel) < static_cast<double>(entry.end))
+        {
+            break;
+        }
+        ++egress.head;
+    }
+    if (egress.head == egress.entries.size())
+    {
+        egress.entries.clear();
+        egress.head = 0;
+        egress.granted = 0;
+        return;
+    }
+    if (egress.head > 64 && egress.head * 2 > egress.entries.size())
+    {
+        egress.entries.erase(egress.entries.begin(),
+                             egress.entries.begin() + static_cast<std::ptrdiff_t>(egress.head));
+        egress.granted -= std::min(egress.granted, egress.head);
+        egress.head = 0;
+    }
+    egress.granted = std::max(egress.granted, egress.head);
+    if (egress.granted == egress.head)
+    {
+        GrantNext(link); // the head always goes
+    }
+}
+
+void
+FlowNetwork::GrantNext(uint32_t link)
+{
+    Egress& egress = m_egress[link];
+    if (egress.granted >= egress.entries.size())
+    {
+        return;
+    }
+    const Entry entry = egress.entries[egress.granted++];
+    Grant(entry.channel, entry.end);
+}
+
+void
+FlowNetwork::Grant(uint32_t index, uint64_t end)
+{
+    Channel& channel = m_channels[index];
+    channel.granted = std::max(channel.granted, end);
+    if (channel.flow != MaxMinNetwork::kNoFlow ||
+        channel.sent + Slack(channel) >= static_cast<double>(channel.granted))
+    {
+        ScheduleNext(index);
+        return;
+    }
+    // It becomes a flow; its rate comes from the reallocation at this instant.
+    NS_LOG_LOGIC("grant " << channel.src << "->" << channel.dst << " up to " << channel.granted);
+    Advance(channel);
+    channel.flow = m_rates.AddFlow(channel.path);
+    channel.rate = 0;
+    if (channel.flow >= m_channelOfFlow.size())
+    {
+        m_channelOfFlow.resize(channel.flow + 1, kNoChannel);
+    }
+    m_channelOfFlow[channel.flow] = index;
+    ++m_statistics.flowStarts;
+    m_statistics.peakFlows = std::max<uint64_t>(m_statistics.peakFlows, m_rates.GetFlowCount());
+    MarkDirty();
+}
+
+void
+FlowNetwork::ScheduleNext(uint32_t index)
+{
+    Channel& channel = m_channels[index];
+    channel.next.Cancel();
+    if (channel.rate <= 0 || channel.head == channel.messages.size())
+    {
+        return;
+    }
+    double target = std::min(static_cast<double>(channel.messages[channel.head].end),
+                             static_cast<double>(channel.granted));
+    if (channel.nextDone < channel.messages.size())
+    {
+        const double doneAt = static_cast<double>(channel.messages[channel.nextDone].end) -
+                              static_cast<double>(m_settings.sendBuffer);
+        target = std::min(target, doneAt);
+    }
+    const double remaining = target - channel.sent;
+    const Time delay =
+        remaining <= Slack(channel) ? Time(0) : CeilSeconds(remaining / channel.rate);
+    channel.next = Simulator::Schedule(delay, &FlowNetwork::Progress, this, index);
+}
+
+void
+FlowNetwork::Progress(uint32_t index)
+{
+    std::vector<Callback> done;
+    Channel& channel = m_channels[index];
+    Advance(channel);
+    const double reached = channel.sent + Slack(channel);
+    if (static_cast<double>(channel.granted) <= reached)
+    {
+        channel.sent = std::max(channel.sent, static_cast<double>(channel.granted));
+    }
+    while (channel.nextDone < channel.messages.size() &&
+           static_cast<double>(channel.messages[channel.nextDone].end) -
+                   static_cast<double>(m_settings.sendBuffer) <=
+               reached)
+    {
+        done.push_back(std::move(channel.messages[channel.nextDone].localDone));
+        ++channel.nextDone;
+    }
+    const Time now = Simulator::Now();
+    while (channel.head < channel.messages.size() &&
+           static_cast<double>(channel.messages[channel.head].end) <= reached)
+    {
+        Message& message = channel.messages[channel.head];
+        // The last byte has left the source; it arrives after the path's latency, never
+        // before an earlier message of the pair.
+        Time arrival = std::max(now + Latency(channel, message.bytes), channel.lastDelivery);
+        NS_LOG_LOGIC("sent " << channel.src << "->" << channel.dst << " stream end "
+                             << message.end << ", arrives " << arrival.As(Time::US));
+        channel.lastDelivery = arrival;
+        ++channel.inFlight;
+        Simulator::Schedule(arrival - now,
+                            &FlowNetwork::Arrive,
+                            this,
+                            index,
+                            std::move(message.delivered));
+        ++channel.head;
+    }
+    if (channel.head == channel.messages.size())
+    {
+        channel.messages.clear();
+        channel.head = 0;
+        channel.nextDone = 0;
+        channel.sent = static_cast<double>(channel.queued);
+    }
+    else if (channel.head > 64 && channel.head * 2 > channel.messages.size())
+    {
+        // Drop the sent messages from the front now and then (amortised O(1)).
+        channel.messages.erase(channel.messages.begin(),
+                               channel.messages.begin() +
+                                   static_cast<std::ptrdiff_t>(channel.head));
+        channel.nextDone -= channel.head;
+        channel.head = 0;
+    }
+    if (m_settings.fifoAtSource && static_cast<double>(channel.granted) <= reached)
+    {
+        // Its granted bytes have left: the FIFO moves on (which may grant this channel's next
+        // entry at once).
+        ServeHead(channel.path.front());
+        if (channel.entered == channel.granted && channel.queued > channel.granted)
+        {
+            // What it wrote beyond its window waited in its send buffer; ACKs of its earlier
+            // bytes let it into the device as those leave: it follows them, behind no one.
+            channel.entered = channel.queued;
+            channel.granted = channel.queued;
+        }
+    }
+    if (channel.flow != MaxMinNetwork::kNoFlow &&
+        static_cast<double>(channel.granted) <= channel.sent + Slack(channel))
+    {
+        // Nothing more it may send: the flow ends and gives its bandwidth back.
+        NS_LOG_LOGIC("pause " << channel.src << "->" << channel.dst << " at " << channel.sent);
+        m_channelOfFlow[channel.flow] = kNoChannel;
+        m_rates.RemoveFlow(channel.flow);
+        channel.flow = MaxMinNetwork::kNoFlow;
+        channel.rate = 0;
+        channel.next.Cancel();
+        MarkDirty();
+        if (m_settings.fifoAtSource)
+        {
+            m_spareCheck.push_back(channel.path.front());
+        }
+    }
+    else
+    {
+        ScheduleNext(index);
+    }
+    // Last, with the channel consistent: a completion may send again.
+    for (Callback& callback : done)
+    {
+        if (callback)
+        {
+            callback();
+        }
+    }
+}
+
+void
+FlowNetwork::Arrive(uint32_t index, Callback delivered)
+{
+    --m_channels[index].inFlight;
+    if (delivered)
+    {
+        delivered();
+    }
+}
+
+void
+FlowNetwork::MarkDirty()
+{
+    if (!m_reallocationPending)
+    {
+        // After every event already due now: the starts and ends of this instant are
+        // recomputed together.
+        m_reallocationPending = true;
+        Simulator::ScheduleNow(&FlowNetwork::Reallocate, this);
+    }
+}
+
+void
+FlowNetwork::Reallocate()
+{
+    m_reallocationPending = false;
+    m_rates.Reallocate(m_changed);
+    for (uint32_t flow : m_changed)
+    {
+        const uint32_t index = m_channelOfFlow[flow];
+        if (index == kNoChannel)
+        {
+            continue;
+        }
+        Channel& channel = m_channels[index];
+        Advance(channel); // at the old rate up to now
+        channel.rate = m_rates.GetRate(flow) * channel.efficiency;
+        NS_LOG_LOGIC("rate " << channel.src << "->" << channel.dst << " "
+                             << channel.rate * 8 / 1e9 << " Gbps at sent " << channel.sent);
+        ScheduleNext(index);
+        if (m_settings.fifoAtSource)
+        {
+            m_spareCheck.push_back(channel.path.front());
+        }
+    }
+    if (m_spareCheck.empty())
+    {
+        return;
+    }
+    // A link whose flows are all limited further on has room for its next entry: the device
+    // would send that entry's packets as soon as it is idle.
+    std::vector<uint32_t> check;
+    check.swap(m_spareCheck);
+    std::sort(check.begin(), check.end());
+    check.erase(std::unique(check.begin(), check.end()), check.end());
+    for (uint32_t link : check)
+    {
+        const Egress& egress = m_egress[link];
+        NS_LOG_LOGIC("spare check link " << link << ": granted " << egress.granted << " of "
+                                         << egress.entries.size() << " (head " << egress.head
+                                         << "), load " << m_rates.GetLoad(link) << " of "
+                                         << m_rates.GetCapacity(link));
+        if (m_rates.GetLoad(link) >= m_rates.GetCapacity(link) * (1 - 1e-9))
+        {
+            continue;
+        }
+        // Entries of channels that already send only extend them (they are limited further
+        // on); the first entry of a channel that does not send yet starts a new flow.
+        while (egress.granted < egress.entries.size())
+        {
+            const uint32_t channel = egress.entries[egress.granted].channel;
+            const bool sending = m_channels[channel].flow != MaxMinNetwork::kNoFlow;
+            GrantNext(link);
+            if (!sending)
+            {
+                break;
+            }
+        }
+    }
+}
+
+std::pair<double, Time>
+FlowNetwork::DescribePath(uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    const uint32_t index = GetChannel(src, dst);
+    if (index == kNoChannel)
+    {
+        return {0, Time(0)};
+    }
+    const Channel& channel = m_channels[index];
+    double capacity = std::numeric_limits<double>::infinity();
+    for (uint32_t link : channel.path)
+    {
+        capacity = std::min(capacity, m_rates.GetCapacity(link));
+    }
+    return {capacity * channel.efficiency, Latency(channel, bytes)};
+}
+
+void
+FlowNetwork::DescribePending(uint32_t src, std::vector<std::string>& lines) const
+{
+    for (const Channel& channel : m_channels)
+    {
+        if (channel.src != src ||
+            (channel.head == channel.messages.size() && channel.inFlight == 0))
+        {
+            continue;
+        }
+        // Sent bytes as of now (the channel is brought up to date only at its events).
+        const double sent = std::min(
+            static_cast<double>(channel.queued),
+            channel.sent + channel.rate * (Simulator::Now() - channel.updated).GetSeconds());
+        std::ostringstream line;
+        line << "flow to rank " << channel.dst << ": " << channel.messages.size() - channel.head
+             << " message(s) not fully sent"
+             << (channel.flow == MaxMinNetwork::kNoFlow && channel.head < channel.messages.size()
+                     ? ", waiting behind other pairs at the source"
+                     : "")
+             << " ("
+             << static_cast<uint64_t>(static_cast<double>(channel.queued) - sent + 0.5)
+             << " bytes left at " << channel.rate * 8 / 1e9 << " Gbps), " << channel.inFlight
+             << " in flight";
+        lines.push_back(line.str());
+    }
+}
+
+FlowNetwork::Statistics
+FlowNetwork::GetStatistics() const
+{
+    Statistics statistics = m_statistics;
+    statistics.allocation = m_rates.GetCounters();
+    return statistics;
+}
+
+} // namespace ns3

@@ -1,0 +1,245 @@
+/*
+ * FlowNetwork: the "flow" model's network. Messages between ranks are fluid flows on the
+ * routed paths of a ClusterTopology, sharing links max-min fairly; completions are ns-3 events.
+ * No packets, no devices.
+ */
+#ifndef CHAKRA_FLOW_NETWORK_H
+#define CHAKRA_FLOW_NETWORK_H
+
+#include "max-min-network.h"
+
+#include "ns3/cluster-topology.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class FlowTransport;
+
+/**
+ * \ingroup chakra
+ * \brief Messages as max-min fair flows over the routed paths of a cluster.
+ *
+ * - A *channel* per ordered pair of ranks (a connection, a queue pair) carries that pair's
+ *   messages back to back as one byte stream, in the order they were sent: while it has bytes
+ *   to send it is one flow on the path packet routing gives the pair
+ *   (ClusterTopology::GetPath with PairHash(src, dst)), otherwise it is idle and uses nothing.
+ * - A flow's rate is its max-min fair share over every directed link it crosses
+ *   (MaxMinNetwork), recomputed when a flow starts or ends, for the flows that change can
+ *   affect. Several starts and ends at the same instant are recomputed once.
+ * - Bytes on the wire: the packet model's framing (Framing) turns a link's rate into the
+ *   stream's goodput: a packet of the path's first link MTU carries MTU - headerBytes stream
+ *   bytes and takes MTU + wireExtraBytes on the wire.
+ * - A message's last byte reaches the destination the path's propagation delay plus one
+ *   packet's store-and-forward per switch (at each outgoing link's rate) after it left the
+ *   source; a message smaller than a packet is forwarded after its own size.
+ * - Local completion (the sender may go on) comes when at most sendBuffer bytes of the message
+ *   remain unsent, as a socket send buffer of that size gives; 0: when its last byte has left.
+ * - Order at the source (fifoAtSource): a packet model whose sender puts up to a window of
+ *   bytes per connection in the device's FIFO queue at once (TCP with a full initial window)
+ *   sends what different pairs write on one device in the order it was written, not side by
+ *   side. The flow model keeps that order: each outgoing directed link has a FIFO of *entries*:
+ *   what a channel writes while it has less than a window (sendBuffer bytes) outstanding
+ *   enters the FIFO at once, up to one window. A channel sends only what has been granted:
+ *   the entry at the head of the FIFO always is, the next ones only while the link has spare
+ *   capacity (the flows ahead are limited further on: the device would send the next packets
+ *   without pause). Bytes written beyond the window wait in the sender's buffer and follow
+ *   the channel's own granted bytes as those leave (ACK-clocked, queued behind no one), so a
+ *   message larger than a window goes alone for one window and then shares the link max-min
+ *   fair. Without fifoAtSource, a channel sends whatever it has and all share the link max-min
+ *   fair from the start (as queue pairs served round robin by an RDMA NIC do).
+ *
+ * Cost: per message, a few events (local completion, last byte sent, delivery) and, when a
+ * channel starts or stops, one MaxMinNetwork::Reallocate over the flows it can affect; no work
+ * per packet. Memory: O(channels + links).
+ */
+class FlowNetwork : public Object
+{
+  public:
+    /** Called when something completes. */
+    using Callback = std::function<void()>;
+
+    /** Per-packet framing of the packet model the flows stand for. */
+    struct Framing
+    {
+        uint32_t headerBytes{52};   //!< bytes of each packet inside the MTU that are not stream
+        uint32_t wireExtraBytes{2}; //!< bytes each packet takes on the wire beyond the MTU
+    };
+
+    /** What the flows stand in for. */
+    struct Settings
+    {
+        Framing framing;
+        uint64_t sendBuffer{1u << 20}; //!< local completion; the window of fifoAtSource
+        bool fifoAtSource{true};       //!< see the class comment
+    };
+
+    /** Counters of one run (report table "flow", benchmarks). */
+    struct Statistics
+    {
+        uint64_t messages{0};        //!< messages sent
+        uint64_t streamBytes{0};     //!< their bytes (payload + message headers)
+        uint64_t flowStarts{0};      //!< times a channel became a flow
+        uint64_t queuedAtSource{0};  //!< entries that waited behind another channel's
+        uint64_t peakFlows{0};       //!< most flows at once
+        uint64_t channels{0};        //!< ordered pairs that exchanged messages
+        MaxMinNetwork::Counters allocation; //!< work of the rate computation
+    };
+
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    FlowNetwork();
+    ~FlowNetwork() override;
+
+    /** \return the hash of the flow between two ranks (for ECMP; see the class comment) */
+    static uint64_t PairHash(uint32_t srcRank, uint32_t dstRank);
+
+    /**
+     * Makes the network of a topology (one capacity per directed link).
+     * \param topology the cluster (kept)
+     * \param settings what the flows stand in for
+     */
+    void Build(std::shared_ptr<const ClusterTopology> topology, const Settings& settings);
+
+    /** \return the topology */
+    std::shared_ptr<const ClusterTopology> GetTopology() const;
+
+    /**
+     * Sends a message.
+     * \param src source rank
+     * \param dst destination rank (!= src)
+     * \param bytes bytes on the stream (payload and the message's header)
+     * \param localDone called at local completion (as its own event, never inside Send)
+     * \param delivered called when the last byte has reached \p dst
+     * \return false if \p dst cannot be reached from \p src (nothing is scheduled)
+     */
+    bool Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback localDone, Callback delivered);
+
+    /** Registers rank \p rank's transport (what messages to that rank are delivered to). */
+    void Attach(uint32_t rank, FlowTransport* endpoint);
+    /** Unregisters it (if it is still \p endpoint). */
+    void Detach(uint32_t rank, const FlowTransport* endpoint);
+    /** \return rank \p rank's transport, nullptr if none */
+    FlowTransport* GetEndpoint(uint32_t rank) const;
+
+    /** Appends one line per channel from \p src with bytes not delivered yet. */
+    void DescribePending(uint32_t src, std::vector<std::string>& lines) const;
+
+    /**
+     * \return the stream goodput of an uncontended flow from \p src to \p dst (bytes/s) and the
+     *         latency of a message of \p bytes on it; {0, 0} if unreachable
+     */
+    std::pair<double, Time> DescribePath(uint32_t src, uint32_t dst, uint64_t bytes);
+
+    /** \return the counters so far */
+    Statistics GetStatistics() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** A message on a channel, not yet fully sent. */
+    struct Message
+    {
+        uint64_t end{0};   //!< stream offset just past its last byte
+        uint64_t bytes{0}; //!< its size
+        Callback localDone;
+        Callback delivered;
+    };
+    /** An ordered pair's byte stream. */
+    struct Channel
+    {
+        uint32_t src{0};
+        uint32_t dst{0};
+        std::vector<uint32_t> path; //!< directed links (== MaxMinNetwork links)
+        double efficiency{1};       //!< stream bytes per wire byte
+        double segment{0};          //!< stream bytes per full packet
+        double packetOverhead{0};   //!< wire bytes per packet beyond its stream bytes
+        Time propagation;           //!< sum of the links' delays
+        double forwardSecondsPerByte{0}; //!< sum over the hops after the first of 1 / rate
+        uint64_t queued{0};         //!< stream bytes handed to the channel so far
+        double sent{0};             //!< stream bytes that have left the source
+        double rate{0};             //!< stream bytes per second (0 while idle)
+        Time updated;               //!< when sent was last brought up to date
+        std::vector<Message> messages; //!< not fully sent: indices head .. size - 1
+        std::size_t head{0};        //!< first message not fully sent
+        std::size_t nextDone{0};    //!< first message whose local completion has not run
+        uint64_t entered{0};        //!< stream offset up to which bytes are in the FIFO
+        uint64_t granted{0};        //!< stream offset up to which it may send
+        uint32_t flow{MaxMinNetwork::kNoFlow}; //!< while it has granted bytes to send
+        EventId next;               //!< the next threshold (completion, last byte, grant end)
+        Time lastDelivery;          //!< keeps deliveries in send order
+        uint32_t inFlight{0};       //!< messages sent, not delivered
+    };
+
+    /** A channel's bytes in the FIFO of its outgoing link, up to \p end. */
+    struct Entry
+    {
+        uint32_t channel;
+        uint64_t end;
+    };
+    /** The FIFO of one directed link's outgoing entries (fifoAtSource). */
+    struct Egress
+    {
+        std::vector<Entry> entries; //!< from index head; entries[head .. granted) are granted
+        std::size_t head{0};
+        std::size_t granted{0};
+    };
+
+    /** \return the channel index of a pair (created on first use); UINT32_MAX if unreachable */
+    uint32_t GetChannel(uint32_t src, uint32_t dst);
+    /** Puts a channel's next bytes (up to its window) in its link's FIFO, or grants them. */
+    void Enter(uint32_t index);
+    /** Drops the finished entries at the head of a link's FIFO and grants the new head. */
+    void ServeHead(uint32_t link);
+    /** Grants a link's next entry (it becomes sendable). */
+    void GrantNext(uint32_t link);
+    /** Lets a channel send up to \p end: it becomes a flow if it was not one. */
+    void Grant(uint32_t index, uint64_t end);
+    /** Brings a channel's sent bytes up to now at its current rate. */
+    void Advance(Channel& channel);
+    /** (Re)schedules a channel's next threshold. */
+    void ScheduleNext(uint32_t index);
+    /** A channel reached a threshold. */
+    void Progress(uint32_t index);
+    /** A message's last byte has arrived. */
+    void Arrive(uint32_t index, Callback delivered);
+    /** Asks for a rate recomputation at the current instant (once). */
+    void MarkDirty();
+    /** Recomputes the rates and reschedules the channels whose rate changed. */
+    void Reallocate();
+    /** \return the latency of a message of \p bytes on \p channel after its last byte left */
+    Time Latency(const Channel& channel, uint64_t bytes) const;
+    /** \return the smallest progress that counts as reaching a threshold (1 ns at the rate) */
+    static double Slack(const Channel& channel);
+
+    std::shared_ptr<const ClusterTopology> m_topology;
+    Settings m_settings;
+    MaxMinNetwork m_rates;
+    std::vector<Time> m_linkDelay;          //!< per directed link
+    std::vector<uint32_t> m_linkMtu;        //!< per directed link
+    std::vector<Channel> m_channels;
+    std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> index
+    std::vector<uint32_t> m_channelOfFlow;  //!< MaxMinNetwork flow id -> channel
+    std::vector<FlowTransport*> m_endpoints;
+    bool m_reallocationPending{false};
+    std::vector<Egress> m_egress;           //!< per directed link (fifoAtSource)
+    uint64_t m_window{0};                   //!< bytes a channel may have in a FIFO
+    std::vector<uint32_t> m_spareCheck;     //!< links whose waiters may use spare capacity
+    std::vector<uint32_t> m_changed;        //!< scratch of Reallocate
+    std::vector<uint32_t> m_scratchPath;
+    Statistics m_statistics;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_FLOW_NETWORK_H

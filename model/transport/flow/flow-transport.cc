@@ -1,0 +1,103 @@
+#include "flow-transport.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraFlowTransport");
+NS_OBJECT_ENSURE_REGISTERED(FlowTransport);
+
+TypeId
+FlowTransport::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowTransport")
+                            .SetParent<CommTransport>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<FlowTransport>();
+    return tid;
+}
+
+FlowTransport::FlowTransport() = default;
+
+FlowTransport::~FlowTransport() = default;
+
+std::string
+FlowTransport::GetModelName() const
+{
+    return "flow";
+}
+
+void
+FlowTransport::Attach(Ptr<FlowNetwork> network, uint32_t rank)
+{
+    if (m_network)
+    {
+        m_network->Detach(m_attachedRank, this);
+    }
+    m_network = network;
+    m_attachedRank = rank;
+    m_network->Attach(rank, this);
+}
+
+void
+FlowTransport::DoDispose()
+{
+    if (m_network)
+    {
+        m_network->Detach(m_attachedRank, this);
+    }
+    m_network = nullptr;
+    CommTransport::DoDispose();
+}
+
+void
+FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
+{
+    if (!m_network)
+    {
+        Fatal("rank " + std::to_string(GetRank()) +
+              ": the flow transport has no network (build the cluster with Transport=flow, "
+              "which wires it through FlowFabric)");
+        return;
+    }
+    Ptr<FlowTransport> receiver(m_network->GetEndpoint(dst));
+    if (!receiver)
+    {
+        Fatal("rank " + std::to_string(GetRank()) + " sends to rank " + std::to_string(dst) +
+              ", which has no flow transport (no such rank in the cluster)");
+        return;
+    }
+    const uint64_t bytes = header.payload + MessageHeader::kSize;
+    bool sent = m_network->Send(
+        GetRank(),
+        dst,
+        bytes,
+        std::move(done),
+        [receiver, header]() { receiver->Arrive(header); });
+    if (!sent)
+    {
+        Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +
+              ": no route in topology '" + m_network->GetTopology()->GetName() + "'");
+    }
+}
+
+void
+FlowTransport::Arrive(const MessageHeader& header)
+{
+    if (m_network)
+    {
+        Deliver(header);
+    }
+}
+
+void
+FlowTransport::DescribeModelPending(std::vector<std::string>& lines) const
+{
+    if (m_network)
+    {
+        m_network->DescribePending(GetRank(), lines);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,351 @@
+#include "max-min-network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace ns3
+{
+
+namespace
+{
+/**
+ * Relative slack of the float comparisons: a link counts as full within it, and a rate that
+ * moves by less is not reported as changed (so that flows are not rescheduled for rounding).
+ */
+constexpr double kSlack = 1e-9;
+} // namespace
+
+uint32_t
+MaxMinNetwork::AddLink(double capacity)
+{
+    if (!(capacity > 0))
+    {
+        throw std::invalid_argument("MaxMinNetwork: a link needs a positive capacity");
+    }
+    Link link;
+    link.capacity = capacity;
+    m_links.push_back(std::move(link));
+    return static_cast<uint32_t>(m_links.size() - 1);
+}
+
+uint32_t
+MaxMinNetwork::GetLinkCount() const
+{
+    return static_cast<uint32_t>(m_links.size());
+}
+
+double
+MaxMinNetwork::GetCapacity(uint32_t link) const
+{
+    return m_links.at(link).capacity;
+}
+
+uint32_t
+MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path)
+{
+    if (path.empty())
+    {
+        throw std::invalid_argument("MaxMinNetwork: a flow needs at least one link");
+    }
+    for (std::size_t i = 0; i < path.size(); ++i)
+    {
+        if (path[i] >= m_links.size())
+        {
+            throw std::invalid_argument("MaxMinNetwork: no link " + std::to_string(path[i]));
+        }
+        for (std::size_t j = 0; j < i; ++j)
+        {
+            if (path[j] == path[i])
+            {
+                throw std::invalid_argument("MaxMinNetwork: a path crosses link " +
+                                            std::to_string(path[i]) + " twice");
+            }
+        }
+    }
+    uint32_t id;
+    if (!m_freeFlows.empty())
+    {
+        id = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    else
+    {
+        id = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    Flow& flow = m_flows[id];
+    flow.path = path;
+    flow.slot.resize(path.size());
+    flow.rate = 0;
+    flow.alive = true;
+    for (std::size_t i = 0; i < path.size(); ++i)
+    {
+        Link& link = m_links[path[i]];
+        flow.slot[i] = static_cast<uint32_t>(link.flows.size());
+        link.flows.push_back(id);
+        m_touched.push_back(path[i]);
+    }
+    ++m_aliveFlows;
+    return id;
+}
+
+void
+MaxMinNetwork::RemoveFlow(uint32_t id)
+{
+    if (id >= m_flows.size() || !m_flows[id].alive)
+    {
+        throw std::invalid_argument("MaxMinNetwork: no flow " + std::to_string(id));
+    }
+    Flow& flow = m_flows[id];
+    for (std::size_t i = 0; i < flow.path.size(); ++i)
+    {
+        const uint32_t l = flow.path[i];
+        Link& link = m_links[l];
+        const uint32_t slot = flow.slot[i];
+        const uint32_t moved = link.flows.back();
+        link.flows[slot] = moved;
+        link.flows.pop_back();
+        if (moved != id)
+        {
+            // The flow moved into the freed slot records its new position on this link.
+            Flow& other = m_flows[moved];
+            for (std::size_t j = 0; j < other.path.size(); ++j)
+            {
+                if (other.path[j] == l)
+                {
+                    other.slot[j] = slot;
+                    break;
+                }
+            }
+        }
+        link.load -= flow.rate;
+        m_touched.push_back(l);
+    }
+    flow.path.clear();
+    flow.slot.clear();
+    flow.rate = 0;
+    flow.alive = false;
+    m_freeFlows.push_back(id);
+    --m_aliveFlows;
+}
+
+double
+MaxMinNetwork::GetRate(uint32_t flow) const
+{
+    return m_flows.at(flow).rate;
+}
+
+const std::vector<uint32_t>&
+MaxMinNetwork::GetPath(uint32_t flow) const
+{
+    return m_flows.at(flow).path;
+}
+
+uint32_t
+MaxMinNetwork::GetFlowCount() const
+{
+    return m_aliveFlows;
+}
+
+const std::vector<uint32_t>&
+MaxMinNetwork::GetFlowsOn(uint32_t link) const
+{
+    return m_links.at(link).flows;
+}
+
+double
+MaxMinNetwork::GetLoad(uint32_t link) const
+{
+    return m_links.at(link).load;
+}
+
+const MaxMinNetwork::Counters&
+MaxMinNetwork::GetCounters() const
+{
+    return m_counters;
+}
+
+bool
+MaxMinNetwork::IsFull(const Link& link) const
+{
+    return link.load >= link.capacity * (1 - kSlack);
+}
+
+void
+MaxMinNetwork::Expand(uint32_t l)
+{
+    if (m_linkExpanded[l] == m_epoch)
+    {
+        return;
+    }
+    m_linkExpanded[l] = m_epoch;
+    if (m_linkInFill[l] != m_epoch)
+    {
+        m_linkInFill[l] = m_epoch;
+        m_fillLinks.push_back(l);
+    }
+    for (uint32_t f : m_links[l].flows)
+    {
+        if (m_flowInSet[f] == m_epoch)
+        {
+            continue;
+        }
+        m_flowInSet[f] = m_epoch;
+        m_setFlows.push_back(f);
+        for (uint32_t m : m_flows[f].path)
+        {
+            if (m_linkInFill[m] != m_epoch)
+            {
+                m_linkInFill[m] = m_epoch;
+                m_fillLinks.push_back(m);
+            }
+            // A full link couples its flows: whatever this flow's new rate, theirs may move.
+            if (m_linkExpanded[m] != m_epoch && IsFull(m_links[m]))
+            {
+                m_queue.push_back(m);
+            }
+        }
+    }
+}
+
+bool
+MaxMinNetwork::Fill()
+{
+    for (uint32_t l : m_fillLinks)
+    {
+        double remaining = m_links[l].capacity;
+        uint32_t unfrozen = 0;
+        double outsideMax = 0;
+        for (uint32_t f : m_links[l].flows)
+        {
+            if (m_flowInSet[f] == m_epoch)
+            {
+                ++unfrozen;
+            }
+            else
+            {
+                remaining -= m_flows[f].rate;
+                outsideMax = std::max(outsideMax, m_flows[f].rate);
+            }
+        }
+        m_remaining[l] = remaining;
+        m_unfrozen[l] = unfrozen;
+        m_outsideMax[l] = outsideMax;
+    }
+    for (uint32_t f : m_setFlows)
+    {
+        m_frozen[f] = 0;
+    }
+    using Entry = std::pair<double, uint32_t>; // (fair share, link)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    auto share = [this](uint32_t l) { return std::max(m_remaining[l], 0.0) / m_unfrozen[l]; };
+    for (uint32_t l : m_fillLinks)
+    {
+        if (m_unfrozen[l] > 0)
+        {
+            heap.push({share(l), l});
+        }
+    }
+    std::size_t frozen = 0;
+    while (!heap.empty() && frozen < m_setFlows.size())
+    {
+        const auto [level, l] = heap.top();
+        heap.pop();
+        // Every change of a link's share pushed a fresh entry: older ones are skipped.
+        if (m_unfrozen[l] == 0 || share(l) != level)
+        {
+            continue;
+        }
+        if (m_linkExpanded[l] != m_epoch &&
+            m_outsideMax[l] > level + kSlack * m_links[l].capacity)
+        {
+            // A flow left out keeps more than the recomputed flows get on a link it shares
+            // with them: it is not fair any more, so it (and what it couples) is recomputed.
+            m_queue.push_back(l);
+            ++m_counters.extensions;
+            return false;
+        }
+        for (uint32_t f : m_links[l].flows)
+        {
+            if (m_flowInSet[f] != m_epoch || m_frozen[f] != 0)
+            {
+                continue;
+            }
+            m_frozen[f] = 1;
+            m_newRate[f] = level;
+            ++frozen;
+            for (uint32_t m : m_flows[f].path)
+            {
+                m_remaining[m] -= level;
+                if (--m_unfrozen[m] > 0)
+                {
+                    heap.push({share(m), m});
+                }
+            }
+        }
+    }
+    return true;
+}
+
+void
+MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
+{
+    changed.clear();
+    if (m_touched.empty())
+    {
+        return;
+    }
+    ++m_epoch;
+    m_linkExpanded.resize(m_links.size(), 0);
+    m_linkInFill.resize(m_links.size(), 0);
+    m_remaining.resize(m_links.size(), 0);
+    m_unfrozen.resize(m_links.size(), 0);
+    m_outsideMax.resize(m_links.size(), 0);
+    m_flowInSet.resize(m_flows.size(), 0);
+    m_newRate.resize(m_flows.size(), 0);
+    m_frozen.resize(m_flows.size(), 0);
+    m_setFlows.clear();
+    m_fillLinks.clear();
+    m_queue.swap(m_touched);
+    m_touched.clear();
+    do
+    {
+        while (!m_queue.empty())
+        {
+            const uint32_t l = m_queue.back();
+            m_queue.pop_back();
+            Expand(l);
+        }
+    } while (!Fill());
+
+    for (uint32_t f : m_setFlows)
+    {
+        Flow& flow = m_flows[f];
+        const double rate = m_newRate[f];
+        if (std::abs(rate - flow.rate) > kSlack * std::max(rate, flow.rate))
+        {
+            flow.rate = rate;
+            changed.push_back(f);
+        }
+    }
+    for (uint32_t l : m_fillLinks)
+    {
+        double load = 0;
+        for (uint32_t f : m_links[l].flows)
+        {
+            load += m_flows[f].rate;
+        }
+        m_links[l].load = load;
+    }
+    ++m_counters.reallocations;
+    m_counters.flowsRecomputed += m_setFlows.size();
+    m_counters.largestComponent =
+        std::max<uint64_t>(m_counters.largestComponent, m_setFlows.size());
+}
+
+} // namespace ns3

@@ -1,0 +1,140 @@
+/*
+ * MaxMinNetwork: links of fixed capacity, flows on paths of links, and the max-min fair rate of
+ * every flow, kept up to date incrementally as flows come and go. No time, no events: the flow
+ * model (FlowNetwork) drives it.
+ */
+#ifndef CHAKRA_MAX_MIN_NETWORK_H
+#define CHAKRA_MAX_MIN_NETWORK_H
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief Max-min fair rates of flows over capacitated links (progressive filling).
+ *
+ * The max-min fair allocation is the one in which no flow can get more without taking from a
+ * flow that has less or the same. Progressive filling finds it: raise every flow's rate at the
+ * same pace; when a link is full, the flows crossing it keep the rate they have (that link is
+ * their bottleneck) and the others go on rising.
+ *
+ * Incremental: AddFlow and RemoveFlow only record the links they touch; Reallocate recomputes
+ * the flows whose rate can have changed and reports them. Those are found by a search from the
+ * touched links that crosses a link only if it was full before the change (a link with spare
+ * capacity does not couple the flows on it: none of them is limited there). Flows outside the
+ * search keep their rates; the links that the recomputed flows share with them are filled with
+ * the capacity those flows leave. If such a link ends up full at a level below the rate of a
+ * flow outside, that flow is no longer fair, and the search extends through the link and runs
+ * again. The result is the allocation progressive filling gives over the whole network.
+ *
+ * Cost of Reallocate: O(P log P) for P = sum of the path lengths of the recomputed flows (plus
+ * the flows sharing a partly full link with them, once each); memory O(flows + links).
+ */
+class MaxMinNetwork
+{
+  public:
+    /** Returned by AddFlow when there is no flow id (never: ids are reused). */
+    static constexpr uint32_t kNoFlow = UINT32_MAX;
+
+    /**
+     * Adds a link.
+     * \param capacity its capacity (any unit, the same as the rates), > 0
+     * \return its index (links are numbered 0, 1, ... in the order they are added)
+     */
+    uint32_t AddLink(double capacity);
+    /** \return the number of links */
+    uint32_t GetLinkCount() const;
+    /** \return a link's capacity */
+    double GetCapacity(uint32_t link) const;
+
+    /**
+     * Adds a flow; its rate is 0 until the next Reallocate.
+     * \param path the links it crosses (each at most once, all existing, at least one)
+     * \return its id (the id of a removed flow may be given again)
+     */
+    uint32_t AddFlow(const std::vector<uint32_t>& path);
+    /** Removes a flow; its capacity is given to the others at the next Reallocate. */
+    void RemoveFlow(uint32_t flow);
+
+    /**
+     * Recomputes the rates that the flows added and removed since the last call can change.
+     * \param[out] changed the flows whose rate changed (new flows included), each once
+     */
+    void Reallocate(std::vector<uint32_t>& changed);
+
+    /** \return a flow's rate (as of the last Reallocate) */
+    double GetRate(uint32_t flow) const;
+    /** \return a flow's path */
+    const std::vector<uint32_t>& GetPath(uint32_t flow) const;
+    /** \return the flows now on the network */
+    uint32_t GetFlowCount() const;
+    /** \return the flows crossing a link */
+    const std::vector<uint32_t>& GetFlowsOn(uint32_t link) const;
+    /** \return the sum of the rates of the flows crossing a link (as of the last Reallocate) */
+    double GetLoad(uint32_t link) const;
+
+    /** Work counters (for the report and the benchmarks). */
+    struct Counters
+    {
+        uint64_t reallocations{0};  //!< Reallocate calls with something to do
+        uint64_t flowsRecomputed{0}; //!< sum over them of the flows recomputed
+        uint64_t largestComponent{0}; //!< most flows recomputed by one call
+        uint64_t extensions{0};      //!< searches extended through a link that became full
+    };
+    /** \return the counters */
+    const Counters& GetCounters() const;
+
+  private:
+    struct Link
+    {
+        double capacity{0};
+        double load{0};             //!< sum of the rates of its flows
+        std::vector<uint32_t> flows; //!< flows crossing it (any order)
+    };
+    struct Flow
+    {
+        std::vector<uint32_t> path;
+        std::vector<uint32_t> slot; //!< slot[i]: index of this flow in links[path[i]].flows
+        double rate{0};
+        bool alive{false};
+    };
+
+    /** \return true if a link had no spare capacity */
+    bool IsFull(const Link& link) const;
+    /** Adds a link to the search and the flows on it to the recomputed set. */
+    void Expand(uint32_t link);
+    /**
+     * Progressive filling over the recomputed flows.
+     * \return false if a link outside the search must be added (m_queue holds it), true when
+     *         the allocation is final
+     */
+    bool Fill();
+
+    std::vector<Link> m_links;
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_freeFlows;
+    uint32_t m_aliveFlows{0};
+    std::vector<uint32_t> m_touched; //!< links touched since the last Reallocate
+
+    // Scratch of Reallocate, kept between calls (stamps avoid clearing per call).
+    uint64_t m_epoch{0};
+    std::vector<uint64_t> m_linkExpanded;  //!< == m_epoch: the link is in the search
+    std::vector<uint64_t> m_linkInFill;    //!< == m_epoch: the link is in m_fillLinks
+    std::vector<uint64_t> m_flowInSet;     //!< == m_epoch: the flow is recomputed
+    std::vector<uint32_t> m_queue;         //!< links to expand
+    std::vector<uint32_t> m_setFlows;      //!< the flows recomputed
+    std::vector<uint32_t> m_fillLinks;     //!< links crossed by the recomputed flows
+    std::vector<double> m_remaining;       //!< per link: capacity left for unfrozen flows
+    std::vector<uint32_t> m_unfrozen;      //!< per link: recomputed flows not frozen yet
+    std::vector<double> m_outsideMax;      //!< per link: largest rate of a flow not recomputed
+    std::vector<double> m_newRate;         //!< per flow: rate found by Fill
+    std::vector<uint8_t> m_frozen;         //!< per flow: Fill has fixed its rate
+    Counters m_counters;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_MAX_MIN_NETWORK_H

@@ -1,0 +1,608 @@
+/*
+ * The flow model (issue 15): max-min fair rates on hand-derived cases, the incremental
+ * computation against the definition of max-min fairness, exact completion times of flows that
+ * share and release a link, per-pair order, and agreement with the tcp packet model on small
+ * collectives (within 3%).
+ */
+#define BOOST_TEST_MODULE flow
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace ns3;
+using chakra_test::TempDir;
+using chakra_test::Us;
+
+namespace
+{
+
+/** Destroys the simulator after each test case (BUILD-NOTES: tests). */
+struct SimulatorFixture
+{
+    ~SimulatorFixture()
+    {
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * Checks the definition of max-min fairness, independently of how the rates were found:
+ * feasible (no link above capacity) and every flow has a bottleneck, a full link on which no
+ * flow has a higher rate.
+ */
+void
+CheckMaxMinFair(const MaxMinNetwork& network, const std::vector<uint32_t>& flows)
+{
+    const double tolerance = 1e-6;
+    std::vector<double> load(network.GetLinkCount(), 0);
+    std::vector<double> highest(network.GetLinkCount(), 0);
+    for (uint32_t f : flows)
+    {
+        for (uint32_t l : network.GetPath(f))
+        {
+            load[l] += network.GetRate(f);
+            highest[l] = std::max(highest[l], network.GetRate(f));
+        }
+    }
+    for (uint32_t l = 0; l < network.GetLinkCount(); ++l)
+    {
+        BOOST_TEST(load[l] <= network.GetCapacity(l) * (1 + tolerance));
+    }
+    for (uint32_t f : flows)
+    {
+        bool bottleneck = false;
+        for (uint32_t l : network.GetPath(f))
+        {
+            const bool full = load[l] >= network.GetCapacity(l) * (1 - tolerance);
+            if (full && network.GetRate(f) >= highest[l] * (1 - tolerance))
+            {
+                bottleneck = true;
+            }
+        }
+        BOOST_TEST(bottleneck, "flow " << f << " has no bottleneck link");
+    }
+}
+
+/** A star: \p ranks GPUs on one switch, links of \p rate, \p delay, \p mtu. */
+std::shared_ptr<ClusterTopology>
+Star(uint32_t ranks, const std::string& rate, Time delay, uint32_t mtu)
+{
+    auto topology = std::make_shared<ClusterTopology>();
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        topology->AddGpu(r);
+    }
+    const uint32_t sw = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
+    for (uint32_t r = 0; r < ranks; ++r)
+    {
+        topology->AddLink(r, sw, DataRate(rate), delay, mtu, ClusterTopology::SCALE_OUT);
+    }
+    topology->SetName("star");
+    return topology;
+}
+
+/** Framing without headers (stream bytes are wire bytes), a send buffer, max-min at sources. */
+FlowNetwork::Settings
+Plain(uint64_t sendBuffer = 0, bool fifoAtSource = false)
+{
+    FlowNetwork::Settings settings;
+    settings.framing.headerBytes = 0;
+    settings.framing.wireExtraBytes = 0;
+    settings.sendBuffer = sendBuffer;
+    settings.fifoAtSource = fifoAtSource;
+    return settings;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(max_min)
+
+BOOST_AUTO_TEST_CASE(two_flows_share_one_link)
+{
+    MaxMinNetwork network;
+    const uint32_t link = network.AddLink(10);
+    const uint32_t a = network.AddFlow({link});
+    const uint32_t b = network.AddFlow({link});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 5.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 5.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(changed.size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(parking_lot)
+{
+    // Long flow A crosses links 1 (capacity 10) and 2 (capacity 6); B crosses link 1 only, C
+    // link 2 only. Link 2 fills first at 6 / 2 = 3 (A and C); B then takes what A leaves of
+    // link 1: 10 - 3 = 7. (An equal split of link 1 would wrongly give B 5.)
+    MaxMinNetwork network;
+    const uint32_t l1 = network.AddLink(10);
+    const uint32_t l2 = network.AddLink(6);
+    const uint32_t a = network.AddFlow({l1, l2});
+    const uint32_t b = network.AddFlow({l1});
+    const uint32_t c = network.AddFlow({l2});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 3.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 7.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(c) == 3.0, boost::test_tools::tolerance(1e-12));
+
+    // C ends: A is now limited by link 1 with B (10 / 2 = 5 each), link 2 keeps 1 spare.
+    network.RemoveFlow(c);
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 5.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 5.0, boost::test_tools::tolerance(1e-12));
+    std::sort(changed.begin(), changed.end());
+    BOOST_TEST(changed == (std::vector<uint32_t>{std::min(a, b), std::max(a, b)}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(unaffected_flows_are_not_recomputed)
+{
+    // Two disjoint pairs of links: a change on one pair leaves the other's flows alone.
+    MaxMinNetwork network;
+    const uint32_t l1 = network.AddLink(10);
+    const uint32_t l2 = network.AddLink(10);
+    const uint32_t far = network.AddFlow({l2});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    const uint32_t near1 = network.AddFlow({l1});
+    const uint32_t near2 = network.AddFlow({l1});
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(far) == 10.0);
+    BOOST_TEST(network.GetRate(near1) == 5.0);
+    BOOST_TEST(network.GetRate(near2) == 5.0);
+    BOOST_TEST(std::count(changed.begin(), changed.end(), far) == 0);
+    BOOST_TEST(network.GetCounters().largestComponent == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_flow_limited_elsewhere_leaves_the_rest)
+{
+    // Link 1 (10) carries A and B; A also crosses link 2 (2): A = 2, B = 8. Link 1 is full, so
+    // a new flow C on link 1 is coupled with both: the level rises to 4 on link 1 (B, C), with
+    // A still 2.
+    MaxMinNetwork network;
+    const uint32_t l1 = network.AddLink(10);
+    const uint32_t l2 = network.AddLink(2);
+    const uint32_t a = network.AddFlow({l1, l2});
+    const uint32_t b = network.AddFlow({l1});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 2.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 8.0, boost::test_tools::tolerance(1e-12));
+    const uint32_t c = network.AddFlow({l1});
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 2.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 4.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(c) == 4.0, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(search_extends_through_a_link_that_fills)
+{
+    // P crosses links A (capacity 8) and X (10), R crosses A, Q crosses X and C (5.5). A fills
+    // first: P = R = 4; then Q = 5.5 (C); X carries 9.5, not full. When R ends, only P is
+    // coupled to the change (through the full link A); X is not full, so Q stays out at first.
+    // But X now fills at 10 - 5.5 = 4.5 for P, below Q's 5.5: Q is no longer fair, the search
+    // must take it in, and the answer is P = Q = 5 (X full).
+    MaxMinNetwork network;
+    const uint32_t a = network.AddLink(8);
+    const uint32_t x = network.AddLink(10);
+    const uint32_t c = network.AddLink(5.5);
+    const uint32_t p = network.AddFlow({a, x});
+    const uint32_t r = network.AddFlow({a});
+    const uint32_t q = network.AddFlow({x, c});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(p) == 4.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(r) == 4.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(q) == 5.5, boost::test_tools::tolerance(1e-12));
+    const uint64_t extensions = network.GetCounters().extensions;
+    network.RemoveFlow(r);
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(p) == 5.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(q) == 5.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetCounters().extensions == extensions + 1);
+    CheckMaxMinFair(network, {p, q});
+}
+
+BOOST_AUTO_TEST_CASE(incremental_matches_the_definition)
+{
+    // Random flows come and go on a random set of links; after every batch, the rates of all
+    // flows must be max-min fair (checked by the definition, not by another computation).
+    std::mt19937 random(15);
+    MaxMinNetwork network;
+    const uint32_t links = 24;
+    std::uniform_real_distribution<double> capacity(1, 20);
+    for (uint32_t l = 0; l < links; ++l)
+    {
+        network.AddLink(capacity(random));
+    }
+    std::vector<uint32_t> alive;
+    std::vector<uint32_t> changed;
+    for (int batch = 0; batch < 400; ++batch)
+    {
+        const int operations = 1 + static_cast<int>(random() % 4);
+        for (int op = 0; op < operations; ++op)
+        {
+            if (!alive.empty() && random() % 3 == 0)
+            {
+                const std::size_t victim = random() % alive.size();
+                network.RemoveFlow(alive[victim]);
+                alive.erase(alive.begin() + static_cast<std::ptrdiff_t>(victim));
+            }
+            else
+            {
+                std::vector<uint32_t> path;
+                const uint32_t hops = 1 + random() % 4;
+                while (path.size() < hops)
+                {
+                    const uint32_t l = random() % links;
+                    if (std::find(path.begin(), path.end(), l) == path.end())
+                    {
+                        path.push_back(l);
+                    }
+                }
+                alive.push_back(network.AddFlow(path));
+            }
+        }
+        network.Reallocate(changed);
+        CheckMaxMinFair(network, alive);
+    }
+    BOOST_TEST(network.GetFlowCount() == alive.size());
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_refused)
+{
+    MaxMinNetwork network;
+    BOOST_CHECK_THROW(network.AddLink(0), std::invalid_argument);
+    const uint32_t l = network.AddLink(1);
+    BOOST_CHECK_THROW(network.AddFlow({}), std::invalid_argument);
+    BOOST_CHECK_THROW(network.AddFlow({l, l}), std::invalid_argument);
+    BOOST_CHECK_THROW(network.AddFlow({l + 1}), std::invalid_argument);
+    BOOST_CHECK_THROW(network.RemoveFlow(7), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_SUITE(flow_network, SimulatorFixture)
+
+BOOST_AUTO_TEST_CASE(a_flow_that_ends_releases_its_bandwidth)
+{
+    // Ranks 0 and 1 send 10 MB and 20 MB to rank 2 at once; every link is 8 Gbps (1e9 bytes/s),
+    // 1 us, MTU 1000, no headers. They share rank 2's downlink at 5e8 bytes/s each: the 10 MB
+    // flow has sent everything at 20 ms; the other has 10 MB left, alone at 1e9 bytes/s: 30 ms.
+    // Each last byte then needs 2 us of propagation plus 1 us of store-and-forward of a
+    // 1000-byte packet at the switch.
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain());
+    Time sentA;
+    Time sentB;
+    Time arrivedA;
+    Time arrivedB;
+    BOOST_REQUIRE(network->Send(
+        0, 2, 10000000, [&]() { sentA = Simulator::Now(); }, [&]() { arrivedA = Simulator::Now(); }));
+    BOOST_REQUIRE(network->Send(
+        1, 2, 20000000, [&]() { sentB = Simulator::Now(); }, [&]() { arrivedB = Simulator::Now(); }));
+    Simulator::Run();
+    BOOST_TEST(sentA.GetNanoSeconds() == 20000000);
+    BOOST_TEST(sentB.GetNanoSeconds() == 30000000);
+    BOOST_TEST(arrivedA.GetNanoSeconds() == 20003000);
+    BOOST_TEST(arrivedB.GetNanoSeconds() == 30003000);
+    const FlowNetwork::Statistics statistics = network->GetStatistics();
+    BOOST_TEST(statistics.messages == 2u);
+    BOOST_TEST(statistics.flowStarts == 2u);
+    BOOST_TEST(statistics.peakFlows == 2u);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(a_late_flow_takes_its_share)
+{
+    // 0 -> 2 alone for 10 ms at 1e9 bytes/s (10 MB of its 30 MB), then 1 -> 2 (10 MB) joins:
+    // both at 5e8 until 1 -> 2 ends at 10 + 20 = 30 ms, by when 0 -> 2 has 10 MB left: 40 ms.
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain());
+    Time doneA;
+    Time doneB;
+    network->Send(0, 2, 30000000, [&]() { doneA = Simulator::Now(); }, nullptr);
+    Simulator::Schedule(MilliSeconds(10), [&]() {
+        network->Send(1, 2, 10000000, [&]() { doneB = Simulator::Now(); }, nullptr);
+    });
+    Simulator::Run();
+    BOOST_TEST(doneB.GetNanoSeconds() == 30000000);
+    BOOST_TEST(doneA.GetNanoSeconds() == 40000000);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(a_pair_delivers_in_send_order_back_to_back)
+{
+    // Three messages of one pair follow each other on the stream without a gap (one flow):
+    // ends at 1, 1.0005 and 3 ms of transmission at 1e9 bytes/s; a small message's last
+    // packet is its own size (500 B: 0.5 us at the switch), a large one's a full packet (1 us).
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(2, "8Gbps", MicroSeconds(1), 1000), Plain());
+    std::vector<std::pair<int, int64_t>> arrivals;
+    for (auto [id, bytes] : std::vector<std::pair<int, uint64_t>>{{0, 1000000}, {1, 500}, {2, 1999500}})
+    {
+        network->Send(0, 1, bytes, nullptr, [&arrivals, id = id]() {
+            arrivals.emplace_back(id, Simulator::Now().GetNanoSeconds());
+        });
+    }
+    Simulator::Run();
+    BOOST_REQUIRE(arrivals.size() == 3u);
+    BOOST_TEST(arrivals[0].first == 0);
+    BOOST_TEST(arrivals[1].first == 1);
+    BOOST_TEST(arrivals[2].first == 2);
+    BOOST_TEST(arrivals[0].second == 1000000 + 2000 + 1000);
+    BOOST_TEST(arrivals[1].second == 1000500 + 2000 + 500);
+    BOOST_TEST(arrivals[2].second == 3000000 + 2000 + 1000);
+    BOOST_TEST(network->GetStatistics().flowStarts == 1u);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(local_completion_with_a_send_buffer)
+{
+    // Send buffer 1 MB: a 600 kB message completes at once (as its own event), a 3 MB one when
+    // 2 MB of it have left (2 ms at 1e9 bytes/s after the first's 0.6 ms).
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(2, "8Gbps", MicroSeconds(1), 1000), Plain(1000000));
+    Time small(-1);
+    Time large(-1);
+    bool insideSend = true;
+    network->Send(0, 1, 600000, [&]() {
+        BOOST_TEST(!insideSend);
+        small = Simulator::Now();
+    }, nullptr);
+    network->Send(0, 1, 3000000, [&]() { large = Simulator::Now(); }, nullptr);
+    insideSend = false;
+    Simulator::Run();
+    BOOST_TEST(small.GetNanoSeconds() == 0);
+    BOOST_TEST(large.GetNanoSeconds() == 2600000);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(fifo_at_the_source)
+{
+    // Rank 0 writes 100 kB to rank 1, then 100 kB to rank 2 (1e9 bytes/s links, window 1 MB):
+    // the second waits behind the first, as packets queued in one device go out in order
+    // (0.1 ms, then 0.2 ms). Shared max-min fair from the start, both would leave at 0.2 ms.
+    for (bool fifo : {true, false})
+    {
+        auto network = CreateObject<FlowNetwork>();
+        network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain(1000000, fifo));
+        Time first;
+        Time second;
+        network->Send(0, 1, 100000, nullptr, [&]() { first = Simulator::Now(); });
+        network->Send(0, 2, 100000, nullptr, [&]() { second = Simulator::Now(); });
+        Simulator::Run();
+        // Last byte sent, then 2 us of links and 1 us of store-and-forward.
+        BOOST_TEST(first.GetNanoSeconds() == (fifo ? 100000 : 200000) + 3000);
+        BOOST_TEST(second.GetNanoSeconds() == 200000 + 3000);
+        BOOST_TEST(network->GetStatistics().queuedAtSource == (fifo ? 1u : 0u));
+        network->Dispose();
+        Simulator::Destroy();
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fifo_window_then_sharing)
+{
+    // 4 MB to rank 1, then 4 MB to rank 2, window 1 MB: the first pair's window (1 MB) is
+    // ahead of the second's in the device's FIFO and leaves alone (0-1 ms); then the second's
+    // window and the rest of the first (ACK-clocked, behind no one) share the link at 5e8
+    // each: the first finishes its 3 MB at 7 ms, the second has sent 3 MB by then and sends
+    // its last 1 MB alone (8 ms).
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain(1000000, true));
+    Time first;
+    Time second;
+    Time firstArrived;
+    Time secondArrived;
+    network->Send(
+        0, 1, 4000000, [&]() { first = Simulator::Now(); }, [&]() { firstArrived = Simulator::Now(); });
+    network->Send(
+        0, 2, 4000000, [&]() { second = Simulator::Now(); }, [&]() { secondArrived = Simulator::Now(); });
+    Simulator::Run();
+    BOOST_TEST(firstArrived.GetNanoSeconds() == 7000000 + 3000);
+    BOOST_TEST(secondArrived.GetNanoSeconds() == 8000000 + 3000);
+    // Local completion with a 1 MB buffer: when 1 MB of the message is left (3 MB sent).
+    BOOST_TEST(first.GetNanoSeconds() == 5000000);
+    BOOST_TEST(second.GetNanoSeconds() == 7000000);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(fifo_uses_spare_capacity)
+{
+    // Ranks 0 and 1 each send 10 MB to rank 2 (its downlink: 5e8 each); rank 0 then writes
+    // 5 MB to rank 3. Rank 0's link has 5e8 to spare, so the new flow starts at once (a window
+    // larger than every message: only the spare capacity lets it start) and gets it:
+    // done at 10 ms; the two others at 20 ms.
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(4, "8Gbps", MicroSeconds(1), 1000), Plain(100000000, true));
+    Time a;
+    Time x;
+    Time b;
+    network->Send(0, 2, 10000000, nullptr, [&]() { a = Simulator::Now(); });
+    network->Send(1, 2, 10000000, nullptr, [&]() { x = Simulator::Now(); });
+    network->Send(0, 3, 5000000, nullptr, [&]() { b = Simulator::Now(); });
+    Simulator::Run();
+    BOOST_TEST(b.GetNanoSeconds() == 10000000 + 3000);
+    BOOST_TEST(a.GetNanoSeconds() == 20000000 + 3000);
+    BOOST_TEST(x.GetNanoSeconds() == 20000000 + 3000);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(goodput_follows_the_packet_model_framing)
+{
+    // tcp framing at MTU 9000: 8948 stream bytes per 9002 wire bytes. 100 Gbps: a 1 GiB
+    // message takes 2^30 / (12.5e9 x 8948 / 9002) s to leave.
+    auto network = CreateObject<FlowNetwork>();
+    FlowNetwork::Settings tcp = Plain();
+    BOOST_REQUIRE(FlowFabric::FramingOf("tcp", tcp.framing));
+    network->Build(Star(2, "100Gbps", MicroSeconds(1), 9000), tcp);
+    Time done;
+    network->Send(0, 1, 1u << 30, [&]() { done = Simulator::Now(); }, nullptr);
+    Simulator::Run();
+    const double expected = std::pow(2.0, 30) / (12.5e9 * 8948.0 / 9002.0);
+    BOOST_TEST(done.GetSeconds() == expected, boost::test_tools::tolerance(1e-8));
+    FlowNetwork::Framing unknown;
+    BOOST_TEST(!FlowFabric::FramingOf("carrier-pigeon", unknown));
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(unreachable_and_pending)
+{
+    // Rank 2 has no link: a send to it is refused. A flow cut short by a stop is described.
+    auto topology = std::make_shared<ClusterTopology>();
+    for (uint32_t r = 0; r < 3; ++r)
+    {
+        topology->AddGpu(r);
+    }
+    const uint32_t sw = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
+    topology->AddLink(0, sw, DataRate("8Gbps"), MicroSeconds(1), 1000, ClusterTopology::SCALE_OUT);
+    topology->AddLink(1, sw, DataRate("8Gbps"), MicroSeconds(1), 1000, ClusterTopology::SCALE_OUT);
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(topology, Plain());
+    BOOST_TEST(!network->Send(0, 2, 100, nullptr, nullptr));
+    BOOST_TEST(network->Send(0, 1, 100000000, nullptr, nullptr));
+    Simulator::Stop(MilliSeconds(10));
+    Simulator::Run();
+    std::vector<std::string> lines;
+    network->DescribePending(0, lines);
+    BOOST_REQUIRE(lines.size() == 1u);
+    BOOST_TEST(lines[0].find("flow to rank 1") != std::string::npos);
+    BOOST_TEST(lines[0].find("90000000 bytes left") != std::string::npos);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace
+{
+
+/** Simulated time of one collective on \p config with \p transport. */
+double
+CollectiveUs(ChakraProtoMsg::CollectiveCommType type,
+             uint32_t n,
+             uint64_t bytes,
+             const std::string& algorithm,
+             chakra_test::ClusterConfig config,
+             const std::string& transport,
+             ChakraReport* keep = nullptr)
+{
+    TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = type;
+    spec.ranks = n;
+    spec.bytes = bytes;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
+                                  "BroadcastAlgorithm"})
+    {
+        config.appAttributes.emplace_back(attribute, algorithm);
+    }
+    config.transport = transport;
+    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(report.GetTransportModel() == transport);
+    if (keep != nullptr)
+    {
+        *keep = report;
+    }
+    return Us(report.GetIterationTime());
+}
+
+chakra_test::ClusterConfig
+FlatSwitch(uint32_t n)
+{
+    chakra_test::ClusterConfig config;
+    config.hosts = n;
+    config.gpusPerHost = 1;
+    config.nicBandwidth = "100Gbps";
+    config.nicLatency = "1us";
+    return config;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(flow_vs_packet)
+
+BOOST_AUTO_TEST_CASE(small_collectives_within_3_percent)
+{
+    using namespace ChakraProtoMsg;
+    struct Case
+    {
+        CollectiveCommType type;
+        const char* algorithm;
+    };
+    const std::vector<Case> cases = {{ALL_REDUCE, "ring"},
+                                     {ALL_REDUCE, "halving-doubling"},
+                                     {ALL_REDUCE, "direct"},
+                                     {ALL_REDUCE, "tree"},
+                                     {ALL_GATHER, "ring"},
+                                     {ALL_TO_ALL, "direct"},
+                                     {BROADCAST, "ring"}};
+    for (uint32_t n : {4u, 8u})
+    {
+        for (const Case& c : cases)
+        {
+            const uint64_t bytes = 4u << 20;
+            const double tcp = CollectiveUs(c.type, n, bytes, c.algorithm, FlatSwitch(n), "tcp");
+            const double flow = CollectiveUs(c.type, n, bytes, c.algorithm, FlatSwitch(n), "flow");
+            BOOST_TEST_INFO(CommTypeName(c.type) << " " << c.algorithm << " n=" << n << ": tcp "
+                                                 << tcp << " us, flow " << flow << " us");
+            BOOST_TEST(std::abs(flow / tcp - 1) <= 0.03);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(two_level_cluster_within_3_percent)
+{
+    // 2 hosts x 4 GPUs (NVLink inside, 100 Gbps NICs): hierarchical and flat ring all-reduce.
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 4;
+    config.nicBandwidth = "100Gbps";
+    config.nicLatency = "1us";
+    for (const char* algorithm : {"hierarchical", "ring"})
+    {
+        const double tcp =
+            CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 8, 16u << 20, algorithm, config, "tcp");
+        const double flow =
+            CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 8, 16u << 20, algorithm, config, "flow");
+        BOOST_TEST_INFO(algorithm << ": tcp " << tcp << " us, flow " << flow << " us");
+        BOOST_TEST(std::abs(flow / tcp - 1) <= 0.03);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(report_names_the_model_and_its_table)
+{
+    ChakraReport report;
+    CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", FlatSwitch(4), "flow", &report);
+    BOOST_TEST(report.GetTransportModel() == "flow");
+    bool found = false;
+    for (const ReportTable& table : report.GetTables())
+    {
+        if (table.name == "flow")
+        {
+            found = true;
+            // A ring all-reduce on 4 ranks: 2(n-1) = 6 messages per rank, 24 in all.
+            for (const auto& row : table.rows)
+            {
+                if (row[0] == "messages")
+                {
+                    BOOST_TEST(row[1] == "24");
+                }
+            }
+        }
+    }
+    BOOST_TEST(found);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
