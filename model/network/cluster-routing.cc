@@ -33,6 +33,9 @@ ClusterRouting::DoDispose()
 {
     m_ipv4 = nullptr;
     m_routes.clear();
+    m_ranks.reset();
+    m_rankOffsets.clear();
+    m_rankHops.clear();
     Ipv4RoutingProtocol::DoDispose();
 }
 
@@ -42,24 +45,58 @@ ClusterRouting::SetRoute(Ipv4Address destination, std::vector<NextHop> hops)
     m_routes[destination.Get()] = std::move(hops);
 }
 
+void
+ClusterRouting::SetRankRoutes(std::shared_ptr<const AddressRanks> ranks,
+                              std::vector<uint32_t> offsets,
+                              std::vector<NextHop> hops)
+{
+    m_ranks = std::move(ranks);
+    m_rankOffsets = std::move(offsets);
+    m_rankHops = std::move(hops);
+}
+
+const ClusterRouting::NextHop*
+ClusterRouting::Find(uint32_t destination, std::size_t& count) const
+{
+    auto it = m_routes.find(destination);
+    if (it != m_routes.end())
+    {
+        count = it->second.size();
+        return it->second.data();
+    }
+    count = 0;
+    if (!m_ranks)
+    {
+        return nullptr;
+    }
+    auto rank = m_ranks->find(destination);
+    if (rank == m_ranks->end() || rank->second + 1 >= m_rankOffsets.size())
+    {
+        return nullptr;
+    }
+    count = m_rankOffsets[rank->second + 1] - m_rankOffsets[rank->second];
+    return m_rankHops.data() + m_rankOffsets[rank->second];
+}
+
 std::vector<ClusterRouting::NextHop>
 ClusterRouting::GetRoute(Ipv4Address destination) const
 {
-    auto it = m_routes.find(destination.Get());
-    return it == m_routes.end() ? std::vector<NextHop>() : it->second;
+    std::size_t count = 0;
+    const NextHop* first = Find(destination.Get(), count);
+    return std::vector<NextHop>(first, first + count);
 }
 
 Ptr<Ipv4Route>
 ClusterRouting::Lookup(Ptr<const Packet> p, const Ipv4Header& header) const
 {
-    auto it = m_routes.find(header.GetDestination().Get());
-    if (it == m_routes.end() || it->second.empty())
+    std::size_t count = 0;
+    const NextHop* hops = Find(header.GetDestination().Get(), count);
+    if (count == 0)
     {
         return nullptr;
     }
-    const std::vector<NextHop>& hops = it->second;
     std::size_t choice = 0;
-    if (hops.size() > 1)
+    if (count > 1)
     {
         // Flow hash: addresses, protocol, ports. The node id salts it, so that successive
         // switches do not all pick the same index (ECMP polarisation).
@@ -86,7 +123,7 @@ ClusterRouting::Lookup(Ptr<const Packet> p, const Ipv4Header& header) const
                     (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
             }
         }
-        choice = static_cast<std::size_t>(hash % hops.size());
+        choice = static_cast<std::size_t>(hash % count);
     }
     const NextHop& hop = hops[choice];
     Ptr<Ipv4Route> route = Create<Ipv4Route>();
@@ -187,6 +224,15 @@ ClusterRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit /*
         for (const auto& hop : hops)
         {
             os << " if" << hop.interface << "/" << hop.gateway;
+        }
+        os << "\n";
+    }
+    for (uint32_t rank = 0; rank + 1 < m_rankOffsets.size(); ++rank)
+    {
+        os << "  rank " << rank << " via";
+        for (uint32_t i = m_rankOffsets[rank]; i < m_rankOffsets[rank + 1]; ++i)
+        {
+            os << " if" << m_rankHops[i].interface << "/" << m_rankHops[i].gateway;
         }
         os << "\n";
     }

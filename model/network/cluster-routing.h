@@ -8,6 +8,7 @@
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
 
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -21,9 +22,12 @@ namespace ns3
  * hash of the flow (addresses and TCP/UDP ports), so a flow keeps one path (no reordering) and
  * different flows spread over the spines, as switches' ECMP does.
  *
- * GpuClusterHelper fills the table (it knows the topology): for every destination address,
- * the interfaces (and next-hop addresses) on shortest paths. A packet for an address without
- * an entry is dropped (reported by RouteOutput as ERROR_NOROUTETOHOST).
+ * The fabric fills the table (it knows the topology): for every destination, the interfaces
+ * (and next-hop addresses) on shortest paths. Routes are kept by destination rank
+ * (SetRankRoutes: one address -> rank map shared by every router of the fabric, and per router
+ * a flat array of next hops), so a 1,024-GPU fabric needs some MB, not the hundreds of MB of
+ * one table entry per address per router; SetRoute adds single addresses on top. A packet for
+ * an address without an entry is dropped (reported by RouteOutput as ERROR_NOROUTETOHOST).
  */
 class ClusterRouting : public Ipv4RoutingProtocol
 {
@@ -45,6 +49,20 @@ class ClusterRouting : public Ipv4RoutingProtocol
      * \param hops equal-cost next hops (at least one)
      */
     void SetRoute(Ipv4Address destination, std::vector<NextHop> hops);
+
+    /** Every address of every rank -> that rank (shared by the routers of a fabric). */
+    using AddressRanks = std::unordered_map<uint32_t, uint32_t>;
+
+    /**
+     * Sets the next hops towards every rank at once (replacing earlier rank routes).
+     * \param ranks the rank of each destination address (shared)
+     * \param offsets per rank r, its next hops are hops[offsets[r] .. offsets[r + 1]) (ranks + 1
+     *        entries; an empty range: no route)
+     * \param hops the next hops of every rank, one after the other
+     */
+    void SetRankRoutes(std::shared_ptr<const AddressRanks> ranks,
+                       std::vector<uint32_t> offsets,
+                       std::vector<NextHop> hops);
 
     /** \return the next hops towards \p destination (empty if none) */
     std::vector<NextHop> GetRoute(Ipv4Address destination) const;
@@ -74,9 +92,18 @@ class ClusterRouting : public Ipv4RoutingProtocol
   private:
     /** \return the route for a packet, or nullptr */
     Ptr<Ipv4Route> Lookup(Ptr<const Packet> p, const Ipv4Header& header) const;
+    /**
+     * \param destination an address
+     * \param[out] count the number of next hops
+     * \return the first next hop towards it (nullptr, count 0: no route)
+     */
+    const NextHop* Find(uint32_t destination, std::size_t& count) const;
 
     Ptr<Ipv4> m_ipv4;                                             //!< this node's IPv4
     std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;  //!< by destination address
+    std::shared_ptr<const AddressRanks> m_ranks;                  //!< address -> rank
+    std::vector<uint32_t> m_rankOffsets;                          //!< per rank, into m_rankHops
+    std::vector<NextHop> m_rankHops;                              //!< next hops by rank
     std::unordered_set<uint32_t> m_localAddresses;               //!< this node's addresses
 };
 

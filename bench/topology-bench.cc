@@ -1,0 +1,152 @@
+/*
+ * topology-bench: the cost of building large topologies (issue 14's target: 1,024 GPUs in
+ * <= 5 s, routing tables <= 500 MB).
+ *
+ *   build/bench/topology-bench [--gpus=1024] [--kinds=rail-optimized,fat-tree,...]
+ *
+ * Per topology, each phase in its own child process (so each peak RSS is its own):
+ *  - graph: BuildTopology, then every node's next hops towards every rank (what a fabric or
+ *    the flow model asks for), the summary (bisection, diameter);
+ *  - tcp: GpuClusterHelper::Build with the tcp fabric (IpFabric: ns-3 nodes, point-to-point
+ *    devices, IPv4, ClusterRouting tables filled from the next hops).
+ */
+#include "bench-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+using chakra_bench::PeakRssMiB;
+using chakra_bench::RunInChild;
+
+namespace
+{
+
+/** A 1,024-GPU (for gpus = 1024) configuration of each kind, as GpuClusterHelper attributes. */
+std::vector<std::pair<std::string, std::string>>
+Configuration(const std::string& kind, uint32_t gpus)
+{
+    const std::string hosts = std::to_string(gpus / 8);
+    if (kind == "rail-optimized")
+    {
+        // DGX SuperPOD-like: scalable units of 32 hosts, 8 rails, 16 spines.
+        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"},
+                {"HostsPerRailGroup", "32"}, {"Spines", "16"}};
+    }
+    if (kind == "rail-only")
+    {
+        return {{"Topology", "rail-optimized"}, {"Hosts", hosts}, {"GpusPerHost", "8"},
+                {"Spines", "0"}};
+    }
+    if (kind == "fat-tree")
+    {
+        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"}};
+    }
+    if (kind == "clos")
+    {
+        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"}, {"HostsPerLeaf", "4"},
+                {"LeavesPerPod", "8"}, {"Spines", "8"}, {"CoreSwitches", "32"}};
+    }
+    if (kind == "leaf-spine")
+    {
+        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"}, {"HostsPerLeaf", "4"},
+                {"Spines", "16"}};
+    }
+    if (kind == "torus")
+    {
+        // 8 x 8 x 16 for 1,024 GPUs (TPU-pod-like: two dimensions of 8, the third the rest).
+        return {{"Topology", kind}, {"TorusDims", "8x8x" + std::to_string(gpus / 64)}};
+    }
+    throw std::invalid_argument("unknown kind " + kind);
+}
+
+Ptr<GpuClusterHelper>
+Cluster(const std::string& kind, uint32_t gpus)
+{
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    for (const auto& [name, value] : Configuration(kind, gpus))
+    {
+        cluster->SetAttribute(name, StringValue(value));
+    }
+    return cluster;
+}
+
+int
+GraphPhase(const std::string& kind, uint32_t gpus)
+{
+    const double before = PeakRssMiB();
+    const double start = chakra_bench::Now();
+    auto topology = BuildTopology(Cluster(kind, gpus)->GetTopologySpec());
+    const double built = chakra_bench::Now();
+    std::vector<uint32_t> hops;
+    uint64_t entries = 0;
+    for (uint32_t node = 0; node < topology->GetNodes().size(); ++node)
+    {
+        for (uint32_t dst = 0; dst < topology->GetRankCount(); ++dst)
+        {
+            topology->GetNextHops(node, dst, hops);
+            entries += hops.size();
+        }
+    }
+    const double routed = chakra_bench::Now();
+    const TopologySummary summary = Summarize(*topology);
+    const double summarized = chakra_bench::Now();
+    std::cout << kind << " graph: " << topology->GetNodes().size() << " nodes, "
+              << topology->GetLinks().size() << " links; build " << built - start
+              << " s, all next hops " << routed - built << " s (" << entries
+              << " next-hop entries), summary " << summarized - routed << " s (bisection "
+              << summary.bisectionBps / 1e12 << " Tbps, diameter " << summary.diameter
+              << "); peak RSS " << PeakRssMiB() << " MiB (+" << PeakRssMiB() - before
+              << ")" << std::endl;
+    return 0;
+}
+
+int
+TcpPhase(const std::string& kind, uint32_t gpus)
+{
+    Ptr<GpuClusterHelper> cluster = Cluster(kind, gpus);
+    const double before = PeakRssMiB();
+    const double start = chakra_bench::Now();
+    cluster->Build();
+    const double built = chakra_bench::Now();
+    std::cout << kind << " tcp fabric (IpFabric): GpuClusterHelper::Build " << built - start
+              << " s; peak RSS " << PeakRssMiB() << " MiB (+" << PeakRssMiB() - before << ")"
+              << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    uint32_t gpus = 1024;
+    std::string kinds = "rail-optimized,fat-tree";
+    std::string phases = "graph,tcp";
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("gpus", "GPUs (a multiple of 8)", gpus);
+    cmd.AddValue("kinds",
+                 "rail-optimized, rail-only, fat-tree, clos, leaf-spine, torus (comma separated)",
+                 kinds);
+    cmd.AddValue("phases", "graph, tcp (comma separated)", phases);
+    cmd.Parse(argc, argv);
+    int status = 0;
+    std::istringstream list(kinds);
+    std::string kind;
+    while (std::getline(list, kind, ','))
+    {
+        if (phases.find("graph") != std::string::npos)
+        {
+            status |= RunInChild([&]() { return GraphPhase(kind, gpus); });
+        }
+        if (phases.find("tcp") != std::string::npos)
+        {
+            status |= RunInChild([&]() { return TcpPhase(kind, gpus); });
+        }
+    }
+    return status;
+}
