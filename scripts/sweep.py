@@ -13,6 +13,13 @@ collective type. Runs go in parallel (default: the number of cores); the CSV is 
 so the same flags give the same file. --plot draws DIR/sweep.png with gnuplot: iteration time
 against NIC bandwidth, one line per value of the other grid flags.
 
+Topologies: --grid topology=leaf-spine,rail-optimized sweeps kinds that share their flags;
+--variant NAME:FLAG=V,FLAG=V,... (repeatable) makes a 'variant' column whose runs each set
+their own flags, for kinds with parameters of their own, e.g.
+  --variant rail:topology=rail-optimized,spines=4 --variant tree:topology=fat-tree,fatTreeK=8
+--grid topologyFile=a.yml,b.yml sweeps topology files. --transport tcp,flow sweeps the
+transport models (the same as --grid transport=tcp,flow).
+
 Backends (--backend): "local" runs on this machine; "dask" hands the runs to a Dask distributed
 cluster (Debian: python3-distributed) so that a grid spreads over many machines:
 --scheduler tcp://HOST:8786 (started with dask-scheduler, and dask-worker on each machine; the
@@ -57,6 +64,12 @@ def parse_args():
                              "of --jobs workers on this machine")
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the runs whose row in DIR/sweep.csv has an error")
+    parser.add_argument("--transport", default=None, metavar="M1,M2",
+                        help="transport models to sweep (a grid dimension: tcp, flow, rdma)")
+    parser.add_argument("--variant", action="append", default=[],
+                        metavar="NAME:FLAG=V,FLAG=V",
+                        help="a named set of chakra-cluster flags; the variants form one grid "
+                             "dimension (repeatable)")
     parser.add_argument("--plot", action="store_true", help="draw sweep.png with gnuplot")
     parser.add_argument("--x", default="nicBandwidth",
                         help="grid flag on the plot's x axis (default nicBandwidth)")
@@ -87,7 +100,7 @@ def run_one(binary, trace, flags):
 def run_program(binary, trace, flags):
     with tempfile.TemporaryDirectory(prefix="chakra-sweep-") as work:
         command = [binary, f"--trace={trace}", f"--out={work}"]
-        command += [f"--{name}={value}" for name, value in flags]
+        command += command_flags(flags)
         result = subprocess.run(command, capture_output=True, text=True)
         if not os.path.exists(os.path.join(work, "ranks.csv")):
             message = (result.stderr or result.stdout).strip().splitlines()
@@ -107,6 +120,36 @@ def run_program(binary, trace, flags):
     for kind, values in sorted(by_type.items()):
         metrics[f"busbw_{kind}_GBps"] = sum(values) / len(values)
     return metrics, None
+
+
+def command_flags(flags):
+    """chakra-cluster's flags for (name, value) pairs; a variant's value carries its own flags
+    ("NAME:FLAG=V,FLAG=V"), so that a run has everything it needs wherever it runs."""
+    command = []
+    for name, value in flags:
+        if name == "variant":
+            command += [f"--{flag}" for flag in value.split(":", 1)[1].split(",") if flag]
+        else:
+            command.append(f"--{name}={value}")
+    return command
+
+
+def extra_grid(args):
+    """The grid dimensions of --transport and --variant."""
+    grid = []
+    if args.transport:
+        grid.append(("transport", [m for m in args.transport.split(",") if m]))
+    variants = []
+    for text in args.variant:
+        name, _, flags = text.partition(":")
+        if not name or not flags or any("=" not in f for f in flags.split(",") if f):
+            sys.exit(f"sweep: error: --variant '{text}' is not NAME:FLAG=V,FLAG=V")
+        if any(v.split(":", 1)[0] == name for v in variants):
+            sys.exit(f"sweep: error: two variants named '{name}'")
+        variants.append(text)
+    if variants:
+        grid.append(("variant", variants))
+    return grid
 
 
 def bandwidth_gbps(text):
@@ -240,6 +283,7 @@ def main():
     grid = [split_flag(item, "--grid") for item in args.grid]
     grid = [(name, [v for v in values.split(",") if v]) for name, values in grid]
     fixed = [split_flag(item, "--set") for item in args.set]
+    grid += extra_grid(args)
     if not grid:
         sys.exit("sweep: error: give at least one --grid FLAG=V1,V2")
     # With a remote scheduler the program is looked for on the workers, not here.

@@ -26,8 +26,22 @@ awk -F, 'NR > 1 { t[$1 "," $2] = $5 }
          END { if (t["50Gbps,single-switch"] < t["200Gbps,single-switch"]) exit 1 }' \
   "$out/a/sweep.csv" || fail "50 Gbps faster than 200 Gbps"
 if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/c" --binary "$build/bin/chakra-cluster" \
-     --grid topology=torus 2> "$out/err.txt"; then
+     --grid topology=hypercube 2> "$out/err.txt"; then
   fail "an unknown topology should fail"
 fi
 grep -q "FAILED" "$out/err.txt" || fail "no clear failure line"
+# Topology variants (each with flags of its own) and transports as grid dimensions.
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/v" --binary "$build/bin/chakra-cluster" \
+  --variant rail:topology=rail-optimized,gpusPerHost=2,spines=1 \
+  --variant torus:topology=torus,torusDims=2x2 --transport tcp --jobs 2 2>/dev/null ||
+  fail "a sweep over topology variants failed"
+rows=$(($(wc -l < "$out/v/sweep.csv") - 1))
+[ "$rows" = 2 ] || fail "expected 2 variant rows, got $rows"
+head -1 "$out/v/sweep.csv" | grep -q "^transport,variant," || fail "missing transport/variant columns"
+grep -q "^tcp,\"torus:topology=torus,torusDims=2x2\",1," "$out/v/sweep.csv" || fail "missing the torus variant row"
+if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/w" --binary "$build/bin/chakra-cluster" \
+     --variant "broken" 2> "$out/err2.txt"; then
+  fail "a variant without flags should fail"
+fi
+grep -q "is not NAME:FLAG=V" "$out/err2.txt" || fail "no clear error for a bad variant"
 echo "sweep: ok"

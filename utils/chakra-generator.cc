@@ -3,6 +3,7 @@
  */
 #include "tool-args.h"
 
+#include "ns3/astra-sim-export.h"
 #include "ns3/workload-generator.h"
 
 #include <algorithm>
@@ -217,6 +218,11 @@ main(int argc, char** argv)
     args.AddOption("expert-forward-us", "moe: forward compute of one expert per layer", "200");
     args.AddOption("expert-backward-us", "moe: backward compute of one expert per layer", "400");
     args.AddOption("expert-bytes", "moe: gradient bytes of one expert", "32MiB");
+    args.AddFlag("astra-sim",
+                 "write the traces ASTRA-sim's workload layer runs: no process_group:init "
+                 "METADATA node, communicators numbered (pg_name 0 = every rank, others listed "
+                 "in <prefix>.comm-groups.json for --comm-group-configuration), no CPU "
+                 "communication; all-reduce, all-gather, reduce-scatter, all-to-all only");
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
@@ -327,6 +333,14 @@ main(int argc, char** argv)
         }
         std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
                   << prefix << "." << files.size() - 1 << ".et" << std::endl;
+        if (args.Has("astra-sim"))
+        {
+            const AstraSimExport exported =
+                ExportForAstraSim(prefix, static_cast<uint32_t>(files.size()));
+            std::cerr << program << ": ASTRA-sim flavour: " << exported.groupIds.size()
+                      << " process group(s) numbered, communicators in "
+                      << exported.commGroupFile << std::endl;
+        }
         return 0;
     });
 }
