@@ -1,0 +1,245 @@
+#include "rdma-fabric.h"
+
+#include "ns3/boolean.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/rocev2-header.h"
+#include "ns3/text-format.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaFabric);
+
+TypeId
+RdmaFabric::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaFabric")
+            .SetParent<ClusterFabric>()
+            .SetGroupName("Chakra")
+            .AddConstructor<RdmaFabric>()
+            .AddAttribute("ScaleUpEcn",
+                          "Let NVLink (scale-up) ports mark ECN too (off: DCQCN reacts to "
+                          "the scale-out fabric only; NVLink congestion is held by PFC).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaFabric::m_scaleUpEcn),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+RdmaFabric::RdmaFabric() = default;
+
+void
+RdmaFabric::DoDispose()
+{
+    m_devices.clear();
+    m_switches.clear();
+    m_nics.clear();
+    m_topology.reset();
+    ClusterFabric::DoDispose();
+}
+
+void
+RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& nodes)
+{
+    m_topology = topology;
+    const uint32_t ranks = topology->GetRankCount();
+    const auto& links = topology->GetLinks();
+    // Devices in link order: each node's devices then follow its topology port order.
+    std::vector<std::vector<std::pair<Ptr<RdmaNetDevice>, bool>>> portsOf(nodes.GetN());
+    for (const ClusterTopology::Link& link : links)
+    {
+        Ptr<RdmaChannel> channel = CreateObject<RdmaChannel>();
+        channel->SetAttribute("Delay", TimeValue(link.delay));
+        const bool ecn = link.kind == ClusterTopology::SCALE_OUT || m_scaleUpEcn;
+        for (uint32_t end : {link.a, link.b})
+        {
+            Ptr<RdmaNetDevice> device = CreateObject<RdmaNetDevice>();
+            device->SetAttribute("DataRate", DataRateValue(link.rate));
+            device->SetAttribute("Mtu", UintegerValue(link.mtu));
+            nodes.Get(end)->AddDevice(device);
+            device->Attach(channel);
+            m_devices.push_back(device);
+            portsOf[end].emplace_back(device, ecn);
+        }
+    }
+    m_switches.assign(nodes.GetN(), nullptr);
+    m_nics.assign(ranks, nullptr);
+    int64_t stream = 0;
+    for (uint32_t v = 0; v < nodes.GetN(); ++v)
+    {
+        Ptr<Node> node = nodes.Get(v);
+        const bool gpu = v < ranks;
+        Ptr<RdmaSwitch> sw;
+        if (!gpu || topology->IsGpuTransit())
+        {
+            sw = CreateObject<RdmaSwitch>();
+            sw->SetTopology(topology, v);
+            sw->AssignStreams(stream++);
+            node->AggregateObject(sw);
+            m_switches[v] = sw;
+        }
+        Ptr<RdmaNic> nic;
+        if (gpu)
+        {
+            nic = CreateObject<RdmaNic>();
+            nic->Setup(topology, v);
+            node->AggregateObject(nic);
+            m_nics[v] = nic;
+            if (sw)
+            {
+                nic->SetTransitSwitch(sw);
+            }
+        }
+        for (const auto& [device, ecn] : portsOf[v])
+        {
+            const uint32_t index = sw ? sw->AddPort(device, ecn) : 0;
+            if (nic)
+            {
+                const uint32_t port = nic->AddPort(device);
+                device->SetReceiveHandler(
+                    [nic, port](Ptr<RdmaNetDevice>, Ptr<Packet> packet, uint8_t priority) {
+                        nic->Receive(port, packet, priority);
+                    });
+            }
+            else
+            {
+                device->SetReceiveHandler(
+                    [sw, index](Ptr<RdmaNetDevice>, Ptr<Packet> packet, uint8_t priority) {
+                        sw->Receive(index, packet, priority);
+                    });
+            }
+        }
+    }
+}
+
+Ptr<CommTransport>
+RdmaFabric::CreateTransport(uint32_t /* rank */)
+{
+    return CreateObject<RdmaTransport>();
+}
+
+std::vector<Ipv4Address>
+RdmaFabric::GetRankAddresses() const
+{
+    std::vector<Ipv4Address> addresses;
+    const uint32_t ranks = m_topology ? m_topology->GetRankCount() : 0;
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        addresses.push_back(RoceV2Header::AddressOfRank(rank));
+    }
+    return addresses;
+}
+
+const std::vector<Ptr<RdmaNetDevice>>&
+RdmaFabric::GetDevices() const
+{
+    return m_devices;
+}
+
+Ptr<RdmaSwitch>
+RdmaFabric::GetSwitch(uint32_t node) const
+{
+    return node < m_switches.size() ? m_switches[node] : nullptr;
+}
+
+Ptr<RdmaNic>
+RdmaFabric::GetNic(uint32_t rank) const
+{
+    return rank < m_nics.size() ? m_nics[rank] : nullptr;
+}
+
+std::vector<ReportTable>
+RdmaFabric::GetReportTables() const
+{
+    std::vector<ReportTable> tables;
+    if (!m_topology)
+    {
+        return tables;
+    }
+    const auto& links = m_topology->GetLinks();
+    const auto& nodes = m_topology->GetNodes();
+    auto label = [&](uint32_t node) {
+        return nodes[node].label.empty() ? "node" + std::to_string(node) : nodes[node].label;
+    };
+
+    ReportTable fabric;
+    fabric.name = "fabric";
+    fabric.columns = {"port", "to", "link", "tx_MB", "busy_us", "pfc_pause_sent",
+                      "pfc_pause_received", "paused_us", "ecn_marks", "drops", "max_queue_KB",
+                      "max_ingress_KB"};
+    struct Row
+    {
+        RdmaNetDevice::Stats stats;
+        std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
+    RdmaNetDevice::Stats total;
+    for (std::size_t i = 0; i < m_devices.size(); ++i)
+    {
+        const ClusterTopology::Link& link = links[i / 2];
+        const uint32_t self = i % 2 == 0 ? link.a : link.b;
+        const uint32_t peer = i % 2 == 0 ? link.b : link.a;
+        const RdmaNetDevice::Stats s = m_devices[i]->GetStats();
+        total.txBytes += s.txBytes;
+        total.busyTime += s.busyTime;
+        total.pausesSent += s.pausesSent;
+        total.pausesReceived += s.pausesReceived;
+        total.pausedTime += s.pausedTime;
+        total.ecnMarks += s.ecnMarks;
+        total.drops += s.drops;
+        total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
+        total.maxIngressBytes = std::max(total.maxIngressBytes, s.maxIngressBytes);
+        rows.push_back({s,
+                        {label(self), label(peer),
+                         link.kind == ClusterTopology::SCALE_UP ? "scale-up" : "scale-out",
+                         FormatFixed(static_cast<double>(s.txBytes) / 1e6, 3),
+                         FormatMicros(s.busyTime), std::to_string(s.pausesSent),
+                         std::to_string(s.pausesReceived), FormatMicros(s.pausedTime),
+                         std::to_string(s.ecnMarks), std::to_string(s.drops),
+                         FormatFixed(static_cast<double>(s.maxQueueBytes) / 1024, 1),
+                         FormatFixed(static_cast<double>(s.maxIngressBytes) / 1024, 1)}});
+    }
+    // Troubles first (drops, pauses, marks), then the busiest ports: the printed report shows
+    // the first rows only.
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+        return std::make_tuple(x.stats.drops, x.stats.pausedTime, x.stats.pausesSent,
+                               x.stats.ecnMarks, x.stats.txBytes) >
+               std::make_tuple(y.stats.drops, y.stats.pausedTime, y.stats.pausesSent,
+                               y.stats.ecnMarks, y.stats.txBytes);
+    });
+    fabric.rows.push_back({"total", std::to_string(m_devices.size()) + " ports", "",
+                           FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
+                           FormatMicros(total.busyTime), std::to_string(total.pausesSent),
+                           std::to_string(total.pausesReceived), FormatMicros(total.pausedTime),
+                           std::to_string(total.ecnMarks), std::to_string(total.drops),
+                           FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
+                           FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)});
+    for (auto& row : rows)
+    {
+        fabric.rows.push_back(std::move(row.cells));
+    }
+    tables.push_back(std::move(fabric));
+
+    ReportTable rdma;
+    rdma.name = "rdma";
+    rdma.columns = {"rank", "queue_pairs", "data_packets", "resent", "naks_sent", "timeouts",
+                    "cnps_sent", "cnps_received"};
+    for (uint32_t rank = 0; rank < m_nics.size(); ++rank)
+    {
+        const RdmaNic::Stats s = m_nics[rank]->GetStats();
+        rdma.rows.push_back({std::to_string(rank), std::to_string(s.queuePairs),
+                             std::to_string(s.dataPackets), std::to_string(s.resentPackets),
+                             std::to_string(s.naksSent), std::to_string(s.timeouts),
+                             std::to_string(s.cnpsSent), std::to_string(s.cnpsReceived)});
+    }
+    tables.push_back(std::move(rdma));
+    return tables;
+}
+
+} // namespace ns3

@@ -1,0 +1,437 @@
+#include "rdma-switch.h"
+
+#include "pfc-header.h"
+#include "rdma-channel.h"
+#include "rocev2-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraRdmaSwitch");
+NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
+
+TypeId
+RdmaSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaSwitch")
+            .SetParent<Object>()
+            .SetGroupName("Chakra")
+            .AddConstructor<RdmaSwitch>()
+            .AddAttribute("BufferSize",
+                          "Shared packet buffer of the switch, bytes (headroom included).",
+                          UintegerValue(32u << 20),
+                          MakeUintegerAccessor(&RdmaSwitch::m_bufferSize),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("PfcEnabled",
+                          "Send PFC PAUSE upstream instead of dropping (lossless data class).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PfcThreshold",
+                          "XOFF threshold of an ingress port: dynamic (PfcAlpha x free shared "
+                          "buffer) or static (PfcStaticThreshold). With PFC off, the same "
+                          "threshold decides drops.",
+                          StringValue("dynamic"),
+                          MakeStringAccessor(&RdmaSwitch::m_thresholdMode),
+                          MakeStringChecker())
+            .AddAttribute("PfcStaticThreshold",
+                          "Static XOFF threshold per ingress port, bytes.",
+                          UintegerValue(256u << 10),
+                          MakeUintegerAccessor(&RdmaSwitch::m_staticThreshold),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PfcAlpha",
+                          "Dynamic threshold: an ingress port may hold alpha x the free shared "
+                          "buffer.",
+                          DoubleValue(0.125),
+                          MakeDoubleAccessor(&RdmaSwitch::m_alpha),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("Headroom",
+                          "Headroom reserved per port, bytes; 0: computed from the port's "
+                          "link (2 x delay x rate + 3 largest frames + a PFC frame).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaSwitch::m_headroomAttribute),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ResumeOffset",
+                          "RESUME once an ingress port holds this much below its threshold, "
+                          "bytes; 0: two largest frames of the port.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaSwitch::m_resumeOffsetAttribute),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("PauseQuanta",
+                          "Pause time of a PAUSE frame, in 512-bit-time quanta (refreshed "
+                          "every half pause while the port stays over its threshold).",
+                          UintegerValue(PfcHeader::kMaxQuanta),
+                          MakeUintegerAccessor(&RdmaSwitch::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(2))
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable data packets CE on egress (RED on the queue).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "RED: no marking up to this egress queue, bytes (DCQCN: 5 KB).",
+                          UintegerValue(5000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kMin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "RED: marking probability EcnPmax at this queue, 1 above, bytes "
+                          "(DCQCN: 200 KB).",
+                          UintegerValue(200000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kMax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "RED: marking probability at EcnKmax (DCQCN: 1%).",
+                          DoubleValue(0.01),
+                          MakeDoubleAccessor(&RdmaSwitch::m_pMax),
+                          MakeDoubleChecker<double>(0, 1));
+    return tid;
+}
+
+RdmaSwitch::RdmaSwitch()
+    : m_random(CreateObject<UniformRandomVariable>())
+{
+}
+
+RdmaSwitch::~RdmaSwitch() = default;
+
+void
+RdmaSwitch::DoDispose()
+{
+    for (Port& port : m_ports)
+    {
+        port.refresh.Cancel();
+        port.queue.clear();
+        port.device = nullptr;
+    }
+    m_ports.clear();
+    m_topology.reset();
+    Object::DoDispose();
+}
+
+void
+RdmaSwitch::DoInitialize()
+{
+    SizeBuffer();
+    Object::DoInitialize();
+}
+
+void
+RdmaSwitch::SetTopology(std::shared_ptr<const ClusterTopology> topology, uint32_t node)
+{
+    m_topology = std::move(topology);
+    m_node = node;
+    m_routes.assign(m_topology->GetRankCount(), kNotComputed);
+}
+
+uint32_t
+RdmaSwitch::AddPort(Ptr<RdmaNetDevice> device, bool ecn)
+{
+    const auto index = static_cast<uint32_t>(m_ports.size());
+    Port port;
+    port.device = device;
+    port.ecn = ecn;
+    m_ports.push_back(port);
+    device->AddDataSource([this, index]() { return Dequeue(index); });
+    m_sized = false;
+    return index;
+}
+
+void
+RdmaSwitch::SetEcnEnabled(bool enabled)
+{
+    m_ecnEnabled = enabled;
+}
+
+void
+RdmaSwitch::SizeBuffer()
+{
+    if (m_sized)
+    {
+        return;
+    }
+    if (m_thresholdMode != "dynamic" && m_thresholdMode != "static")
+    {
+        throw std::invalid_argument("RdmaSwitch PfcThreshold must be 'dynamic' or 'static', not '" +
+                                    m_thresholdMode + "'");
+    }
+    m_dynamic = m_thresholdMode == "dynamic";
+    uint64_t reserved = 0;
+    for (Port& port : m_ports)
+    {
+        const uint64_t frame = port.device->GetMtu() + RdmaNetDevice::kFramingBytes;
+        const uint64_t bitRate = port.device->GetDataRate().GetBitRate();
+        const Time delay = port.device->GetRdmaChannel() ? port.device->GetRdmaChannel()->GetDelay()
+                                                         : Time(0);
+        // Bytes on the cable in a round trip, in integers (ps x bit/s / 8e12, rounded up).
+        const auto roundTrip = static_cast<uint64_t>(
+            (static_cast<unsigned __int128>(2 * delay.GetPicoSeconds()) * bitRate + 8000000000000ull - 1) /
+            8000000000000ull);
+        // What can still arrive after this port decides to pause: the PFC frame waits for the
+        // frame being sent upstream (1), crosses the cable, the upstream port finishes its
+        // frame (2) and what is on the cable arrives; one more frame for the packet that
+        // crossed the threshold.
+        const uint64_t computed =
+            roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes;
+        port.headroom = m_pfcEnabled ? (m_headroomAttribute > 0 ? m_headroomAttribute : computed) : 0;
+        port.resumeOffset = m_resumeOffsetAttribute > 0 ? m_resumeOffsetAttribute : 2 * frame;
+        reserved += port.headroom;
+    }
+    if (reserved >= m_bufferSize)
+    {
+        throw std::invalid_argument("RdmaSwitch: BufferSize (" + std::to_string(m_bufferSize) +
+                                    " bytes) does not cover the PFC headroom of its " +
+                                    std::to_string(m_ports.size()) + " ports (" +
+                                    std::to_string(reserved) + " bytes)");
+    }
+    m_sharedSize = m_bufferSize - reserved;
+    m_sized = true;
+}
+
+uint64_t
+RdmaSwitch::GetXoffThreshold() const
+{
+    if (!m_dynamic)
+    {
+        return m_staticThreshold;
+    }
+    return static_cast<uint64_t>(m_alpha * static_cast<double>(m_sharedSize - m_sharedUsed));
+}
+
+uint32_t
+RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank)
+{
+    RoceV2Header header;
+    packet->PeekHeader(header);
+    dstRank = RoceV2Header::RankOfAddress(header.GetDestination());
+    if (dstRank >= m_routes.size())
+    {
+        return kUnreachable;
+    }
+    uint32_t& cached = m_routes[dstRank];
+    if (cached == kNotComputed)
+    {
+        m_topology->GetNextHops(m_node, dstRank, m_scratch);
+        cached = m_scratch.empty() ? kUnreachable : (m_scratch.size() == 1 ? m_scratch[0] : kEcmp);
+    }
+    if (cached != kEcmp)
+    {
+        return cached;
+    }
+    const uint64_t hash = RoceV2Header::FlowHash(RoceV2Header::RankOfAddress(header.GetSource()),
+                                                 dstRank,
+                                                 header.GetSourcePort());
+    const uint32_t port = m_topology->SelectNextHop(m_node, dstRank, hash);
+    return port < m_ports.size() ? port : kUnreachable;
+}
+
+void
+RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
+{
+    SizeBuffer();
+    uint32_t dstRank = 0;
+    const uint32_t out = Route(packet, dstRank);
+    if (out == kUnreachable || out >= m_ports.size())
+    {
+        NS_LOG_WARN("switch node " << m_node << ": no route to rank " << dstRank);
+        m_ports[inPort].device->NotifyDrop(packet);
+        return;
+    }
+    if (priority != RdmaNetDevice::kDataPriority)
+    {
+        m_ports[out].device->SendControl(packet);
+        return;
+    }
+    Port& in = m_ports[inPort];
+    const uint32_t bytes = packet->GetSize();
+    const uint64_t threshold = GetXoffThreshold();
+    Entry entry{packet, inPort, bytes, false, false};
+    if (in.sharedBytes + bytes <= threshold && m_sharedUsed + bytes <= m_sharedSize)
+    {
+        in.sharedBytes += bytes;
+        m_sharedUsed += bytes;
+    }
+    else if (m_pfcEnabled && in.headroomBytes + bytes <= in.headroom)
+    {
+        in.headroomBytes += bytes;
+        entry.inHeadroom = true;
+    }
+    else
+    {
+        // PFC off: beyond the threshold or a full buffer. PFC on: the headroom overflowed
+        // (a headroom set below what the link needs).
+        in.device->NotifyDrop(packet);
+        return;
+    }
+    in.device->NotifyIngressBytes(in.sharedBytes + in.headroomBytes);
+    if (m_pfcEnabled && !in.xoff && (entry.inHeadroom || in.sharedBytes >= threshold))
+    {
+        Pause(inPort);
+    }
+    if (m_ecnEnabled)
+    {
+        RoceV2Header header;
+        packet->PeekHeader(header);
+        entry.ect = header.GetEcn() == RoceV2Header::ECT0 || header.GetEcn() == RoceV2Header::ECT1;
+    }
+    Port& outPort = m_ports[out];
+    outPort.queue.push_back(entry);
+    outPort.queueBytes += bytes;
+    outPort.device->NotifyQueueBytes(outPort.queueBytes);
+    outPort.device->Wake();
+}
+
+Ptr<Packet>
+RdmaSwitch::Dequeue(uint32_t index)
+{
+    Port& port = m_ports[index];
+    if (port.queue.empty())
+    {
+        return nullptr;
+    }
+    Entry entry = port.queue.front();
+    port.queue.pop_front();
+    port.queueBytes -= entry.bytes;
+    Release(entry);
+    // Marking on departure, on what is still queued behind the packet: the freshest view of
+    // the queue, and none on a port that only forwards at line rate.
+    if (m_ecnEnabled && port.ecn && entry.ect && port.queueBytes > m_kMin &&
+        m_random->GetValue() < MarkProbability(port.queueBytes))
+    {
+        RoceV2Header header;
+        entry.packet->RemoveHeader(header);
+        header.SetEcn(RoceV2Header::CE);
+        entry.packet->AddHeader(header);
+        port.device->NotifyEcnMark(entry.packet);
+    }
+    return entry.packet;
+}
+
+double
+RdmaSwitch::MarkProbability(uint64_t bytes) const
+{
+    if (bytes <= m_kMin)
+    {
+        return 0;
+    }
+    if (bytes > m_kMax)
+    {
+        return 1;
+    }
+    return m_pMax * static_cast<double>(bytes - m_kMin) / static_cast<double>(m_kMax - m_kMin);
+}
+
+void
+RdmaSwitch::Release(const Entry& entry)
+{
+    Port& in = m_ports[entry.inPort];
+    if (entry.inHeadroom)
+    {
+        in.headroomBytes -= entry.bytes;
+    }
+    else
+    {
+        in.sharedBytes -= entry.bytes;
+        m_sharedUsed -= entry.bytes;
+    }
+    if (m_xoffCount > 0)
+    {
+        CheckResume();
+    }
+}
+
+void
+RdmaSwitch::Pause(uint32_t index)
+{
+    Port& port = m_ports[index];
+    port.xoff = true;
+    ++m_xoffCount;
+    port.device->SendPfc(m_pauseQuanta);
+    // Refresh before the pause runs out, for as long as the port stays over its threshold.
+    const double pauseSeconds = m_pauseQuanta * 512.0 /
+                                static_cast<double>(port.device->GetDataRate().GetBitRate());
+    port.refresh = Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
+}
+
+void
+RdmaSwitch::RefreshPause(uint32_t index)
+{
+    Port& port = m_ports[index];
+    if (!port.xoff)
+    {
+        return;
+    }
+    port.device->SendPfc(m_pauseQuanta);
+    const double pauseSeconds = m_pauseQuanta * 512.0 /
+                                static_cast<double>(port.device->GetDataRate().GetBitRate());
+    port.refresh = Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
+}
+
+void
+RdmaSwitch::CheckResume()
+{
+    // A dynamic threshold rises as the buffer drains, so every paused port is checked, not
+    // only the one the departing packet came in by (few ports are paused at once).
+    const uint64_t threshold = GetXoffThreshold();
+    for (uint32_t index = 0; index < m_ports.size() && m_xoffCount > 0; ++index)
+    {
+        Port& port = m_ports[index];
+        if (port.xoff && port.headroomBytes == 0 &&
+            port.sharedBytes + port.resumeOffset <= threshold)
+        {
+            port.xoff = false;
+            --m_xoffCount;
+            port.refresh.Cancel();
+            port.device->SendPfc(0);
+        }
+    }
+}
+
+uint32_t
+RdmaSwitch::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<RdmaNetDevice>
+RdmaSwitch::GetPort(uint32_t port) const
+{
+    return m_ports.at(port).device;
+}
+
+uint64_t
+RdmaSwitch::GetHeadroom(uint32_t port) const
+{
+    const_cast<RdmaSwitch*>(this)->SizeBuffer();
+    return m_ports.at(port).headroom;
+}
+
+uint64_t
+RdmaSwitch::GetBufferedBytes() const
+{
+    uint64_t bytes = 0;
+    for (const Port& port : m_ports)
+    {
+        bytes += port.queueBytes;
+    }
+    return bytes;
+}
+
+int64_t
+RdmaSwitch::AssignStreams(int64_t stream)
+{
+    m_random->SetStream(stream);
+    return 1;
+}
+
+} // namespace ns3

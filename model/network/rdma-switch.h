@@ -1,0 +1,176 @@
+/*
+ * RdmaSwitch: the forwarding, shared buffer, PFC and ECN marking of one switch of the RDMA
+ * fabric (a fabric switch, an NVSwitch, or a GPU that forwards in a direct-connect topology).
+ */
+#ifndef CHAKRA_RDMA_SWITCH_H
+#define CHAKRA_RDMA_SWITCH_H
+
+#include "rdma-net-device.h"
+
+#include "ns3/cluster-topology.h"
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief An output-queued switch with a shared buffer, per-ingress PFC and RED/ECN marking.
+ *
+ * Forwarding: by destination rank (from the IPv4 destination, RoceV2Header::RankOfAddress)
+ * along ClusterTopology's next hops; among equal-cost ports, ClusterTopology::SelectNextHop
+ * with the packet's flow hash (RoceV2Header::FlowHash of its addresses and UDP source port),
+ * so a queue pair keeps one path and the flow model can compute the same one. Ports are
+ * numbered as the topology numbers the node's ports (AddPort in link order).
+ *
+ * Buffer (data class; control packets have their own strict-priority queue per port and are
+ * not counted): BufferSize bytes, of which a headroom per port is reserved when PFC is on, the
+ * rest shared. Every buffered packet is charged to the port it arrived on (ingress accounting):
+ * - a packet fits in the shared part while its ingress port holds at most the XOFF threshold:
+ *   static (PfcStaticThreshold) or dynamic (PfcAlpha x the free shared buffer, the dynamic
+ *   threshold of shared-memory switches); beyond it the packet goes to the port's headroom;
+ * - PFC on: an ingress port that reaches its threshold sends PAUSE upstream (PauseQuanta,
+ *   refreshed every half pause while it lasts) and RESUME once its headroom is empty and it
+ *   holds ResumeOffset below the threshold. Headroom (0 = computed: 2 x cable delay x rate + 3
+ *   largest frames + a PFC frame, what can still arrive after the decision to pause) absorbs
+ *   what is in flight, so nothing is dropped;
+ * - PFC off: a packet beyond the threshold, or one that does not fit, is dropped.
+ * ECN: a data packet leaving a port with ECN enabled is marked CE with the RED probability of
+ * the data bytes still queued for that port: 0 up to EcnKmin, rising linearly to EcnPmax at
+ * EcnKmax, 1 above (DCQCN's marking).
+ * Counters and trace sources are on the ports (RdmaNetDevice::Stats): drops at the ingress
+ * port, ECN marks, PFC frames sent, largest egress queue and ingress occupancy.
+ */
+class RdmaSwitch : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    RdmaSwitch();
+    ~RdmaSwitch() override;
+
+    /**
+     * Sets where the switch is (before AddPort).
+     * \param topology the graph routes come from (kept)
+     * \param node this switch's node in it
+     */
+    void SetTopology(std::shared_ptr<const ClusterTopology> topology, uint32_t node);
+    /**
+     * Adds the next port (in the topology's port order of this node). Registers the switch as
+     * a data source of the device; the caller routes the device's received frames to Receive
+     * (a switch node) or to its NIC, which hands over the frames that are not its own.
+     * \param device the port's device
+     * \param ecn whether packets leaving by this port may be ECN-marked
+     * \return the port index
+     */
+    uint32_t AddPort(Ptr<RdmaNetDevice> device, bool ecn = true);
+    /** Enables or disables ECN marking on every port (before the run). */
+    void SetEcnEnabled(bool enabled);
+
+    /** A frame arrived on port \p port (any class but PFC): forwards it. */
+    void Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority);
+
+    /** \return the number of ports */
+    uint32_t GetNPorts() const;
+    /** \return port \p port's device */
+    Ptr<RdmaNetDevice> GetPort(uint32_t port) const;
+    /** \return the headroom reserved for port \p port (bytes; 0 with PFC off) */
+    uint64_t GetHeadroom(uint32_t port) const;
+    /** \return the current XOFF threshold of an ingress port (bytes) */
+    uint64_t GetXoffThreshold() const;
+    /** \return the data bytes buffered now */
+    uint64_t GetBufferedBytes() const;
+
+    /**
+     * Assigns the random stream of ECN marking.
+     * \return the number of streams used (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+    void DoInitialize() override;
+
+  private:
+    /** A data packet waiting for its egress port. */
+    struct Entry
+    {
+        Ptr<Packet> packet;
+        uint32_t inPort;
+        uint32_t bytes;
+        bool inHeadroom; //!< charged to its ingress port's headroom
+        bool ect;        //!< ECN-capable
+    };
+    /** Per port: egress queue and ingress accounting. */
+    struct Port
+    {
+        Ptr<RdmaNetDevice> device;
+        std::deque<Entry> queue;    //!< data waiting to leave by this port
+        uint64_t queueBytes{0};
+        uint64_t sharedBytes{0};    //!< shared buffer held for packets that came in here
+        uint64_t headroomBytes{0};  //!< headroom held for them
+        uint64_t headroom{0};       //!< headroom reserved
+        uint64_t resumeOffset{0};   //!< hysteresis between PAUSE and RESUME
+        bool xoff{false};           //!< upstream paused by this port
+        bool ecn{true};             //!< marks packets leaving by it
+        EventId refresh;            //!< next PAUSE refresh
+    };
+    /** Route cache values (else a port index). */
+    static constexpr uint32_t kNotComputed = 0xffffffff;
+    static constexpr uint32_t kEcmp = 0xfffffffe;
+    static constexpr uint32_t kUnreachable = 0xfffffffd;
+
+    /** \return the egress port of a packet, or kUnreachable */
+    uint32_t Route(Ptr<const Packet> packet, uint32_t& dstRank);
+    /** Sizes the buffer's parts once every port is known. */
+    void SizeBuffer();
+    /** \return a port's data packet to send, if any (the port's data source) */
+    Ptr<Packet> Dequeue(uint32_t port);
+    /** Frees the buffer a packet held at its ingress port; may resume the upstream. */
+    void Release(const Entry& entry);
+    /** Sends PAUSE from port \p port (and keeps refreshing it). */
+    void Pause(uint32_t port);
+    /** Re-sends PAUSE while the port is still over its threshold. */
+    void RefreshPause(uint32_t port);
+    /** Sends RESUME from ports whose occupancy has fallen enough. */
+    void CheckResume();
+    /** \return the marking probability of a queue of \p bytes */
+    double MarkProbability(uint64_t bytes) const;
+
+    // Attributes.
+    uint64_t m_bufferSize;
+    bool m_pfcEnabled;
+    std::string m_thresholdMode;
+    uint64_t m_staticThreshold;
+    double m_alpha;
+    uint64_t m_headroomAttribute;
+    uint64_t m_resumeOffsetAttribute;
+    uint16_t m_pauseQuanta;
+    bool m_ecnEnabled;
+    uint64_t m_kMin;
+    uint64_t m_kMax;
+    double m_pMax;
+
+    std::shared_ptr<const ClusterTopology> m_topology;
+    uint32_t m_node{0};
+    std::vector<Port> m_ports;
+    std::vector<uint32_t> m_routes; //!< per destination rank: port, kEcmp or kNotComputed
+    uint64_t m_sharedSize{0};       //!< buffer minus reserved headroom
+    uint64_t m_sharedUsed{0};
+    uint32_t m_xoffCount{0};
+    bool m_sized{false};
+    bool m_dynamic{true};
+    Ptr<UniformRandomVariable> m_random;
+    std::vector<uint32_t> m_scratch;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_RDMA_SWITCH_H

@@ -1,0 +1,198 @@
+#include "dcqcn-rate-control.h"
+
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(DcqcnRateControl);
+
+TypeId
+DcqcnRateControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::DcqcnRateControl")
+            .SetParent<RdmaRateControl>()
+            .SetGroupName("Chakra")
+            .AddConstructor<DcqcnRateControl>()
+            .AddAttribute("G",
+                          "Gain g of the alpha estimate (DCQCN: 1/256).",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&DcqcnRateControl::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("AlphaUpdatePeriod",
+                          "K: alpha decays once per period without a CNP (DCQCN: 55 us).",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&DcqcnRateControl::m_alphaPeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateIncreasePeriod",
+                          "Timer T of rate increases (DCQCN: 55 us).",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&DcqcnRateControl::m_increasePeriod),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("ByteCounter",
+                          "B: a rate increase every this many bytes sent (DCQCN: 10 MB).",
+                          UintegerValue(10000000),
+                          MakeUintegerAccessor(&DcqcnRateControl::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("FastRecoverySteps",
+                          "F: rate increases of fast recovery before additive increase "
+                          "(DCQCN: 5).",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&DcqcnRateControl::m_fastRecoverySteps),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AdditiveIncrease",
+                          "R_AI: target rate step of additive increase (DCQCN: 40 Mbps).",
+                          DataRateValue(DataRate("40Mbps")),
+                          MakeDataRateAccessor(&DcqcnRateControl::m_additive),
+                          MakeDataRateChecker())
+            .AddAttribute("HyperIncrease",
+                          "R_HAI: target rate step of hyper increase (10 x R_AI, QCN's ratio).",
+                          DataRateValue(DataRate("400Mbps")),
+                          MakeDataRateAccessor(&DcqcnRateControl::m_hyper),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Floor of the current rate.",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&DcqcnRateControl::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("InitialAlpha",
+                          "Alpha of a new queue pair (DCQCN: 1).",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&DcqcnRateControl::m_initialAlpha),
+                          MakeDoubleChecker<double>(0, 1));
+    return tid;
+}
+
+DcqcnRateControl::DcqcnRateControl() = default;
+
+void
+DcqcnRateControl::Start(DataRate lineRate, Time now)
+{
+    m_line = static_cast<double>(lineRate.GetBitRate());
+    m_rc = m_line;
+    m_rt = m_line;
+    m_alpha = m_initialAlpha;
+    m_alphaFrom = now;
+    m_nextIncrease = now + m_increasePeriod;
+    m_timerCount = 0;
+    m_byteCount = 0;
+    m_bytes = 0;
+}
+
+void
+DcqcnRateControl::Advance(Time now)
+{
+    // Alpha: one decay per whole period since the last CNP (closed form).
+    if (now >= m_alphaFrom + m_alphaPeriod)
+    {
+        const int64_t periods = (now - m_alphaFrom).GetTimeStep() / m_alphaPeriod.GetTimeStep();
+        m_alpha *= std::pow(1 - m_g, static_cast<double>(periods));
+        m_alphaFrom += TimeStep(periods * m_alphaPeriod.GetTimeStep());
+    }
+    // Rate timer: every expiry is an increase; once at line rate they change nothing but the
+    // counter, so the rest are counted at once.
+    while (m_nextIncrease <= now)
+    {
+        if (m_rc >= m_line && m_rt >= m_line)
+        {
+            const int64_t left =
+                (now - m_nextIncrease).GetTimeStep() / m_increasePeriod.GetTimeStep() + 1;
+            m_timerCount += static_cast<uint32_t>(std::min<int64_t>(left, 1 << 30));
+            m_nextIncrease += TimeStep(left * m_increasePeriod.GetTimeStep());
+            break;
+        }
+        ++m_timerCount;
+        Increase();
+        m_nextIncrease += m_increasePeriod;
+    }
+}
+
+void
+DcqcnRateControl::Increase()
+{
+    const uint32_t most = std::max(m_timerCount, m_byteCount);
+    const uint32_t least = std::min(m_timerCount, m_byteCount);
+    if (most <= m_fastRecoverySteps)
+    {
+        // Fast recovery (the first F increases): halfway back to the rate before the cut.
+    }
+    else if (least > m_fastRecoverySteps)
+    {
+        m_rt += static_cast<double>(least - m_fastRecoverySteps) *
+                static_cast<double>(m_hyper.GetBitRate());
+    }
+    else
+    {
+        m_rt += static_cast<double>(m_additive.GetBitRate());
+    }
+    m_rt = std::min(m_rt, m_line);
+    m_rc = std::min((m_rt + m_rc) / 2, m_line);
+}
+
+DataRate
+DcqcnRateControl::GetRate(Time now)
+{
+    Advance(now);
+    return DataRate(static_cast<uint64_t>(m_rc));
+}
+
+void
+DcqcnRateControl::OnSent(uint32_t bytes, Time now)
+{
+    Advance(now);
+    m_bytes += bytes;
+    while (m_bytes >= m_byteCounter)
+    {
+        m_bytes -= m_byteCounter;
+        ++m_byteCount;
+        Increase();
+    }
+}
+
+void
+DcqcnRateControl::OnCnp(Time now)
+{
+    Advance(now);
+    ++m_cnps;
+    m_rt = m_rc;
+    m_rc = std::max(m_rc * (1 - m_alpha / 2), static_cast<double>(m_minRate.GetBitRate()));
+    m_alpha = (1 - m_g) * m_alpha + m_g;
+    m_alphaFrom = now;
+    m_timerCount = 0;
+    m_byteCount = 0;
+    m_bytes = 0;
+    m_nextIncrease = now + m_increasePeriod;
+}
+
+std::string
+DcqcnRateControl::GetName() const
+{
+    return "dcqcn";
+}
+
+double
+DcqcnRateControl::GetAlpha(Time now)
+{
+    Advance(now);
+    return m_alpha;
+}
+
+double
+DcqcnRateControl::GetTargetRate(Time now)
+{
+    Advance(now);
+    return m_rt;
+}
+
+uint64_t
+DcqcnRateControl::GetCnpCount() const
+{
+    return m_cnps;
+}
+
+} // namespace ns3

@@ -1,0 +1,108 @@
+#include "rdma-rate-control.h"
+
+#include "ns3/object-factory.h"
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaRateControl);
+NS_OBJECT_ENSURE_REGISTERED(LineRateControl);
+
+namespace
+{
+
+/** Model names and their TypeIds (HPCC, TIMELY: add them here). */
+const std::vector<std::pair<std::string, std::string>>&
+Models()
+{
+    static const std::vector<std::pair<std::string, std::string>> models = {
+        {"none", "ns3::LineRateControl"},
+        {"dcqcn", "ns3::DcqcnRateControl"},
+    };
+    return models;
+}
+
+} // namespace
+
+TypeId
+RdmaRateControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaRateControl").SetParent<Object>().SetGroupName("Chakra");
+    return tid;
+}
+
+Ptr<RdmaRateControl>
+RdmaRateControl::Create(const std::string& name)
+{
+    for (const auto& [model, typeName] : Models())
+    {
+        TypeId tid;
+        if (model == name && TypeId::LookupByNameFailSafe(typeName, &tid))
+        {
+            ObjectFactory factory(typeName);
+            return factory.Create<RdmaRateControl>();
+        }
+    }
+    throw std::invalid_argument("unknown RDMA congestion control '" + name + "' (known: " +
+                                ListModels() + ")");
+}
+
+std::string
+RdmaRateControl::ListModels()
+{
+    std::string list;
+    for (const auto& [model, typeName] : Models())
+    {
+        list += (list.empty() ? "" : ", ") + model;
+    }
+    return list;
+}
+
+void
+RdmaRateControl::OnSent(uint32_t /* bytes */, Time /* now */)
+{
+}
+
+void
+RdmaRateControl::OnCnp(Time /* now */)
+{
+}
+
+void
+RdmaRateControl::OnAck(uint64_t /* bytes */, Time /* now */)
+{
+}
+
+TypeId
+LineRateControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::LineRateControl")
+                            .SetParent<RdmaRateControl>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<LineRateControl>();
+    return tid;
+}
+
+void
+LineRateControl::Start(DataRate lineRate, Time /* now */)
+{
+    m_lineRate = lineRate;
+}
+
+DataRate
+LineRateControl::GetRate(Time /* now */)
+{
+    return m_lineRate;
+}
+
+std::string
+LineRateControl::GetName() const
+{
+    return "none";
+}
+
+} // namespace ns3
