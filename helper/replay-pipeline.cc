@@ -357,10 +357,18 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     if (!consistency.IsConsistent())
     {
         // The simulator pairs the k-th call of a communicator on every member: replaying ranks
-        // that disagree would pair unrelated calls. Stop here and say which.
+        // that disagree would pair unrelated calls. Stop here: one line with the first
+        // disagreement, the whole list in a file.
+        const std::string listing = m_out + "/consistency.txt";
+        AtomicOutputFile file(listing);
+        file.Write(text.str());
+        file.Commit();
         throw TraceError(prefix + ".*.et", "",
-                         "the ranks disagree on their communication, nothing simulated:\n" +
-                             text.str());
+                         "the ranks disagree on their communication (" +
+                             std::to_string(consistency.mismatchCount) + " mismatches, all in " +
+                             listing + "), nothing simulated; first: " +
+                             (consistency.mismatches.empty() ? std::string("?")
+                                                             : consistency.mismatches.front()));
     }
     Say("ranks agree on their collectives and messages");
     return prefix;

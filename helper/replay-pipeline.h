@@ -77,7 +77,8 @@ class ReplayPipeline
      * \param ranks the input files
      * \return the .et prefix
      * \throws TraceError on bad input, or when the ranks disagree on their collectives or
-     *         messages (the mismatches are listed)
+     *         messages (the first mismatch in the message, all of them in
+     *         <out>/consistency.txt)
      */
     std::string Prepare(const std::vector<RankTraceFiles>& ranks);
 

@@ -281,3 +281,32 @@ BOOST_AUTO_TEST_CASE(measured_clocks_are_shared_or_aligned_by_collective_ends)
         BOOST_TEST(second->sides.at(1).startUs == 340.0);
     }
 }
+
+BOOST_AUTO_TEST_CASE(ranks_that_disagree_stop_the_replay_before_simulating)
+{
+    // Two host-only ranks: one all-reduce each, 16 bytes on rank 0 and 20 on rank 1.
+    auto trace = [](int count) {
+        return R"x({"schema": "1.0.1", "pid": 1, "time": "t", "start_ts": 0, "finish_ts": 1, "nodes": [
+ {"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "parent": 1, "tid": 0},
+ {"id": 2, "name": "[pytorch|profiler|execution_trace|thread]", "parent": 1, "tid": 1},
+ {"id": 3, "name": "nccl:all_reduce", "parent": 2, "tid": 1,
+  "inputs": [[7, 8, 0, )x" +
+               std::to_string(count) + R"x(, 4, "cuda:0"]], "input_types": ["Tensor(float)"]}]})x";
+    };
+    TempDir dir;
+    chakra_test::WriteFileBytes(dir.File("et_0.json"), trace(4));
+    chakra_test::WriteFileBytes(dir.File("et_1.json"), trace(5));
+    auto run = RunCommand(Replay("--traces " + dir.Path() + " --output " + dir.File("out")));
+    BOOST_TEST_INFO(run.output);
+    BOOST_TEST(run.exitCode == 1);
+    const std::size_t error = run.output.find("chakra_replay: error: ");
+    BOOST_REQUIRE(error != std::string::npos);
+    const std::string line = run.output.substr(error, run.output.find('\n', error) - error);
+    BOOST_TEST(line.find("the ranks disagree on their communication (1 mismatches") !=
+               std::string::npos, line);
+    BOOST_TEST(line.find("nothing simulated; first: process group \"\": call #0") !=
+               std::string::npos, line);
+    BOOST_TEST(line.find("rank 1 has ALL_REDUCE of 20 bytes") != std::string::npos, line);
+    BOOST_TEST(chakra_test::FileExists(dir.File("out/consistency.txt")));
+    BOOST_TEST(!chakra_test::FileExists(dir.File("out/report.txt")));
+}
