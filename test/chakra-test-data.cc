@@ -56,6 +56,13 @@ SharedEtFiles()
     return files;
 }
 
+bool
+QuickMode()
+{
+    const char* quick = std::getenv("CHAKRA_QUICK");
+    return quick != nullptr && std::string(quick) == "1";
+}
+
 RequireSharedData::RequireSharedData()
 {
     if (SharedDataDir().empty())

@@ -24,6 +24,12 @@ std::string SharedData(const std::string& relative);
 std::vector<std::string> SharedEtFiles();
 
 /**
+ * \return true when CHAKRA_QUICK=1: the sanitizer run (make test-sanitize, 3-20 times slower)
+ * asks the heaviest tests for smaller size sets, keeping every case they check.
+ */
+bool QuickMode();
+
+/**
  * Global fixture of test programs that need the shared traces: when they are absent it prints
  * why and exits with 77, which CTest reports as "skipped" (SKIP_RETURN_CODE).
  */
