@@ -2,6 +2,8 @@
 
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -19,18 +21,34 @@ Collective::Collective(Ptr<CommTransport> transport,
       m_call(call),
       m_ops(std::move(schedule)),
       m_waitingDeps(m_ops.size(), 0),
-      m_dependents(m_ops.size()),
+      m_dependentsStart(m_ops.size() + 1, 0),
       m_state(m_ops.size(), 0),
       m_remaining(m_ops.size()),
       m_done(std::move(done))
 {
+    // Dependents in one array (a schedule has O(communicator size) ops per rank, and every
+    // rank holds one: per-op vectors cost more than the ops).
+    for (const CollectiveOp& op : m_ops)
+    {
+        for (uint32_t dep : op.deps)
+        {
+            ++m_dependentsStart[dep + 1];
+        }
+    }
+    for (std::size_t i = 0; i < m_ops.size(); ++i)
+    {
+        m_dependentsStart[i + 1] += m_dependentsStart[i];
+    }
+    m_dependents.resize(m_dependentsStart.back());
+    std::vector<uint32_t> fill(m_dependentsStart.begin(), m_dependentsStart.end() - 1);
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
+        m_waitingDeps[i] = static_cast<uint32_t>(m_ops[i].deps.size());
         for (uint32_t dep : m_ops[i].deps)
         {
-            ++m_waitingDeps[i];
-            m_dependents[dep].push_back(i);
+            m_dependents[fill[dep]++] = i;
         }
+        std::vector<uint32_t>().swap(m_ops[i].deps); // no longer needed
     }
 }
 
@@ -61,13 +79,57 @@ Collective::Start()
         Simulator::ScheduleNow(std::move(m_done));
         return;
     }
+    // Receives that wait for nothing but their message are armed, not posted: the transport
+    // hands each message over as it arrives (PostArmed), so that a rank does not hold one
+    // posted receive per step of the whole schedule. Timing is the same as posting them now.
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_waitingDeps[i] == 0)
+        if (m_waitingDeps[i] == 0 && !m_ops[i].send)
+        {
+            m_state[i] = 3;
+            m_armed.push_back({m_ranks.at(m_ops[i].peer), m_ops[i].tag, i});
+        }
+    }
+    std::sort(m_armed.begin(), m_armed.end());
+    if (!m_armed.empty())
+    {
+        std::weak_ptr<Collective> weak = shared_from_this();
+        m_transport->SetArrivalHook(m_comm, m_seq, [weak](uint32_t src, const MessageKey& key) {
+            auto self = weak.lock();
+            return self && self->PostArmed(src, key);
+        });
+        // Messages that came before this rank began the call wait in the transport.
+        for (const ArmedRecv& armed : m_armed)
+        {
+            if (m_state[armed.op] == 3 && m_transport->HasArrived(armed.src, KeyOf(m_ops[armed.op])))
+            {
+                Issue(armed.op);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    {
+        if (m_waitingDeps[i] == 0 && m_ops[i].send)
         {
             Issue(i);
         }
     }
+}
+
+bool
+Collective::PostArmed(uint32_t src, const MessageKey& key)
+{
+    // The first armed receive of that sender and tag (in schedule order: non-overtaking).
+    auto it = std::lower_bound(m_armed.begin(), m_armed.end(), ArmedRecv{src, key.tag, 0});
+    for (; it != m_armed.end() && it->src == src && it->tag == key.tag; ++it)
+    {
+        if (m_state[it->op] == 3)
+        {
+            Issue(it->op);
+            return true;
+        }
+    }
+    return false;
 }
 
 void
@@ -92,8 +154,9 @@ void
 Collective::Complete(uint32_t op)
 {
     m_state[op] = 2;
-    for (uint32_t dependent : m_dependents[op])
+    for (uint32_t d = m_dependentsStart[op]; d < m_dependentsStart[op + 1]; ++d)
     {
+        const uint32_t dependent = m_dependents[d];
         if (--m_waitingDeps[dependent] == 0)
         {
             Issue(dependent);

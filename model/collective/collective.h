@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -53,8 +54,22 @@ class Collective : public std::enable_shared_from_this<Collective>
     std::vector<std::string> DescribeWaiting() const;
 
   private:
+    /** A receive that waits for nothing but its message: posted when that message arrives. */
+    struct ArmedRecv
+    {
+        uint32_t src;  //!< the sender's rank
+        int64_t tag;
+        uint32_t op;
+        bool operator<(const ArmedRecv& other) const
+        {
+            return std::tie(src, tag, op) < std::tie(other.src, other.tag, other.op);
+        }
+    };
+
     void Issue(uint32_t op);
     void Complete(uint32_t op);
+    /** Posts the armed receive of a message that has just arrived (the transport's hook). */
+    bool PostArmed(uint32_t src, const MessageKey& key);
     MessageKey KeyOf(const CollectiveOp& op) const;
 
     Ptr<CommTransport> m_transport;
@@ -64,9 +79,12 @@ class Collective : public std::enable_shared_from_this<Collective>
     uint64_t m_seq;
     CallSignature m_call;
     CollectiveSchedule m_ops;
-    std::vector<uint32_t> m_waitingDeps;             //!< per op, dependencies not complete
-    std::vector<std::vector<uint32_t>> m_dependents; //!< per op, ops waiting for it
-    std::vector<uint8_t> m_state;                    //!< 0 waiting, 1 issued, 2 complete
+    std::vector<uint32_t> m_waitingDeps; //!< per op, dependencies not complete
+    /** Ops waiting for op i: m_dependents[m_dependentsStart[i] .. m_dependentsStart[i + 1]). */
+    std::vector<uint32_t> m_dependentsStart;
+    std::vector<uint32_t> m_dependents;
+    std::vector<ArmedRecv> m_armed;      //!< sorted; see ArmedRecv
+    std::vector<uint8_t> m_state;        //!< 0 waiting, 1 issued, 2 complete, 3 armed
     std::size_t m_remaining;
     std::function<void()> m_done;
 };

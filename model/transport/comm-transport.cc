@@ -184,6 +184,17 @@ CommTransport::Deliver(const MessageHeader& header)
     ArrivedMessage message{header.payload, header.call};
     Endpoint endpoint{header.src, header.key};
     auto posted = m_posted.find(endpoint);
+    if ((posted == m_posted.end() || posted->second.empty()) &&
+        header.key.kind == MessageKey::COLLECTIVE)
+    {
+        // The running call may have a receive for it that it has not posted yet.
+        auto call = m_calls.find(CallId{header.key.comm, header.key.seq});
+        if (call != m_calls.end() && call->second.hook &&
+            call->second.hook(header.src, header.key))
+        {
+            posted = m_posted.find(endpoint);
+        }
+    }
     if (posted == m_posted.end() || posted->second.empty())
     {
         m_arrived[endpoint].push_back(message);
@@ -259,6 +270,23 @@ void
 CommTransport::EndCall(uint64_t comm, uint64_t seq)
 {
     m_calls.erase(CallId{comm, seq});
+}
+
+void
+CommTransport::SetArrivalHook(uint64_t comm, uint64_t seq, ArrivalHook hook)
+{
+    auto call = m_calls.find(CallId{comm, seq});
+    if (call != m_calls.end())
+    {
+        call->second.hook = std::move(hook);
+    }
+}
+
+bool
+CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
+{
+    auto arrived = m_arrived.find(Endpoint{src, key});
+    return arrived != m_arrived.end() && !arrived->second.empty();
 }
 
 void

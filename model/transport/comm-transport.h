@@ -123,6 +123,18 @@ class CommTransport : public Object
     /** The call is over on this rank. */
     void EndCall(uint64_t comm, uint64_t seq);
 
+    /**
+     * Called when a message of a running collective call arrives and no receive is posted for
+     * it: the call may post its receive for that message now (Recv) and return true, and the
+     * message completes it at once, as if it had been posted all along. A collective thus
+     * need not post every receive up front (a rank of a ring over n ranks has 2(n - 1)).
+     */
+    using ArrivalHook = std::function<bool(uint32_t src, const MessageKey& key)>;
+    /** Sets the arrival hook of call \p seq on communicator \p comm (after BeginCall). */
+    void SetArrivalHook(uint64_t comm, uint64_t seq, ArrivalHook hook);
+    /** \return true if a message from \p src with \p key has arrived and waits for a receive */
+    bool HasArrived(uint32_t src, const MessageKey& key) const;
+
     /** \return one line per posted receive still waiting, then the model's own lines */
     std::vector<std::string> DescribePending() const;
     /** \return problems seen (fatal ones too when no fatal handler is set) */
@@ -181,6 +193,7 @@ class CommTransport : public Object
     {
         CallSignature call;
         std::string label;
+        ArrivalHook hook; //!< see SetArrivalHook
     };
     using Endpoint = std::pair<uint32_t, MessageKey>; //!< (source, key)
     using CallId = std::pair<uint64_t, uint64_t>;     //!< (communicator, seq)
