@@ -263,3 +263,29 @@ BOOST_AUTO_TEST_CASE(cluster_run_stopped_mid_transfer_ends_cleanly)
     BOOST_TEST(result.output.find("finished 0/2") != std::string::npos);
     BOOST_TEST(result.output.find("Sanitizer") == std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(et_info_applies_the_simulator_bounds_and_the_jsonizer_none)
+{
+    // 2 TiB in one call, a node of one hour and a microsecond: values the simulator refuses
+    // (model/application/trace-limits.h). The jsonizer converts them (a lossless view of any
+    // .et); chakra_et_info refuses them as the simulator would, naming the file and node.
+    TempDir dir;
+    WriteFileBytes(dir.File("size.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 5, "name": "ar", "type": "COMM_COLL_NODE", "attr": [
+          {"name": "comm_type", "type": "int64_val", "value": 0},
+          {"name": "comm_size", "type": "uint64_val", "value": 2199023255552}]}]})");
+    WriteFileBytes(dir.File("time.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 6, "name": "mm", "type": "COMP_NODE", "duration_micros": 3600000001}]})");
+    for (const char* name : {"size", "time"})
+    {
+        const std::string json = dir.File(std::string(name) + ".json");
+        const std::string et = dir.File(std::string(name) + ".et");
+        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                    json + " --output " + et);
+        BOOST_TEST(converted.exitCode == 0, converted.output);
+    }
+    ExpectFailure("chakra_et_info", Tool("chakra_et_info") + " " + dir.File("size.et"),
+                  dir.File("size.et") + ": node 5 (ar): comm_size 2199023255552 bytes is above");
+    ExpectFailure("chakra_et_info", Tool("chakra_et_info") + " " + dir.File("time.et"),
+                  dir.File("time.et") + ": node 6 (mm): duration_micros 3600000001 us");
+}

@@ -30,12 +30,18 @@ AddChecked(uint64_t& total, uint64_t value, const EtNode& node, const char* what
 }
 
 void
-SummarizeNodes(EtReader& reader, EtSummary& summary)
+SummarizeNodes(EtReader& reader,
+               EtSummary& summary,
+               const std::function<void(const EtNode&)>& check)
 {
     ChakraProtoMsg::Node proto;
     while (reader.ReadNode(proto))
     {
         EtNode node(std::move(proto));
+        if (check)
+        {
+            check(node);
+        }
         ++summary.nodes;
         ++summary.nodesByType[NodeTypeName(node.GetType())];
         summary.dataDeps += node.GetDataDeps().size();
@@ -63,7 +69,7 @@ SummarizeNodes(EtReader& reader, EtSummary& summary)
 } // namespace
 
 EtSummary
-SummarizeEt(const std::string& path)
+SummarizeEt(const std::string& path, const std::function<void(const EtNode&)>& check)
 {
     EtSummary summary;
     summary.path = path;
@@ -75,7 +81,7 @@ SummarizeEt(const std::string& path)
     }
     try
     {
-        SummarizeNodes(reader, summary);
+        SummarizeNodes(reader, summary, check);
     }
     catch (const TraceError& e)
     {

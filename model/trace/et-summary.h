@@ -5,7 +5,10 @@
 #ifndef CHAKRA_ET_SUMMARY_H
 #define CHAKRA_ET_SUMMARY_H
 
+#include "et-node.h"
+
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -34,11 +37,15 @@ struct EtSummary
 
 /**
  * Reads a whole .et trace (streaming) and counts it.
- * \param path the file \return the summary
+ * \param path the file
+ * \param check called for every node before it is counted (the simulator's bounds, for a tool
+ *        that must agree with the simulator); a TraceError it throws names the file too
+ * \return the summary
  * \throws TraceError naming the file (and node) on a bad file, a mistyped attribute, or totals
  *         past 2^64 (comm_size, duration_micros)
  */
-EtSummary SummarizeEt(const std::string& path);
+EtSummary SummarizeEt(const std::string& path,
+                      const std::function<void(const EtNode&)>& check = nullptr);
 
 /** Prints a summary as a few aligned lines. */
 std::ostream& operator<<(std::ostream& os, const EtSummary& summary);
