@@ -33,5 +33,16 @@ case $lab in
        END { if (!(bw4 < 0.6 * bw1 && it4 > it1)) exit 1 }' "$out/output.txt" ||
     fail "oversubscription 4 should slow the all-to-alls"
   ;;
+4)
+  # Rail-only (PXN over NVLink, no spine) keeps the all-to-all at NIC speed: its all-to-all bus
+  # bandwidth beats both 2:1 fabrics. The data-parallel step's hierarchical all-reduce talks
+  # between GPUs of one index across hosts, which a rail switch joins without the spines: rail
+  # designs beat leaf-spine, and rail-only equals rail-optimized.
+  awk '$1 == "moe" { a2a[$2] = $5 } $1 == "dp" { it[$2] = $3 }
+       END { if (!(a2a["rail-only"] > a2a["rail-optimized"] && a2a["rail-only"] > a2a["leaf-spine"])) exit 1;
+             if (!(it["rail-optimized"] < 0.8 * it["leaf-spine"])) exit 2;
+             d = it["rail-only"] - it["rail-optimized"]; if (d > 0.01 * it["rail-optimized"] || -d > 0.01 * it["rail-optimized"]) exit 3 }' \
+    "$out/output.txt" || fail "rail-only should lead the all-to-all and rail designs the data-parallel step"
+  ;;
 esac
 echo "lab $lab: ok"
