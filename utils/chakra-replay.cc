@@ -4,31 +4,12 @@
 #include "tool-args.h"
 
 #include "ns3/replay-pipeline.h"
+#include "ns3/topology-builder.h"
 
 #include <iostream>
 #include <stdexcept>
 
 using namespace ns3;
-
-namespace
-{
-
-bool
-Bool(const ToolArgs& args, const std::string& name)
-{
-    std::string value = args.Get(name);
-    if (value == "true" || value == "1" || value == "yes")
-    {
-        return true;
-    }
-    if (value == "false" || value == "0" || value == "no")
-    {
-        return false;
-    }
-    throw std::invalid_argument("--" + name + " expects true or false, got '" + value + "'");
-}
-
-} // namespace
 
 int
 main(int argc, char** argv)
@@ -51,7 +32,10 @@ main(int argc, char** argv)
     args.AddOption("device-pattern", "device trace names, e.g. 'worker{rank}_*.json.gz'");
     args.AddOption("hosts", "hosts (0: from the rank count)", "0");
     args.AddOption("gpus-per-host", "GPUs per host (0: 8 if the rank count allows, else all)", "0");
-    args.AddOption("topology", "single-switch, leaf-spine or ring", defaults.topology);
+    args.AddOption("transport",
+                   "transport model: " + CommTransport::ListModels(),
+                   defaults.transport);
+    args.AddOption("topology", ListTopologyKinds(), defaults.topology);
     args.AddOption("nic-bandwidth", "NIC link bandwidth", defaults.nicBandwidth);
     args.AddOption("nic-latency", "NIC link latency", defaults.nicLatency);
     args.AddOption("nvlink-bandwidth",
@@ -65,10 +49,6 @@ main(int argc, char** argv)
                    std::to_string(defaults.hostsPerLeaf));
     args.AddOption("oversubscription", "leaf-spine: downlink / uplink capacity", "1");
     args.AddOption("mtu", "MTU of NIC and fabric links", std::to_string(defaults.mtu));
-    args.AddOption("algorithm", "collective algorithm: auto, ring, direct, halving-doubling, "
-                                "tree, hierarchical", "auto");
-    args.AddOption("chunk-size", "pipeline chunk size in bytes (0: algorithm default)", "0");
-    args.AddOption("compute-scale", "factor on GPU compute durations (0.5: twice as fast)", "1");
     args.AddOption("topology-file",
                    "YAML/JSON topology file (ours, or ASTRA-sim's network.yml); its values win");
     args.AddOption("topology-dot", "write the topology as a Graphviz file");
@@ -83,7 +63,14 @@ main(int argc, char** argv)
     args.AddOption("torus-bandwidth", "torus: link bandwidth (0: the NIC's)",
                    defaults.torusBandwidth);
     args.AddOption("dimensions", "multi-dim: Shape:size:bandwidth:latency,...");
-    args.AddOption("ctrl-deps", "honour ctrl_deps (true/false)", "true");
+    args.AddOption("algorithm", "collective algorithm: auto, ring, direct, halving-doubling, "
+                                "tree, hierarchical", "auto");
+    args.AddOption("chunk-size", "pipeline chunk size in bytes (0: algorithm default)", "0");
+    args.AddOption("compute-scale", "factor on GPU compute durations (0.5: twice as fast)", "1");
+    args.AddOption("ctrl-deps",
+                   "ctrl_deps: auto (ignored in reference-converter traces), honour or ignore "
+                   "(true/false also accepted)",
+                   "auto");
     args.AddOption("dangling-deps", "dependencies on ids not in a trace: warn or error", "warn");
     args.AddFlag("measured-offsets",
                  "start each rank at its measured offset (its iteration start minus the "
@@ -122,6 +109,7 @@ main(int argc, char** argv)
         ClusterOptions options;
         options.hosts = static_cast<uint32_t>(args.GetInt("hosts"));
         options.gpusPerHost = static_cast<uint32_t>(args.GetInt("gpus-per-host"));
+        options.transport = args.Get("transport");
         options.topology = args.Get("topology");
         options.nicBandwidth = args.Get("nic-bandwidth");
         options.nicLatency = args.Get("nic-latency");
@@ -131,14 +119,6 @@ main(int argc, char** argv)
         options.hostsPerLeaf = static_cast<uint32_t>(args.GetInt("hosts-per-leaf"));
         options.oversubscription = args.GetDouble("oversubscription");
         options.mtu = static_cast<uint32_t>(args.GetInt("mtu"));
-        options.algorithm = args.Get("algorithm");
-        options.chunkSize = static_cast<uint64_t>(args.GetInt("chunk-size"));
-        options.computeScale = args.GetDouble("compute-scale");
-        options.ctrlDeps = Bool(args, "ctrl-deps");
-        options.danglingDeps = args.Get("dangling-deps");
-        if (args.Has("timeline"))
-        {
-            options.timeline = out + "/timeline.json";
         options.topologyFile = args.Has("topology-file") ? args.Get("topology-file") : "";
         options.topologyDot = args.Has("topology-dot") ? args.Get("topology-dot") : "";
         options.scaleUpDomain = static_cast<uint32_t>(args.GetInt("scale-up-domain"));
@@ -150,6 +130,14 @@ main(int argc, char** argv)
         options.torusDims = args.Has("torus-dims") ? args.Get("torus-dims") : "";
         options.torusBandwidth = args.Get("torus-bandwidth");
         options.dimensions = args.Has("dimensions") ? args.Get("dimensions") : "";
+        options.algorithm = args.Get("algorithm");
+        options.chunkSize = static_cast<uint64_t>(args.GetInt("chunk-size"));
+        options.computeScale = args.GetDouble("compute-scale");
+        options.ctrlDeps = args.Get("ctrl-deps");
+        options.danglingDeps = args.Get("dangling-deps");
+        if (args.Has("timeline"))
+        {
+            options.timeline = out + "/timeline.json";
         }
         ChakraReport report = pipeline.Simulate(prefix, options);
         auto rows = static_cast<std::size_t>(args.GetInt("rows"));
