@@ -40,6 +40,12 @@ ScheduleBuilder::AddDep(uint32_t op, uint32_t dep)
     m_ops.at(op).deps.push_back(dep);
 }
 
+void
+ScheduleBuilder::Reserve(std::size_t ops)
+{
+    m_ops.reserve(ops);
+}
+
 uint32_t
 ScheduleBuilder::Size() const
 {

@@ -120,6 +120,8 @@ class ScheduleBuilder
     void AddDep(uint32_t op, uint32_t dep);
     /** \return the number of ops so far */
     uint32_t Size() const;
+    /** Makes room for \p ops ops in all (a ring over n ranks appends O(n) of them). */
+    void Reserve(std::size_t ops);
     /** \return the schedule */
     CollectiveSchedule Take();
 

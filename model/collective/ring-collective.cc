@@ -23,6 +23,7 @@ AppendRingPass(ScheduleBuilder& builder,
     const uint32_t right = members[(position + 1) % n];
     const uint32_t left = members[(position + n - 1) % n];
     const uint32_t steps = mode == RingMode::ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    builder.Reserve(builder.Size() + static_cast<std::size_t>(2) * steps * chunks);
     for (uint32_t c = 0; c < chunks; ++c)
     {
         const uint64_t chunkBytes = PartBytes(bytes, chunks, c);

@@ -459,7 +459,7 @@ FlowNetwork::Progress(uint32_t index)
 }
 
 void
-FlowNetwork::Arrive(uint32_t index, Callback delivered)
+FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 {
     --m_channels[index].inFlight;
     if (delivered)
@@ -509,7 +509,8 @@ FlowNetwork::Reallocate()
     }
     // A link whose flows are all limited further on has room for its next entry: the device
     // would send that entry's packets as soon as it is idle.
-    std::vector<uint32_t> check;
+    std::vector<uint32_t>& check = m_spareScratch;
+    check.clear();
     check.swap(m_spareCheck);
     std::sort(check.begin(), check.end());
     check.erase(std::unique(check.begin(), check.end()), check.end());

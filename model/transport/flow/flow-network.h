@@ -212,7 +212,7 @@ class FlowNetwork : public Object
     /** A channel reached a threshold. */
     void Progress(uint32_t index);
     /** A message's last byte has arrived. */
-    void Arrive(uint32_t index, Callback delivered);
+    void Arrive(uint32_t index, const Callback& delivered);
     /** Asks for a rate recomputation at the current instant (once). */
     void MarkDirty();
     /** Recomputes the rates and reschedules the channels whose rate changed. */
@@ -235,6 +235,7 @@ class FlowNetwork : public Object
     std::vector<Egress> m_egress;           //!< per directed link (fifoAtSource)
     uint64_t m_window{0};                   //!< bytes a channel may have in a FIFO
     std::vector<uint32_t> m_spareCheck;     //!< links whose waiters may use spare capacity
+    std::vector<uint32_t> m_spareScratch;   //!< scratch of Reallocate
     std::vector<uint32_t> m_changed;        //!< scratch of Reallocate
     std::vector<uint32_t> m_scratchPath;
     Statistics m_statistics;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -241,21 +240,25 @@ MaxMinNetwork::Fill()
     {
         m_frozen[f] = 0;
     }
-    using Entry = std::pair<double, uint32_t>; // (fair share, link)
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    // A min-heap of (fair share, link), kept between calls (no allocation per call).
+    std::vector<HeapEntry>& heap = m_heap;
+    heap.clear();
+    const std::greater<HeapEntry> later;
     auto share = [this](uint32_t l) { return std::max(m_remaining[l], 0.0) / m_unfrozen[l]; };
     for (uint32_t l : m_fillLinks)
     {
         if (m_unfrozen[l] > 0)
         {
-            heap.push({share(l), l});
+            heap.emplace_back(share(l), l);
         }
     }
+    std::make_heap(heap.begin(), heap.end(), later);
     std::size_t frozen = 0;
     while (!heap.empty() && frozen < m_setFlows.size())
     {
-        const auto [level, l] = heap.top();
-        heap.pop();
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const auto [level, l] = heap.back();
+        heap.pop_back();
         // Every change of a link's share pushed a fresh entry: older ones are skipped.
         if (m_unfrozen[l] == 0 || share(l) != level)
         {
@@ -284,7 +287,8 @@ MaxMinNetwork::Fill()
                 m_remaining[m] -= level;
                 if (--m_unfrozen[m] > 0)
                 {
-                    heap.push({share(m), m});
+                    heap.emplace_back(share(m), m);
+                    std::push_heap(heap.begin(), heap.end(), later);
                 }
             }
         }

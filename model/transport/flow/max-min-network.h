@@ -7,6 +7,7 @@
 #define CHAKRA_MAX_MIN_NETWORK_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -132,6 +133,8 @@ class MaxMinNetwork
     std::vector<double> m_outsideMax;      //!< per link: largest rate of a flow not recomputed
     std::vector<double> m_newRate;         //!< per flow: rate found by Fill
     std::vector<uint8_t> m_frozen;         //!< per flow: Fill has fixed its rate
+    using HeapEntry = std::pair<double, uint32_t>; //!< (fair share, link)
+    std::vector<HeapEntry> m_heap;         //!< Fill's min-heap
     Counters m_counters;
 };
 

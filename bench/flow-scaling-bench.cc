@@ -1,0 +1,410 @@
+/*
+ * flow-scaling-bench: how the flow model scales with the number of GPUs, and where it overtakes
+ * packet level (issue 15). Every run is the whole stack in one child process: write the
+ * traces, build the cluster, one ChakraApplication per rank, simulate, report.
+ *
+ *   build/bench/flow-scaling-bench [options]
+ *     --workloads=ring64M,ring1G,dp   ringS: ring all-reduce of S (64M, 1G, any size) on one
+ *                                     switch, one GPU per host, NIC 100 Gbps (the setting of the
+ *                                     ASTRA-sim comparison); dp: a data-parallel step (16
+ *                                     layers x 16 MiB, as simulation-bench) on 8-GPU hosts
+ *                                     (cluster defaults), default algorithms (hierarchical)
+ *     --ranks=64,128,...,8192
+ *     --transports=flow,tcp           models to run (a packet model stops growing once a run
+ *                                     takes longer than the timeout)
+ *     --topology=single-switch        dp's topology (ring: always one switch)
+ *     --timeout=SECONDS               a run taking longer is killed (default 600)
+ *     --markdown                      print the table as Markdown
+ * Columns: ranks, flows (times a pair's channel became a flow; flow model only), messages,
+ * simulator events, simulated time, wall time of writing the traces and of the simulation
+ * (cluster build, install, run, report), peak RSS of the child (the whole stack).
+ */
+#include "bench-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/** What a child sends back through a pipe. */
+struct RunResult
+{
+    bool ok{false};
+    bool finished{false};
+    double simulatedMs{0};
+    double generateSeconds{0};
+    double simulateSeconds{0};
+    double peakRssMiB{0};
+    uint64_t events{0};
+    uint64_t flows{0};
+    uint64_t messages{0};
+    char error[120]{};
+};
+
+/** A workload of the table. */
+struct Workload
+{
+    std::string name;
+    uint64_t ringBytes{0}; //!< > 0: ring all-reduce of this size; 0: data-parallel step
+};
+
+struct Options
+{
+    std::vector<Workload> workloads;
+    std::vector<uint32_t> ranks{64, 128, 256, 512, 1024, 2048, 4096, 8192};
+    std::vector<std::string> transports{"flow", "tcp"};
+    std::string topology{"single-switch"};
+    unsigned timeout{600};
+    bool markdown{false};
+};
+
+std::vector<std::string>
+SplitList(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ','))
+    {
+        if (!item.empty())
+        {
+            items.push_back(item);
+        }
+    }
+    return items;
+}
+
+bool
+ParseWorkload(const std::string& name, Workload& workload)
+{
+    workload.name = name;
+    if (name == "dp")
+    {
+        workload.ringBytes = 0;
+        return true;
+    }
+    if (name.rfind("ring", 0) != 0)
+    {
+        return false;
+    }
+    std::string size = name.substr(4);
+    // "64M" and "1G" read as binary sizes.
+    if (!size.empty() && (size.back() == 'M' || size.back() == 'G' || size.back() == 'K'))
+    {
+        size += "iB";
+    }
+    return WorkloadGenerator::ParseBytes(size, workload.ringBytes) && workload.ringBytes > 0;
+}
+
+/** Writes the traces of \p workload for \p ranks ranks at \p prefix. */
+std::vector<std::string>
+WriteTraces(const Workload& workload, uint32_t ranks, const std::string& prefix)
+{
+    if (workload.ringBytes > 0)
+    {
+        CollectiveBenchSpec spec;
+        spec.ranks = ranks;
+        spec.bytes = workload.ringBytes;
+        return WorkloadGenerator::WriteCollectiveBench(prefix, spec);
+    }
+    DataParallelSpec spec;
+    spec.ranks = ranks;
+    spec.layers = 16;
+    spec.parameterBytesPerLayer = 16 << 20;
+    spec.forwardMicros = 300;
+    spec.backwardMicros = 600;
+    return WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+}
+
+/** One run, in the current (child) process. */
+RunResult
+RunOne(const Options& options, const Workload& workload, uint32_t ranks, const std::string& model)
+{
+    RunResult result;
+    char pattern[] = "/tmp/chakra-flow-scaling-XXXXXX";
+    const char* made = mkdtemp(pattern);
+    if (made == nullptr)
+    {
+        std::snprintf(result.error, sizeof(result.error), "mkdtemp failed");
+        return result;
+    }
+    const std::string dir = made;
+    const std::string prefix = dir + "/t";
+    double start = chakra_bench::Now();
+    std::vector<std::string> files = WriteTraces(workload, ranks, prefix);
+    result.generateSeconds = chakra_bench::Now() - start;
+
+    ClusterScenario scenario;
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+    cluster->SetAttribute("Transport", StringValue(model));
+    if (workload.ringBytes > 0)
+    {
+        cluster->SetAttribute("Hosts", UintegerValue(ranks));
+        cluster->SetAttribute("GpusPerHost", UintegerValue(1));
+        cluster->SetAttribute("NicBandwidth", StringValue("100Gbps"));
+        cluster->SetAttribute("Topology", StringValue("single-switch"));
+        scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring"));
+    }
+    else
+    {
+        cluster->SetAttribute("Hosts", UintegerValue(ranks / 8));
+        cluster->SetAttribute("GpusPerHost", UintegerValue(8));
+        cluster->SetAttribute("Topology", StringValue(options.topology));
+    }
+    ChakraReport report = scenario.Run(prefix);
+    result.simulateSeconds = scenario.GetWallSeconds();
+    result.events = scenario.GetEventCount();
+    result.finished = report.AllFinished();
+    result.simulatedMs = static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e6;
+    for (const ReportTable& table : report.GetTables())
+    {
+        if (table.name != "flow")
+        {
+            continue;
+        }
+        for (const auto& row : table.rows)
+        {
+            if (row[0] == "flow starts")
+            {
+                result.flows = std::stoull(row[1]);
+            }
+            else if (row[0] == "messages")
+            {
+                result.messages = std::stoull(row[1]);
+            }
+        }
+    }
+    for (const auto& file : files)
+    {
+        std::remove(file.c_str());
+    }
+    rmdir(dir.c_str());
+    result.ok = true;
+    return result;
+}
+
+/** Runs one configuration in a child process killed after the timeout. */
+RunResult
+RunInChild(const Options& options, const Workload& workload, uint32_t ranks, const std::string& model)
+{
+    int fds[2];
+    RunResult result;
+    if (pipe(fds) != 0)
+    {
+        std::perror("pipe");
+        return result;
+    }
+    const double start = chakra_bench::Now();
+    chakra_bench::RunInChild([&]() {
+        close(fds[0]);
+        if (options.timeout > 0)
+        {
+            alarm(options.timeout);
+        }
+        RunResult child;
+        try
+        {
+            child = RunOne(options, workload, ranks, model);
+        }
+        catch (const std::exception& e)
+        {
+            std::snprintf(child.error, sizeof(child.error), "%s", e.what());
+        }
+        child.peakRssMiB = chakra_bench::PeakRssMiB();
+        ssize_t written = write(fds[1], &child, sizeof(child));
+        close(fds[1]);
+        return written == static_cast<ssize_t>(sizeof(child)) ? 0 : 1;
+    });
+    close(fds[1]);
+    ssize_t got = read(fds[0], &result, sizeof(result));
+    close(fds[0]);
+    if (got != static_cast<ssize_t>(sizeof(result)))
+    {
+        result = RunResult();
+        const double elapsed = chakra_bench::Now() - start;
+        std::snprintf(result.error, sizeof(result.error), "%s after %.0f s",
+                      options.timeout > 0 && elapsed >= options.timeout - 1 ? "timeout" : "failed",
+                      elapsed);
+    }
+    return result;
+}
+
+void
+PrintHeader(bool markdown)
+{
+    if (markdown)
+    {
+        std::printf("| workload | model | ranks | flows | messages | events | simulated ms | "
+                    "traces s | simulation s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|"
+                    "---|---|\n");
+    }
+    else
+    {
+        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %9s  %s\n", "workload", "model",
+                    "ranks", "flows", "messages", "events", "simulated_ms", "traces_s",
+                    "simulation_s", "rss_MiB", "note");
+    }
+    std::fflush(stdout);
+}
+
+void
+PrintRow(bool markdown, const Workload& workload, const std::string& model, uint32_t ranks,
+         const RunResult& r)
+{
+    std::string note = r.error;
+    if (r.ok && !r.finished)
+    {
+        note = "UNFINISHED";
+    }
+    const std::string flows = model == "flow" && r.ok ? std::to_string(r.flows) : "-";
+    const std::string messages = model == "flow" && r.ok ? std::to_string(r.messages) : "-";
+    if (!r.ok)
+    {
+        if (markdown)
+        {
+            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - |\n", workload.name.c_str(),
+                        model.c_str(), ranks, note.c_str());
+        }
+        else
+        {
+            std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %9s  %s\n",
+                        workload.name.c_str(), model.c_str(), ranks, "-", "-", "-", "-", "-",
+                        "-", "-", note.c_str());
+        }
+    }
+    else if (markdown)
+    {
+        std::printf("| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.0f |%s\n",
+                    workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
+                    static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
+                    r.simulateSeconds, r.peakRssMiB, note.empty() ? "" : (" " + note).c_str());
+    }
+    else
+    {
+        std::printf("%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %9.0f  %s\n",
+                    workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
+                    static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
+                    r.simulateSeconds, r.peakRssMiB, note.c_str());
+    }
+    std::fflush(stdout);
+}
+
+bool
+ParseOptions(int argc, char** argv, Options& options)
+{
+    std::vector<std::string> workloads{"ring64M", "ring1G", "dp"};
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const auto eq = arg.find('=');
+        const std::string flag = arg.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (flag == "--workloads")
+        {
+            workloads = SplitList(value);
+        }
+        else if (flag == "--ranks")
+        {
+            options.ranks.clear();
+            for (const auto& item : SplitList(value))
+            {
+                const unsigned long n = std::strtoul(item.c_str(), nullptr, 10);
+                if (n < 2 || n > 1000000)
+                {
+                    std::fprintf(stderr, "flow-scaling-bench: bad rank count %s\n", item.c_str());
+                    return false;
+                }
+                options.ranks.push_back(static_cast<uint32_t>(n));
+            }
+        }
+        else if (flag == "--transports")
+        {
+            options.transports = SplitList(value);
+        }
+        else if (flag == "--topology")
+        {
+            options.topology = value;
+        }
+        else if (flag == "--timeout")
+        {
+            options.timeout = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+        }
+        else if (flag == "--markdown")
+        {
+            options.markdown = true;
+        }
+        else
+        {
+            std::fprintf(stderr,
+                         "usage: flow-scaling-bench [--workloads=ring64M,ring1G,dp] "
+                         "[--ranks=64,...] [--transports=flow,tcp] [--topology=KIND] "
+                         "[--timeout=SECONDS] [--markdown]\n");
+            return false;
+        }
+    }
+    for (const auto& name : workloads)
+    {
+        Workload workload;
+        if (!ParseWorkload(name, workload))
+        {
+            std::fprintf(stderr, "flow-scaling-bench: unknown workload %s\n", name.c_str());
+            return false;
+        }
+        options.workloads.push_back(workload);
+    }
+    return true;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Options options;
+    if (!ParseOptions(argc, argv, options))
+    {
+        return 2;
+    }
+    PrintHeader(options.markdown);
+    for (const Workload& workload : options.workloads)
+    {
+        for (const std::string& model : options.transports)
+        {
+            bool stop = false;
+            for (uint32_t ranks : options.ranks)
+            {
+                if (workload.ringBytes == 0 && ranks % 8 != 0)
+                {
+                    continue;
+                }
+                if (stop)
+                {
+                    PrintRow(options.markdown, workload, model, ranks, [] {
+                        RunResult skipped;
+                        std::snprintf(skipped.error, sizeof(skipped.error),
+                                      "not run (a smaller run exceeded the timeout)");
+                        return skipped;
+                    }());
+                    continue;
+                }
+                RunResult result = RunInChild(options, workload, ranks, model);
+                PrintRow(options.markdown, workload, model, ranks, result);
+                stop = !result.ok;
+            }
+        }
+    }
+    return 0;
+}
