@@ -11,6 +11,7 @@
  *     --sections=flat,hierarchical,astra       restrict the sections
  *     --data=DIR              shared data directory (else $CHAKRA_TEST_DATA, else
  *                             ./../shared/data)
+ *     --transport=tcp,rdma    transport models, one column group each (default both)
  *
  * Sections:
  *  - flat: one switch, one GPU per host (NIC 100 Gbps, 1 us, MTU 9000); every algorithm of
@@ -23,6 +24,11 @@
  * S is the buffer of FORMATS.md section 5: all-reduce and broadcast: the buffer; all-gather:
  * the gathered output (comm_size = S / n per rank); reduce-scatter and all-to-all: the whole
  * input (comm_size = S). Each simulation runs in a child process.
+ *
+ * The closed forms take each transport's per-packet overheads (PathModel): tcp carries MTU - 52
+ * payload bytes per MTU + 2 on the wire (IPv4, TCP with timestamps; PPP), rdma MTU - 44 per
+ * MTU + 38 (IPv4, UDP, BTH, ICRC; Ethernet header, FCS, preamble, gap); and rdma's sends
+ * complete when acknowledged, which adds the last ACK's way back once (PathModel::completion).
  */
 #include "bench-util.h"
 
@@ -54,6 +60,10 @@ namespace
 constexpr double kPppHeader = 2;
 /** IP + TCP header with timestamps: the TCP segment is MTU - 52 bytes. */
 constexpr double kIpTcpHeaders = 52;
+/** RoCEv2 inside the MTU: IPv4 (20), UDP (8), BTH (12), ICRC (4). */
+constexpr double kRoceHeaders = 44;
+/** Ethernet around it: header (14), FCS (4), preamble and SFD (8), inter-frame gap (12). */
+constexpr double kEthernetFraming = 38;
 
 /**
  * The two parameters of the closed forms for one kind of path (GPU -> switch -> GPU).
@@ -62,23 +72,33 @@ struct PathModel
 {
     double bandwidth{0}; //!< effective payload bandwidth, bytes/s
     double latency{0};   //!< per-step latency a, seconds
+    /**
+     * When a send completes after its last byte arrived: 0 for tcp (a send completes when its
+     * bytes are in the socket), the ACK's way back for rdma (a send completes when the last
+     * packet is acknowledged). Charged once: only the last sends of a schedule wait for it.
+     */
+    double completion{0};
 };
 
 /**
  * \param bitsPerSecond link rate
  * \param linkLatency one link's propagation delay (s)
  * \param mtu link MTU (bytes)
+ * \param transport tcp or rdma (their per-packet overheads)
  * \return the model of a two-link path through one store-and-forward switch: payload
- *         bandwidth = rate x segment / wire packet; a = two link delays + one full packet's
- *         serialization at the switch
+ *         bandwidth = rate x payload per packet / wire packet; a = two link delays + one full
+ *         packet's serialization at the switch
  */
 PathModel
-TwoHopPath(double bitsPerSecond, double linkLatency, double mtu)
+TwoHopPath(double bitsPerSecond, double linkLatency, double mtu, const std::string& transport)
 {
     PathModel path;
-    const double wire = mtu + kPppHeader;
-    path.bandwidth = bitsPerSecond / 8 * (mtu - kIpTcpHeaders) / wire;
+    const bool rdma = transport == "rdma";
+    const double wire = mtu + (rdma ? kEthernetFraming : kPppHeader);
+    path.bandwidth = bitsPerSecond / 8 * (mtu - (rdma ? kRoceHeaders : kIpTcpHeaders)) / wire;
     path.latency = 2 * linkLatency + wire * 8 / bitsPerSecond;
+    // RoCEv2 ACK: IPv4, UDP, BTH, AETH, ICRC (48 bytes) + framing, serialized at both hops.
+    path.completion = rdma ? 2 * linkLatency + 2 * (48 + kEthernetFraming) * 8 / bitsPerSecond : 0;
     return path;
 }
 
@@ -272,7 +292,16 @@ TwoLevelRingClosedForm(uint32_t hosts, uint32_t g, double bytes, const PathModel
     return std::max(throughput, latency);
 }
 
-/** What one row measures. */
+/** One transport's figures in a row. */
+struct Measure
+{
+    double simulatedUs{0};
+    double closedUs{0}; //!< NaN: none
+    double wallSeconds{0};
+    std::string note; //!< fell back, unfinished, ...
+};
+
+/** What one row measures: one Measure per transport (in the order of --transport). */
 struct Row
 {
     std::string section;
@@ -280,10 +309,7 @@ struct Row
     std::string algorithm;
     std::string ranks; //!< "8" or "2x4"
     std::string size;  //!< label
-    double simulatedUs{0};
-    double closedUs{0}; //!< NaN: none
-    double wallSeconds{0};
-    std::string note; //!< fell back, unfinished, ...
+    std::vector<Measure> measures;
 };
 
 /** Figures a child sends back through a pipe. */
@@ -336,10 +362,14 @@ struct ClusterSpec
 
 /** Runs the traces at \p prefix on \p cluster with every collective on \p algorithm. */
 ChildResult
-Simulate(const std::string& prefix, const ClusterSpec& cluster, const std::string& algorithm)
+Simulate(const std::string& prefix,
+         const ClusterSpec& cluster,
+         const std::string& algorithm,
+         const std::string& transport)
 {
     ClusterScenario scenario;
     Ptr<GpuClusterHelper> helper = scenario.GetCluster();
+    helper->SetAttribute("Transport", StringValue(transport));
     helper->SetAttribute("Hosts", UintegerValue(cluster.hosts));
     helper->SetAttribute("GpusPerHost", UintegerValue(cluster.gpusPerHost));
     helper->SetAttribute("Topology", StringValue("single-switch"));
@@ -381,7 +411,8 @@ SimulateGenerated(CollectiveCommType type,
                   uint64_t commSize,
                   uint32_t ranks,
                   const ClusterSpec& cluster,
-                  const std::string& algorithm)
+                  const std::string& algorithm,
+                  const std::string& transport)
 {
     char pattern[] = "/tmp/chakra-accuracy-XXXXXX";
     const char* made = mkdtemp(pattern);
@@ -396,7 +427,7 @@ SimulateGenerated(CollectiveCommType type,
     spec.bytes = commSize;
     spec.ranks = ranks;
     auto files = WorkloadGenerator::WriteCollectiveBench(dir + "/c", spec);
-    ChildResult result = Simulate(dir + "/c", cluster, algorithm);
+    ChildResult result = Simulate(dir + "/c", cluster, algorithm, transport);
     for (const auto& file : files)
     {
         std::remove(file.c_str());
@@ -440,27 +471,47 @@ CollectiveLabel(CollectiveCommType type)
     }
 }
 
+/** The transports of the columns (set from the options). */
+std::vector<std::string> g_transports{"tcp", "rdma"};
+
 void
 PrintHeader()
 {
-    std::printf("%-15s %-17s %6s %7s %14s %14s %7s %8s  %s\n", "collective", "algorithm", "n",
-                "size", "simulated_us", "closed_form_us", "ratio", "wall_s", "note");
+    std::printf("%-15s %-17s %6s %7s", "collective", "algorithm", "n", "size");
+    for (const auto& transport : g_transports)
+    {
+        std::printf(" %13s %13s %7s", (transport + "_us").c_str(), (transport + "_form_us").c_str(),
+                    (transport + "_ratio").c_str());
+    }
+    std::printf(" %8s  %s\n", "wall_s", "note");
     std::fflush(stdout);
 }
 
 void
 PrintRow(const Row& row)
 {
-    char closed[32] = "-";
-    char ratio[32] = "-";
-    if (!std::isnan(row.closedUs) && row.simulatedUs >= 0)
+    std::printf("%-15s %-17s %6s %7s", row.collective.c_str(), row.algorithm.c_str(),
+                row.ranks.c_str(), row.size.c_str());
+    double wall = 0;
+    std::string note;
+    for (std::size_t t = 0; t < row.measures.size(); ++t)
     {
-        std::snprintf(closed, sizeof(closed), "%.2f", row.closedUs);
-        std::snprintf(ratio, sizeof(ratio), "%.3f", row.simulatedUs / row.closedUs);
+        const Measure& m = row.measures[t];
+        char closed[32] = "-";
+        char ratio[32] = "-";
+        if (!std::isnan(m.closedUs) && m.simulatedUs >= 0)
+        {
+            std::snprintf(closed, sizeof(closed), "%.2f", m.closedUs);
+            std::snprintf(ratio, sizeof(ratio), "%.3f", m.simulatedUs / m.closedUs);
+        }
+        std::printf(" %13.2f %13s %7s", m.simulatedUs, closed, ratio);
+        wall += m.wallSeconds;
+        if (!m.note.empty())
+        {
+            note += (note.empty() ? "" : "; ") + g_transports[t] + ": " + m.note;
+        }
     }
-    std::printf("%-15s %-17s %6s %7s %14.2f %14s %7s %8.2f  %s\n", row.collective.c_str(),
-                row.algorithm.c_str(), row.ranks.c_str(), row.size.c_str(), row.simulatedUs,
-                closed, ratio, row.wallSeconds, row.note.c_str());
+    std::printf(" %8.2f  %s\n", wall, note.c_str());
     std::fflush(stdout);
 }
 
@@ -473,6 +524,7 @@ struct Options
     std::vector<CollectiveCommType> collectives; //!< empty: all
     std::vector<std::string> algorithms;         //!< empty: all
     std::vector<std::string> sections{"flat", "hierarchical", "astra"};
+    std::vector<std::string> transports{"tcp", "rdma"};
     std::string data;
     bool sizesGiven{false};
 };
@@ -506,7 +558,8 @@ Usage()
     std::fprintf(stderr,
                  "usage: collective-accuracy-bench [--quick] [--n=2,3,8,16] "
                  "[--sizes=64KiB,1MiB,16MiB,256MiB] [--collectives=all-reduce,...] "
-                 "[--algorithms=ring,...] [--sections=flat,hierarchical,astra] [--data=DIR]\n");
+                 "[--algorithms=ring,...] [--sections=flat,hierarchical,astra] [--data=DIR] "
+                 "[--transport=tcp,rdma]\n");
 }
 
 /** \return false on a bad option (after printing why) */
@@ -579,6 +632,22 @@ ParseOptions(int argc, char** argv, Options& options)
         {
             options.data = value("--data");
         }
+        else if (!value("--transport").empty())
+        {
+            options.transports = SplitList(value("--transport"));
+            for (const auto& name : options.transports)
+            {
+                try
+                {
+                    CommTransport::LookupModel(name);
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    std::fprintf(stderr, "%s\n", e.what());
+                    return false;
+                }
+            }
+        }
         else
         {
             Usage();
@@ -594,42 +663,57 @@ ParseOptions(int argc, char** argv, Options& options)
     return true;
 }
 
-/** Collects rows and keeps the worst ratio per (collective, algorithm). */
+/** Collects rows and keeps the worst ratio per (transport, collective, algorithm). */
 class Table
 {
   public:
     void Add(Row row)
     {
-        if (std::isnan(row.closedUs) || row.simulatedUs < 0)
+        for (std::size_t t = 0; t < row.measures.size(); ++t)
         {
-            PrintRow(row);
-            return;
-        }
-        double ratio = row.simulatedUs / row.closedUs;
-        if (std::abs(ratio - 1) > 0.05)
-        {
-            row.note = "> 5%" + (row.note.empty() ? "" : " " + row.note);
+            Measure& m = row.measures[t];
+            if (std::isnan(m.closedUs) || m.simulatedUs < 0)
+            {
+                continue;
+            }
+            const double ratio = m.simulatedUs / m.closedUs;
+            if (std::abs(ratio - 1) > 0.05)
+            {
+                m.note = "> 5%" + (m.note.empty() ? "" : " " + m.note);
+            }
+            const std::string& transport = g_transports[t];
+            const std::string key = row.section + " " + row.collective + " " + row.algorithm;
+            auto& worst = m_worst[transport];
+            auto it = worst.find(key);
+            if (it == worst.end() || std::abs(ratio - 1) > std::abs(it->second.ratio - 1))
+            {
+                worst[key] = Worst{ratio, row.ranks + " " + row.size};
+            }
+            m_within[transport] += std::abs(ratio - 1) <= 0.05 ? 1 : 0;
+            ++m_compared[transport];
         }
         PrintRow(row);
-        std::string key = row.section + " " + row.collective + " " + row.algorithm;
-        auto it = m_worst.find(key);
-        if (it == m_worst.end() || std::abs(ratio - 1) > std::abs(it->second.ratio - 1))
-        {
-            m_worst[key] = Worst{ratio, row.ranks + " " + row.size};
-        }
-        m_within += std::abs(ratio - 1) <= 0.05 ? 1 : 0;
-        ++m_compared;
     }
 
     void PrintSummary() const
     {
-        std::printf("\nworst ratio per section, collective and algorithm:\n");
-        for (const auto& [key, worst] : m_worst)
+        for (const auto& transport : g_transports)
         {
-            std::printf("  %-45s %7.3f  (%s)%s\n", key.c_str(), worst.ratio, worst.where.c_str(),
-                        std::abs(worst.ratio - 1) <= 0.05 ? "" : "  > 5%");
+            auto worst = m_worst.find(transport);
+            if (worst == m_worst.end())
+            {
+                continue;
+            }
+            std::printf("\n%s: worst ratio per section, collective and algorithm:\n",
+                        transport.c_str());
+            for (const auto& [key, w] : worst->second)
+            {
+                std::printf("  %-45s %7.3f  (%s)%s\n", key.c_str(), w.ratio, w.where.c_str(),
+                            std::abs(w.ratio - 1) <= 0.05 ? "" : "  > 5%");
+            }
+            std::printf("%s: %zu of %zu rows with a closed form within 5%%\n", transport.c_str(),
+                        m_within.at(transport), m_compared.at(transport));
         }
-        std::printf("%zu of %zu rows with a closed form within 5%%\n", m_within, m_compared);
     }
 
   private:
@@ -638,9 +722,9 @@ class Table
         double ratio;
         std::string where;
     };
-    std::map<std::string, Worst> m_worst;
-    std::size_t m_within{0};
-    std::size_t m_compared{0};
+    std::map<std::string, std::map<std::string, Worst>> m_worst;
+    std::map<std::string, std::size_t> m_within;
+    std::map<std::string, std::size_t> m_compared;
 };
 
 /** \return the algorithm actually used, with a note when it is not the requested one */
@@ -677,10 +761,14 @@ RunFlatSection(const Options& options, Table& table)
         {ALL_REDUCE, "tree"},      {ALL_GATHER, "ring"},             {REDUCE_SCATTER, "ring"},
         {ALL_TO_ALL, "direct"},    {BROADCAST, "ring"},
     };
-    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
-    std::printf("== flat: one switch, one GPU per host, NIC 100 Gbps, 1 us, MTU %u "
-                "(B = %.4f GB/s payload, a = %.5f us) ==\n",
-                kMtu, nic.bandwidth / 1e9, nic.latency * 1e6);
+    std::printf("== flat: one switch, one GPU per host, NIC 100 Gbps, 1 us, MTU %u", kMtu);
+    for (const auto& transport : options.transports)
+    {
+        const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
+        std::printf("; %s: B = %.4f GB/s payload, a = %.5f us", transport.c_str(),
+                    nic.bandwidth / 1e9, nic.latency * 1e6);
+    }
+    std::printf(" ==\n");
     PrintHeader();
     for (const Case& c : cases)
     {
@@ -697,19 +785,27 @@ RunFlatSection(const Options& options, Table& table)
                 const uint64_t commSize = c.type == ALL_GATHER ? size / n : size;
                 const double full = c.type == ALL_GATHER ? static_cast<double>(commSize) * n
                                                          : static_cast<double>(size);
-                ChildResult result = RunInChildWithResult([&]() {
-                    return SimulateGenerated(c.type, commSize, n, ClusterSpec{n, 1}, c.algorithm);
-                });
                 Row row;
                 row.section = "flat";
                 row.collective = CollectiveLabel(c.type);
                 row.algorithm = c.algorithm;
                 row.ranks = std::to_string(n);
                 row.size = SizeLabel(size);
-                row.simulatedUs = result.simulatedUs;
-                row.closedUs = FlatClosedForm(c.type, c.algorithm, n, full, nic) * 1e6;
-                row.wallSeconds = result.wallSeconds;
-                row.note = NoteOf(result, c.algorithm);
+                for (const auto& transport : options.transports)
+                {
+                    ChildResult result = RunInChildWithResult([&]() {
+                        return SimulateGenerated(c.type, commSize, n, ClusterSpec{n, 1},
+                                                 c.algorithm, transport);
+                    });
+                    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
+                    Measure m;
+                    m.simulatedUs = result.simulatedUs;
+                    m.closedUs =
+                        (FlatClosedForm(c.type, c.algorithm, n, full, nic) + nic.completion) * 1e6;
+                    m.wallSeconds = result.wallSeconds;
+                    m.note = NoteOf(result, c.algorithm);
+                    row.measures.push_back(m);
+                }
                 table.Add(row);
             }
         }
@@ -719,13 +815,17 @@ RunFlatSection(const Options& options, Table& table)
 void
 RunHierarchicalSection(const Options& options, Table& table)
 {
-    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
-    const PathModel nvlink = TwoHopPath(kNvLinkRate, kNvLinkLatency, kNvLinkMtu);
-    std::printf("\n== hierarchical: H hosts x 4 GPUs, NVLink 3600 Gbps, 250 ns, packets %u "
-                "(B_in = %.2f GB/s, a_in = %.5f us); NIC 100 Gbps, 1 us, MTU %u "
-                "(B_out = %.4f GB/s, a_out = %.5f us) ==\n",
-                kNvLinkMtu, nvlink.bandwidth / 1e9, nvlink.latency * 1e6, kMtu,
-                nic.bandwidth / 1e9, nic.latency * 1e6);
+    std::printf("\n== hierarchical: H hosts x 4 GPUs, NVLink 3600 Gbps, 250 ns, packets %u; "
+                "NIC 100 Gbps, 1 us, MTU %u", kNvLinkMtu, kMtu);
+    for (const auto& transport : options.transports)
+    {
+        const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
+        const PathModel nvlink = TwoHopPath(kNvLinkRate, kNvLinkLatency, kNvLinkMtu, transport);
+        std::printf("; %s: B_in = %.2f GB/s, a_in = %.5f us, B_out = %.4f GB/s, a_out = %.5f us",
+                    transport.c_str(), nvlink.bandwidth / 1e9, nvlink.latency * 1e6,
+                    nic.bandwidth / 1e9, nic.latency * 1e6);
+    }
+    std::printf(" ==\n");
     std::printf("(ring: max(2(n-1) m/B_out + a_out, 2(n-1)/g (a_out + m/B_out + (g-1)(a_in + "
                 "m/B_in))), m = S/n)\n");
     PrintHeader();
@@ -742,34 +842,46 @@ RunHierarchicalSection(const Options& options, Table& table)
                 {
                     continue;
                 }
-                ChildResult result = RunInChildWithResult([&]() {
-                    return SimulateGenerated(ChakraProtoMsg::ALL_REDUCE, size, n,
-                                             ClusterSpec{hosts, g}, algorithm);
-                });
                 Row row;
                 row.section = "hierarchical";
                 row.collective = "all-reduce";
                 row.algorithm = algorithm;
                 row.ranks = std::to_string(hosts) + "x" + std::to_string(g);
                 row.size = SizeLabel(size);
-                row.simulatedUs = result.simulatedUs;
-                row.closedUs =
-                    (algorithm == "ring"
-                         ? TwoLevelRingClosedForm(hosts, g, static_cast<double>(size), nvlink,
-                                                  nic)
-                         : HierarchicalClosedForm(hosts, g, static_cast<double>(size), nvlink,
-                                                  nic)) *
-                    1e6;
-                row.wallSeconds = result.wallSeconds;
-                row.note = NoteOf(result, algorithm);
-                simulated[algorithm] = result.simulatedUs;
-                if (algorithm == "ring" && simulated.count("hierarchical") != 0 &&
-                    simulated["hierarchical"] > 0)
+                for (const auto& transport : options.transports)
                 {
-                    char speedup[64];
-                    std::snprintf(speedup, sizeof(speedup), "hierarchical %.2fx faster",
-                                  result.simulatedUs / simulated["hierarchical"]);
-                    row.note += (row.note.empty() ? "" : " ") + std::string(speedup);
+                    ChildResult result = RunInChildWithResult([&]() {
+                        return SimulateGenerated(ChakraProtoMsg::ALL_REDUCE, size, n,
+                                                 ClusterSpec{hosts, g}, algorithm, transport);
+                    });
+                    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
+                    const PathModel nvlink =
+                        TwoHopPath(kNvLinkRate, kNvLinkLatency, kNvLinkMtu, transport);
+                    Measure m;
+                    m.simulatedUs = result.simulatedUs;
+                    // The last sends: NVLink for hierarchical (all-gather inside hosts), the
+                    // NIC hop for the flat ring (the slowest hop's completion).
+                    m.closedUs = (algorithm == "ring"
+                                      ? TwoLevelRingClosedForm(hosts, g, static_cast<double>(size),
+                                                               nvlink, nic) +
+                                            nic.completion
+                                      : HierarchicalClosedForm(hosts, g, static_cast<double>(size),
+                                                               nvlink, nic) +
+                                            nvlink.completion) *
+                                 1e6;
+                    m.wallSeconds = result.wallSeconds;
+                    m.note = NoteOf(result, algorithm);
+                    const std::string key = transport + " " + algorithm;
+                    simulated[key] = result.simulatedUs;
+                    if (algorithm == "ring" && simulated.count(transport + " hierarchical") != 0 &&
+                        simulated[transport + " hierarchical"] > 0)
+                    {
+                        char speedup[64];
+                        std::snprintf(speedup, sizeof(speedup), "hierarchical %.2fx faster",
+                                      result.simulatedUs / simulated[transport + " hierarchical"]);
+                        m.note += (m.note.empty() ? "" : " ") + std::string(speedup);
+                    }
+                    row.measures.push_back(m);
                 }
                 table.Add(row);
             }
@@ -817,7 +929,6 @@ RunAstraSection(const Options& options, Table& table)
                     "./../shared/data\n");
         return;
     }
-    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu);
     std::printf("traces: %s/et/astra-microbenchmarks/<coll>/<n>npus_1MB/<coll>.<rank>.et\n",
                 data.c_str());
     PrintHeader();
@@ -873,18 +984,26 @@ RunAstraSection(const Options& options, Table& table)
                 {
                     continue;
                 }
-                ChildResult result = RunInChildWithResult(
-                    [&]() { return Simulate(prefix, ClusterSpec{n, 1}, algorithm); });
                 Row row;
                 row.section = "astra";
                 row.collective = CollectiveLabel(type);
                 row.algorithm = algorithm;
                 row.ranks = std::to_string(n);
                 row.size = SizeLabel(static_cast<uint64_t>(full));
-                row.simulatedUs = result.simulatedUs;
-                row.closedUs = FlatClosedForm(type, algorithm, n, full, nic) * 1e6;
-                row.wallSeconds = result.wallSeconds;
-                row.note = NoteOf(result, algorithm);
+                for (const auto& transport : options.transports)
+                {
+                    ChildResult result = RunInChildWithResult([&]() {
+                        return Simulate(prefix, ClusterSpec{n, 1}, algorithm, transport);
+                    });
+                    const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
+                    Measure m;
+                    m.simulatedUs = result.simulatedUs;
+                    m.closedUs =
+                        (FlatClosedForm(type, algorithm, n, full, nic) + nic.completion) * 1e6;
+                    m.wallSeconds = result.wallSeconds;
+                    m.note = NoteOf(result, algorithm);
+                    row.measures.push_back(m);
+                }
                 table.Add(row);
             }
         }
@@ -901,6 +1020,7 @@ main(int argc, char** argv)
     {
         return 2;
     }
+    g_transports = options.transports;
     const double start = chakra_bench::Now();
     Table table;
     if (Contains(options.sections, std::string("flat")))

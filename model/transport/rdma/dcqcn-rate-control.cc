@@ -1,5 +1,6 @@
 #include "dcqcn-rate-control.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
 
@@ -60,6 +61,14 @@ DcqcnRateControl::GetTypeId()
                           DataRateValue(DataRate("100Mbps")),
                           MakeDataRateAccessor(&DcqcnRateControl::m_minRate),
                           MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "On a CNP, set R_T = R_C always (true: the paper's algorithm), or only "
+                          "if the rate increased since the last CNP (false: NIC firmware's "
+                          "clamp_tgt_rate = 0 with clamp after time increase; back-to-back "
+                          "CNPs then do not lower the target rate).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&DcqcnRateControl::m_clampAlways),
+                          MakeBooleanChecker())
             .AddAttribute("InitialAlpha",
                           "Alpha of a new queue pair (DCQCN: 1).",
                           DoubleValue(1.0),
@@ -132,6 +141,7 @@ DcqcnRateControl::Increase()
     }
     m_rt = std::min(m_rt, m_line);
     m_rc = std::min((m_rt + m_rc) / 2, m_line);
+    m_increasedSinceCut = true;
 }
 
 DataRate
@@ -159,7 +169,11 @@ DcqcnRateControl::OnCnp(Time now)
 {
     Advance(now);
     ++m_cnps;
-    m_rt = m_rc;
+    if (m_clampAlways || m_increasedSinceCut)
+    {
+        m_rt = m_rc;
+    }
+    m_increasedSinceCut = false;
     m_rc = std::max(m_rc * (1 - m_alpha / 2), static_cast<double>(m_minRate.GetBitRate()));
     m_alpha = (1 - m_g) * m_alpha + m_g;
     m_alphaFrom = now;

@@ -63,6 +63,7 @@ class DcqcnRateControl : public RdmaRateControl
     DataRate m_hyper;
     DataRate m_minRate;
     double m_initialAlpha;
+    bool m_clampAlways;
 
     double m_line{0};  //!< bit/s
     double m_rc{0};    //!< current rate, bit/s
@@ -74,6 +75,7 @@ class DcqcnRateControl : public RdmaRateControl
     uint32_t m_byteCount{0};
     uint64_t m_bytes{0}; //!< bytes since the byte counter last expired
     uint64_t m_cnps{0};
+    bool m_increasedSinceCut{true}; //!< a rate increase happened since the last CNP
 };
 
 } // namespace ns3

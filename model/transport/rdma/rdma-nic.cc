@@ -209,6 +209,8 @@ RdmaNic::FindQueuePair(uint32_t peer) const
 void
 RdmaNic::Send(uint32_t dstRank, const MessageHeader& header, RdmaQueuePair::Done done)
 {
+    NS_LOG_INFO("rank " << m_rank << " posts " << header.payload << " bytes to rank " << dstRank
+                        << " (" << header.key.ToString() << ")");
     RdmaQueuePair& queuePair = GetQueuePair(dstRank);
     queuePair.Post(header, std::move(done));
     Activate(queuePair);
@@ -369,6 +371,8 @@ RdmaNic::Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority)
         }
         for (const MessageHeader& message : actions.delivered)
         {
+            NS_LOG_INFO("rank " << m_rank << " received " << message.payload << " bytes from rank "
+                                << peer << " (" << message.key.ToString() << ")");
             if (m_deliver)
             {
                 m_deliver(message);
