@@ -41,5 +41,13 @@ fuzz: deps
 bench: build
 	scripts/bench.sh $(BUILD_DIR)
 
+# make test-mpi: distributed runs over MPI (doc/building.md). Builds ns-3 3.37 with MPI and this
+# module in-tree into a cache (~/.cache/chakra-ns3-mpi; the first build takes ~25 minutes, later
+# ones rebuild what changed), then runs test/mpi/run-mpi-tests.sh with it.
+.PHONY: test-mpi
+test-mpi:
+	JOBS=$(JOBS) scripts/build-ns3-mpi.sh
+	test/mpi/run-mpi-tests.sh "$$(scripts/build-ns3-mpi.sh --bin-dir)"
+
 clean:
 	rm -rf $(BUILD_DIR)

@@ -249,3 +249,33 @@ BOOST_AUTO_TEST_CASE(rank_results_survive_the_trip_between_processes)
     ChakraReport broken;
     BOOST_CHECK_THROW(AddRankResults(broken, bytes), std::runtime_error);
 }
+
+BOOST_AUTO_TEST_CASE(an_mpirun_launch_without_mpi_is_refused)
+{
+    // Debian's ns-3 has no MPI: a program that mpirun starts on 4 processes would run the
+    // whole simulation 4 times. MpiSession says so instead (the environment is what Open MPI's
+    // mpirun gives each process). With MPI, MpiSession would join the job: not tested here.
+    if (MpiContext::IsAvailable())
+    {
+        return;
+    }
+    BOOST_TEST(MpiContext::GetProcessCount() == 1u);
+    BOOST_TEST(MpiContext::GetProcessId() == 0u);
+    int argc = 1;
+    char name[] = "test";
+    char* args[] = {name, nullptr};
+    char** argv = args;
+    {
+        MpiSession alone(&argc, &argv); // not launched by mpirun: nothing happens
+    }
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    BOOST_TEST(MpiContext::LaunchedProcessCount() == 4u);
+    BOOST_CHECK_EXCEPTION(MpiSession(&argc, &argv), std::runtime_error, [](const std::runtime_error& e) {
+        return std::string(e.what()).find("launched by mpirun on 4 processes, but this build's "
+                                          "ns-3 has no MPI") == 0;
+    });
+    setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+    MpiSession one(&argc, &argv); // mpirun -np 1: harmless
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    BOOST_TEST(MpiContext::LaunchedProcessCount() == 1u);
+}

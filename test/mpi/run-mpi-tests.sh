@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Distributed runs (issue 16), "make test-mpi": one simulation over 1, 2 and 4 MPI processes
+# gives the same report, CSV files and timeline, byte for byte, as the one-process run; an
+# invalid partition, or a transport that cannot be distributed, is one clear error.
+#
+#   test/mpi/run-mpi-tests.sh BIN_DIR [WORK_DIR]
+#
+# BIN_DIR holds chakra-cluster and chakra_generator of an ns-3 built with MPI
+# (scripts/build-ns3-mpi.sh prints it). Scenarios:
+#   demo-4x4   the demo's data-parallel step (16 ranks, 16 layers of 16 MiB) on 4 hosts x 4 GPUs
+#   demo-2x8   the same step on the demo's own cluster, 2 hosts x 8 GPUs (at most 2 processes)
+#   ar64       a 64-rank all-reduce (ALLREDUCE_SIZE, default 4MiB) on 8 hosts x 8 GPUs, one
+#              switch
+#   ar64-ls    the same on a leaf-spine (2 hosts per leaf, 2 spines): reported, not checked
+#              (KNOWN below: a few ns differ with 2 and 4 processes; doc/building.md says why)
+# Prints one line per run with its wall time (doc/benchmarks.md) and "N passed, N failed".
+set -uo pipefail
+bin=${1:?usage: $0 BIN_DIR [WORK_DIR]}
+work=${2:-$(mktemp -d)}
+[ -n "${2:-}" ] || trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"
+size=${ALLREDUCE_SIZE:-4MiB}
+mpirun=(mpirun --oversubscribe)
+[ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+passed=0
+failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+for tool in chakra-cluster chakra_generator; do
+  [ -x "$bin/$tool" ] || { echo "no $bin/$tool (build with scripts/build-ns3-mpi.sh)" >&2; exit 1; }
+done
+command -v mpirun >/dev/null || { echo "no mpirun (apt-get install openmpi-bin)" >&2; exit 1; }
+
+"$bin/chakra_generator" --workload data-parallel --ranks 16 --layers 16 --layer-bytes 16MiB \
+  --forward-us 300 --backward-us 600 --bucket-bytes 25MiB --output-prefix "$work/dp" >/dev/null
+"$bin/chakra_generator" --workload collective --collective all_reduce --ranks 64 --size "$size" \
+  --output-prefix "$work/ar" >/dev/null
+
+# run NAME PROCESSES ARGS...: one run into $work/NAME-npP/ (stdout, stderr, CSVs, timeline);
+# P = 0 runs the program directly (no mpirun: the ordinary one-process run).
+run() {
+  local name=$1 np=$2
+  shift 2
+  local dir=$work/$name-np$np
+  rm -rf "$dir" && mkdir -p "$dir"
+  local start end
+  start=$(date +%s.%N)
+  if [ "$np" = 0 ]; then
+    "$bin/chakra-cluster" "$@" --out="$dir/csv" --timeline="$dir/timeline.json" \
+      > "$dir/stdout" 2> "$dir/stderr"
+  else
+    "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" --out="$dir/csv" \
+      --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
+  fi
+  echo $? > "$dir/status"
+  end=$(date +%s.%N)
+  printf '%s processes=%s wall_s=%.2f\n' "$name" "$np" "$(echo "$end - $start" | bc)" |
+    tee -a "$work/times.txt"
+}
+
+# same NAME P: run P gave exit 0 and the same bytes as the plain run (np0). The report lines
+# naming the output files differ by their directory only: the directory is masked.
+same() {
+  local name=$1 np=$2
+  local a=$work/$name-np0 b=$work/$name-np$np
+  if [ "$(cat "$b/status")" != 0 ]; then
+    fail "$name on $np process(es) exited $(cat "$b/status"): $(tail -3 "$b/stderr")"
+    return
+  fi
+  local diffs=()
+  cmp -s <(sed "s|$a|DIR|g" "$a/stdout") <(sed "s|$b|DIR|g" "$b/stdout") || diffs+=(report)
+  for file in "$a"/csv/*.csv; do
+    cmp -s "$file" "$b/csv/$(basename "$file")" || diffs+=("$(basename "$file")")
+  done
+  cmp -s "$a/timeline.json" "$b/timeline.json" || diffs+=(timeline.json)
+  if [ ${#diffs[@]} -eq 0 ]; then
+    pass "$name: $np process(es) give the one-process report, CSVs and timeline byte for byte"
+  else
+    fail "$name: $np process(es) differ from one process in: ${diffs[*]}"
+  fi
+}
+
+demo44=(--trace="$work/dp" --hosts=4 --gpusPerHost=4)
+demo28=(--trace="$work/dp" --hosts=2 --gpusPerHost=8)
+ar64=(--trace="$work/ar" --hosts=8 --gpusPerHost=8)
+ar64ls=(--trace="$work/ar" --hosts=8 --gpusPerHost=8 --topology=leaf-spine --hostsPerLeaf=2
+        --spines=2)
+
+run demo-4x4 0 "${demo44[@]}"
+if [ "$(cat "$work/demo-4x4-np0/status")" = 0 ] && grep -q "finished 16/16" "$work/demo-4x4-np0/stdout"; then
+  pass "demo-4x4: the one-process run finishes every rank"
+else
+  fail "demo-4x4: the one-process run failed: $(tail -3 "$work/demo-4x4-np0/stderr")"
+fi
+for np in 1 2 4; do
+  run demo-4x4 "$np" "${demo44[@]}"
+  same demo-4x4 "$np"
+done
+run demo-2x8 0 "${demo28[@]}"
+run demo-2x8 2 "${demo28[@]}"
+same demo-2x8 2
+# Another partition of the same cluster: the hosts in turn.
+run demo-4x4-rr 0 "${demo44[@]}"
+run demo-4x4-rr 2 "${demo44[@]}" --ns3::GpuClusterHelper::Partition=round-robin
+same demo-4x4-rr 2
+
+run ar64 0 "${ar64[@]}"
+grep -q "finished 64/64" "$work/ar64-np0/stdout" && pass "ar64: the one-process run finishes" ||
+  fail "ar64: the one-process run did not finish: $(tail -3 "$work/ar64-np0/stderr")"
+for np in 1 2 4; do
+  run ar64 "$np" "${ar64[@]}"
+  same ar64 "$np"
+done
+
+# Known difference: on the leaf-spine, packets of different processes reach a switch at the
+# same nanosecond; ns-3 runs same-time events in the order they were scheduled, and a packet
+# from another process is scheduled at the next synchronization, after the local ones.
+run ar64-ls 0 "${ar64ls[@]}"
+for np in 2 4; do
+  run ar64-ls "$np" "${ar64ls[@]}"
+  if cmp -s "$work/ar64-ls-np0/csv/ranks.csv" "$work/ar64-ls-np$np/csv/ranks.csv"; then
+    echo "ar64-ls: $np process(es): the same ranks.csv"
+  else
+    echo "KNOWN: ar64-ls: $np process(es): $(grep "iteration time" "$work/ar64-ls-np$np/stdout") vs one process: $(grep "iteration time" "$work/ar64-ls-np0/stdout")"
+  fi
+done
+
+# Invalid partitions: one clear error (said once), exit status non-zero, no report.
+# expect_error NAME NP TEXT ARGS...
+expect_error() {
+  local name=$1 np=$2 text=$3
+  shift 3
+  local dir=$work/$name
+  mkdir -p "$dir"
+  "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" --out="$dir/csv" > "$dir/stdout" 2> "$dir/stderr"
+  local status=$?
+  local said
+  said=$(grep -c "chakra-cluster: error: .*$text" "$dir/stderr")
+  if [ "$status" != 0 ] && [ "$said" = 1 ] && [ ! -e "$dir/csv" ]; then
+    pass "$name: exit $status, one error: $(grep "chakra-cluster: error" "$dir/stderr")"
+  else
+    fail "$name: exit $status, error said $said time(s), csv $( [ -e "$dir/csv" ] && echo written || echo absent): $(cat "$dir/stderr" | head -5)"
+  fi
+}
+expect_error too-many-processes 4 "4 processes but the cluster has 2 host(s)" "${demo28[@]}"
+expect_error process-without-host 2 "gives process 1 no host" "${demo44[@]}" \
+  --ns3::GpuClusterHelper::Partition=0,0,0,0
+expect_error unknown-process 2 "host 3 is put on process 5" "${demo44[@]}" \
+  --ns3::GpuClusterHelper::Partition=0,1,1,5
+expect_error no-lookahead 2 "without delay" "${demo44[@]}" --nicLatency=0ns
+if "$bin/chakra-cluster" --help 2>&1 | grep -q "flow"; then
+  expect_error flow-not-distributed 2 "flow transport's fabric cannot run over several processes" \
+    "${demo44[@]}" --transport=flow
+fi
+
+echo "wall times (s):"
+cat "$work/times.txt"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
