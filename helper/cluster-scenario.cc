@@ -131,7 +131,12 @@ ClusterScenario::Run(const std::string& tracePrefix)
     {
         Simulator::Stop(m_stop);
     }
-    if (m_progress && m_progressInterval.IsStrictlyPositive())
+    // No progress events when MPI is enabled (launched by mpirun, even with one process): they
+    // reschedule themselves while !Simulator::IsFinished(), which under ns-3's
+    // DistributedSimulatorImpl is the processes' joint verdict, false while this process runs
+    // an event: they would run forever.
+    const bool probes = !MpiContext::IsEnabled();
+    if (probes && m_progress && m_progressInterval.IsStrictlyPositive())
     {
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
     }

@@ -2,6 +2,8 @@
 
 #include "ns3/boolean.h"
 #include "ns3/rdma-channel.h"
+#include "ns3/rdma-remote-channel.h"
+#include "ns3/rdma-stats-gather.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rocev2-header.h"
 #include "ns3/text-format.h"
@@ -54,7 +56,8 @@ RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
     std::vector<std::vector<std::pair<Ptr<RdmaNetDevice>, bool>>> portsOf(nodes.GetN());
     for (const ClusterTopology::Link& link : links)
     {
-        Ptr<RdmaChannel> channel = CreateObject<RdmaChannel>();
+        // A link between nodes of two MPI processes: a remote channel (distributed runs).
+        Ptr<RdmaChannel> channel = CreateRdmaChannel(nodes.Get(link.a), nodes.Get(link.b));
         channel->SetAttribute("Delay", TimeValue(link.delay));
         const bool ecn = link.kind == ClusterTopology::SCALE_OUT || m_scaleUpEcn;
         for (uint32_t end : {link.a, link.b})
@@ -180,12 +183,15 @@ RdmaFabric::GetReportTables() const
     };
     std::vector<Row> rows;
     RdmaNetDevice::Stats total;
+    // In a distributed run, each port's counters from the process that ran it.
+    const std::vector<RdmaNetDevice::Stats> portStats = GatherPortStats(m_devices);
+    const std::vector<RdmaNic::Stats> nicStats = GatherNicStats(m_nics);
     for (std::size_t i = 0; i < m_devices.size(); ++i)
     {
         const ClusterTopology::Link& link = links[i / 2];
         const uint32_t self = i % 2 == 0 ? link.a : link.b;
         const uint32_t peer = i % 2 == 0 ? link.b : link.a;
-        const RdmaNetDevice::Stats s = m_devices[i]->GetStats();
+        const RdmaNetDevice::Stats& s = portStats[i];
         total.txBytes += s.txBytes;
         total.busyTime += s.busyTime;
         total.pausesSent += s.pausesSent;
@@ -232,7 +238,7 @@ RdmaFabric::GetReportTables() const
                     "cnps_sent", "cnps_received"};
     for (uint32_t rank = 0; rank < m_nics.size(); ++rank)
     {
-        const RdmaNic::Stats s = m_nics[rank]->GetStats();
+        const RdmaNic::Stats& s = nicStats[rank];
         rdma.rows.push_back({std::to_string(rank), std::to_string(s.queuePairs),
                              std::to_string(s.dataPackets), std::to_string(s.resentPackets),
                              std::to_string(s.naksSent), std::to_string(s.timeouts),

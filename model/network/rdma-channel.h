@@ -29,8 +29,8 @@ class RdmaChannel : public Channel
     static TypeId GetTypeId();
     RdmaChannel();
 
-    /** Connects a device (two per channel). */
-    void Attach(Ptr<RdmaNetDevice> device);
+    /** Connects a device (two per channel). Virtual, as Transmit: RdmaRemoteChannel. */
+    virtual void Attach(Ptr<RdmaNetDevice> device);
 
     /**
      * Puts a frame on the wire.
@@ -39,7 +39,10 @@ class RdmaChannel : public Channel
      * \param priority its priority class
      * \param txTime its serialization time at the sender
      */
-    void Transmit(Ptr<RdmaNetDevice> sender, Ptr<Packet> packet, uint8_t priority, Time txTime);
+    virtual void Transmit(Ptr<RdmaNetDevice> sender,
+                          Ptr<Packet> packet,
+                          uint8_t priority,
+                          Time txTime);
 
     /** \return the device at the other end from \p device */
     Ptr<RdmaNetDevice> GetPeer(Ptr<const RdmaNetDevice> device) const;

@@ -15,6 +15,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -182,6 +183,46 @@ BOOST_AUTO_TEST_CASE(links_between_processes_must_be_remote_channels)
                          "has 1 link(s) to nodes of other processes but 0 remote channel(s)"));
     // One process: nothing crosses, nothing to check.
     CheckRemoteLinks(*topology, nodes, PartitionCluster(*topology, 1, "hosts"), "tcp");
+    Simulator::Destroy();
+}
+
+BOOST_AUTO_TEST_CASE(rdma_links_between_processes_are_remote_channels)
+{
+    // The partition of hosts_in_blocks_and_the_switch_with_most_of_its_gpus: GPUs 4-7's four
+    // NIC links to the switch (process 0) cross; every other link stays in its process.
+    auto topology = BuildTopology(FourHosts("single-switch"));
+    const ClusterPartition p = PartitionCluster(*topology, 2, "hosts");
+    NodeContainer nodes;
+    for (uint32_t v = 0; v < p.processOf.size(); ++v)
+    {
+        nodes.Create(1, p.processOf[v]);
+    }
+    Ptr<RdmaFabric> fabric = CreateObject<RdmaFabric>();
+    fabric->Install(topology, nodes);
+    CheckRemoteLinks(*topology, nodes, p, "rdma"); // no error
+    uint32_t remote = 0;
+    const auto& devices = fabric->GetDevices();
+    for (std::size_t i = 0; i < devices.size(); i += 2)
+    {
+        Ptr<RdmaChannel> channel = devices[i]->GetRdmaChannel();
+        const bool crosses = devices[i]->GetNode()->GetSystemId() !=
+                             devices[i + 1]->GetNode()->GetSystemId();
+        const bool isRemote = channel->GetInstanceTypeId() == RdmaRemoteChannel::GetTypeId();
+        BOOST_TEST(isRemote == crosses);
+        remote += isRemote;
+        if (isRemote)
+        {
+            // The fabric's devices come in link order, two per link.
+            const ClusterTopology::Link& link = topology->GetLinks()[i / 2];
+            const uint32_t gpu = std::min(link.a, link.b);
+            BOOST_TEST((gpu >= 4 && gpu <= 7));
+        }
+    }
+    BOOST_TEST(remote == 4u);
+    // One process: the gathered counters are each device's own (nothing sent: all zero).
+    const auto stats = GatherPortStats(devices);
+    BOOST_TEST(stats.size() == devices.size());
+    BOOST_TEST(stats[0].txFrames == 0u);
     Simulator::Destroy();
 }
 
