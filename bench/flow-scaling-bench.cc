@@ -17,7 +17,9 @@
  *     --markdown                      print the table as Markdown
  * Columns: ranks, flows (times a pair's channel became a flow; flow model only), messages,
  * simulator events, simulated time, wall time of writing the traces and of the simulation
- * (cluster build, install, run, report), peak RSS of the child (the whole stack).
+ * (cluster build, install, run, report), CPU time of the child (user + system: the wall time
+ * the run would take on an idle core; wall times on the shared VM follow the load), peak RSS of
+ * the child (the whole stack).
  */
 #include "bench-util.h"
 
@@ -48,6 +50,7 @@ struct RunResult
     double generateSeconds{0};
     double simulateSeconds{0};
     double peakRssMiB{0};
+    double cpuSeconds{0}; //!< user + system time of the child: what the wall time would be alone
     uint64_t events{0};
     uint64_t flows{0};
     uint64_t messages{0};
@@ -224,6 +227,11 @@ RunInChild(const Options& options, const Workload& workload, uint32_t ranks, con
             std::snprintf(child.error, sizeof(child.error), "%s", e.what());
         }
         child.peakRssMiB = chakra_bench::PeakRssMiB();
+        struct rusage usage;
+        getrusage(RUSAGE_SELF, &usage);
+        child.cpuSeconds =
+            static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
         ssize_t written = write(fds[1], &child, sizeof(child));
         close(fds[1]);
         return written == static_cast<ssize_t>(sizeof(child)) ? 0 : 1;
@@ -248,14 +256,14 @@ PrintHeader(bool markdown)
     if (markdown)
     {
         std::printf("| workload | model | ranks | flows | messages | events | simulated ms | "
-                    "traces s | simulation s | peak RSS MiB |\n|---|---|---|---|---|---|---|---|"
-                    "---|---|\n");
+                    "traces s | simulation s | CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|"
+                    "---|---|---|---|\n");
     }
     else
     {
-        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %9s  %s\n", "workload", "model",
-                    "ranks", "flows", "messages", "events", "simulated_ms", "traces_s",
-                    "simulation_s", "rss_MiB", "note");
+        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %7s %9s  %s\n", "workload",
+                    "model", "ranks", "flows", "messages", "events", "simulated_ms", "traces_s",
+                    "simulation_s", "cpu_s", "rss_MiB", "note");
     }
     std::fflush(stdout);
 }
@@ -275,29 +283,30 @@ PrintRow(bool markdown, const Workload& workload, const std::string& model, uint
     {
         if (markdown)
         {
-            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - |\n", workload.name.c_str(),
+            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - | - |\n", workload.name.c_str(),
                         model.c_str(), ranks, note.c_str());
         }
         else
         {
-            std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %9s  %s\n",
+            std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %7s %9s  %s\n",
                         workload.name.c_str(), model.c_str(), ranks, "-", "-", "-", "-", "-",
-                        "-", "-", note.c_str());
+                        "-", "-", "-", note.c_str());
         }
     }
     else if (markdown)
     {
-        std::printf("| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.0f |%s\n",
+        std::printf("| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.2f | %.0f |%s\n",
                     workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
                     static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
-                    r.simulateSeconds, r.peakRssMiB, note.empty() ? "" : (" " + note).c_str());
+                    r.simulateSeconds, r.cpuSeconds, r.peakRssMiB,
+                    note.empty() ? "" : (" " + note).c_str());
     }
     else
     {
-        std::printf("%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %9.0f  %s\n",
+        std::printf("%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %7.2f %9.0f  %s\n",
                     workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
                     static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
-                    r.simulateSeconds, r.peakRssMiB, note.c_str());
+                    r.simulateSeconds, r.cpuSeconds, r.peakRssMiB, note.c_str());
     }
     std::fflush(stdout);
 }

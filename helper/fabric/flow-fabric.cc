@@ -2,6 +2,8 @@
 
 #include "ns3/boolean.h"
 #include "ns3/flow-transport.h"
+#include "ns3/mpi-context.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -24,7 +26,11 @@ FlowFabric::GetTypeId()
             .AddAttribute("PacketModel",
                           "The packet model whose per-packet headers the flows pay, so that a "
                           "flow's goodput is that model's: tcp (52 bytes of IPv4 + TCP + "
-                          "timestamps per MTU, 2 bytes of PPP on the wire).",
+                          "timestamps per MTU, 2 bytes of PPP on the wire) or rdma (44 bytes of "
+                          "IPv4 + UDP + BTH + ICRC per MTU, 38 bytes of Ethernet framing on the "
+                          "wire; queue pairs share a NIC max-min fair from the start and a "
+                          "send completes when its last byte has left: SendBuffer and "
+                          "FifoAtSource are tcp's).",
                           StringValue("tcp"),
                           MakeStringAccessor(&FlowFabric::m_packetModel),
                           MakeStringChecker())
@@ -69,22 +75,46 @@ FlowFabric::FramingOf(const std::string& packetModel, FlowNetwork::Framing& fram
         framing.wireExtraBytes = 2; // PPP header of ns-3's point-to-point links
         return true;
     }
+    if (packetModel == "rdma")
+    {
+        // RdmaTransport::kPacketOverhead, split as the packet is: headers inside the MTU,
+        // Ethernet framing outside it.
+        framing.headerBytes = RoceV2Header::kDataOverhead;      // IPv4 + UDP + BTH + ICRC: 44
+        framing.wireExtraBytes = RdmaNetDevice::kFramingBytes; // Ethernet framing: 38
+        return true;
+    }
     return false;
 }
 
 void
 FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& /* nodes */)
 {
+    if (MpiContext::GetProcessCount() > 1)
+    {
+        // Max-min rates couple every flow on a shared link, wherever its ranks run: the network
+        // is one object, with no messages between processes.
+        throw std::invalid_argument("FlowFabric: the flow model runs in one process (this run "
+                                    "has " + std::to_string(MpiContext::GetProcessCount()) +
+                                    "); run it without mpirun, or use tcp for distributed runs");
+    }
     FlowNetwork::Settings settings;
     if (!FramingOf(m_packetModel, settings.framing))
     {
         throw std::invalid_argument("FlowFabric: unknown PacketModel '" + m_packetModel +
-                                    "' (known: tcp)");
+                                    "' (known: tcp, rdma)");
     }
     m_ranks = topology->GetRankCount();
     m_network = CreateObject<FlowNetwork>();
     settings.sendBuffer = m_sendBuffer;
     settings.fifoAtSource = m_fifoAtSource;
+    if (m_packetModel == "rdma")
+    {
+        // A NIC serves its queue pairs round robin at their rates (no FIFO of windows), and a
+        // send is not done while its bytes are still in host memory (the rdma model completes
+        // it on the last packet's ACK: later by a path latency, which this does not charge).
+        settings.sendBuffer = 0;
+        settings.fifoAtSource = false;
+    }
     m_network->Build(topology, settings);
 }
 

@@ -23,7 +23,8 @@ namespace ns3
  * are the topology's links (rate, delay, MTU) and whose paths are the topology's routes. The
  * packet model the flows stand for (PacketModel) sets the per-packet framing, so that an
  * uncontended flow's goodput equals that model's: tcp = IPv4 + TCP with timestamps (52 bytes of
- * each MTU) and a 2-byte point-to-point header, as IpFabric's links carry them.
+ * each MTU) and a 2-byte point-to-point header, as IpFabric's links carry them; rdma = IPv4 +
+ * UDP + BTH + ICRC (44 bytes of each MTU) and 38 bytes of Ethernet framing, as RdmaFabric's.
  */
 class FlowFabric : public ClusterFabric
 {

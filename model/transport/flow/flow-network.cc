@@ -1,6 +1,7 @@
 #include "flow-network.h"
 
 #include "ns3/log.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -57,9 +58,9 @@ FlowNetwork::DoDispose()
 uint64_t
 FlowNetwork::PairHash(uint32_t srcRank, uint32_t dstRank)
 {
-    // The flow model's one definition of a flow's ECMP hash. The RDMA model hashes (src, dst,
-    // queue pair); with one queue pair per ordered pair, (src, dst) is the same information.
-    return ClusterTopology::Mix(ClusterTopology::Mix(0, srcRank), dstRank);
+    // The hash of the pair's one RDMA queue pair: a flow takes the path the rdma model's
+    // packets take (tcp hashes addresses and ports in ClusterRouting: its paths may differ).
+    return RdmaTransport::FlowHash(srcRank, dstRank);
 }
 
 void

@@ -100,7 +100,10 @@ class FlowNetwork : public Object
     FlowNetwork();
     ~FlowNetwork() override;
 
-    /** \return the hash of the flow between two ranks (for ECMP; see the class comment) */
+    /**
+     * \return the ECMP hash of the flow between two ranks: RdmaTransport::FlowHash of the
+     *         pair's queue pair, so that flows follow the rdma model's paths
+     */
     static uint64_t PairHash(uint32_t srcRank, uint32_t dstRank);
 
     /**
