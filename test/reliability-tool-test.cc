@@ -289,3 +289,60 @@ BOOST_AUTO_TEST_CASE(et_info_applies_the_simulator_bounds_and_the_jsonizer_none)
     ExpectFailure("chakra_et_info", Tool("chakra_et_info") + " " + dir.File("time.et"),
                   dir.File("time.et") + ": node 6 (mm): duration_micros 3600000001 us");
 }
+
+BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
+{
+    // The simulator-level cases of the issue at the command line: exit 1, the reason printed,
+    // no sanitizer report. (The simulator's own tests check the same reasons through the API.)
+    TempDir dir;
+    auto expectRunFails = [](const std::string& command, const std::string& reason) {
+        auto result = RunCommand(command);
+        BOOST_TEST_INFO(command << "\n" << result.output);
+        BOOST_TEST(result.exitCode == 1);
+        BOOST_TEST(result.output.find(reason) != std::string::npos);
+        BOOST_TEST(result.output.find("Sanitizer") == std::string::npos);
+    };
+    // Four rank traces on a cluster of two GPUs: refused before anything is built.
+    const std::string four = dir.File("four");
+    BOOST_REQUIRE(RunCommand(Tool("chakra_generator") + " --ranks 4 --size 64KiB --output-prefix " +
+                             four)
+                      .exitCode == 0);
+    ExpectFailure("chakra-cluster",
+                  Tool("chakra-cluster") + " --trace=" + four + " --hosts=1 --gpusPerHost=2",
+                  "the traces have 4 ranks but the cluster is 1 host(s) x 2 GPU(s)");
+    // A process group naming rank 5 in a job of two ranks.
+    WriteFileBytes(dir.File("pg.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
+         "[{\"pg_name\": \"0\", \"ranks\": [0, 5], \"group_size\": 2}]", "shapes": "", "types": ""}},
+        {"id": 1, "name": "ar", "type": "COMM_COLL_NODE", "data_deps": [0], "attr": [
+          {"name": "comm_type", "type": "int64_val", "value": 0},
+          {"name": "comm_size", "type": "uint64_val", "value": 1024},
+          {"name": "pg_name", "type": "string_val", "value": "0"}]}]})");
+    auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                dir.File("pg.json") + " --output " + dir.File("pg.0.et") +
+                                " && cp " + dir.File("pg.0.et") + " " + dir.File("pg.1.et"));
+    BOOST_REQUIRE(converted.exitCode == 0);
+    expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File("pg") +
+                       " --hosts=1 --gpusPerHost=2",
+                   "node 0 (process_group:init): process group '0' names a rank beyond the 2 "
+                   "ranks of this job");
+    // Durations that are not numbers: NaN and -infinity (the JSON form's "nan", "-inf").
+    for (const std::string value : {"nan", "-inf", "inf"})
+    {
+        const std::string name = "d" + std::to_string(value.size()) + value.substr(0, 1);
+        WriteFileBytes(dir.File(name + ".json"),
+                       R"({"metadata": {"version": "0.0.4"}, "nodes": [
+            {"id": 7, "name": "ar", "type": "COMM_COLL_NODE", "attr": [
+              {"name": "comm_type", "type": "int64_val", "value": 0},
+              {"name": "comm_size", "type": "uint64_val", "value": 1024},
+              {"name": "duration_exact_micros", "type": "double_val", "value": ")" +
+                           value + R"("}]}]})");
+        converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                               dir.File(name + ".json") + " --output " + dir.File(name + ".0.et"));
+        BOOST_REQUIRE(converted.exitCode == 0);
+        expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File(name) +
+                           " --hosts=1 --gpusPerHost=1",
+                       dir.File(name + ".0.et") + ": node 7 (ar): duration_exact_micros " + value +
+                           " us is not a duration");
+    }
+}

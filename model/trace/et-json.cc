@@ -171,6 +171,19 @@ FieldValueToJson(const Message& m, const FieldDescriptor* f, int index)
     }
 }
 
+/** Stores the fields \p message does not define, as base64 wire bytes, under \p key. */
+void
+AddUnknownFields(const Message& message, EtJson& json, const char* key)
+{
+    const auto& unknown = message.GetReflection()->GetUnknownFields(message);
+    if (!unknown.empty())
+    {
+        std::string bytes;
+        unknown.SerializeToString(&bytes);
+        json[key] = EncodeBase64(bytes);
+    }
+}
+
 EtJson
 AttributeToJson(const AttributeProto& attribute)
 {
@@ -201,19 +214,16 @@ AttributeToJson(const AttributeProto& attribute)
             array.push_back(FieldValueToJson(list, values, i));
         }
         json["value"] = std::move(array);
+        // Fields the list message does not define (a newer schema, or damage) are kept too:
+        // the JSON form is a lossless view (found by the et_stream fuzz target).
+        AddUnknownFields(list, json, "list_unknown_fields");
     }
     else
     {
         json["type"] = f->name();
         json["value"] = FieldValueToJson(attribute, f, 0);
     }
-    const auto& unknown = attribute.GetReflection()->GetUnknownFields(attribute);
-    if (!unknown.empty())
-    {
-        std::string bytes;
-        unknown.SerializeToString(&bytes);
-        json["unknown_fields"] = EncodeBase64(bytes);
-    }
+    AddUnknownFields(attribute, json, "unknown_fields");
     return json;
 }
 
@@ -235,19 +245,8 @@ IoInfoToJson(const ChakraProtoMsg::IOInfo& info)
     json["values"] = info.values();
     json["shapes"] = info.shapes();
     json["types"] = info.types();
+    AddUnknownFields(info, json, "unknown_fields");
     return json;
-}
-
-void
-AddUnknownFields(const Message& message, EtJson& json)
-{
-    const auto& unknown = message.GetReflection()->GetUnknownFields(message);
-    if (!unknown.empty())
-    {
-        std::string bytes;
-        unknown.SerializeToString(&bytes);
-        json["unknown_fields"] = EncodeBase64(bytes);
-    }
 }
 
 // ----- JSON -> protobuf values ----------------------------------------------------------------
@@ -391,18 +390,21 @@ FieldValueFromJson(Message& m, const FieldDescriptor* f, const EtJson& json, con
 }
 
 void
-MergeUnknownFields(Message& message, const EtJson& json, const std::string& where)
+MergeUnknownFields(Message& message,
+                   const EtJson& json,
+                   const std::string& where,
+                   const std::string& key = "unknown_fields")
 {
-    auto it = json.find("unknown_fields");
+    auto it = json.find(key);
     if (it == json.end())
     {
         return;
     }
-    std::string bytes = StringFromJson(*it, where + ": unknown_fields", true);
+    std::string bytes = StringFromJson(*it, where + ": " + key, true);
     google::protobuf::UnknownFieldSet unknown;
     if (!unknown.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     {
-        Fail(where, "unknown_fields is not valid protobuf wire data");
+        Fail(where, key + " is not valid protobuf wire data");
     }
     message.GetReflection()->MutableUnknownFields(&message)->MergeFrom(unknown);
 }
@@ -437,7 +439,8 @@ CheckKeys(const EtJson& json, const std::vector<std::string>& allowed, const std
 AttributeProto
 AttributeFromJson(const EtJson& json, const std::string& outerWhere)
 {
-    CheckKeys(json, {"name", "doc_string", "type", "value", "unknown_fields"}, outerWhere);
+    CheckKeys(json, {"name", "doc_string", "type", "value", "unknown_fields", "list_unknown_fields"},
+              outerWhere);
     AttributeProto attribute;
     if (!json.contains("name") || !json["name"].is_string())
     {
@@ -484,11 +487,20 @@ AttributeFromJson(const EtJson& json, const std::string& outerWhere)
             {
                 FieldValueFromJson(*list, values, element, where);
             }
+            MergeUnknownFields(*list, json, where, "list_unknown_fields");
         }
         else
         {
             FieldValueFromJson(attribute, f, value, where);
         }
+    }
+    if (json.contains("list_unknown_fields") &&
+        (attribute.value_case() == AttributeProto::VALUE_NOT_SET ||
+         AttributeProto::descriptor()
+                 ->FindFieldByNumber(static_cast<int>(attribute.value_case()))
+                 ->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE))
+    {
+        Fail(where, "list_unknown_fields belongs to a list type");
     }
     MergeUnknownFields(attribute, json, where);
     return attribute;
@@ -512,7 +524,7 @@ AttributesFromJson(const EtJson& json,
 void
 IoInfoFromJson(const EtJson& json, ChakraProtoMsg::IOInfo& info, const std::string& where)
 {
-    CheckKeys(json, {"values", "shapes", "types"}, where);
+    CheckKeys(json, {"values", "shapes", "types", "unknown_fields"}, where);
     if (json.contains("values"))
     {
         info.set_values(StringFromJson(json["values"], where + ": values", false));
@@ -525,6 +537,7 @@ IoInfoFromJson(const EtJson& json, ChakraProtoMsg::IOInfo& info, const std::stri
     {
         info.set_types(StringFromJson(json["types"], where + ": types", false));
     }
+    MergeUnknownFields(info, json, where);
 }
 
 template <typename Field>
@@ -571,7 +584,7 @@ NodeToJson(const ChakraProtoMsg::Node& node)
         json["outputs"] = IoInfoToJson(node.outputs());
     }
     json["attr"] = AttributesToJson(node.attr());
-    AddUnknownFields(node, json);
+    AddUnknownFields(node, json, "unknown_fields");
     return json;
 }
 
@@ -581,7 +594,7 @@ MetadataToJson(const ChakraProtoMsg::GlobalMetadata& metadata)
     EtJson json;
     json["version"] = metadata.version();
     json["attr"] = AttributesToJson(metadata.attr());
-    AddUnknownFields(metadata, json);
+    AddUnknownFields(metadata, json, "unknown_fields");
     return json;
 }
 
