@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 using namespace ns3;
@@ -450,6 +452,19 @@ BOOST_AUTO_TEST_CASE(goodput_follows_the_packet_model_framing)
     Simulator::Run();
     const double expected = std::pow(2.0, 30) / (12.5e9 * 8948.0 / 9002.0);
     BOOST_TEST(done.GetSeconds() == expected, boost::test_tools::tolerance(1e-8));
+    network->Dispose();
+    Simulator::Destroy();
+
+    // rdma framing: IPv4 20 + UDP 8 + BTH 12 + ICRC 4 inside the MTU (8956 stream bytes), 38
+    // bytes of Ethernet framing outside it (9038 on the wire).
+    network = CreateObject<FlowNetwork>();
+    FlowNetwork::Settings rdma = Plain();
+    BOOST_REQUIRE(FlowFabric::FramingOf("rdma", rdma.framing));
+    network->Build(Star(2, "100Gbps", MicroSeconds(1), 9000), rdma);
+    network->Send(0, 1, 1u << 30, [&]() { done = Simulator::Now(); }, nullptr);
+    Simulator::Run();
+    BOOST_TEST(done.GetSeconds() == std::pow(2.0, 30) / (12.5e9 * 8956.0 / 9038.0),
+               boost::test_tools::tolerance(1e-8));
     FlowNetwork::Framing unknown;
     BOOST_TEST(!FlowFabric::FramingOf("carrier-pigeon", unknown));
     network->Dispose();
@@ -603,6 +618,51 @@ BOOST_AUTO_TEST_CASE(report_names_the_model_and_its_table)
         }
     }
     BOOST_TEST(found);
+}
+
+BOOST_AUTO_TEST_CASE(csv_and_timeline_as_with_packets)
+{
+    // The outputs do not depend on the model: the same CSV files with the same rows and the
+    // same timeline events as tcp gives for the same run (the flow model adds flow.csv).
+    auto countLines = [](const std::string& path) {
+        std::ifstream in(path);
+        BOOST_TEST_INFO(path);
+        BOOST_TEST(in.good());
+        return static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(in),
+                                                   std::istreambuf_iterator<char>(), '\n'));
+    };
+    auto countEvents = [](const std::string& path) {
+        std::ifstream in(path);
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        std::size_t events = 0;
+        for (auto at = text.find("\"ph\""); at != std::string::npos;
+             at = text.find("\"ph\"", at + 1))
+        {
+            ++events;
+        }
+        return events;
+    };
+    TempDir dir;
+    for (const std::string transport : {"tcp", "flow"})
+    {
+        chakra_test::ClusterConfig config = FlatSwitch(4);
+        config.timeline = dir.File(transport + ".json");
+        ChakraReport report;
+        CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", config, transport, &report);
+        report.WriteCsv(dir.File(transport));
+    }
+    for (const char* csv : {"ranks.csv", "collectives.csv", "comm-ops.csv"})
+    {
+        const std::size_t tcpLines = countLines(dir.File(std::string("tcp/") + csv));
+        BOOST_TEST_INFO(csv);
+        BOOST_TEST(tcpLines > 1);
+        BOOST_TEST(countLines(dir.File(std::string("flow/") + csv)) == tcpLines);
+    }
+    BOOST_TEST(countLines(dir.File("flow/flow.csv")) > 1);
+    const std::size_t tcpEvents = countEvents(dir.File("tcp.json"));
+    BOOST_TEST(tcpEvents > 0);
+    BOOST_TEST(countEvents(dir.File("flow.json")) == tcpEvents);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
