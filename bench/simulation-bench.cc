@@ -7,8 +7,11 @@
  *                                                          GPU per host (default 8 16 64)
  * Options: --transport=MODEL (a transport model, default: the cluster's default; a list such as
  * --transport=tcp,rdma runs every size with each model), --size=BYTES (ring: the all-reduce
- * size, default 64MiB; 1GiB, 256MiB ...).
- * Each run is a child process, so its peak RSS is its own.
+ * size, default 64MiB; 1GiB, 256MiB ...), --quiet (no progress lines: by default a run prints
+ * its simulated time, nodes done and events/s on stderr about once a wall-clock second).
+ * Each run is a child process, so its peak RSS and CPU time are its own. CPU seconds (user +
+ * system, build and trace writing included) and events per CPU second depend less on the
+ * machine's load than wall seconds.
  */
 #include "bench-util.h"
 
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
 
@@ -26,8 +30,22 @@ using namespace ns3;
 namespace
 {
 
+/** \return this process's CPU seconds (user + system) */
+double
+CpuSeconds()
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 int
-RunOne(const std::string& workload, uint32_t ranks, const std::string& transport, uint64_t bytes)
+RunOne(const std::string& workload,
+       uint32_t ranks,
+       const std::string& transport,
+       uint64_t bytes,
+       bool quiet)
 {
     char pattern[] = "/tmp/chakra-sim-bench-XXXXXX";
     std::string dir = mkdtemp(pattern);
@@ -59,14 +77,23 @@ RunOne(const std::string& workload, uint32_t ranks, const std::string& transport
         scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(ranks));
         scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring"));
     }
+    if (!quiet)
+    {
+        scenario.SetWallClockProgress(1.0, [](const ClusterScenario::WallProgress& progress) {
+            std::fprintf(stderr, "simulation-bench: %s\n",
+                         ClusterScenario::FormatProgress(progress).c_str());
+        });
+    }
     ChakraReport report = scenario.Run(prefix);
     double wall = scenario.GetWallSeconds();
-    std::printf("%-5s %-5s %5u ranks: wall %7.2f s, simulated %10.1f us, %10llu events, "
-                "%6.2f M events/s, peak RSS %7.1f MiB, finished %s\n",
+    double cpu = CpuSeconds();
+    std::printf("%-5s %-5s %5u ranks: wall %7.2f s, cpu %7.2f s, simulated %10.1f us, %10llu "
+                "events, %6.2f M events/s (%5.2f per cpu s), peak RSS %7.1f MiB, finished %s\n",
                 workload.c_str(), scenario.GetCluster()->GetTransportModel().c_str(), ranks, wall,
-                static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
+                cpu, static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
                 static_cast<unsigned long long>(scenario.GetEventCount()),
                 static_cast<double>(scenario.GetEventCount()) / 1e6 / wall,
+                static_cast<double>(scenario.GetEventCount()) / 1e6 / cpu,
                 chakra_bench::PeakRssMiB(), report.AllFinished() ? "yes" : "NO");
     for (uint32_t r = 0; r < ranks; ++r)
     {
@@ -84,6 +111,7 @@ main(int argc, char** argv)
     std::vector<std::string> transports;
     uint64_t bytes = 64 << 20;
     std::vector<std::string> args;
+    bool quiet = false;
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -95,6 +123,10 @@ main(int argc, char** argv)
             {
                 transports.push_back(item);
             }
+        }
+        else if (arg == "--quiet")
+        {
+            quiet = true;
         }
         else if (arg.rfind("--size=", 0) == 0)
         {
@@ -113,7 +145,7 @@ main(int argc, char** argv)
     if (workload != "dp" && workload != "ring")
     {
         std::fprintf(stderr, "usage: simulation-bench [--transport=MODEL[,MODEL...]] "
-                             "[--size=BYTES] dp|ring [ranks...]\n");
+                             "[--size=BYTES] [--quiet] dp|ring [ranks...]\n");
         return 2;
     }
     std::vector<uint32_t> sizes;
@@ -135,7 +167,7 @@ main(int argc, char** argv)
         for (const auto& transport : transports)
         {
             status |= chakra_bench::RunInChild(
-                [&]() { return RunOne(workload, ranks, transport, bytes); });
+                [&]() { return RunOne(workload, ranks, transport, bytes, quiet); });
         }
     }
     return status;

@@ -9,6 +9,9 @@
  * communication time; per collective size, time and bandwidth. --out=DIR writes CSV files and
  * --timeline=FILE a Chrome trace JSON (open it in https://ui.perfetto.dev).
  *
+ * Long runs print a progress line on stderr about once a wall-clock second (--progress=SECONDS,
+ * --quiet: none).
+ *
  * Any ns-3 attribute can also be set: e.g. --ns3::TcpTransport::BufferSize=16777216.
  * Exit status: 0 when every rank ran its whole trace, 1 otherwise (the report says why).
  *
@@ -32,6 +35,8 @@ main(int argc, char* argv[])
     std::string trace;
     std::string outDir;
     uint32_t rows = 20;
+    double progress = 1.0;
+    bool noProgress = false;
     ClusterOptions options; // defaults: the attributes' defaults
 
     CommandLine cmd(__FILE__);
@@ -97,6 +102,11 @@ main(int argc, char* argv[])
     cmd.AddValue("stopTime", "stop the simulation at this simulated time in seconds (0: never)",
                  options.stopSeconds);
     cmd.AddValue("rows", "rows per table in the printed report", rows);
+    cmd.AddValue("progress",
+                 "print a progress line (simulated time, nodes done, events/s) on stderr about "
+                 "every this many wall-clock seconds (0: never)",
+                 progress);
+    cmd.AddValue("quiet", "no progress lines", noProgress);
     cmd.Parse(argc, argv);
 
     // Launched by mpirun: this process takes part in one distributed simulation.
@@ -144,6 +154,15 @@ main(int argc, char* argv[])
             }
             simulating = true;
         });
+        if (first && !noProgress && progress > 0)
+        {
+            scenario.SetWallClockProgress(progress,
+                                          [](const ClusterScenario::WallProgress& line) {
+                                              std::cerr << "chakra-cluster: "
+                                                        << ClusterScenario::FormatProgress(line)
+                                                        << std::endl;
+                                          });
+        }
         ChakraReport report = scenario.Run(trace);
         report.Print(out, rows);
         if (!outDir.empty() && first)

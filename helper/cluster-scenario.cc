@@ -14,7 +14,10 @@
 #include "ns3/topology-file.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -71,6 +74,76 @@ ClusterScenario::Progress()
     if (!Simulator::IsFinished())
     {
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
+    }
+}
+
+namespace
+{
+
+double
+SteadySeconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+void
+ClusterScenario::SetWallClockProgress(double seconds,
+                                      std::function<void(const WallProgress&)> hook)
+{
+    m_wallInterval = seconds;
+    m_wallHook = std::move(hook);
+}
+
+std::string
+ClusterScenario::FormatProgress(const WallProgress& progress)
+{
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(3) << "simulated "
+         << progress.simulated.GetSeconds() * 1e3 << " ms, " << progress.nodesDone
+         << " nodes done, " << progress.events << " events, " << std::setprecision(2)
+         << progress.eventsPerSecond / 1e6 << " M events/s, wall " << std::setprecision(1)
+         << progress.wallSeconds << " s";
+    return line.str();
+}
+
+void
+ClusterScenario::WallProbe()
+{
+    const double now = SteadySeconds();
+    // Aim at about 8 checks per line, and at most one check per wall-clock millisecond (tiny
+    // intervals): double the simulated step while checks come faster than that, halve it while
+    // they come slower (a check costs one event).
+    const double target = std::max(m_wallInterval / 8, 1e-3);
+    const double sinceProbe = now - m_lastProbe;
+    m_lastProbe = now;
+    if (sinceProbe < target / 2 && m_probeStep < Seconds(1))
+    {
+        m_probeStep = m_probeStep * 2;
+    }
+    else if (sinceProbe > target * 2 && m_probeStep > NanoSeconds(1))
+    {
+        m_probeStep = m_probeStep / 2;
+    }
+    if (now - m_lastLine >= m_wallInterval)
+    {
+        WallProgress progress;
+        progress.simulated = Simulator::Now();
+        progress.nodesDone = m_nodesDone;
+        progress.events = Simulator::GetEventCount();
+        progress.wallSeconds = now - m_runStart;
+        progress.eventsPerSecond =
+            static_cast<double>(progress.events - m_lastLineEvents) / (now - m_lastLine);
+        m_lastLine = now;
+        m_lastLineEvents = progress.events;
+        m_wallHook(progress);
+    }
+    // Only while something else is scheduled (as Progress).
+    if (!Simulator::IsFinished())
+    {
+        Simulator::Schedule(m_probeStep, &ClusterScenario::WallProbe, this);
     }
 }
 
@@ -139,6 +212,25 @@ ClusterScenario::Run(const std::string& tracePrefix)
     if (probes && m_progress && m_progressInterval.IsStrictlyPositive())
     {
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
+    }
+    m_nodesDone = 0;
+    if (probes && m_wallHook && m_wallInterval > 0)
+    {
+        for (const Ptr<ChakraApplication>& app : chakra.GetApplications())
+        {
+            app->TraceConnectWithoutContext(
+                "NodeFinished",
+                Callback<void, uint32_t, std::shared_ptr<const EtNode>, Time, Time>(
+                    [this](uint32_t, std::shared_ptr<const EtNode>, Time, Time) {
+                        ++m_nodesDone;
+                    }));
+        }
+        m_runStart = SteadySeconds();
+        m_lastProbe = m_runStart;
+        m_lastLine = m_runStart;
+        m_lastLineEvents = Simulator::GetEventCount();
+        m_probeStep = MicroSeconds(1);
+        Simulator::Schedule(m_probeStep, &ClusterScenario::WallProbe, this);
     }
     Simulator::Run();
     // A distributed (MPI) run: every process's events count, and process 0 gets every rank's

@@ -107,6 +107,8 @@ def run_program(binary, trace, flags):
             return None, message[-1] if message else f"exit {result.returncode}"
         ranks = read_csv(os.path.join(work, "ranks.csv"))
         collectives = read_csv(os.path.join(work, "collectives.csv"))
+        fabric_path = os.path.join(work, "fabric.csv")
+        fabric = read_csv(fabric_path) if os.path.exists(fabric_path) else []
     exposed = [float(r["exposed_comm_us"]) for r in ranks]
     metrics = {
         "finished": int(all(r["finished"] == "1" for r in ranks)),
@@ -119,6 +121,13 @@ def run_program(binary, trace, flags):
         by_type.setdefault(c["type"], []).append(float(c["busbw_GBps"]))
     for kind, values in sorted(by_type.items()):
         metrics[f"busbw_{kind}_GBps"] = sum(values) / len(values)
+    # The rdma fabric's totals (PFC, ECN, drops), when the run has them.
+    total = next((r for r in fabric if r.get("port") == "total"), None)
+    if total is not None and "pfc_pause_sent" in total:
+        metrics["fabric_pfc_pauses"] = int(total["pfc_pause_sent"])
+        metrics["fabric_paused_us"] = float(total["paused_us"])
+        metrics["fabric_ecn_marks"] = int(total["ecn_marks"])
+        metrics["fabric_drops"] = int(total["drops"])
     return metrics, None
 
 

@@ -44,5 +44,18 @@ case $lab in
              d = it["rail-only"] - it["rail-optimized"]; if (d > 0.01 * it["rail-optimized"] || -d > 0.01 * it["rail-optimized"]) exit 3 }' \
     "$out/output.txt" || fail "rail-only should lead the all-to-all and rail designs the data-parallel step"
   ;;
+5)
+  # Columns: fabric victim_us incast_us pauses paused_us uplink_paused_us ecn_marks drops resent.
+  # PFC without congestion control: lossless, pauses spread to leaf A's uplink and the victim
+  # (alone on its receiver's link) waits behind the incast: > 3x its time alone. DCQCN keeps
+  # the queues below the PFC thresholds: the victim within 20% of its time alone. No PFC:
+  # drops, and go-back-N still delivers everything (every rank finished, resent packets).
+  ideal=$(awk '/^message/ { print $8 }' "$out/output.txt")
+  awk -v ideal="$ideal" '$1 == "pfc" { if (!($8 == 0 && $4 > 0 && $6 > 0 && $2 > 3 * ideal)) exit 1 }
+       $1 == "pfc-dcqcn" { if (!($8 == 0 && $2 < 1.2 * ideal)) exit 2 }
+       $1 == "no-pfc" { if (!($8 > 0 && $9 > 0)) exit 3 }' "$out/output.txt" ||
+    fail "PFC should block the victim, DCQCN free it, and go-back-N recover drops without PFC"
+  grep -c '^\(pfc\|pfc-dcqcn\|no-pfc\) ' "$out/output.txt" | grep -qx 3 || fail "three fabrics expected"
+  ;;
 esac
 echo "lab $lab: ok"

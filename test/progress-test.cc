@@ -1,0 +1,114 @@
+/*
+ * Progress lines of long runs: ClusterScenario's wall-clock hook, chakra-cluster's --progress
+ * and --quiet.
+ */
+#define BOOST_TEST_MODULE progress
+#include "chakra-test-data.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/** Nodes of the traces WriteRing writes: a process-group node and the all-reduce per rank. */
+constexpr uint64_t kNodes = 8;
+
+/** A 4-rank, 4 MiB all-reduce trace set. */
+std::string
+WriteRing(const chakra_test::TempDir& dir)
+{
+    const std::string prefix = dir.File("ring");
+    CollectiveBenchSpec spec;
+    spec.ranks = 4;
+    spec.bytes = 4 << 20;
+    WorkloadGenerator::WriteCollectiveBench(prefix, spec);
+    return prefix;
+}
+
+ChakraReport
+Run(const std::string& prefix, double progressSeconds,
+    std::vector<ClusterScenario::WallProgress>* lines)
+{
+    ClusterScenario scenario;
+    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(4));
+    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(1));
+    scenario.GetCluster()->SetAttribute("Transport", StringValue("rdma"));
+    if (lines)
+    {
+        scenario.SetWallClockProgress(progressSeconds,
+                                      [lines](const ClusterScenario::WallProgress& line) {
+                                          lines->push_back(line);
+                                      });
+    }
+    return scenario.Run(prefix);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(wall_clock_progress_reports_a_growing_run_and_changes_nothing)
+{
+    chakra_test::TempDir dir;
+    const std::string prefix = WriteRing(dir);
+    const ChakraReport quiet = Run(prefix, 0, nullptr);
+    // A nanosecond interval: every check prints, so a short run prints many lines.
+    std::vector<ClusterScenario::WallProgress> lines;
+    const ChakraReport watched = Run(prefix, 1e-9, &lines);
+    BOOST_TEST(quiet.AllFinished());
+    BOOST_TEST(watched.AllFinished());
+    // The check reads the model, never changes it: the same simulated result to the tick.
+    BOOST_TEST(watched.GetIterationTime() == quiet.GetIterationTime());
+    BOOST_REQUIRE(lines.size() >= 2u);
+    for (std::size_t i = 1; i < lines.size(); ++i)
+    {
+        BOOST_TEST(lines[i].simulated >= lines[i - 1].simulated);
+        BOOST_TEST(lines[i].events > lines[i - 1].events);
+        BOOST_TEST(lines[i].nodesDone >= lines[i - 1].nodesDone);
+        BOOST_TEST(lines[i].wallSeconds >= lines[i - 1].wallSeconds);
+    }
+    // Lines come while the ranks run (the simulation itself may go on a little longer: timers).
+    BOOST_TEST(lines.front().simulated < watched.GetIterationTime());
+    BOOST_TEST(lines.front().nodesDone < kNodes);
+    BOOST_TEST(lines.back().nodesDone <= kNodes);
+    const std::string text = ClusterScenario::FormatProgress(lines.back());
+    BOOST_TEST(text.find("simulated ") == 0u);
+    BOOST_TEST(text.find(" nodes done, ") != std::string::npos);
+    BOOST_TEST(text.find(" M events/s") != std::string::npos);
+    // An interval longer than the run: no line.
+    lines.clear();
+    Run(prefix, 3600, &lines);
+    BOOST_TEST(lines.empty());
+}
+
+BOOST_AUTO_TEST_CASE(chakra_cluster_prints_progress_on_stderr_unless_quiet)
+{
+    chakra_test::TempDir dir;
+    const std::string prefix = WriteRing(dir);
+    const std::string base = chakra_test::ToolPath("chakra-cluster") + " --trace=" + prefix +
+                             " --hosts=4 --gpusPerHost=1 --transport=rdma";
+    const std::string err = dir.File("err.txt");
+    auto run = [&](const std::string& flags) {
+        const int status = std::system((base + flags + " > /dev/null 2> " + err).c_str());
+        BOOST_TEST(WIFEXITED(status));
+        BOOST_TEST(WEXITSTATUS(status) == 0);
+        return chakra_test::ReadFileBytes(err);
+    };
+    const std::string printed = run(" --progress=0.000000001");
+    BOOST_TEST_INFO(printed);
+    BOOST_TEST(printed.find("chakra-cluster: simulated ") != std::string::npos);
+    BOOST_TEST(printed.find(" nodes done, ") != std::string::npos);
+    const std::string silenced = run(" --progress=0.000000001 --quiet");
+    BOOST_TEST_INFO(silenced);
+    BOOST_TEST(silenced.find("simulated ") == std::string::npos);
+    const std::string off = run(" --progress=0");
+    BOOST_TEST(off.find("simulated ") == std::string::npos);
+}
