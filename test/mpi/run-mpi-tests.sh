@@ -15,6 +15,7 @@
 #   gather16-pfc  a 16-rank gather of 1 MiB on the RDMA fabric, a static PFC threshold: the
 #              switch pauses NICs of other processes (PFC frames cross: checked); its times
 #              are reported, not checked (KNOWN, as ar64-ls)
+#   ar64-nm-tcp, ar64-nm-rdma  ar64 with ns-3's NullMessageSimulatorImpl (2 processes)
 #   ar64-ls    the same on a leaf-spine (2 hosts per leaf, 2 spines): reported, not checked
 #              (KNOWN below: a few ns differ with 2 and 4 processes; doc/building.md says why)
 # Prints one line per run with its wall time (doc/benchmarks.md) and "N passed, N failed".
@@ -132,6 +133,15 @@ run ar64-rdma 0 "${ar64[@]}" "${rdma[@]}"
 for np in 2 4; do
   run ar64-rdma "$np" "${ar64[@]}" "${rdma[@]}"
   same ar64-rdma "$np"
+done
+# ns-3's other algorithm, null messages: it needs a stop time (its null messages keep every
+# process's event queue non-empty, so it never sees the end), here well after the last rank.
+nm=(--stopTime=0.001)
+for transport in tcp rdma; do
+  run "ar64-nm-$transport" 0 "${ar64[@]}" --transport="$transport" "${nm[@]}"
+  run "ar64-nm-$transport" 2 "${ar64[@]}" --transport="$transport" "${nm[@]}" \
+    --SimulatorImplementationType=ns3::NullMessageSimulatorImpl
+  same "ar64-nm-$transport" 2
 done
 # An incast with PFC: 15 ranks send 1 MiB each to rank 0; with a static XOFF threshold the
 # switch pauses the senders' NICs, several of which run in other processes than the switch.
