@@ -363,6 +363,43 @@ BOOST_FIXTURE_TEST_CASE(incast_with_pfc_is_lossless_fair_and_keeps_the_receiver_
     BOOST_TEST(Jain(shares) >= 0.95);
 }
 
+BOOST_FIXTURE_TEST_CASE(a_static_threshold_below_the_resume_offset_still_resumes, Fresh)
+{
+    // XOFF at 12,000 bytes per ingress port, while the default RESUME offset is two of the
+    // port's largest frames (2 x 9038 bytes): a port may only resume once it has drained to
+    // nothing. Found on NVSwitch ports (65 KB frames) with a 64 KiB static threshold, where
+    // the paused GPUs never resumed and the run went on for ever. 4 senders -> 1 receiver,
+    // 256 KiB each: pauses must happen (4 x 9 KB frames arrive at once), every message must
+    // arrive, nothing is dropped. The stop time is only a guard against the old hang.
+    Config::SetDefault("ns3::RdmaSwitch::PfcThreshold", StringValue("static"));
+    Config::SetDefault("ns3::RdmaSwitch::PfcStaticThreshold", UintegerValue(12000));
+    const uint32_t senders = 4;
+    const uint32_t receiver = senders;
+    Network network = Install(Star(senders + 1, "100Gbps", MicroSeconds(1)));
+    const uint64_t bytes = 256u << 10;
+    uint32_t delivered = 0;
+    network.fabric->GetNic(receiver)->SetDeliverCallback(
+        [&](const MessageHeader&) { ++delivered; });
+    Simulator::ScheduleNow([&]() {
+        for (uint32_t s = 0; s < senders; ++s)
+        {
+            network.fabric->GetNic(s)->Send(receiver, Message(s, bytes), []() {});
+        }
+    });
+    Simulator::Stop(MilliSeconds(100));
+    Simulator::Run();
+    BOOST_TEST(delivered == senders);
+    uint64_t drops = 0;
+    uint64_t pauses = 0;
+    for (const auto& device : network.fabric->GetDevices())
+    {
+        drops += device->GetStats().drops;
+        pauses += device->GetStats().pausesReceived;
+    }
+    BOOST_TEST(drops == 0u);
+    BOOST_TEST(pauses > 0u);
+}
+
 BOOST_FIXTURE_TEST_CASE(without_pfc_small_buffers_drop_and_go_back_n_recovers, Fresh)
 {
     // 8 -> 1 incast into a 200 KB buffer, PFC off: the switch drops; NAKs and timeouts must

@@ -17,6 +17,9 @@
 namespace ns3
 {
 
+/** 128-bit products of picoseconds and bit rates (__extension__: GCC's type, kept pedantic-clean). */
+__extension__ typedef unsigned __int128 Uint128;
+
 NS_LOG_COMPONENT_DEFINE("ChakraRdmaSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
 
@@ -175,7 +178,7 @@ RdmaSwitch::SizeBuffer()
                                                          : Time(0);
         // Bytes on the cable in a round trip, in integers (ps x bit/s / 8e12, rounded up).
         const auto roundTrip = static_cast<uint64_t>(
-            (static_cast<unsigned __int128>(2 * delay.GetPicoSeconds()) * bitRate + 8000000000000ull - 1) /
+            (static_cast<Uint128>(2 * delay.GetPicoSeconds()) * bitRate + 8000000000000ull - 1) /
             8000000000000ull);
         // What can still arrive after this port decides to pause: the PFC frame waits for the
         // frame being sent upstream (1), crosses the cable, the upstream port finishes its
@@ -386,8 +389,11 @@ RdmaSwitch::CheckResume()
     for (uint32_t index = 0; index < m_ports.size() && m_xoffCount > 0; ++index)
     {
         Port& port = m_ports[index];
-        if (port.xoff && port.headroomBytes == 0 &&
-            port.sharedBytes + port.resumeOffset <= threshold)
+        // RESUME at the threshold less the offset, floored at an empty port: an offset larger
+        // than the threshold (a small static threshold on 65 KB NVLink frames, or a dynamic
+        // one shrunk by a full buffer) must not keep the port paused for ever.
+        const uint64_t resumeAt = threshold > port.resumeOffset ? threshold - port.resumeOffset : 0;
+        if (port.xoff && port.headroomBytes == 0 && port.sharedBytes <= resumeAt)
         {
             port.xoff = false;
             --m_xoffCount;
