@@ -64,7 +64,7 @@ echo "build took $(( $(date +%s) - start )) s"
 
 echo "== building and running the scratch scenario (ns-3's scratch/ folder)"
 cmake --build cmake-cache -j "$jobs" --target scratch_chakra-two-node-scenario
-scratch_program=$(ls build/scratch/ns3.37-chakra-two-node-scenario-* | head -n 1)
+scratch_program=$(ls build/scratch/ns3.37-chakra-two-node-scenario* | head -n 1)
 "$scratch_program" | grep "finished 2/2"
 
 echo "== running the module's tests (CTest label chakra)"
