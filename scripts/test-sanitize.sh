@@ -47,7 +47,9 @@ if [ ! -f "$costs" ]; then
 fi
 start=$(date +%s)
 set +e
-ctest --test-dir "$build" --output-on-failure -j "$jobs" ${CTEST_ARGS:-}
+# Not chakra-install: it builds an outside project without the sanitizers against the installed
+# library, which cannot link an instrumented one (it runs in the plain build, "make test").
+ctest --test-dir "$build" --output-on-failure -j "$jobs" -E '^chakra-install$' ${CTEST_ARGS:-}
 code=$?
 set -e
 echo "== sanitizer tests (CHAKRA_QUICK=$CHAKRA_QUICK): $(( $(date +%s) - start )) s"
