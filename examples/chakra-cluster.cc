@@ -140,7 +140,7 @@ main(int argc, char* argv[])
             return 1;
         }
         ClusterScenario scenario;
-        options.Apply(scenario, ranks);
+        options.Apply(scenario, ranks, trace);
         out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
         scenario.SetBeforeRun([&](const std::vector<Ptr<ChakraApplication>>&) {
             out << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;

@@ -299,7 +299,7 @@ ClusterOptions::ClusterOptions()
 }
 
 void
-ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
+ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces)
 {
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     cluster->SetAttribute("Topology", StringValue(topology));
@@ -329,7 +329,8 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
     {
         if (fixed != ranks)
         {
-            throw std::invalid_argument("the traces have " + std::to_string(ranks) +
+            throw std::invalid_argument((traces.empty() ? "" : traces + ".*.et: ") + "the traces have " +
+                                    std::to_string(ranks) +
                                         " ranks but the " + spec.kind + " topology has " +
                                         std::to_string(fixed) + " GPUs");
         }
@@ -350,7 +351,8 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks)
     }
     if (g == 0 || h == 0 || h * g != ranks)
     {
-        throw std::invalid_argument("the traces have " + std::to_string(ranks) +
+        throw std::invalid_argument((traces.empty() ? "" : traces + ".*.et: ") + "the traces have " +
+                                    std::to_string(ranks) +
                                     " ranks but the cluster is " + std::to_string(h) + " host(s) x " +
                                     std::to_string(g) + " GPU(s)");
     }

@@ -153,9 +153,10 @@ struct ClusterOptions
      * Resolves hosts x gpusPerHost for \p ranks (hosts or GPUs per host a topology file sets
      * are taken from it; a torus or multi-dim topology has its own GPU count) and configures
      * the scenario.
+     * \param traces the traces' prefix, named in the error (may be empty)
      * \throws std::invalid_argument when the cluster cannot hold exactly \p ranks ranks
      */
-    void Apply(ClusterScenario& scenario, uint32_t ranks);
+    void Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces = "");
 };
 
 /**

@@ -451,7 +451,7 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         Say(line);
     }
     ClusterScenario scenario;
-    options.Apply(scenario, ranks);
+    options.Apply(scenario, ranks, prefix);
     if (!offsetsUs.empty())
     {
         std::string list;

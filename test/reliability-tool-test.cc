@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
                       .exitCode == 0);
     ExpectFailure("chakra-cluster",
                   Tool("chakra-cluster") + " --trace=" + four + " --hosts=1 --gpusPerHost=2",
-                  "the traces have 4 ranks but the cluster is 1 host(s) x 2 GPU(s)");
+                  four + ".*.et: the traces have 4 ranks but the cluster is 1 host(s) x 2 GPU(s)");
     // A process group naming rank 5 in a job of two ranks.
     WriteFileBytes(dir.File("pg.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
         {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
@@ -324,8 +324,8 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
     BOOST_REQUIRE(converted.exitCode == 0);
     expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File("pg") +
                        " --hosts=1 --gpusPerHost=2",
-                   "node 0 (process_group:init): process group '0' names a rank beyond the 2 "
-                   "ranks of this job");
+                   dir.File("pg.0.et") + ": node 0 (process_group:init): process group '0' names "
+                   "a rank beyond the 2 ranks of this job");
     // Durations that are not numbers: NaN and -infinity (the JSON form's "nan", "-inf").
     for (const std::string value : {"nan", "-inf", "inf"})
     {

@@ -384,8 +384,10 @@ ChakraApplication::Fail(const std::string& message)
         return;
     }
     m_failed = true;
-    m_stats.error = message;
-    NS_LOG_ERROR("rank " << m_rank << ": " << message);
+    // Every error names the trace it comes from (node descriptions do not).
+    const bool named = m_tracePath.empty() || message.find(m_tracePath) != std::string::npos;
+    m_stats.error = named ? message : m_tracePath + ": " + message;
+    NS_LOG_ERROR("rank " << m_rank << ": " << m_stats.error);
 }
 
 void
