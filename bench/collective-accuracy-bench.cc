@@ -30,6 +30,7 @@
  * MTU + 38 (IPv4, UDP, BTH, ICRC; Ethernet header, FCS, preamble, gap); and rdma's sends
  * complete when acknowledged, which adds the last ACK's way back once (PathModel::completion).
  */
+#include "bench-labels.h"
 #include "bench-util.h"
 
 #include "ns3/chakra-module.h"
@@ -55,6 +56,9 @@ using ChakraProtoMsg::CollectiveCommType;
 
 namespace
 {
+
+using chakra_bench::CollectiveLabel;
+using chakra_bench::SizeLabel;
 
 /** Bytes one packet adds on a point-to-point link (PPP header). */
 constexpr double kPppHeader = 2;
@@ -436,40 +440,6 @@ SimulateGenerated(CollectiveCommType type,
     return result;
 }
 
-/** \return a size label: 64KiB, 1MiB, ... (bytes if not a whole number of KiB) */
-std::string
-SizeLabel(uint64_t bytes)
-{
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
-    int unit = 0;
-    while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0)
-    {
-        bytes /= 1024;
-        ++unit;
-    }
-    return std::to_string(bytes) + units[unit];
-}
-
-/** The collective's name as the table prints it. */
-std::string
-CollectiveLabel(CollectiveCommType type)
-{
-    switch (type)
-    {
-    case ChakraProtoMsg::ALL_REDUCE:
-        return "all-reduce";
-    case ChakraProtoMsg::ALL_GATHER:
-        return "all-gather";
-    case ChakraProtoMsg::REDUCE_SCATTER:
-        return "reduce-scatter";
-    case ChakraProtoMsg::ALL_TO_ALL:
-        return "all-to-all";
-    case ChakraProtoMsg::BROADCAST:
-        return "broadcast";
-    default:
-        return CommTypeName(type);
-    }
-}
 
 /** The transports of the columns (set from the options). */
 std::vector<std::string> g_transports{"tcp", "rdma"};

@@ -27,6 +27,7 @@
  *    target 5%.
  * Each simulation runs in a child process (its own wall time and peak RSS).
  */
+#include "bench-labels.h"
 #include "bench-util.h"
 
 #include "ns3/chakra-module.h"
@@ -49,6 +50,9 @@ using ChakraProtoMsg::CollectiveCommType;
 
 namespace
 {
+
+using chakra_bench::CollectiveLabel;
+using chakra_bench::SizeLabel;
 
 /** What a child sends back through a pipe. */
 struct ChildResult
@@ -205,38 +209,6 @@ class Traces
     std::vector<std::string> m_files;
 };
 
-std::string
-SizeLabel(uint64_t bytes)
-{
-    const char* units[] = {"B", "KiB", "MiB", "GiB"};
-    int unit = 0;
-    while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0)
-    {
-        bytes /= 1024;
-        ++unit;
-    }
-    return std::to_string(bytes) + units[unit];
-}
-
-std::string
-CollectiveLabel(CollectiveCommType type)
-{
-    switch (type)
-    {
-    case ChakraProtoMsg::ALL_REDUCE:
-        return "all-reduce";
-    case ChakraProtoMsg::ALL_GATHER:
-        return "all-gather";
-    case ChakraProtoMsg::REDUCE_SCATTER:
-        return "reduce-scatter";
-    case ChakraProtoMsg::ALL_TO_ALL:
-        return "all-to-all";
-    case ChakraProtoMsg::BROADCAST:
-        return "broadcast";
-    default:
-        return CommTypeName(type);
-    }
-}
 
 /** Command-line options. */
 struct Options
