@@ -1,5 +1,7 @@
 #include "tcp-transport.h"
 
+#include "tcp-transport-socket.h"
+
 #include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-header.h"
@@ -88,7 +90,13 @@ TcpTransport::GetTypeId()
                           "than a datacenter RTO of 1 ms. 200 ms is Linux's default.",
                           TimeValue(MilliSeconds(200)),
                           MakeTimeAccessor(&TcpTransport::m_minRto),
-                          MakeTimeChecker());
+                          MakeTimeChecker())
+            .AddTraceSource("Retransmission",
+                            "A data segment of one of this rank's connections (either "
+                            "direction) sent again: its bytes. The modeled fabric is lossless, "
+                            "so this should never fire (TcpTransportSocket).",
+                            MakeTraceSourceAccessor(&TcpTransport::m_retransmissionTrace),
+                            "ns3::TcpTransport::RetransmissionCallback");
     return tid;
 }
 
@@ -187,7 +195,7 @@ TcpTransport::Start()
         }
         return;
     }
-    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    m_listener = TcpTransportSocket::Create(GetNode());
     // Accepted sockets inherit this; they only send ACKs (and one byte), so any size works.
     ConfigureSocket(m_listener, SegmentSize(GetRank()));
     if (m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
@@ -228,8 +236,9 @@ TcpTransport::GetConnection(uint32_t peer)
 void
 TcpTransport::OpenConnection(Connection& connection)
 {
-    connection.socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    connection.socket = TcpTransportSocket::Create(GetNode());
     ConfigureSocket(connection.socket, SegmentSize(connection.peer));
+    TraceRetransmissions(connection.socket);
     connection.socket->Bind();
     m_peerOfSocket[PeekPointer(connection.socket)] = connection.peer;
     connection.socket->SetConnectCallback(MakeCallback(&TcpTransport::HandleConnected, this),
@@ -346,12 +355,38 @@ void
 TcpTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
 {
     socket->SetRecvCallback(MakeCallback(&TcpTransport::HandleRecv, this));
+    // A fork of the listener: its trace sources start without sinks.
+    TraceRetransmissions(socket);
     m_incoming[PeekPointer(socket)] = Incoming();
     m_accepted.push_back(socket);
     // The SYN-ACK advertises at most 64 KiB (the window scale applies from the next segment),
     // and this side otherwise sends only ACKs after data arrives: the sender would stall one
     // round trip on its first message over 64 KiB. One byte back carries the scaled window.
     socket->Send(Create<Packet>(1));
+}
+
+void
+TcpTransport::TraceRetransmissions(Ptr<Socket> socket)
+{
+    if (!socket->TraceConnectWithoutContext(
+            "Retransmission",
+            MakeCallback(&TcpTransport::HandleRetransmission, this)))
+    {
+        NS_FATAL_ERROR("a tcp transport socket without the Retransmission trace source");
+    }
+}
+
+void
+TcpTransport::HandleRetransmission(SequenceNumber32 /* seq */, uint32_t bytes)
+{
+    ++m_retransmissions;
+    m_retransmissionTrace(bytes);
+}
+
+uint64_t
+TcpTransport::GetRetransmissions() const
+{
+    return m_retransmissions;
 }
 
 void

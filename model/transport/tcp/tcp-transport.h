@@ -12,7 +12,9 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/sequence-number.h"
 #include "ns3/socket.h"
+#include "ns3/traced-callback.h"
 
 #include <deque>
 #include <functional>
@@ -43,7 +45,10 @@ namespace ns3
  *   TCP with timestamps), send and receive buffers of BufferSize (1 MiB: above bandwidth x
  *   RTT of NVLink and 400 Gbps NIC paths), an initial window of the whole buffer
  *   (flows start at line rate, the receive window caps bytes in flight), fast delayed ACKs and a
- *   200 ms minimum RTO (the fabric is lossless: a timeout could only be spurious).
+ *   200 ms minimum RTO (the fabric is lossless: a timeout could only be spurious);
+ * - the sockets are TcpTransportSocket: ns-3's TCP, except that data in a segment whose ACK
+ *   was overtaken by a later pure ACK (AckPriorityQueue) is kept instead of dropped, and that
+ *   segments sent again are traced (Retransmission).
  * Nothing here is shared with other ranks: peers are only addresses.
  */
 class TcpTransport : public CommTransport
@@ -57,6 +62,10 @@ class TcpTransport : public CommTransport
     /** Starts listening and, in jobs of up to PreconnectLimit ranks, connects to every peer. */
     void Start() override;
     std::string GetModelName() const override;
+    /** \return data segments sent again so far on this rank's connections (both directions) */
+    uint64_t GetRetransmissions() const;
+    /** Signature of the Retransmission trace: the bytes of the segment sent again. */
+    typedef void (*RetransmissionCallback)(uint32_t bytes);
 
   protected:
     void DoDispose() override;
@@ -101,6 +110,10 @@ class TcpTransport : public CommTransport
     bool HandleAcceptRequest(Ptr<Socket> socket, const Address& from);
     void HandleAccept(Ptr<Socket> socket, const Address& from);
     void HandleRecv(Ptr<Socket> socket);
+    /** Connects \p socket's Retransmission trace (a TcpTransportSocket's) to the count. */
+    void TraceRetransmissions(Ptr<Socket> socket);
+    /** Counts a retransmitted segment of one of the connections. */
+    void HandleRetransmission(SequenceNumber32 seq, uint32_t bytes);
     /** Reads and drops what arrives on an outgoing connection (the window-opening byte). */
     void HandleDiscard(Ptr<Socket> socket);
     /** Writes as much queued data as the socket takes; completes fully written messages. */
@@ -123,6 +136,8 @@ class TcpTransport : public CommTransport
     std::map<Socket*, uint32_t> m_peerOfSocket;          //!< outgoing socket -> peer
     std::map<Socket*, Incoming> m_incoming;              //!< accepted sockets
     std::vector<Ptr<Socket>> m_accepted;                 //!< keeps accepted sockets alive
+    uint64_t m_retransmissions{0};                       //!< segments sent again
+    TracedCallback<uint32_t> m_retransmissionTrace;      //!< bytes of each
 };
 
 } // namespace ns3
