@@ -129,6 +129,21 @@ Jain(const std::vector<double>& x)
     return sum * sum / (static_cast<double>(x.size()) * squares);
 }
 
+/** Sets DCQCN's sender parameters to the paper's (Zhu et al., SIGCOMM 2015). */
+void
+PinPaperDcqcn()
+{
+    Config::SetDefault("ns3::DcqcnRateControl::G", DoubleValue(1.0 / 256));
+    Config::SetDefault("ns3::DcqcnRateControl::AlphaUpdatePeriod", TimeValue(MicroSeconds(55)));
+    Config::SetDefault("ns3::DcqcnRateControl::RateIncreasePeriod", TimeValue(MicroSeconds(55)));
+    Config::SetDefault("ns3::DcqcnRateControl::ByteCounter", UintegerValue(10000000));
+    Config::SetDefault("ns3::DcqcnRateControl::FastRecoverySteps", UintegerValue(5));
+    Config::SetDefault("ns3::DcqcnRateControl::AdditiveIncrease", DataRateValue(DataRate("40Mbps")));
+    Config::SetDefault("ns3::DcqcnRateControl::HyperIncrease", DataRateValue(DataRate("400Mbps")));
+    Config::SetDefault("ns3::DcqcnRateControl::ClampTargetRate", BooleanValue(true));
+    Config::SetDefault("ns3::DcqcnRateControl::AlphaFromFirstCnp", BooleanValue(false));
+}
+
 } // namespace
 
 BOOST_FIXTURE_TEST_CASE(one_flow_over_one_link_is_latency_plus_wire_bytes_over_bandwidth, Fresh)
@@ -221,7 +236,10 @@ BOOST_FIXTURE_TEST_CASE(dcqcn_two_flows_converge_to_half_the_bottleneck, Fresh)
 BOOST_FIXTURE_TEST_CASE(dcqcn_rate_rules_follow_the_paper, Fresh)
 {
     // By hand from the DCQCN rules with the paper's parameters at 100 Gbps (g = 1/256,
-    // T = K = 55 us, F = 5, R_AI = 40 Mbps).
+    // T = K = 55 us, B = 10 MB, F = 5, R_AI = 40 Mbps, R_HAI = 400 Mbps, R_T = R_C on every
+    // CNP, alpha 1 from the flow's start): the defaults, pinned so that the test keeps
+    // checking the paper's rules whatever the defaults become.
+    PinPaperDcqcn();
     Ptr<DcqcnRateControl> dcqcn = CreateObject<DcqcnRateControl>();
     dcqcn->Start(DataRate("100Gbps"), Seconds(0));
     BOOST_TEST(dcqcn->GetRate(MicroSeconds(1000)).GetBitRate() == 100000000000ull);
@@ -264,6 +282,105 @@ BOOST_FIXTURE_TEST_CASE(dcqcn_rate_rules_follow_the_paper, Fresh)
     dcqcn->OnCnp(Seconds(0));
     dcqcn->OnSent(1000000, NanoSeconds(10));
     BOOST_TEST(dcqcn->GetRate(NanoSeconds(10)).GetBitRate() == 75000000000ull);
+}
+
+BOOST_FIXTURE_TEST_CASE(dcqcn_rate_rules_with_the_nic_firmware_parameters, Fresh)
+{
+    // By hand from the same rules with the NIC firmware's parameters (doc/chakra.md: g =
+    // 5/1024 per 1 us, alpha 1 at the first CNP, T = 300 us, B = 32767 bytes, F = 1, R_AI =
+    // 5 Mbps, R_T = R_C only if the rate increased since the last CNP).
+    Config::SetDefault("ns3::DcqcnRateControl::G", DoubleValue(5.0 / 1024));
+    Config::SetDefault("ns3::DcqcnRateControl::AlphaUpdatePeriod", TimeValue(MicroSeconds(1)));
+    Config::SetDefault("ns3::DcqcnRateControl::AlphaFromFirstCnp", BooleanValue(true));
+    Config::SetDefault("ns3::DcqcnRateControl::RateIncreasePeriod", TimeValue(MicroSeconds(300)));
+    Config::SetDefault("ns3::DcqcnRateControl::ByteCounter", UintegerValue(32767));
+    Config::SetDefault("ns3::DcqcnRateControl::FastRecoverySteps", UintegerValue(1));
+    Config::SetDefault("ns3::DcqcnRateControl::AdditiveIncrease", DataRateValue(DataRate("5Mbps")));
+    Config::SetDefault("ns3::DcqcnRateControl::HyperIncrease", DataRateValue(DataRate("50Mbps")));
+    Config::SetDefault("ns3::DcqcnRateControl::ClampTargetRate", BooleanValue(false));
+    Ptr<DcqcnRateControl> dcqcn = CreateObject<DcqcnRateControl>();
+    dcqcn->Start(DataRate("100Gbps"), Seconds(0));
+    const Time t = MicroSeconds(1000);
+    // 1 ms without a CNP: alpha would have decayed to nothing, but the first CNP sets it to 1.
+    dcqcn->OnCnp(t);
+    BOOST_TEST(dcqcn->GetRate(t).GetBitRate() == 50000000000ull);
+    BOOST_TEST(std::abs(dcqcn->GetAlpha(t) - 1.0) < 1e-12); // (1 - g) 1 + g
+    BOOST_TEST(std::abs(dcqcn->GetTargetRate(t) - 100e9) < 1.0);
+    // One byte-counter period: BC = 1 = F, fast recovery: (100 + 50) / 2.
+    dcqcn->OnSent(32767, t);
+    BOOST_TEST(std::abs(static_cast<double>(dcqcn->GetRate(t).GetBitRate()) - 75e9) < 1.0);
+    // The second: BC = 2 > F, additive: R_T = min(100 Gbps + 5 Mbps, line), R_C halfway.
+    dcqcn->OnSent(32767, t);
+    BOOST_TEST(std::abs(static_cast<double>(dcqcn->GetRate(t).GetBitRate()) - 87.5e9) < 1.0);
+    // A CNP after an increase: R_T = R_C = 87.5, R_C halves (alpha still 1 at the same time).
+    dcqcn->OnCnp(t);
+    BOOST_TEST(std::abs(dcqcn->GetTargetRate(t) - 87.5e9) < 1.0);
+    BOOST_TEST(std::abs(static_cast<double>(dcqcn->GetRate(t).GetBitRate()) - 43.75e9) < 1.0);
+    // Ten microseconds later, another: no increase since the last CNP, so R_T stays; alpha has
+    // decayed 10 times by (1 - 5/1024).
+    const Time later = t + MicroSeconds(10);
+    const double alpha = std::pow(1019.0 / 1024, 10);
+    BOOST_TEST(std::abs(dcqcn->GetAlpha(later) - alpha) < 1e-12);
+    dcqcn->OnCnp(later);
+    BOOST_TEST(std::abs(dcqcn->GetTargetRate(later) - 87.5e9) < 1.0);
+    const double cut = 43.75e9 * (1 - alpha / 2);
+    BOOST_TEST(std::abs(static_cast<double>(dcqcn->GetRate(later).GetBitRate()) - cut) < 1.0);
+    // The rate timer's first expiry, 300 us after that CNP: T = 1 = F, fast recovery.
+    const Time timer = later + MicroSeconds(300);
+    BOOST_TEST(std::abs(static_cast<double>(dcqcn->GetRate(timer).GetBitRate()) -
+                        (87.5e9 + cut) / 2) < 1.0);
+}
+
+BOOST_FIXTURE_TEST_CASE(ecn_thresholds_follow_the_port_rate_when_asked, Fresh)
+{
+    // EcnKmin = EcnKmax = 0: 4,000 and 16,000 bytes per Gbps of each port (ASTRA-sim's
+    // 400 KB / 1.6 MB at 100 Gbps): 400 KB / 1.6 MB on a 100 Gbps port, 1.6 MB / 6.4 MB on a
+    // 400 Gbps one. Fixed values win on every port.
+    Config::SetDefault("ns3::RdmaSwitch::EcnKmin", UintegerValue(0));
+    Config::SetDefault("ns3::RdmaSwitch::EcnKmax", UintegerValue(0));
+    auto topology = std::make_shared<ClusterTopology>();
+    topology->AddGpu(0);
+    topology->AddGpu(1);
+    const uint32_t sw = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
+    topology->AddLink(0, sw, DataRate("100Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
+    topology->AddLink(1, sw, DataRate("400Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
+    Network network = Install(topology);
+    Ptr<RdmaSwitch> rdmaSwitch = network.fabric->GetSwitch(sw);
+    BOOST_TEST(rdmaSwitch->GetEcnKmin(0) == 400000u);
+    BOOST_TEST(rdmaSwitch->GetEcnKmax(0) == 1600000u);
+    BOOST_TEST(rdmaSwitch->GetEcnKmin(1) == 1600000u);
+    BOOST_TEST(rdmaSwitch->GetEcnKmax(1) == 6400000u);
+    Simulator::Destroy();
+    Config::Reset();
+    Network fixed = Install(topology);
+    BOOST_TEST(fixed.fabric->GetSwitch(sw)->GetEcnKmin(1) == 5000u);
+    BOOST_TEST(fixed.fabric->GetSwitch(sw)->GetEcnKmax(1) == 200000u);
+}
+
+BOOST_FIXTURE_TEST_CASE(the_run_ends_at_the_last_real_event, Fresh)
+{
+    // One 1 MiB message over one 100 Gbps link (2 us cable): nothing is left to do once the
+    // ACK of its last packet is back, so Run() must return then, not when a retransmission
+    // timer (RetransmitTimeout, 4 ms after the last progress) would have fired.
+    auto topology = std::make_shared<ClusterTopology>();
+    topology->AddGpu(0);
+    topology->AddGpu(1);
+    topology->AddLink(0, 1, DataRate("100Gbps"), MicroSeconds(2), 9000, ClusterTopology::SCALE_OUT);
+    Network network = Install(topology);
+    Time sent;
+    uint32_t delivered = 0;
+    network.fabric->GetNic(1)->SetDeliverCallback([&](const MessageHeader&) { ++delivered; });
+    Simulator::ScheduleNow([&]() {
+        network.fabric->GetNic(0)->Send(1, Message(0, 1u << 20), [&]() { sent = Simulator::Now(); });
+    });
+    Simulator::Run();
+    BOOST_TEST(delivered == 1u);
+    BOOST_REQUIRE(sent > Seconds(0));
+    // The send completes at about 2 us + 1 MiB / 12.5 GB/s + 2 us = 88 us; a few us of slack
+    // for anything still on the wire (the last ACK's own frame), far below the 4 ms timeout.
+    BOOST_TEST_INFO("completed at " << sent.GetMicroSeconds() << " us, run ended at "
+                                    << Simulator::Now().GetMicroSeconds() << " us");
+    BOOST_TEST((Simulator::Now() - sent).GetMicroSeconds() <= 5);
 }
 
 BOOST_FIXTURE_TEST_CASE(incast_with_pfc_is_lossless_fair_and_keeps_the_receiver_busy, Fresh)

@@ -83,18 +83,33 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("EcnKmin",
-                          "RED: no marking up to this egress queue, bytes (DCQCN: 5 KB).",
+                          "RED: no marking up to this egress queue, bytes (DCQCN's 40 Gbps "
+                          "deployment: 5 KB); 0: EcnKminPerGbps x the port's rate.",
                           UintegerValue(5000),
                           MakeUintegerAccessor(&RdmaSwitch::m_kMin),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcnKmax",
                           "RED: marking probability EcnPmax at this queue, 1 above, bytes "
-                          "(DCQCN: 200 KB).",
+                          "(DCQCN's 40 Gbps deployment: 200 KB); 0: EcnKmaxPerGbps x the port's "
+                          "rate.",
                           UintegerValue(200000),
                           MakeUintegerAccessor(&RdmaSwitch::m_kMax),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKminPerGbps",
+                          "Kmin of a port per Gbps of its rate when EcnKmin is 0, bytes "
+                          "(ASTRA-sim's ns-3 configuration: 400 KB at 100 Gbps).",
+                          UintegerValue(4000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kMinPerGbps),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmaxPerGbps",
+                          "Kmax of a port per Gbps of its rate when EcnKmax is 0, bytes "
+                          "(ASTRA-sim's ns-3 configuration: 1600 KB at 100 Gbps).",
+                          UintegerValue(16000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kMaxPerGbps),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcnPmax",
-                          "RED: marking probability at EcnKmax (DCQCN: 1%).",
+                          "RED: marking probability at EcnKmax (DCQCN's 40 Gbps deployment: 1%; "
+                          "ASTRA-sim's ns-3 configuration: 20%).",
                           DoubleValue(0.01),
                           MakeDoubleAccessor(&RdmaSwitch::m_pMax),
                           MakeDoubleChecker<double>(0, 1));
@@ -188,6 +203,12 @@ RdmaSwitch::SizeBuffer()
             roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes;
         port.headroom = m_pfcEnabled ? (m_headroomAttribute > 0 ? m_headroomAttribute : computed) : 0;
         port.resumeOffset = m_resumeOffsetAttribute > 0 ? m_resumeOffsetAttribute : 2 * frame;
+        // ECN thresholds in proportion to the port's rate unless set: a queue of a given size
+        // drains 4 times faster at 400 Gbps than at 100 Gbps, so the same bytes mean less
+        // congestion. Kmax stays above Kmin (the RED slope divides by their difference).
+        const uint64_t gbps = (bitRate + 999999999) / 1000000000;
+        port.kMin = m_kMin > 0 ? m_kMin : m_kMinPerGbps * gbps;
+        port.kMax = std::max(m_kMax > 0 ? m_kMax : m_kMaxPerGbps * gbps, port.kMin + 1);
         reserved += port.headroom;
     }
     if (reserved >= m_bufferSize)
@@ -308,8 +329,8 @@ RdmaSwitch::Dequeue(uint32_t index)
     Release(entry);
     // Marking on departure, on what is still queued behind the packet: the freshest view of
     // the queue, and none on a port that only forwards at line rate.
-    if (m_ecnEnabled && port.ecn && entry.ect && port.queueBytes > m_kMin &&
-        m_random->GetValue() < MarkProbability(port.queueBytes))
+    if (m_ecnEnabled && port.ecn && entry.ect && port.queueBytes > port.kMin &&
+        m_random->GetValue() < MarkProbability(port, port.queueBytes))
     {
         RoceV2Header header;
         entry.packet->RemoveHeader(header);
@@ -321,17 +342,18 @@ RdmaSwitch::Dequeue(uint32_t index)
 }
 
 double
-RdmaSwitch::MarkProbability(uint64_t bytes) const
+RdmaSwitch::MarkProbability(const Port& port, uint64_t bytes) const
 {
-    if (bytes <= m_kMin)
+    if (bytes <= port.kMin)
     {
         return 0;
     }
-    if (bytes > m_kMax)
+    if (bytes > port.kMax)
     {
         return 1;
     }
-    return m_pMax * static_cast<double>(bytes - m_kMin) / static_cast<double>(m_kMax - m_kMin);
+    return m_pMax * static_cast<double>(bytes - port.kMin) /
+           static_cast<double>(port.kMax - port.kMin);
 }
 
 void
@@ -420,6 +442,20 @@ RdmaSwitch::GetHeadroom(uint32_t port) const
 {
     const_cast<RdmaSwitch*>(this)->SizeBuffer();
     return m_ports.at(port).headroom;
+}
+
+uint64_t
+RdmaSwitch::GetEcnKmin(uint32_t port) const
+{
+    const_cast<RdmaSwitch*>(this)->SizeBuffer();
+    return m_ports.at(port).kMin;
+}
+
+uint64_t
+RdmaSwitch::GetEcnKmax(uint32_t port) const
+{
+    const_cast<RdmaSwitch*>(this)->SizeBuffer();
+    return m_ports.at(port).kMax;
 }
 
 uint64_t

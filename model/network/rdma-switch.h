@@ -44,7 +44,8 @@ namespace ns3
  * - PFC off: a packet beyond the threshold, or one that does not fit, is dropped.
  * ECN: a data packet leaving a port with ECN enabled is marked CE with the RED probability of
  * the data bytes still queued for that port: 0 up to EcnKmin, rising linearly to EcnPmax at
- * EcnKmax, 1 above (DCQCN's marking).
+ * EcnKmax, 1 above (DCQCN's marking). EcnKmin/EcnKmax 0: per port, EcnKminPerGbps /
+ * EcnKmaxPerGbps x the port's rate.
  * Counters and trace sources are on the ports (RdmaNetDevice::Stats): drops at the ingress
  * port, ECN marks, PFC frames sent, largest egress queue and ingress occupancy.
  */
@@ -83,6 +84,10 @@ class RdmaSwitch : public Object
     Ptr<RdmaNetDevice> GetPort(uint32_t port) const;
     /** \return the headroom reserved for port \p port (bytes; 0 with PFC off) */
     uint64_t GetHeadroom(uint32_t port) const;
+    /** \return the ECN Kmin of port \p port, bytes (EcnKmin, or from the port's rate) */
+    uint64_t GetEcnKmin(uint32_t port) const;
+    /** \return the ECN Kmax of port \p port, bytes (EcnKmax, or from the port's rate) */
+    uint64_t GetEcnKmax(uint32_t port) const;
     /** \return the current XOFF threshold of an ingress port (bytes) */
     uint64_t GetXoffThreshold() const;
     /** \return the data bytes buffered now */
@@ -120,6 +125,8 @@ class RdmaSwitch : public Object
         uint64_t resumeOffset{0};   //!< hysteresis between PAUSE and RESUME
         bool xoff{false};           //!< upstream paused by this port
         bool ecn{true};             //!< marks packets leaving by it
+        uint64_t kMin{0};           //!< ECN Kmin of the port, bytes
+        uint64_t kMax{0};           //!< ECN Kmax of the port, bytes
         EventId refresh;            //!< next PAUSE refresh
     };
     /** Route cache values (else a port index). */
@@ -142,7 +149,7 @@ class RdmaSwitch : public Object
     /** Sends RESUME from ports whose occupancy has fallen enough. */
     void CheckResume();
     /** \return the marking probability of a queue of \p bytes */
-    double MarkProbability(uint64_t bytes) const;
+    double MarkProbability(const Port& port, uint64_t bytes) const;
 
     // Attributes.
     uint64_t m_bufferSize;
@@ -156,6 +163,8 @@ class RdmaSwitch : public Object
     bool m_ecnEnabled;
     uint64_t m_kMin;
     uint64_t m_kMax;
+    uint64_t m_kMinPerGbps;
+    uint64_t m_kMaxPerGbps;
     double m_pMax;
 
     std::shared_ptr<const ClusterTopology> m_topology;

@@ -21,38 +21,44 @@ DcqcnRateControl::GetTypeId()
             .SetGroupName("Chakra")
             .AddConstructor<DcqcnRateControl>()
             .AddAttribute("G",
-                          "Gain g of the alpha estimate (DCQCN: 1/256).",
+                          "Gain g of the alpha estimate (DCQCN paper: 1/256; NIC firmware "
+                          "dce_tcp_g = 1019: g = (1024 - 1019) / 1024).",
                           DoubleValue(1.0 / 256),
                           MakeDoubleAccessor(&DcqcnRateControl::m_g),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("AlphaUpdatePeriod",
-                          "K: alpha decays once per period without a CNP (DCQCN: 55 us).",
+                          "K: alpha decays once per period without a CNP (DCQCN paper: 55 us; "
+                          "NIC firmware dce_tcp_rtt: 1 us).",
                           TimeValue(MicroSeconds(55)),
                           MakeTimeAccessor(&DcqcnRateControl::m_alphaPeriod),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateIncreasePeriod",
-                          "Timer T of rate increases (DCQCN: 55 us).",
+                          "Timer T of rate increases (DCQCN paper: 55 us; NIC firmware "
+                          "rpg_time_reset: 300 us).",
                           TimeValue(MicroSeconds(55)),
                           MakeTimeAccessor(&DcqcnRateControl::m_increasePeriod),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("ByteCounter",
-                          "B: a rate increase every this many bytes sent (DCQCN: 10 MB).",
+                          "B: a rate increase every this many bytes sent (DCQCN paper: 10 MB; "
+                          "NIC firmware rpg_byte_reset: 32767 B).",
                           UintegerValue(10000000),
                           MakeUintegerAccessor(&DcqcnRateControl::m_byteCounter),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("FastRecoverySteps",
                           "F: rate increases of fast recovery before additive increase "
-                          "(DCQCN: 5).",
+                          "(DCQCN paper: 5; NIC firmware rpg_threshold: 1).",
                           UintegerValue(5),
                           MakeUintegerAccessor(&DcqcnRateControl::m_fastRecoverySteps),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AdditiveIncrease",
-                          "R_AI: target rate step of additive increase (DCQCN: 40 Mbps).",
+                          "R_AI: target rate step of additive increase (DCQCN paper: 40 Mbps; "
+                          "NIC firmware rpg_ai_rate: 5 Mbps).",
                           DataRateValue(DataRate("40Mbps")),
                           MakeDataRateAccessor(&DcqcnRateControl::m_additive),
                           MakeDataRateChecker())
             .AddAttribute("HyperIncrease",
-                          "R_HAI: target rate step of hyper increase (10 x R_AI, QCN's ratio).",
+                          "R_HAI: target rate step of hyper increase (10 x R_AI, QCN's ratio; "
+                          "NIC firmware rpg_hai_rate: 50 Mbps).",
                           DataRateValue(DataRate("400Mbps")),
                           MakeDataRateAccessor(&DcqcnRateControl::m_hyper),
                           MakeDataRateChecker())
@@ -69,8 +75,16 @@ DcqcnRateControl::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&DcqcnRateControl::m_clampAlways),
                           MakeBooleanChecker())
+            .AddAttribute("AlphaFromFirstCnp",
+                          "Alpha is InitialAlpha at the queue pair's first CNP (true: NIC "
+                          "firmware's initial_alpha_value) instead of decaying from the queue "
+                          "pair's start (false: the paper, where a flow starts with alpha 1).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&DcqcnRateControl::m_alphaFromFirstCnp),
+                          MakeBooleanChecker())
             .AddAttribute("InitialAlpha",
-                          "Alpha of a new queue pair (DCQCN: 1).",
+                          "Alpha of a new queue pair, or at its first CNP (AlphaFromFirstCnp) "
+                          "(DCQCN paper: 1; NIC firmware initial_alpha_value 1023/1024).",
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&DcqcnRateControl::m_initialAlpha),
                           MakeDoubleChecker<double>(0, 1));
@@ -168,6 +182,10 @@ void
 DcqcnRateControl::OnCnp(Time now)
 {
     Advance(now);
+    if (m_cnps == 0 && m_alphaFromFirstCnp)
+    {
+        m_alpha = m_initialAlpha;
+    }
     ++m_cnps;
     if (m_clampAlways || m_increasedSinceCut)
     {

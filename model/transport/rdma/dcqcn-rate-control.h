@@ -64,6 +64,7 @@ class DcqcnRateControl : public RdmaRateControl
     DataRate m_minRate;
     double m_initialAlpha;
     bool m_clampAlways;
+    bool m_alphaFromFirstCnp;
 
     double m_line{0};  //!< bit/s
     double m_rc{0};    //!< current rate, bit/s

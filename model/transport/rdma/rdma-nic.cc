@@ -89,6 +89,11 @@ RdmaNic::DoDispose()
         port.active.clear();
     }
     m_ports.clear();
+    if (m_timer.IsRunning())
+    {
+        Simulator::Remove(m_timer);
+    }
+    m_watched.clear();
     m_queuePairs.clear();
     m_transit = nullptr;
     m_deliver = nullptr;
@@ -294,30 +299,73 @@ RdmaNic::WakePort(uint32_t index)
 void
 RdmaNic::ArmTimer(RdmaQueuePair& queuePair)
 {
-    if (queuePair.IsTimerPending() || !queuePair.HasOutstanding())
+    const uint32_t peer = queuePair.GetConfig().peerRank;
+    if (!queuePair.HasOutstanding())
+    {
+        // Nothing in flight: stop watching it, and take the NIC's timer out of the event list
+        // once no queue pair needs it (a pending timer would run the clock up to 4 ms past the
+        // run's last real event).
+        if (queuePair.IsTimerPending())
+        {
+            queuePair.SetTimerPending(false);
+            m_watched.erase(peer);
+            if (m_watched.empty() && m_timer.IsRunning())
+            {
+                Simulator::Remove(m_timer);
+            }
+        }
+        return;
+    }
+    if (queuePair.IsTimerPending())
     {
         return;
     }
     queuePair.SetTimerPending(true);
-    const Time at = queuePair.GetTimeoutAt(m_retransmitTimeout);
-    const Time now = Simulator::Now();
-    Simulator::Schedule(at > now ? at - now : Time(0),
-                        &RdmaNic::TimerFired,
-                        this,
-                        queuePair.GetConfig().peerRank);
+    m_watched.insert(peer);
+    if (!m_timer.IsRunning())
+    {
+        // A queue pair that starts being watched now times out no earlier than any watched
+        // before it (their last progress is no later than now), so a running timer is early
+        // enough.
+        const Time at = queuePair.GetTimeoutAt(m_retransmitTimeout);
+        const Time now = Simulator::Now();
+        m_timer = Simulator::Schedule(at > now ? at - now : Time(0), &RdmaNic::TimerFired, this);
+    }
 }
 
 void
-RdmaNic::TimerFired(uint32_t peer)
+RdmaNic::TimerFired()
 {
-    RdmaQueuePair& queuePair = GetQueuePair(peer);
-    queuePair.SetTimerPending(false);
-    if (queuePair.CheckTimeout(Simulator::Now(), m_retransmitTimeout))
+    const Time now = Simulator::Now();
+    Time next = Time::Max();
+    std::vector<RdmaQueuePair*> timedOut;
+    for (auto it = m_watched.begin(); it != m_watched.end();)
     {
-        NS_LOG_INFO("rank " << m_rank << ": retransmission timeout towards rank " << peer);
-        Activate(queuePair);
+        RdmaQueuePair& queuePair = GetQueuePair(*it);
+        if (!queuePair.HasOutstanding())
+        {
+            queuePair.SetTimerPending(false);
+            it = m_watched.erase(it);
+            continue;
+        }
+        if (queuePair.CheckTimeout(now, m_retransmitTimeout))
+        {
+            NS_LOG_INFO("rank " << m_rank << ": retransmission timeout towards rank " << *it);
+            timedOut.push_back(&queuePair);
+        }
+        next = std::min(next, queuePair.GetTimeoutAt(m_retransmitTimeout));
+        ++it;
     }
-    ArmTimer(queuePair);
+    if (next != Time::Max())
+    {
+        m_timer = Simulator::Schedule(next > now ? next - now : Time(0), &RdmaNic::TimerFired, this);
+    }
+    // After re-arming: resending may start watching other queue pairs, which then find the
+    // timer running.
+    for (RdmaQueuePair* queuePair : timedOut)
+    {
+        Activate(*queuePair);
+    }
 }
 
 void

@@ -8,6 +8,7 @@
 #include "rdma-queue-pair.h"
 
 #include "ns3/cluster-topology.h"
+#include "ns3/event-id.h"
 #include "ns3/message-key.h"
 #include "ns3/object.h"
 #include "ns3/rdma-net-device.h"
@@ -16,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,8 +38,9 @@ namespace ns3
  * - Arriving frames: data to the queue pair of its source (which may answer with ACK, NAK,
  *   CNP on the control class and deliver messages), ACK/NAK and CNP to the sending side. In a
  *   direct-connect topology (GPUs forward) frames for other ranks go to the node's RdmaSwitch.
- * - A retransmission check per queue pair with unacknowledged data (RetransmitTimeout after
- *   the last progress), one event at a time.
+ * - One retransmission timer per NIC, at the earliest RetransmitTimeout after the last
+ *   progress of a queue pair with unacknowledged data; removed from the event list when none
+ *   has any, so that a finished run ends at its last real event.
  */
 class RdmaNic : public Object
 {
@@ -129,9 +132,13 @@ class RdmaNic : public Object
     /** Wakes a port at \p at (pacing). */
     void ScheduleWake(uint32_t port, Time at);
     void WakePort(uint32_t port);
-    /** Schedules the retransmission check of a queue pair with unacknowledged data. */
+    /**
+     * Watches a queue pair with unacknowledged data for the retransmission timeout, or stops
+     * watching one with none (after its progress changed).
+     */
     void ArmTimer(RdmaQueuePair& queuePair);
-    void TimerFired(uint32_t peer);
+    /** The NIC's retransmission check: times out stalled queue pairs, re-arms for the rest. */
+    void TimerFired();
     /** Sends a control packet of a queue pair on its port. */
     void SendControl(const RdmaQueuePair& queuePair, Ptr<Packet> packet);
 
@@ -151,6 +158,8 @@ class RdmaNic : public Object
     std::vector<MessageHeader> m_early; //!< messages that arrived before a deliver callback
     ErrorCallback m_error;
     uint64_t m_misrouted{0};
+    std::set<uint32_t> m_watched; //!< peers whose queue pair has unacknowledged data
+    EventId m_timer;              //!< the retransmission check of the watched queue pairs
 
     TracedCallback<uint32_t> m_cnpReceivedTrace;
     TracedCallback<uint32_t> m_cnpSentTrace;
