@@ -946,10 +946,12 @@ RunAstraSection(const Options& options, Table& table)
                 request.type = type;
                 request.size = n;
                 request.bytes = commSize;
+                auto hostOf = std::make_shared<std::vector<uint32_t>>();
                 for (uint32_t r = 0; r < n; ++r)
                 {
-                    request.hostOf.push_back(r);
+                    hostOf->push_back(r);
                 }
+                request.hostOf = hostOf;
                 if (!CreateCollectiveAlgorithm(algorithm)->Supports(request))
                 {
                     continue;

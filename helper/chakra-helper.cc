@@ -111,11 +111,13 @@ ChakraHelper::Install(NodeContainer nodes)
         throw std::invalid_argument("ChakraHelper: " + std::to_string(m_addresses.size()) +
                                     " rank addresses for " + std::to_string(ranks) + " nodes");
     }
-    std::vector<Address> peers;
+    // One list of addresses and hosts for the whole job: each rank holding its own copy would
+    // be O(ranks^2) memory (GBs at 8,192 ranks).
+    auto peers = std::make_shared<std::vector<Address>>();
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
         Ipv4Address address = m_addresses.empty() ? FirstAddress(nodes.Get(rank)) : m_addresses[rank];
-        peers.push_back(InetSocketAddress(address, 0));
+        peers->push_back(InetSocketAddress(address, 0));
     }
     std::vector<uint32_t> hostOf = m_hostOf;
     if (hostOf.size() != ranks)
@@ -126,6 +128,7 @@ ChakraHelper::Install(NodeContainer nodes)
             hostOf.push_back(rank);
         }
     }
+    const SharedRankList sharedHostOf = ShareRankList(std::move(hostOf));
     // A distributed (MPI) run: this process runs the ranks whose node it simulates (the node's
     // system id); the timeline gathers the others' events at the end.
     const uint32_t self = MpiContext::GetProcessId();
@@ -148,7 +151,7 @@ ChakraHelper::Install(NodeContainer nodes)
         }
         Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
-        app->Configure(rank, peers, hostOf);
+        app->Configure(rank, peers, sharedHostOf);
         if (m_transportFactory)
         {
             app->SetTransport(m_transportFactory(rank));

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -331,10 +333,12 @@ BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
                 request.bytes = 1000003; // not a multiple of anything
                 request.chunks = 3;
                 request.root = n / 2;
+                auto hostOf = std::make_shared<std::vector<uint32_t>>();
                 for (uint32_t i = 0; i < n; ++i)
                 {
-                    request.hostOf.push_back(n % 2 == 0 ? i / 2 : 0);
+                    hostOf->push_back(n % 2 == 0 ? i / 2 : 0);
                 }
+                request.hostOf = hostOf;
                 if (!algorithm->Supports(request))
                 {
                     continue;
@@ -344,7 +348,7 @@ BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
                 for (uint32_t me = 0; me < n; ++me)
                 {
                     request.me = me;
-                    for (const auto& op : algorithm->Build(request))
+                    for (const auto& op : ListOps(*algorithm->Build(request)))
                     {
                         if (op.send)
                         {
@@ -363,4 +367,178 @@ BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
             }
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(schedules_read_by_index_are_consistent)
+{
+    // What the engine relies on, for every algorithm, type and size up to 13: deps are earlier
+    // ops; Dependent() lists exactly the ops whose Dep() names the op, in increasing order;
+    // NextRecv() finds every receive by its peer and tag, in schedule order, and nothing else.
+    using namespace ChakraProtoMsg;
+    for (const std::string name : {"ring", "direct", "halving-doubling", "tree", "hierarchical"})
+    {
+        auto algorithm = CreateCollectiveAlgorithm(name);
+        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
+                          GATHER, SCATTER, BARRIER})
+        {
+            for (uint32_t n = 1; n <= 13; ++n)
+            {
+                CollectiveRequest request;
+                request.type = type;
+                request.size = n;
+                request.bytes = 1000003;
+                request.chunks = 3;
+                request.root = n / 2;
+                auto hostOf = std::make_shared<std::vector<uint32_t>>();
+                for (uint32_t i = 0; i < n; ++i)
+                {
+                    hostOf->push_back(n % 2 == 0 ? i / 2 : 0);
+                }
+                request.hostOf = hostOf;
+                if (!algorithm->Supports(request))
+                {
+                    continue;
+                }
+                for (uint32_t me = 0; me < n; ++me)
+                {
+                    request.me = me;
+                    auto schedule = algorithm->Build(request);
+                    const uint32_t size = schedule->Size();
+                    std::vector<std::vector<uint32_t>> dependents(size);
+                    std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> recvs;
+                    bool depsEarlier = true;
+                    for (uint32_t i = 0; i < size; ++i)
+                    {
+                        for (uint32_t j = 0; j < schedule->DepCount(i); ++j)
+                        {
+                            const uint32_t dep = schedule->Dep(i, j);
+                            depsEarlier = depsEarlier && dep < i;
+                            dependents.at(dep).push_back(i);
+                        }
+                        const MessageOp op = schedule->Op(i);
+                        if (!op.send)
+                        {
+                            recvs[{op.peer, op.tag}].push_back(i);
+                        }
+                    }
+                    bool dependentsMatch = true;
+                    for (uint32_t i = 0; i < size; ++i)
+                    {
+                        std::vector<uint32_t> listed;
+                        for (uint32_t j = 0; j < schedule->DependentCount(i); ++j)
+                        {
+                            listed.push_back(schedule->Dependent(i, j));
+                        }
+                        dependentsMatch = dependentsMatch && listed == dependents[i];
+                    }
+                    bool recvsFound = true;
+                    for (const auto& [key, ops] : recvs)
+                    {
+                        std::vector<uint32_t> found;
+                        for (uint32_t op = schedule->NextRecv(key.first, key.second,
+                                                              CollectiveSchedule::kNone);
+                             op != CollectiveSchedule::kNone && found.size() <= size;
+                             op = schedule->NextRecv(key.first, key.second, op))
+                        {
+                            found.push_back(op);
+                        }
+                        recvsFound = recvsFound && found == ops;
+                    }
+                    // A tag no receive uses from that peer finds nothing.
+                    const bool strangerIgnored =
+                        schedule->NextRecv(n + 5, 0, CollectiveSchedule::kNone) ==
+                        CollectiveSchedule::kNone;
+                    BOOST_TEST_CONTEXT(name << " " << CommTypeName(type) << " n=" << n
+                                            << " me=" << me)
+                    {
+                        BOOST_TEST(depsEarlier);
+                        BOOST_TEST(dependentsMatch);
+                        BOOST_TEST(recvsFound);
+                        BOOST_TEST(strangerIgnored);
+                    }
+                }
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
+{
+    // Rank 1 of 3, 301 bytes in one chunk: segments of 100, 100 and 101 bytes (the first parts
+    // are the smaller ones). Step k sends segment (1 - k) mod 3 to rank 2 and receives segment
+    // (1 - k - 1) mod 3 from rank 0 with tag k; each send after the first forwards the
+    // previous receive.
+    CollectiveRequest request;
+    request.type = ChakraProtoMsg::ALL_REDUCE;
+    request.size = 3;
+    request.me = 1;
+    request.bytes = 301;
+    request.chunks = 1;
+    auto ops = ListOps(*CreateCollectiveAlgorithm("ring")->Build(request));
+    struct Expected
+    {
+        bool send;
+        uint32_t peer;
+        uint64_t bytes;
+        int64_t tag;
+        std::vector<uint32_t> deps;
+    };
+    const std::vector<Expected> expected{
+        {true, 2, 100, 0, {}},   {false, 0, 100, 0, {}}, // segment 1 out, segment 0 in
+        {true, 2, 100, 1, {1}},  {false, 0, 101, 1, {}}, // segment 0 out, segment 2 in
+        {true, 2, 101, 2, {3}},  {false, 0, 100, 2, {}}, // segment 2 out, segment 1 in
+        {true, 2, 100, 3, {5}},  {false, 0, 100, 3, {}}, // segment 1 out, segment 0 in
+    };
+    BOOST_TEST_REQUIRE(ops.size() == expected.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
+    {
+        BOOST_TEST_CONTEXT("op " << i)
+        {
+            BOOST_TEST(ops[i].send == expected[i].send);
+            BOOST_TEST(ops[i].peer == expected[i].peer);
+            BOOST_TEST(ops[i].bytes == expected[i].bytes);
+            BOOST_TEST(ops[i].tag == expected[i].tag);
+            BOOST_TEST(ops[i].deps == expected[i].deps);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hierarchical_phases_wait_for_each_other)
+{
+    // 2 hosts x 2 GPUs, member 2 (host 1, local position 0), 1000 bytes, 2 chunks: a 1-step
+    // reduce-scatter with member 3, a 2-step all-reduce of its share with member 0, a 1-step
+    // all-gather with member 3. Each phase's first send of each chunk waits for the last
+    // receive of both chunks of the phase before.
+    CollectiveRequest request;
+    request.type = ChakraProtoMsg::ALL_REDUCE;
+    request.size = 4;
+    request.me = 2;
+    request.bytes = 1000;
+    request.chunks = 2;
+    request.hostOf = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{0, 0, 1, 1});
+    auto ops = ListOps(*CreateCollectiveAlgorithm("hierarchical")->Build(request));
+    // Phase sizes: 2 chunks x 1 step x 2 ops, 2 x 2 x 2, 2 x 1 x 2.
+    BOOST_TEST_REQUIRE(ops.size() == 4u + 8u + 4u);
+    auto peers = [&](std::size_t from, std::size_t to) {
+        std::set<uint32_t> seen;
+        for (std::size_t i = from; i < to; ++i)
+        {
+            seen.insert(ops[i].peer);
+        }
+        return seen;
+    };
+    BOOST_TEST((peers(0, 4) == std::set<uint32_t>{3}));
+    BOOST_TEST((peers(4, 12) == std::set<uint32_t>{0}));
+    BOOST_TEST((peers(12, 16) == std::set<uint32_t>{3}));
+    // Reduce-scatter receives of chunk 0 and 1 are ops 1 and 3; the across phase's first sends
+    // (ops 4 and 8) wait for both; its last receives are ops 7 and 11, which the all-gather's
+    // first sends (ops 12 and 14) wait for.
+    BOOST_TEST((ops[4].deps == std::vector<uint32_t>{1, 3}));
+    BOOST_TEST((ops[8].deps == std::vector<uint32_t>{1, 3}));
+    BOOST_TEST((ops[6].deps == std::vector<uint32_t>{5}));
+    BOOST_TEST((ops[12].deps == std::vector<uint32_t>{7, 11}));
+    BOOST_TEST((ops[14].deps == std::vector<uint32_t>{7, 11}));
+    // The share after the reduce-scatter is segment (0 + 1) mod 2 = 1 of 1000: 500 bytes, in
+    // chunks of 250, cut in two ring segments of 125.
+    BOOST_TEST(ops[4].bytes == 125u);
 }

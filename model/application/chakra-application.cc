@@ -254,13 +254,35 @@ ChakraApplication::DoDispose()
 
 void
 ChakraApplication::Configure(uint32_t rank,
+                             std::shared_ptr<const std::vector<Address>> peers,
+                             SharedRankList hostOf)
+{
+    m_rank = rank;
+    m_peers = peers ? std::move(peers) : std::make_shared<const std::vector<Address>>();
+    m_hostOf = std::move(hostOf);
+    m_stats.rank = rank;
+}
+
+void
+ChakraApplication::Configure(uint32_t rank,
                              const std::vector<Address>& peers,
                              const std::vector<uint32_t>& hostOf)
 {
-    m_rank = rank;
-    m_peers = peers;
-    m_hostOf = hostOf;
-    m_stats.rank = rank;
+    Configure(rank,
+              std::make_shared<const std::vector<Address>>(peers),
+              ShareRankList(hostOf));
+}
+
+uint32_t
+ChakraApplication::PeerCount() const
+{
+    return m_peers ? static_cast<uint32_t>(m_peers->size()) : 0;
+}
+
+uint32_t
+ChakraApplication::HostOf(uint32_t rank) const
+{
+    return m_hostOf && rank < m_hostOf->size() ? (*m_hostOf)[rank] : rank;
 }
 
 void
@@ -687,11 +709,15 @@ ChakraApplication::World()
     Communicator world;
     world.name = "";
     world.id = CommunicatorId("");
-    for (uint32_t r = 0; r < m_peers.size(); ++r)
+    std::vector<uint32_t> ranks;
+    std::vector<uint32_t> hostOf;
+    for (uint32_t r = 0; r < PeerCount(); ++r)
     {
-        world.ranks.push_back(r);
-        world.hostOf.push_back(r < m_hostOf.size() ? m_hostOf[r] : r);
+        ranks.push_back(r);
+        hostOf.push_back(HostOf(r));
     }
+    world.ranks = ShareRankList(std::move(ranks));
+    world.hostOf = ShareRankList(std::move(hostOf));
     world.myIndex = m_rank;
     return m_communicators[""] = world;
 }
@@ -806,14 +832,14 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     if (node->HasAttr("root_rank"))
     {
         auto rootRank = static_cast<uint32_t>(node->GetUint("root_rank"));
-        auto it = std::find(comm.ranks.begin(), comm.ranks.end(), rootRank);
-        if (it == comm.ranks.end())
+        auto it = std::find(comm.ranks->begin(), comm.ranks->end(), rootRank);
+        if (it == comm.ranks->end())
         {
             Fail(node->Describe() + ": root_rank " + std::to_string(rootRank) +
                  " is not in process group '" + comm.name + "'");
             return;
         }
-        request.root = static_cast<uint32_t>(it - comm.ranks.begin());
+        request.root = static_cast<uint32_t>(it - comm.ranks->begin());
     }
     auto algorithm = ChooseCollectiveAlgorithm(AlgorithmFor(*type), request);
     request.chunks = ChunksFor(algorithm->GetName(), request.bytes);
@@ -867,11 +893,11 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     peer = send ? node->GetCommDst() : node->GetCommSrc();
     tag = node->GetCommTag().value_or(0);
     bytes = NodeCommBytes(*node);
-    if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= m_peers.size())
+    if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= PeerCount())
     {
         Fail(node->Describe() + ": " + (send ? "comm_dst" : "comm_src") +
              (peer ? " " + std::to_string(*peer) + " is not a rank of this job (0.." +
-                         std::to_string(m_peers.size() - 1) + ")"
+                         std::to_string(PeerCount() - 1) + ")"
                    : " is missing"));
         return;
     }
@@ -934,34 +960,37 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
             Communicator comm;
             comm.name = group.name;
             comm.id = CommunicatorId(group.name);
-            comm.ranks = group.ranks;
-            if (comm.ranks.empty())
+            std::vector<uint32_t> ranks = group.ranks;
+            if (ranks.empty())
             {
-                uint32_t size = group.size > 0 ? group.size : static_cast<uint32_t>(m_peers.size());
+                uint32_t size = group.size > 0 ? group.size : PeerCount();
                 for (uint32_t r = 0; r < size; ++r)
                 {
-                    comm.ranks.push_back(r);
+                    ranks.push_back(r);
                 }
             }
-            auto me = std::find(comm.ranks.begin(), comm.ranks.end(), m_rank);
-            if (me == comm.ranks.end())
+            auto me = std::find(ranks.begin(), ranks.end(), m_rank);
+            if (me == ranks.end())
             {
                 continue; // a group this rank is not part of
             }
+            comm.myIndex = static_cast<uint32_t>(me - ranks.begin());
             bool valid = true;
-            for (uint32_t r : comm.ranks)
+            std::vector<uint32_t> hostOf;
+            for (uint32_t r : ranks)
             {
-                valid = valid && r < m_peers.size();
-                comm.hostOf.push_back(r < m_hostOf.size() ? m_hostOf[r] : r);
+                valid = valid && r < PeerCount();
+                hostOf.push_back(HostOf(r));
             }
+            comm.ranks = ShareRankList(std::move(ranks));
+            comm.hostOf = ShareRankList(std::move(hostOf));
             if (!valid)
             {
                 Fail(node->Describe() + ": process group '" + group.name +
-                     "' names a rank beyond the " + std::to_string(m_peers.size()) +
+                     "' names a rank beyond the " + std::to_string(PeerCount()) +
                      " ranks of this job");
                 return;
             }
-            comm.myIndex = static_cast<uint32_t>(me - comm.ranks.begin());
             m_communicators[comm.name] = comm;
         }
     }

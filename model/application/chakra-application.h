@@ -106,6 +106,10 @@ class ChakraApplication : public Application
      * \param hostOf host id of every rank (for hierarchical algorithms)
      */
     void Configure(uint32_t rank,
+                   std::shared_ptr<const std::vector<Address>> peers,
+                   SharedRankList hostOf);
+    /** Configure() with lists of its own (a helper that installs many ranks shares them). */
+    void Configure(uint32_t rank,
                    const std::vector<Address>& peers,
                    const std::vector<uint32_t>& hostOf);
 
@@ -207,8 +211,8 @@ class ChakraApplication : public Application
 
     // Wiring.
     uint32_t m_rank{0};
-    std::vector<Address> m_peers;
-    std::vector<uint32_t> m_hostOf;
+    std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
+    SharedRankList m_hostOf;                             //!< shared by every rank of the job
     Ptr<CommTransport> m_transport;
     std::shared_ptr<TimelineWriter> m_timeline;
 
@@ -248,6 +252,10 @@ class ChakraApplication : public Application
 
     /** The world communicator (every rank), created on first use. */
     Communicator& World();
+    /** \return the number of ranks in the job */
+    uint32_t PeerCount() const;
+    /** \return the host of \p rank (the rank itself when no host map was given) */
+    uint32_t HostOf(uint32_t rank) const;
 
     TracedCallback<uint32_t, std::shared_ptr<const EtNode>> m_nodeIssued;
     TracedCallback<uint32_t, std::shared_ptr<const EtNode>, Time, Time> m_nodeFinished;

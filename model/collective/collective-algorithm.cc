@@ -9,61 +9,12 @@
 namespace ns3
 {
 
-uint64_t
-PartBytes(uint64_t total, uint32_t parts, uint32_t index)
-{
-    // floor(total * i / parts) without overflow for totals near 2^64: with total = q parts + r,
-    // it is q i + floor(r i / parts), and r i < 2^64 because r < parts < 2^32.
-    const uint64_t q = total / parts;
-    const uint64_t r = total % parts;
-    auto boundary = [&](uint64_t i) { return q * i + r * i / parts; };
-    return boundary(index + 1) - boundary(index);
-}
-
-uint32_t
-ScheduleBuilder::Send(uint32_t peer, uint64_t bytes, int64_t tag, std::vector<uint32_t> deps)
-{
-    m_ops.push_back(CollectiveOp{true, peer, bytes, tag, std::move(deps)});
-    return static_cast<uint32_t>(m_ops.size() - 1);
-}
-
-uint32_t
-ScheduleBuilder::Recv(uint32_t peer, uint64_t bytes, int64_t tag, std::vector<uint32_t> deps)
-{
-    m_ops.push_back(CollectiveOp{false, peer, bytes, tag, std::move(deps)});
-    return static_cast<uint32_t>(m_ops.size() - 1);
-}
-
-void
-ScheduleBuilder::AddDep(uint32_t op, uint32_t dep)
-{
-    m_ops.at(op).deps.push_back(dep);
-}
-
-void
-ScheduleBuilder::Reserve(std::size_t ops)
-{
-    m_ops.reserve(ops);
-}
-
-uint32_t
-ScheduleBuilder::Size() const
-{
-    return static_cast<uint32_t>(m_ops.size());
-}
-
-CollectiveSchedule
-ScheduleBuilder::Take()
-{
-    return std::move(m_ops);
-}
-
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 CollectiveAlgorithm::Build(const CollectiveRequest& request) const
 {
     if (request.size < 2)
     {
-        return {};
+        return ScheduleBuilder().Take();
     }
     if (request.type == ChakraProtoMsg::BARRIER)
     {
@@ -72,7 +23,7 @@ CollectiveAlgorithm::Build(const CollectiveRequest& request) const
     return DoBuild(request);
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 BuildDisseminationBarrier(const CollectiveRequest& request)
 {
     ScheduleBuilder builder;

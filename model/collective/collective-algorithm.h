@@ -1,10 +1,10 @@
 /*
- * Collective algorithms as per-rank schedules: what this rank sends and receives, and in which
- * order, for one collective call.
+ * Collective algorithms: each builds one rank's schedule (collective-schedule.h) for one call.
  */
 #ifndef CHAKRA_COLLECTIVE_ALGORITHM_H
 #define CHAKRA_COLLECTIVE_ALGORITHM_H
 
+#include "collective-schedule.h"
 #include "et_def.pb.h"
 
 #include <cstdint>
@@ -14,22 +14,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup chakra
- * \brief One message this rank sends or receives in a collective, and what must finish first.
- */
-struct CollectiveOp
-{
-    bool send{true};             //!< send (true) or receive
-    uint32_t peer{0};            //!< peer index in the communicator
-    uint64_t bytes{0};           //!< payload
-    int64_t tag{0};              //!< message tag, identical on the sending and receiving side
-    std::vector<uint32_t> deps;  //!< indices of ops of this schedule that must complete first
-};
-
-/** The ops of one rank for one collective call. */
-using CollectiveSchedule = std::vector<CollectiveOp>;
 
 /**
  * \ingroup chakra
@@ -50,7 +34,8 @@ struct CollectiveRequest
     uint32_t me{0};                //!< this rank's index in the communicator
     uint32_t root{0};              //!< root index (broadcast, reduce, gather, scatter)
     uint32_t chunks{1};            //!< pipeline chunks
-    std::vector<uint32_t> hostOf;  //!< host id of each member (for hierarchical algorithms)
+    /** Host id of each member (for hierarchical algorithms): one list shared by the members. */
+    std::shared_ptr<const std::vector<uint32_t>> hostOf;
 };
 
 /**
@@ -70,11 +55,11 @@ class CollectiveAlgorithm
      * \return this rank's schedule: empty on a communicator of one, the dissemination barrier
      *         for a barrier, DoBuild() otherwise
      */
-    CollectiveSchedule Build(const CollectiveRequest& request) const;
+    std::unique_ptr<CollectiveSchedule> Build(const CollectiveRequest& request) const;
 
   protected:
     /** \param request a call on two or more ranks, not a barrier \return the schedule */
-    virtual CollectiveSchedule DoBuild(const CollectiveRequest& request) const = 0;
+    virtual std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const = 0;
 };
 
 /**
@@ -100,40 +85,10 @@ std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(const std::string
                                                                 const CollectiveRequest& request);
 
 /**
- * \return byte count of part \p index when \p total bytes are split into \p parts nearly equal
- * parts (the first parts are the smaller ones); exact for 64-bit totals
- */
-uint64_t PartBytes(uint64_t total, uint32_t parts, uint32_t index);
-
-/**
- * \ingroup chakra
- * \brief Helper to append ops to a schedule.
- */
-class ScheduleBuilder
-{
-  public:
-    /** Appends a send. \return its index */
-    uint32_t Send(uint32_t peer, uint64_t bytes, int64_t tag, std::vector<uint32_t> deps = {});
-    /** Appends a receive. \return its index */
-    uint32_t Recv(uint32_t peer, uint64_t bytes, int64_t tag, std::vector<uint32_t> deps = {});
-    /** Adds a dependency to an existing op. */
-    void AddDep(uint32_t op, uint32_t dep);
-    /** \return the number of ops so far */
-    uint32_t Size() const;
-    /** Makes room for \p ops ops in all (a ring over n ranks appends O(n) of them). */
-    void Reserve(std::size_t ops);
-    /** \return the schedule */
-    CollectiveSchedule Take();
-
-  private:
-    CollectiveSchedule m_ops; //!< ops so far
-};
-
-/**
  * \return the algorithm-independent dissemination barrier: ceil(log2 n) rounds of empty
  * messages (round k: send to me + 2^k, receive from me - 2^k)
  */
-CollectiveSchedule BuildDisseminationBarrier(const CollectiveRequest& request);
+std::unique_ptr<CollectiveSchedule> BuildDisseminationBarrier(const CollectiveRequest& request);
 
 } // namespace ns3
 

@@ -11,56 +11,48 @@ Collective::Collective(Ptr<CommTransport> transport,
                        const Communicator& communicator,
                        uint64_t seq,
                        const CallSignature& call,
-                       CollectiveSchedule schedule,
+                       std::unique_ptr<const CollectiveSchedule> schedule,
                        std::function<void()> done)
     : m_transport(transport),
       m_comm(communicator.id),
       m_commName(communicator.name),
       m_ranks(communicator.ranks),
+      m_ranksSorted(std::is_sorted(m_ranks->begin(), m_ranks->end())),
       m_seq(seq),
       m_call(call),
-      m_ops(std::move(schedule)),
-      m_waitingDeps(m_ops.size(), 0),
-      m_dependentsStart(m_ops.size() + 1, 0),
-      m_state(m_ops.size(), 0),
-      m_remaining(m_ops.size()),
+      m_schedule(std::move(schedule)),
+      m_state(m_schedule->Size(), WAITING),
+      m_remaining(m_schedule->Size()),
       m_done(std::move(done))
 {
-    // Dependents in one array (a schedule has O(communicator size) ops per rank, and every
-    // rank holds one: per-op vectors cost more than the ops).
-    for (const CollectiveOp& op : m_ops)
-    {
-        for (uint32_t dep : op.deps)
-        {
-            ++m_dependentsStart[dep + 1];
-        }
-    }
-    for (std::size_t i = 0; i < m_ops.size(); ++i)
-    {
-        m_dependentsStart[i + 1] += m_dependentsStart[i];
-    }
-    m_dependents.resize(m_dependentsStart.back());
-    std::vector<uint32_t> fill(m_dependentsStart.begin(), m_dependentsStart.end() - 1);
-    for (uint32_t i = 0; i < m_ops.size(); ++i)
-    {
-        m_waitingDeps[i] = static_cast<uint32_t>(m_ops[i].deps.size());
-        for (uint32_t dep : m_ops[i].deps)
-        {
-            m_dependents[fill[dep]++] = i;
-        }
-        std::vector<uint32_t>().swap(m_ops[i].deps); // no longer needed
-    }
 }
 
 MessageKey
-Collective::KeyOf(const CollectiveOp& op) const
+Collective::KeyOf(int64_t tag) const
 {
     MessageKey key;
     key.kind = MessageKey::COLLECTIVE;
     key.comm = m_comm;
     key.seq = m_seq;
-    key.tag = op.tag;
+    key.tag = tag;
     return key;
+}
+
+uint32_t
+Collective::IndexOfRank(uint32_t rank) const
+{
+    const std::vector<uint32_t>& ranks = *m_ranks;
+    if (rank < ranks.size() && ranks[rank] == rank)
+    {
+        return rank; // the world, and groups that start at rank 0
+    }
+    auto it = m_ranksSorted ? std::lower_bound(ranks.begin(), ranks.end(), rank)
+                            : std::find(ranks.begin(), ranks.end(), rank);
+    if (it == ranks.end() || *it != rank)
+    {
+        return CollectiveSchedule::kNone;
+    }
+    return static_cast<uint32_t>(it - ranks.begin());
 }
 
 void
@@ -71,7 +63,8 @@ Collective::Start()
                            m_call,
                            m_commName.empty() ? std::string("the world communicator")
                                               : "communicator '" + m_commName + "'");
-    if (m_ops.empty())
+    const uint32_t size = m_schedule->Size();
+    if (size == 0)
     {
         // A communicator of one, or nothing to move: done now (as an event, so that the
         // caller never sees its completion before Start returns).
@@ -82,16 +75,24 @@ Collective::Start()
     // Receives that wait for nothing but their message are armed, not posted: the transport
     // hands each message over as it arrives (PostArmed), so that a rank does not hold one
     // posted receive per step of the whole schedule. Timing is the same as posting them now.
-    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    std::vector<uint32_t> readySends;
+    bool armed = false;
+    for (uint32_t i = 0; i < size; ++i)
     {
-        if (m_waitingDeps[i] == 0 && !m_ops[i].send)
+        if (m_schedule->DepCount(i) == 0)
         {
-            m_state[i] = 3;
-            m_armed.push_back({m_ranks.at(m_ops[i].peer), m_ops[i].tag, i});
+            if (m_schedule->Op(i).send)
+            {
+                readySends.push_back(i);
+            }
+            else
+            {
+                m_state[i] = ARMED;
+                armed = true;
+            }
         }
     }
-    std::sort(m_armed.begin(), m_armed.end());
-    if (!m_armed.empty())
+    if (armed)
     {
         std::weak_ptr<Collective> weak = shared_from_this();
         m_transport->SetArrivalHook(m_comm, m_seq, [weak](uint32_t src, const MessageKey& key) {
@@ -99,33 +100,40 @@ Collective::Start()
             return self && self->PostArmed(src, key);
         });
         // Messages that came before this rank began the call wait in the transport.
-        for (const ArmedRecv& armed : m_armed)
+        for (uint32_t i = 0; i < size; ++i)
         {
-            if (m_state[armed.op] == 3 && m_transport->HasArrived(armed.src, KeyOf(m_ops[armed.op])))
+            if (m_state[i] == ARMED)
             {
-                Issue(armed.op);
+                const MessageOp op = m_schedule->Op(i);
+                if (m_transport->HasArrived(m_ranks->at(op.peer), KeyOf(op.tag)))
+                {
+                    Issue(i);
+                }
             }
         }
     }
-    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    for (uint32_t i : readySends)
     {
-        if (m_waitingDeps[i] == 0 && m_ops[i].send)
-        {
-            Issue(i);
-        }
+        Issue(i);
     }
 }
 
 bool
 Collective::PostArmed(uint32_t src, const MessageKey& key)
 {
-    // The first armed receive of that sender and tag (in schedule order: non-overtaking).
-    auto it = std::lower_bound(m_armed.begin(), m_armed.end(), ArmedRecv{src, key.tag, 0});
-    for (; it != m_armed.end() && it->src == src && it->tag == key.tag; ++it)
+    const uint32_t peer = IndexOfRank(src);
+    if (peer == CollectiveSchedule::kNone)
     {
-        if (m_state[it->op] == 3)
+        return false;
+    }
+    // The first armed receive of that sender and tag (in schedule order: non-overtaking).
+    for (uint32_t op = m_schedule->NextRecv(peer, key.tag, CollectiveSchedule::kNone);
+         op != CollectiveSchedule::kNone;
+         op = m_schedule->NextRecv(peer, key.tag, op))
+    {
+        if (m_state[op] == ARMED)
         {
-            Issue(it->op);
+            Issue(op);
             return true;
         }
     }
@@ -135,29 +143,44 @@ Collective::PostArmed(uint32_t src, const MessageKey& key)
 void
 Collective::Issue(uint32_t op)
 {
-    m_state[op] = 1;
-    const CollectiveOp& o = m_ops[op];
+    m_state[op] = ISSUED;
+    const MessageOp o = m_schedule->Op(op);
     // The callback keeps the collective alive until the transport is done with it.
     auto self = shared_from_this();
     auto onDone = [self, op]() { self->Complete(op); };
     if (o.send)
     {
-        m_transport->Send(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone, m_call);
+        m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, onDone, m_call);
     }
     else
     {
-        m_transport->Recv(m_ranks.at(o.peer), KeyOf(o), o.bytes, onDone, m_call);
+        m_transport->Recv(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, onDone, m_call);
     }
+}
+
+bool
+Collective::Ready(uint32_t op) const
+{
+    const uint32_t deps = m_schedule->DepCount(op);
+    for (uint32_t j = 0; j < deps; ++j)
+    {
+        if (m_state[m_schedule->Dep(op, j)] != COMPLETE)
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 void
 Collective::Complete(uint32_t op)
 {
-    m_state[op] = 2;
-    for (uint32_t d = m_dependentsStart[op]; d < m_dependentsStart[op + 1]; ++d)
+    m_state[op] = COMPLETE;
+    const uint32_t dependents = m_schedule->DependentCount(op);
+    for (uint32_t j = 0; j < dependents; ++j)
     {
-        const uint32_t dependent = m_dependents[d];
-        if (--m_waitingDeps[dependent] == 0)
+        const uint32_t dependent = m_schedule->Dependent(op, j);
+        if (m_state[dependent] == WAITING && Ready(dependent))
         {
             Issue(dependent);
         }
@@ -174,20 +197,24 @@ std::vector<std::string>
 Collective::DescribeWaiting() const
 {
     std::vector<std::string> lines;
-    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    for (uint32_t i = 0; i < m_schedule->Size(); ++i)
     {
-        if (m_state[i] == 2)
+        if (m_state[i] == COMPLETE)
         {
             continue;
         }
-        const CollectiveOp& o = m_ops[i];
-        std::string peer = "rank " + std::to_string(m_ranks.at(o.peer));
+        const MessageOp o = m_schedule->Op(i);
+        std::string peer = "rank " + std::to_string(m_ranks->at(o.peer));
         std::string what = o.send ? "send to " + peer : "message from " + peer;
         what += " (tag " + std::to_string(o.tag) + ", " + std::to_string(o.bytes) + " bytes)";
-        if (m_state[i] == 0)
+        if (m_state[i] == WAITING)
         {
-            what += " not started: waits for " + std::to_string(m_waitingDeps[i]) +
-                    " earlier step(s)";
+            uint32_t pending = 0;
+            for (uint32_t j = 0; j < m_schedule->DepCount(i); ++j)
+            {
+                pending += m_state[m_schedule->Dep(i, j)] != COMPLETE ? 1 : 0;
+            }
+            what += " not started: waits for " + std::to_string(pending) + " earlier step(s)";
         }
         else
         {

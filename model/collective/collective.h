@@ -13,7 +13,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -23,8 +22,9 @@ namespace ns3
  * \ingroup chakra
  * \brief Runs one rank's schedule of a collective call.
  *
- * Every receive is posted at start; a send goes out when the ops it depends on have completed
- * (typically the receive of the data it forwards). The call is complete on this rank when all
+ * A receive that waits for nothing but its message is armed at start and posted when the
+ * message arrives; a send (or a dependent receive) is issued when the ops it depends on have
+ * completed (typically the receive of the data it forwards). The call is complete on this rank when all
  * its ops are: every receive arrived, every send handed to the transport. Only this rank's schedule and
  * the messages it receives drive it: there is no shared state with other ranks.
  */
@@ -43,7 +43,7 @@ class Collective : public std::enable_shared_from_this<Collective>
                const Communicator& communicator,
                uint64_t seq,
                const CallSignature& call,
-               CollectiveSchedule schedule,
+               std::unique_ptr<const CollectiveSchedule> schedule,
                std::function<void()> done);
 
     /** Declares the call to the transport, posts the receives and sends what has no
@@ -54,37 +54,34 @@ class Collective : public std::enable_shared_from_this<Collective>
     std::vector<std::string> DescribeWaiting() const;
 
   private:
-    /** A receive that waits for nothing but its message: posted when that message arrives. */
-    struct ArmedRecv
+    /** What an op is doing (one byte per op: a ring holds 4(n-1) of them per rank). */
+    enum State : uint8_t
     {
-        uint32_t src;  //!< the sender's rank
-        int64_t tag;
-        uint32_t op;
-        bool operator<(const ArmedRecv& other) const
-        {
-            return std::tie(src, tag, op) < std::tie(other.src, other.tag, other.op);
-        }
+        WAITING,  //!< for earlier ops
+        ISSUED,   //!< handed to the transport
+        COMPLETE, //!< done
+        ARMED,    //!< a receive waiting for nothing but its message: posted when it arrives
     };
 
     void Issue(uint32_t op);
     void Complete(uint32_t op);
+    /** \return true if every op that \p op waits for has completed */
+    bool Ready(uint32_t op) const;
     /** Posts the armed receive of a message that has just arrived (the transport's hook). */
     bool PostArmed(uint32_t src, const MessageKey& key);
-    MessageKey KeyOf(const CollectiveOp& op) const;
+    /** \return the communicator index of global rank \p rank, or CollectiveSchedule::kNone */
+    uint32_t IndexOfRank(uint32_t rank) const;
+    MessageKey KeyOf(int64_t tag) const;
 
     Ptr<CommTransport> m_transport;
     uint64_t m_comm;
     std::string m_commName;
-    std::vector<uint32_t> m_ranks;
+    SharedRankList m_ranks; //!< global rank of each member
+    bool m_ranksSorted; //!< m_ranks ascending (process groups usually are): binary search
     uint64_t m_seq;
     CallSignature m_call;
-    CollectiveSchedule m_ops;
-    std::vector<uint32_t> m_waitingDeps; //!< per op, dependencies not complete
-    /** Ops waiting for op i: m_dependents[m_dependentsStart[i] .. m_dependentsStart[i + 1]). */
-    std::vector<uint32_t> m_dependentsStart;
-    std::vector<uint32_t> m_dependents;
-    std::vector<ArmedRecv> m_armed;      //!< sorted; see ArmedRecv
-    std::vector<uint8_t> m_state;        //!< 0 waiting, 1 issued, 2 complete, 3 armed
+    std::unique_ptr<const CollectiveSchedule> m_schedule;
+    std::vector<State> m_state; //!< per op
     std::size_t m_remaining;
     std::function<void()> m_done;
 };

@@ -15,7 +15,7 @@ DirectCollective::Supports(const CollectiveRequest& /* request */) const
     return true;
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 DirectCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;

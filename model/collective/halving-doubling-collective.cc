@@ -68,7 +68,7 @@ HalvingDoublingCollective::Supports(const CollectiveRequest& request) const
     }
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 HalvingDoublingCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;

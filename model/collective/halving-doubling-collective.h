@@ -26,7 +26,7 @@ class HalvingDoublingCollective : public CollectiveAlgorithm
     bool Supports(const CollectiveRequest& request) const override;
 
   protected:
-    CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
+    std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
 };
 
 } // namespace ns3

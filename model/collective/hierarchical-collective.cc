@@ -1,15 +1,96 @@
 #include "hierarchical-collective.h"
 
-#include "ring-collective.h"
+#include "ring-schedule.h"
 
 #include <algorithm>
-#include <map>
+#include <memory>
 
 namespace ns3
 {
 
 namespace
 {
+
+/**
+ * How a communicator's members spread over hosts: the same for every member, so it is computed
+ * once per host list (a call on n ranks would otherwise group n members on each of them).
+ */
+struct HostGroups
+{
+    bool even{false};                     //!< >= 2 hosts, each with the same number of members
+    uint32_t perHost{0};                  //!< members per host (when even)
+    std::vector<uint32_t> byHost;         //!< members, host by host (hosts ascending), in index order
+    std::vector<uint32_t> hostPosition;   //!< per member: its host's position among the hosts
+    std::vector<uint32_t> localPosition;  //!< per member: its position on its host
+};
+
+std::shared_ptr<const HostGroups>
+GroupHosts(const std::vector<uint32_t>& hostOf)
+{
+    auto groups = std::make_shared<HostGroups>();
+    const auto n = static_cast<uint32_t>(hostOf.size());
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&hostOf](uint32_t a, uint32_t b) { return hostOf[a] < hostOf[b]; });
+    groups->hostPosition.resize(n);
+    groups->localPosition.resize(n);
+    uint32_t hosts = 0;
+    uint32_t first = 0; // first member of the current host in order
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        if (k > 0 && hostOf[order[k]] != hostOf[order[k - 1]])
+        {
+            ++hosts;
+            first = k;
+        }
+        groups->hostPosition[order[k]] = hosts;
+        groups->localPosition[order[k]] = k - first;
+    }
+    hosts = n == 0 ? 0 : hosts + 1;
+    groups->perHost = hosts == 0 ? 0 : n / hosts;
+    groups->even = hosts >= 2 && n % hosts == 0;
+    for (uint32_t k = 0; k < n && groups->even; ++k)
+    {
+        // Even: host h holds exactly order[h * perHost .. (h + 1) * perHost).
+        groups->even = groups->hostPosition[order[k]] == k / groups->perHost;
+    }
+    groups->byHost = std::move(order);
+    return groups;
+}
+
+/** \return the grouping of a shared host list, computed once while the list lives */
+std::shared_ptr<const HostGroups>
+GroupsOf(const std::shared_ptr<const std::vector<uint32_t>>& hostOf)
+{
+    // A job has a few distinct groups (the world, tensor-, pipeline-, data-parallel groups):
+    // a short list, most recent first.
+    struct Entry
+    {
+        std::weak_ptr<const std::vector<uint32_t>> list;
+        std::shared_ptr<const HostGroups> groups;
+    };
+    static std::vector<Entry> recent;
+    for (std::size_t i = 0; i < recent.size(); ++i)
+    {
+        if (recent[i].list.lock() == hostOf)
+        {
+            std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i),
+                        recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            return recent.front().groups;
+        }
+    }
+    constexpr std::size_t kKept = 64;
+    if (recent.size() == kKept)
+    {
+        recent.pop_back();
+    }
+    recent.insert(recent.begin(), Entry{hostOf, GroupHosts(*hostOf)});
+    return recent.front().groups;
+}
 
 /** The two-level layout of a communicator as seen from one member. */
 struct Layout
@@ -21,39 +102,35 @@ struct Layout
     bool even{false};             //!< every host has the same number of members, >= 2 hosts
 };
 
+/** \return whether the members spread evenly over two or more hosts */
+bool
+IsEven(const CollectiveRequest& request)
+{
+    return request.hostOf && request.hostOf->size() == request.size &&
+           GroupsOf(request.hostOf)->even;
+}
+
 Layout
 MakeLayout(const CollectiveRequest& request)
 {
     Layout layout;
-    if (request.hostOf.size() != request.size)
+    if (!IsEven(request))
     {
         return layout;
     }
-    std::map<uint32_t, std::vector<uint32_t>> byHost; // sorted hosts, members in index order
-    for (uint32_t i = 0; i < request.size; ++i)
+    const HostGroups& groups = *GroupsOf(request.hostOf);
+    layout.even = true;
+    layout.hostPosition = groups.hostPosition[request.me];
+    layout.localPosition = groups.localPosition[request.me];
+    const uint32_t g = groups.perHost;
+    const auto hosts = static_cast<uint32_t>(groups.byHost.size() / g);
+    layout.local.assign(groups.byHost.begin() + static_cast<std::ptrdiff_t>(layout.hostPosition) * g,
+                        groups.byHost.begin() +
+                            static_cast<std::ptrdiff_t>(layout.hostPosition + 1) * g);
+    layout.across.reserve(hosts);
+    for (uint32_t h = 0; h < hosts; ++h)
     {
-        byHost[request.hostOf[i]].push_back(i);
-    }
-    std::size_t perHost = byHost.begin()->second.size();
-    layout.even = byHost.size() >= 2;
-    for (const auto& [host, members] : byHost)
-    {
-        layout.even = layout.even && members.size() == perHost;
-    }
-    if (!layout.even)
-    {
-        return layout;
-    }
-    layout.local = byHost.at(request.hostOf[request.me]);
-    layout.localPosition = static_cast<uint32_t>(
-        std::find(layout.local.begin(), layout.local.end(), request.me) - layout.local.begin());
-    for (const auto& [host, members] : byHost)
-    {
-        if (host == request.hostOf[request.me])
-        {
-            layout.hostPosition = static_cast<uint32_t>(layout.across.size());
-        }
-        layout.across.push_back(members[layout.localPosition]);
+        layout.across.push_back(groups.byHost[h * g + layout.localPosition]);
     }
     return layout;
 }
@@ -78,54 +155,56 @@ HierarchicalCollective::Supports(const CollectiveRequest& request) const
     case ChakraProtoMsg::ALL_GATHER:
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-        return MakeLayout(request).even;
+        return IsEven(request);
     default:
         return false;
     }
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 HierarchicalCollective::DoBuild(const CollectiveRequest& request) const
 {
     Layout layout = MakeLayout(request);
     if (!layout.even)
     {
-        return {};
+        return ScheduleBuilder().Take();
     }
     const auto g = static_cast<uint32_t>(layout.local.size());
     const auto hosts = static_cast<uint64_t>(layout.across.size());
-    ScheduleBuilder builder;
     const uint32_t chunks = request.chunks;
+    // Each phase starts when the one before has ended on this rank (a phase over one member,
+    // such as the host phases with one GPU per host, has no ops).
+    auto passes = std::make_unique<RingSchedule>();
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE: {
-        auto inside = AppendRingPass(builder, RingMode::REDUCE_SCATTER, layout.local,
-                                     layout.localPosition, request.bytes, chunks, 0, {});
+        passes->AddPass(RingMode::REDUCE_SCATTER, layout.local, layout.localPosition,
+                        request.bytes, chunks, 0);
         // After the reduce-scatter, local position p owns segment p + 1 of the buffer.
         uint64_t share = PartBytes(request.bytes, g, (layout.localPosition + 1) % g);
-        auto across = AppendRingPass(builder, RingMode::ALL_REDUCE, layout.across,
-                                     layout.hostPosition, share, chunks, kPhaseTags, inside);
-        AppendRingPass(builder, RingMode::ALL_GATHER, layout.local, layout.localPosition,
-                       request.bytes, chunks, 2 * kPhaseTags, across, g - 1);
+        passes->AddPass(RingMode::ALL_REDUCE, layout.across, layout.hostPosition, share, chunks,
+                        kPhaseTags);
+        passes->AddPass(RingMode::ALL_GATHER, layout.local, layout.localPosition, request.bytes,
+                        chunks, 2 * kPhaseTags, g - 1);
         break;
     }
     case ChakraProtoMsg::ALL_GATHER: {
-        auto across = AppendRingPass(builder, RingMode::ALL_GATHER, layout.across,
-                                     layout.hostPosition, request.bytes * hosts, chunks, 0, {});
-        AppendRingPass(builder, RingMode::ALL_GATHER, layout.local, layout.localPosition,
-                       request.bytes * hosts * g, chunks, kPhaseTags, across);
+        passes->AddPass(RingMode::ALL_GATHER, layout.across, layout.hostPosition,
+                        request.bytes * hosts, chunks, 0);
+        passes->AddPass(RingMode::ALL_GATHER, layout.local, layout.localPosition,
+                        request.bytes * hosts * g, chunks, kPhaseTags);
         break;
     }
     default: { // reduce-scatter
-        auto inside = AppendRingPass(builder, RingMode::REDUCE_SCATTER, layout.local,
-                                     layout.localPosition, request.bytes, chunks, 0, {});
+        passes->AddPass(RingMode::REDUCE_SCATTER, layout.local, layout.localPosition,
+                        request.bytes, chunks, 0);
         uint64_t share = PartBytes(request.bytes, g, (layout.localPosition + 1) % g);
-        AppendRingPass(builder, RingMode::REDUCE_SCATTER, layout.across, layout.hostPosition,
-                       share, chunks, kPhaseTags, inside);
+        passes->AddPass(RingMode::REDUCE_SCATTER, layout.across, layout.hostPosition, share,
+                        chunks, kPhaseTags);
         break;
     }
     }
-    return builder.Take();
+    return passes;
 }
 
 } // namespace ns3

@@ -27,7 +27,7 @@ class HierarchicalCollective : public CollectiveAlgorithm
     bool Supports(const CollectiveRequest& request) const override;
 
   protected:
-    CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
+    std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
 };
 
 } // namespace ns3

@@ -3,49 +3,6 @@
 namespace ns3
 {
 
-std::vector<uint32_t>
-AppendRingPass(ScheduleBuilder& builder,
-               RingMode mode,
-               const std::vector<uint32_t>& members,
-               uint32_t position,
-               uint64_t bytes,
-               uint32_t chunks,
-               int64_t tagBase,
-               const std::vector<uint32_t>& startDeps,
-               uint32_t stepOffset)
-{
-    const auto n = static_cast<uint32_t>(members.size());
-    std::vector<uint32_t> last;
-    if (n < 2)
-    {
-        return startDeps;
-    }
-    const uint32_t right = members[(position + 1) % n];
-    const uint32_t left = members[(position + n - 1) % n];
-    const uint32_t steps = mode == RingMode::ALL_REDUCE ? 2 * (n - 1) : n - 1;
-    builder.Reserve(builder.Size() + static_cast<std::size_t>(2) * steps * chunks);
-    for (uint32_t c = 0; c < chunks; ++c)
-    {
-        const uint64_t chunkBytes = PartBytes(bytes, chunks, c);
-        std::vector<uint32_t> deps = startDeps;
-        uint32_t previousRecv = 0;
-        for (uint32_t k = stepOffset; k < stepOffset + steps; ++k)
-        {
-            const uint32_t sendSegment = (position + 2 * n - k % n) % n;
-            const uint32_t recvSegment = (position + 2 * n - k % n - 1) % n;
-            const int64_t tag = tagBase + static_cast<int64_t>(c) * 2 * n + k;
-            if (k > stepOffset)
-            {
-                deps = {previousRecv};
-            }
-            builder.Send(right, PartBytes(chunkBytes, n, sendSegment), tag, deps);
-            previousRecv = builder.Recv(left, PartBytes(chunkBytes, n, recvSegment), tag);
-        }
-        last.push_back(previousRecv);
-    }
-    return last;
-}
-
 std::string
 RingCollective::GetName() const
 {
@@ -70,32 +27,38 @@ RingCollective::Supports(const CollectiveRequest& request) const
     }
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 RingCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;
-    ScheduleBuilder builder;
     std::vector<uint32_t> ring(n);
     for (uint32_t i = 0; i < n; ++i)
     {
         ring[i] = i;
     }
+    auto passes = std::make_unique<RingSchedule>();
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
-        AppendRingPass(builder, RingMode::ALL_REDUCE, ring, request.me, request.bytes,
-                       request.chunks, 0, {});
-        break;
+        passes->AddPass(RingMode::ALL_REDUCE, ring, request.me, request.bytes, request.chunks, 0);
+        return passes;
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-        AppendRingPass(builder, RingMode::REDUCE_SCATTER, ring, request.me, request.bytes,
-                       request.chunks, 0, {});
-        break;
+        passes->AddPass(RingMode::REDUCE_SCATTER, ring, request.me, request.bytes, request.chunks,
+                        0);
+        return passes;
     case ChakraProtoMsg::ALL_GATHER:
         // The gathered buffer is n contributions of request.bytes each.
-        AppendRingPass(builder, RingMode::ALL_GATHER, ring, request.me,
-                       request.bytes * static_cast<uint64_t>(n), request.chunks, 0, {});
+        passes->AddPass(RingMode::ALL_GATHER, ring, request.me,
+                        request.bytes * static_cast<uint64_t>(n), request.chunks, 0);
+        return passes;
+    default:
         break;
+    }
+    // Broadcast and reduce: O(chunks) ops per rank, held as a list.
+    ScheduleBuilder builder;
+    switch (request.type)
+    {
     case ChakraProtoMsg::BROADCAST:
     case ChakraProtoMsg::REDUCE: {
         // A chain through the ring: broadcast flows from the root, reduce flows into it.

@@ -98,7 +98,7 @@ TreeCollective::Supports(const CollectiveRequest& request) const
     }
 }
 
-CollectiveSchedule
+std::unique_ptr<CollectiveSchedule>
 TreeCollective::DoBuild(const CollectiveRequest& request) const
 {
     const uint32_t n = request.size;

@@ -83,11 +83,13 @@ CommTransport::DoDispose()
 }
 
 void
-CommTransport::Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers)
+CommTransport::Setup(Ptr<Node> node,
+                     uint32_t rank,
+                     std::shared_ptr<const std::vector<Address>> peers)
 {
     m_node = node;
     m_rank = rank;
-    m_peers = peers;
+    m_peers = std::move(peers);
 }
 
 void
@@ -116,7 +118,8 @@ CommTransport::GetRank() const
 const std::vector<Address>&
 CommTransport::GetPeers() const
 {
-    return m_peers;
+    static const std::vector<Address> none;
+    return m_peers ? *m_peers : none;
 }
 
 void

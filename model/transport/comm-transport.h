@@ -70,7 +70,7 @@ class CommTransport : public Object
      * \param rank this rank
      * \param peers every rank's address (index = rank)
      */
-    void Setup(Ptr<Node> node, uint32_t rank, const std::vector<Address>& peers);
+    void Setup(Ptr<Node> node, uint32_t rank, std::shared_ptr<const std::vector<Address>> peers);
 
     /** Called once the simulation runs (models open connections, ...). */
     virtual void Start();
@@ -213,7 +213,7 @@ class CommTransport : public Object
 
     Ptr<Node> m_node;
     uint32_t m_rank{0};
-    std::vector<Address> m_peers;
+    std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
     FatalHandler m_fatal;
     std::map<Endpoint, std::deque<PostedRecv>> m_posted;      //!< receives waiting for a message
     std::map<Endpoint, std::deque<ArrivedMessage>> m_arrived; //!< messages waiting for a receive
