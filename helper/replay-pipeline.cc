@@ -13,7 +13,6 @@
 #include "ns3/trace-file.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -279,6 +278,12 @@ ReplayPipeline::SetProgress(std::function<void(const std::string&)> progress)
 }
 
 void
+ReplayPipeline::SetWallClockProgress(double seconds)
+{
+    m_wallProgress = seconds;
+}
+
+void
 ReplayPipeline::Say(const std::string& line) const
 {
     if (m_progress)
@@ -473,17 +478,15 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         });
     }
     Say("simulating " + std::to_string(ranks) + " ranks on " + scenario.GetCluster()->Describe());
-    auto wallStart = std::chrono::steady_clock::now();
-    auto lastSaid = wallStart;
-    scenario.SetProgress(MicroSeconds(50), [&](Time now) {
-        auto wall = std::chrono::steady_clock::now();
-        if (wall - lastSaid > std::chrono::seconds(2))
-        {
-            lastSaid = wall;
-            Say("  simulated " + FormatFixed(now.GetSeconds() * 1e3, 3) + " ms (" +
-                FormatFixed(std::chrono::duration<double>(wall - wallStart).count(), 0) + " s wall)");
-        }
-    });
+    // chakra-cluster's progress lines (one self-rescheduling probe: a second periodic event
+    // would keep it alive for ever).
+    if (m_progress && m_wallProgress > 0)
+    {
+        scenario.SetWallClockProgress(m_wallProgress,
+                                      [this](const ClusterScenario::WallProgress& progress) {
+                                          Say("  " + ClusterScenario::FormatProgress(progress));
+                                      });
+    }
     ChakraReport report = scenario.Run(prefix);
     Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
         FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");

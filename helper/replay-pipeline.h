@@ -60,6 +60,12 @@ class ReplayPipeline
     /** Receives progress lines (default: none). */
     void SetProgress(std::function<void(const std::string&)> progress);
     /**
+     * During Simulate, sends a line about every \p seconds of wall-clock time to the progress
+     * receiver: ClusterScenario's wall-clock progress (simulated time, nodes done, events/s).
+     * 0 (the default): none.
+     */
+    void SetWallClockProgress(double seconds);
+    /**
      * Starts each rank at its measured offset (its iteration start minus the earliest rank's,
      * on the clock MeasuredRun aligns): ChakraApplication's StartOffset. Default: together.
      */
@@ -107,6 +113,7 @@ class ReplayPipeline
 
     std::string m_out;
     std::function<void(const std::string&)> m_progress;
+    double m_wallProgress{0}; //!< seconds between wall-clock progress lines; 0: none
     bool m_measuredOffsets{false};
     bool m_nvLinkFromTrace{false};
     std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank

@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
+#include <iterator>
 
 using namespace ns3;
 using chakra_test::RunCommand;
@@ -309,4 +310,35 @@ BOOST_AUTO_TEST_CASE(ranks_that_disagree_stop_the_replay_before_simulating)
     BOOST_TEST(line.find("rank 1 has ALL_REDUCE of 20 bytes") != std::string::npos, line);
     BOOST_TEST(chakra_test::FileExists(dir.File("out/consistency.txt")));
     BOOST_TEST(!chakra_test::FileExists(dir.File("out/report.txt")));
+}
+
+BOOST_AUTO_TEST_CASE(progress_lines_come_while_simulating_unless_quiet)
+{
+    // ClusterScenario's wall-clock progress, reused: with a tiny interval every check prints
+    // (at most one per wall-clock millisecond), so a run of any length prints at least one
+    // line; --quiet and --progress 0 print none. The report is the same either way.
+    TempDir dir;
+    const std::string prefix = WriteReferenceStyleJob(dir);
+    const std::string line = "chakra_replay:   simulated ";
+    auto chatty = RunCommand(Replay("--et " + prefix + " --output " + dir.File("a") +
+                                    " --progress 0.000001"));
+    BOOST_TEST_INFO(chatty.output);
+    BOOST_TEST(chatty.exitCode == 0);
+    const auto at = chatty.output.find(line);
+    BOOST_TEST(at != std::string::npos);
+    BOOST_TEST(chatty.output.find(" nodes done, ", at) != std::string::npos);
+    BOOST_TEST(chatty.output.find(" M events/s, wall ", at) != std::string::npos);
+    for (const std::string& silent : {std::string(" --quiet"), std::string(" --progress 0")})
+    {
+        auto run = RunCommand(Replay("--et " + prefix + " --output " + dir.File("b") + silent));
+        BOOST_TEST_INFO(silent << ": " << run.output);
+        BOOST_TEST(run.exitCode == 0);
+        BOOST_TEST(run.output.find(line) == std::string::npos);
+    }
+    auto report = [&dir](const std::string& out) {
+        std::ifstream in(dir.File(out) + "/report.txt");
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    BOOST_TEST(!report("a").empty());
+    BOOST_TEST(report("a") == report("b"));
 }

@@ -77,6 +77,10 @@ main(int argc, char** argv)
                  "earliest rank's, clocks aligned as the report says) instead of all together");
     args.AddFlag("timeline", "also write timeline.json (Chrome trace, opens in Perfetto)");
     args.AddOption("rows", "rows per table in the printed report", "20");
+    args.AddOption("progress",
+                   "print a progress line (simulated time, nodes done, events/s) on stderr "
+                   "about every SECONDS of wall-clock time while simulating (0: none)",
+                   "1");
     args.AddFlag("quiet", "no progress lines");
     bool done = false;
     int code = args.Parse(argc, argv, done);
@@ -98,6 +102,7 @@ main(int argc, char** argv)
             pipeline.SetProgress([&](const std::string& line) {
                 std::cerr << program << ": " << line << std::endl;
             });
+            pipeline.SetWallClockProgress(args.GetDouble("progress"));
         }
         std::string prefix = args.Get("et");
         if (args.Has("traces"))
