@@ -89,10 +89,8 @@ RdmaNic::DoDispose()
         port.active.clear();
     }
     m_ports.clear();
-    if (m_timer.IsRunning())
-    {
-        Simulator::Remove(m_timer);
-    }
+    // Cancel, not Remove: disposal may come after the event list is gone.
+    m_timer.Cancel();
     m_watched.clear();
     m_queuePairs.clear();
     m_transit = nullptr;
