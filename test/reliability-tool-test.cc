@@ -326,6 +326,24 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
                        " --hosts=1 --gpusPerHost=2",
                    dir.File("pg.0.et") + ": node 0 (process_group:init): process group '0' names "
                    "a rank beyond the 2 ranks of this job");
+    // A collective on a group the rank is not in: PyTorch returns from such a call before it
+    // reaches the process group, so a real trace never has the node (here: rank 0's trace
+    // copied to rank 1). Rank 1 used to run it as if the group were every rank.
+    WriteFileBytes(dir.File("member.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
+         "[{\"pg_name\": \"0\", \"ranks\": [0], \"group_size\": 1}]", "shapes": "", "types": ""}},
+        {"id": 1, "name": "ar", "type": "COMM_COLL_NODE", "data_deps": [0], "attr": [
+          {"name": "comm_type", "type": "int64_val", "value": 0},
+          {"name": "comm_size", "type": "uint64_val", "value": 1024},
+          {"name": "pg_name", "type": "string_val", "value": "0"}]}]})");
+    converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                           dir.File("member.json") + " --output " + dir.File("member.0.et") +
+                           " && cp " + dir.File("member.0.et") + " " + dir.File("member.1.et"));
+    BOOST_REQUIRE(converted.exitCode == 0);
+    expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File("member") +
+                       " --hosts=1 --gpusPerHost=2",
+                   dir.File("member.1.et") + ": node 1 (ar): rank 1 is not in process group '0' "
+                   "(process_group:init), so it cannot call the group's collectives");
     // Durations that are not numbers: NaN and -infinity (the JSON form's "nan", "-inf").
     for (const std::string value : {"nan", "-inf", "inf"})
     {

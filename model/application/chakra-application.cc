@@ -822,6 +822,18 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
         Simulator::Schedule(duration, [this, node, start, lane]() { Complete(node, start, lane); });
         return;
     }
+    // PyTorch returns from a collective on a group without the calling rank before the call
+    // reaches the process group, so a real trace never has such a node: a trace set in which it
+    // appears is inconsistent (for example rank files swapped or copied).
+    if (m_communicators.count(node->GetPgName()) == 0 &&
+        std::binary_search(m_foreignGroups.begin(),
+                           m_foreignGroups.end(),
+                           CommunicatorId(node->GetPgName())))
+    {
+        Fail(node->Describe() + ": rank " + std::to_string(m_rank) + " is not in process group '" +
+             node->GetPgName() + "' (process_group:init), so it cannot call the group's collectives");
+        return;
+    }
     Communicator& comm = CommunicatorOf(*node);
     CollectiveRequest request;
     request.type = *type;
@@ -972,7 +984,14 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
             auto me = std::find(ranks.begin(), ranks.end(), m_rank);
             if (me == ranks.end())
             {
-                continue; // a group this rank is not part of
+                // A group this rank is not part of: remembered, so that a collective on it
+                // is an error rather than a call over every rank.
+                auto at = std::lower_bound(m_foreignGroups.begin(), m_foreignGroups.end(), comm.id);
+                if (at == m_foreignGroups.end() || *at != comm.id)
+                {
+                    m_foreignGroups.insert(at, comm.id);
+                }
+                continue;
             }
             comm.myIndex = static_cast<uint32_t>(me - ranks.begin());
             bool valid = true;

@@ -228,6 +228,9 @@ class ChakraApplication : public Application
     std::map<std::string, bool> m_resourceBusy;
     std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
     std::map<std::string, Communicator> m_communicators; //!< by pg name
+    /** Ids (CommunicatorId) of the groups process_group:init declared without this rank, sorted:
+     *  a collective on one of them is a trace error (8 bytes a group, not its member list). */
+    std::vector<uint64_t> m_foreignGroups;
     std::map<uint64_t, std::shared_ptr<Collective>> m_activeCollectives; //!< by node id
     /**
      * Program order of one communicator's calls on this rank. Calls start strictly in their
