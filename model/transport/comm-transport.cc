@@ -159,6 +159,11 @@ CommTransport::Recv(uint32_t src,
     auto arrived = m_arrived.find(endpoint);
     if (arrived == m_arrived.end() || arrived->second.empty())
     {
+        if (m_handoffEndpoint && *m_handoffEndpoint == endpoint && !m_handoff)
+        {
+            m_handoff = std::move(receive); // Deliver takes it at once
+            return;
+        }
         m_posted[endpoint].push_back(std::move(receive));
         return;
     }
@@ -192,10 +197,23 @@ CommTransport::Deliver(const MessageHeader& header)
     {
         // The running call may have a receive for it that it has not posted yet.
         auto call = m_calls.find(CallId{header.key.comm, header.key.seq});
-        if (call != m_calls.end() && call->second.hook &&
-            call->second.hook(header.src, header.key))
+        if (call != m_calls.end() && call->second.hook)
         {
-            posted = m_posted.find(endpoint);
+            m_handoffEndpoint = &endpoint;
+            const bool took = call->second.hook(header.src, header.key);
+            m_handoffEndpoint = nullptr;
+            if (took && m_handoff)
+            {
+                PostedRecv receive = std::move(*m_handoff);
+                m_handoff.reset();
+                Match(header.src, header.key, message, receive);
+                receive.done();
+                return;
+            }
+            if (took)
+            {
+                posted = m_posted.find(endpoint);
+            }
         }
     }
     if (posted == m_posted.end() || posted->second.empty())

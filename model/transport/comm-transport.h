@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,13 @@ class CommTransport : public Object
     std::map<Endpoint, std::deque<PostedRecv>> m_posted;      //!< receives waiting for a message
     std::map<Endpoint, std::deque<ArrivedMessage>> m_arrived; //!< messages waiting for a receive
     std::map<CallId, LocalCall> m_calls;                      //!< this rank's running calls
+    /**
+     * While Deliver asks a call's arrival hook to post the receive for the message in hand:
+     * that message's endpoint, and the receive the hook posts (handed over directly instead
+     * of through m_posted, which would allocate a node and a deque per message).
+     */
+    const Endpoint* m_handoffEndpoint{nullptr};
+    std::optional<PostedRecv> m_handoff;
     /** First message of each (call, source) that arrived before this rank began the call. */
     std::map<CallId, std::map<uint32_t, CallSignature>> m_unchecked;
     std::vector<std::string> m_errors;

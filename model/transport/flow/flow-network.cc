@@ -51,6 +51,7 @@ FlowNetwork::DoDispose()
     }
     m_channels.clear();
     m_channelOf.clear();
+    m_lastChannelOf.clear();
     m_endpoints.clear();
     Object::DoDispose();
 }
@@ -124,10 +125,16 @@ FlowNetwork::GetEndpoint(uint32_t rank) const
 uint32_t
 FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
 {
+    if (src < m_lastChannelOf.size() && m_lastChannelOf[src] < m_channels.size() &&
+        m_channels[m_lastChannelOf[src]].dst == dst)
+    {
+        return m_lastChannelOf[src];
+    }
     const uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
     auto found = m_channelOf.find(key);
     if (found != m_channelOf.end())
     {
+        Remember(src, found->second);
         return found->second;
     }
     if (!m_topology || src >= m_topology->GetRankCount() || dst >= m_topology->GetRankCount() ||
@@ -156,8 +163,19 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     const auto index = static_cast<uint32_t>(m_channels.size());
     m_channels.push_back(std::move(channel));
     m_channelOf.emplace(key, index);
+    Remember(src, index);
     ++m_statistics.channels;
     return index;
+}
+
+void
+FlowNetwork::Remember(uint32_t src, uint32_t channel)
+{
+    if (src >= m_lastChannelOf.size())
+    {
+        m_lastChannelOf.resize(src + 1, kNoChannel);
+    }
+    m_lastChannelOf[src] = channel;
 }
 
 double

@@ -200,6 +200,8 @@ class FlowNetwork : public Object
 
     /** \return the channel index of a pair (created on first use); UINT32_MAX if unreachable */
     uint32_t GetChannel(uint32_t src, uint32_t dst);
+    /** Notes \p channel as the last one \p src used (see m_lastChannelOf). */
+    void Remember(uint32_t src, uint32_t channel);
     /** Puts a channel's next bytes (up to its window) in its link's FIFO, or grants them. */
     void Enter(uint32_t index);
     /** Drops the finished entries at the head of a link's FIFO and grants the new head. */
@@ -232,6 +234,8 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_linkMtu;        //!< per directed link
     std::vector<Channel> m_channels;
     std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> index
+    /** Per source rank, the channel it used last (a ring sends to one peer: no hash lookup). */
+    std::vector<uint32_t> m_lastChannelOf;
     std::vector<uint32_t> m_channelOfFlow;  //!< MaxMinNetwork flow id -> channel
     std::vector<FlowTransport*> m_endpoints;
     bool m_reallocationPending{false};
