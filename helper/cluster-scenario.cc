@@ -140,10 +140,25 @@ ClusterScenario::WallProbe()
         m_lastLineEvents = progress.events;
         m_wallHook(progress);
     }
+    Time step = m_probeStep;
+    if (m_progress && m_progressInterval.IsStrictlyPositive())
+    {
+        // This chain also prints the simulated-time progress: two chains that each go on
+        // while anything else is scheduled would keep each other alive for ever.
+        const Time simulated = Simulator::Now();
+        if (simulated >= m_nextProgress)
+        {
+            m_progress(simulated);
+            m_nextProgress =
+                m_progressInterval * (simulated / m_progressInterval).GetHigh() +
+                m_progressInterval;
+        }
+        step = std::min(step, m_nextProgress - simulated);
+    }
     // Only while something else is scheduled (as Progress).
     if (!Simulator::IsFinished())
     {
-        Simulator::Schedule(m_probeStep, &ClusterScenario::WallProbe, this);
+        Simulator::Schedule(step, &ClusterScenario::WallProbe, this);
     }
 }
 
@@ -209,12 +224,15 @@ ClusterScenario::Run(const std::string& tracePrefix)
     // DistributedSimulatorImpl is the processes' joint verdict, false while this process runs
     // an event: they would run forever.
     const bool probes = !MpiContext::IsEnabled();
-    if (probes && m_progress && m_progressInterval.IsStrictlyPositive())
+    const bool wallProbes = probes && m_wallHook && m_wallInterval > 0;
+    m_nextProgress = m_progressInterval;
+    if (probes && !wallProbes && m_progress && m_progressInterval.IsStrictlyPositive())
     {
+        // (With wall-clock progress, WallProbe prints these lines too.)
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
     }
     m_nodesDone = 0;
-    if (probes && m_wallHook && m_wallInterval > 0)
+    if (wallProbes)
     {
         for (const Ptr<ChakraApplication>& app : chakra.GetApplications())
         {

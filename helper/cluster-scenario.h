@@ -96,6 +96,7 @@ class ClusterScenario
     Time m_stop;
     std::function<void(const std::vector<Ptr<ChakraApplication>>&)> m_beforeRun;
     Time m_progressInterval;
+    Time m_nextProgress; //!< next simulated-time progress line (when WallProbe prints them)
     std::function<void(Time)> m_progress;
     double m_wallInterval{0};
     std::function<void(const WallProgress&)> m_wallHook;

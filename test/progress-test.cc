@@ -112,3 +112,33 @@ BOOST_AUTO_TEST_CASE(chakra_cluster_prints_progress_on_stderr_unless_quiet)
     const std::string off = run(" --progress=0");
     BOOST_TEST(off.find("simulated ") == std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(simulated_and_wall_clock_progress_together_still_end)
+{
+    // Both kinds of progress at once: each used to reschedule itself while anything else was
+    // scheduled, so the two kept each other alive and Run never returned.
+    chakra_test::TempDir dir;
+    const std::string prefix = WriteRing(dir);
+    const ChakraReport quiet = Run(prefix, 0, nullptr);
+    ClusterScenario scenario;
+    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(4));
+    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(1));
+    scenario.GetCluster()->SetAttribute("Transport", StringValue("rdma"));
+    std::vector<Time> simulated;
+    scenario.SetProgress(MicroSeconds(10), [&simulated](Time now) { simulated.push_back(now); });
+    uint32_t wallLines = 0;
+    scenario.SetWallClockProgress(1e-9, [&wallLines](const ClusterScenario::WallProgress&) {
+        ++wallLines;
+    });
+    const ChakraReport report = scenario.Run(prefix);
+    BOOST_TEST(report.AllFinished());
+    BOOST_TEST(report.GetIterationTime() == quiet.GetIterationTime());
+    BOOST_TEST(wallLines > 0u);
+    // One simulated-time line per 10 us of the run, each at or after its multiple of 10 us.
+    const double runUs = quiet.GetIterationTime().GetMicroSeconds();
+    BOOST_TEST(simulated.size() >= static_cast<std::size_t>(runUs / 10) - 1);
+    for (std::size_t i = 0; i < simulated.size(); ++i)
+    {
+        BOOST_TEST(simulated[i] >= MicroSeconds(10) * static_cast<int64_t>(i + 1));
+    }
+}
