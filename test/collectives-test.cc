@@ -314,68 +314,20 @@ BOOST_AUTO_TEST_CASE(hierarchical_beats_a_flat_ring_when_the_network_is_the_bott
     BOOST_TEST(chosen.at(0).algorithm == "hierarchical");
 }
 
-BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
+namespace
 {
-    // For every pair of members, what one sends the other receives (same tags, same sizes),
-    // checked on the schedules alone, for every algorithm, type and size up to 13.
-    using namespace ChakraProtoMsg;
-    for (const std::string name : {"ring", "direct", "halving-doubling", "tree", "hierarchical"})
-    {
-        auto algorithm = CreateCollectiveAlgorithm(name);
-        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
-                          GATHER, SCATTER, BARRIER})
-        {
-            for (uint32_t n = 1; n <= 13; ++n)
-            {
-                CollectiveRequest request;
-                request.type = type;
-                request.size = n;
-                request.bytes = 1000003; // not a multiple of anything
-                request.chunks = 3;
-                request.root = n / 2;
-                auto hostOf = std::make_shared<std::vector<uint32_t>>();
-                for (uint32_t i = 0; i < n; ++i)
-                {
-                    hostOf->push_back(n % 2 == 0 ? i / 2 : 0);
-                }
-                request.hostOf = hostOf;
-                if (!algorithm->Supports(request))
-                {
-                    continue;
-                }
-                std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> sent;
-                std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> received;
-                for (uint32_t me = 0; me < n; ++me)
-                {
-                    request.me = me;
-                    for (const auto& op : ListOps(*algorithm->Build(request)))
-                    {
-                        if (op.send)
-                        {
-                            sent[{me, op.peer, op.tag}].push_back(op.bytes);
-                        }
-                        else
-                        {
-                            received[{op.peer, me, op.tag}].push_back(op.bytes);
-                        }
-                    }
-                }
-                BOOST_TEST_CONTEXT(name << " " << CommTypeName(type) << " n=" << n)
-                {
-                    BOOST_TEST((sent == received));
-                }
-            }
-        }
-    }
-}
 
-BOOST_AUTO_TEST_CASE(schedules_read_by_index_are_consistent)
+/**
+ * Calls check(label, algorithm, request) for every algorithm, collective type and communicator
+ * size 1..13 that the algorithm supports: 1000003 bytes (not a multiple of anything), 3 chunks,
+ * root n/2, two members per host when n is even (else one host). request.me is left to check.
+ */
+template <typename Check>
+void
+ForEachSmallCall(Check check)
 {
-    // What the engine relies on, for every algorithm, type and size up to 13: deps are earlier
-    // ops; Dependent() lists exactly the ops whose Dep() names the op, in increasing order;
-    // NextRecv() finds every receive by its peer and tag, in schedule order, and nothing else.
     using namespace ChakraProtoMsg;
-    for (const std::string name : {"ring", "direct", "halving-doubling", "tree", "hierarchical"})
+    for (const std::string& name : CollectiveAlgorithmNames())
     {
         auto algorithm = CreateCollectiveAlgorithm(name);
         for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
@@ -395,71 +347,116 @@ BOOST_AUTO_TEST_CASE(schedules_read_by_index_are_consistent)
                     hostOf->push_back(n % 2 == 0 ? i / 2 : 0);
                 }
                 request.hostOf = hostOf;
-                if (!algorithm->Supports(request))
+                if (algorithm->Supports(request))
                 {
-                    continue;
-                }
-                for (uint32_t me = 0; me < n; ++me)
-                {
-                    request.me = me;
-                    auto schedule = algorithm->Build(request);
-                    const uint32_t size = schedule->Size();
-                    std::vector<std::vector<uint32_t>> dependents(size);
-                    std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> recvs;
-                    bool depsEarlier = true;
-                    for (uint32_t i = 0; i < size; ++i)
-                    {
-                        for (uint32_t j = 0; j < schedule->DepCount(i); ++j)
-                        {
-                            const uint32_t dep = schedule->Dep(i, j);
-                            depsEarlier = depsEarlier && dep < i;
-                            dependents.at(dep).push_back(i);
-                        }
-                        const MessageOp op = schedule->Op(i);
-                        if (!op.send)
-                        {
-                            recvs[{op.peer, op.tag}].push_back(i);
-                        }
-                    }
-                    bool dependentsMatch = true;
-                    for (uint32_t i = 0; i < size; ++i)
-                    {
-                        std::vector<uint32_t> listed;
-                        for (uint32_t j = 0; j < schedule->DependentCount(i); ++j)
-                        {
-                            listed.push_back(schedule->Dependent(i, j));
-                        }
-                        dependentsMatch = dependentsMatch && listed == dependents[i];
-                    }
-                    bool recvsFound = true;
-                    for (const auto& [key, ops] : recvs)
-                    {
-                        std::vector<uint32_t> found;
-                        for (uint32_t op = schedule->NextRecv(key.first, key.second,
-                                                              CollectiveSchedule::kNone);
-                             op != CollectiveSchedule::kNone && found.size() <= size;
-                             op = schedule->NextRecv(key.first, key.second, op))
-                        {
-                            found.push_back(op);
-                        }
-                        recvsFound = recvsFound && found == ops;
-                    }
-                    // A tag no receive uses from that peer finds nothing.
-                    const bool strangerIgnored =
-                        schedule->NextRecv(n + 5, 0, CollectiveSchedule::kNone) ==
-                        CollectiveSchedule::kNone;
-                    BOOST_TEST_CONTEXT(name << " " << CommTypeName(type) << " n=" << n
-                                            << " me=" << me)
-                    {
-                        BOOST_TEST(depsEarlier);
-                        BOOST_TEST(dependentsMatch);
-                        BOOST_TEST(recvsFound);
-                        BOOST_TEST(strangerIgnored);
-                    }
+                    check(name + " " + CommTypeName(type) + " n=" + std::to_string(n),
+                          *algorithm,
+                          request);
                 }
             }
         }
     }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(schedules_are_symmetric)
+{
+    // For every pair of members, what one sends the other receives (same tags, same sizes),
+    // checked on the schedules alone, for every algorithm, type and size up to 13.
+    ForEachSmallCall([](const std::string& label,
+                        const CollectiveAlgorithm& algorithm,
+                        CollectiveRequest request) {
+        std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> sent;
+        std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> received;
+        for (uint32_t me = 0; me < request.size; ++me)
+        {
+            request.me = me;
+            for (const auto& op : ListOps(*algorithm.Build(request)))
+            {
+                if (op.send)
+                {
+                    sent[{me, op.peer, op.tag}].push_back(op.bytes);
+                }
+                else
+                {
+                    received[{op.peer, me, op.tag}].push_back(op.bytes);
+                }
+            }
+        }
+        BOOST_TEST_CONTEXT(label)
+        {
+            BOOST_TEST((sent == received));
+        }
+    });
+}
+
+BOOST_AUTO_TEST_CASE(schedules_read_by_index_are_consistent)
+{
+    // What the engine relies on, for every algorithm, type and size up to 13: deps are earlier
+    // ops; Dependent() lists exactly the ops whose Dep() names the op, in increasing order;
+    // NextRecv() finds every receive by its peer and tag, in schedule order, and nothing else.
+    ForEachSmallCall([](const std::string& label,
+                        const CollectiveAlgorithm& algorithm,
+                        CollectiveRequest request) {
+        const uint32_t n = request.size;
+        for (uint32_t me = 0; me < n; ++me)
+        {
+            request.me = me;
+            auto schedule = algorithm.Build(request);
+            const uint32_t size = schedule->Size();
+            std::vector<std::vector<uint32_t>> dependents(size);
+            std::map<std::pair<uint32_t, int64_t>, std::vector<uint32_t>> recvs;
+            bool depsEarlier = true;
+            for (uint32_t i = 0; i < size; ++i)
+            {
+                for (uint32_t j = 0; j < schedule->DepCount(i); ++j)
+                {
+                    const uint32_t dep = schedule->Dep(i, j);
+                    depsEarlier = depsEarlier && dep < i;
+                    dependents.at(dep).push_back(i);
+                }
+                const MessageOp op = schedule->Op(i);
+                if (!op.send)
+                {
+                    recvs[{op.peer, op.tag}].push_back(i);
+                }
+            }
+            bool dependentsMatch = true;
+            for (uint32_t i = 0; i < size; ++i)
+            {
+                std::vector<uint32_t> listed;
+                for (uint32_t j = 0; j < schedule->DependentCount(i); ++j)
+                {
+                    listed.push_back(schedule->Dependent(i, j));
+                }
+                dependentsMatch = dependentsMatch && listed == dependents[i];
+            }
+            bool recvsFound = true;
+            for (const auto& [key, ops] : recvs)
+            {
+                std::vector<uint32_t> found;
+                for (uint32_t op =
+                         schedule->NextRecv(key.first, key.second, CollectiveSchedule::kNone);
+                     op != CollectiveSchedule::kNone && found.size() <= size;
+                     op = schedule->NextRecv(key.first, key.second, op))
+                {
+                    found.push_back(op);
+                }
+                recvsFound = recvsFound && found == ops;
+            }
+            // A peer that is not a member finds nothing.
+            const bool strangerIgnored =
+                schedule->NextRecv(n + 5, 0, CollectiveSchedule::kNone) == CollectiveSchedule::kNone;
+            BOOST_TEST_CONTEXT(label << " me=" << me)
+            {
+                BOOST_TEST(depsEarlier);
+                BOOST_TEST(dependentsMatch);
+                BOOST_TEST(recvsFound);
+                BOOST_TEST(strangerIgnored);
+            }
+        }
+    });
 }
 
 BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)

@@ -310,37 +310,36 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
     ExpectFailure("chakra-cluster",
                   Tool("chakra-cluster") + " --trace=" + four + " --hosts=1 --gpusPerHost=2",
                   four + ".*.et: the traces have 4 ranks but the cluster is 1 host(s) x 2 GPU(s)");
-    // A process group naming rank 5 in a job of two ranks.
-    WriteFileBytes(dir.File("pg.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+    // Two ranks with the same trace: process group '0' of the given members (a JSON list) and
+    // size, and an all-reduce on it. \return the trace prefix
+    auto writeGroupTraces = [&dir](const std::string& name,
+                                   const std::string& ranks,
+                                   const std::string& size) {
+        WriteFileBytes(dir.File(name + ".json"),
+                       R"({"metadata": {"version": "0.0.4"}, "nodes": [
         {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
-         "[{\"pg_name\": \"0\", \"ranks\": [0, 5], \"group_size\": 2}]", "shapes": "", "types": ""}},
+         "[{\"pg_name\": \"0\", \"ranks\": )" + ranks + R"(, \"group_size\": )" + size +
+                           R"(}]", "shapes": "", "types": ""}},
         {"id": 1, "name": "ar", "type": "COMM_COLL_NODE", "data_deps": [0], "attr": [
           {"name": "comm_type", "type": "int64_val", "value": 0},
           {"name": "comm_size", "type": "uint64_val", "value": 1024},
           {"name": "pg_name", "type": "string_val", "value": "0"}]}]})");
-    auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                                dir.File("pg.json") + " --output " + dir.File("pg.0.et") +
-                                " && cp " + dir.File("pg.0.et") + " " + dir.File("pg.1.et"));
-    BOOST_REQUIRE(converted.exitCode == 0);
-    expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File("pg") +
+        const std::string prefix = dir.File(name);
+        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                    prefix + ".json --output " + prefix + ".0.et && cp " +
+                                    prefix + ".0.et " + prefix + ".1.et");
+        BOOST_REQUIRE(converted.exitCode == 0);
+        return prefix;
+    };
+    // A process group naming rank 5 in a job of two ranks.
+    expectRunFails(Tool("chakra-cluster") + " --trace=" + writeGroupTraces("pg", "[0, 5]", "2") +
                        " --hosts=1 --gpusPerHost=2",
                    dir.File("pg.0.et") + ": node 0 (process_group:init): process group '0' names "
                    "a rank beyond the 2 ranks of this job");
     // A collective on a group the rank is not in: PyTorch returns from such a call before it
     // reaches the process group, so a real trace never has the node (here: rank 0's trace
     // copied to rank 1). Rank 1 used to run it as if the group were every rank.
-    WriteFileBytes(dir.File("member.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
-        {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
-         "[{\"pg_name\": \"0\", \"ranks\": [0], \"group_size\": 1}]", "shapes": "", "types": ""}},
-        {"id": 1, "name": "ar", "type": "COMM_COLL_NODE", "data_deps": [0], "attr": [
-          {"name": "comm_type", "type": "int64_val", "value": 0},
-          {"name": "comm_size", "type": "uint64_val", "value": 1024},
-          {"name": "pg_name", "type": "string_val", "value": "0"}]}]})");
-    converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                           dir.File("member.json") + " --output " + dir.File("member.0.et") +
-                           " && cp " + dir.File("member.0.et") + " " + dir.File("member.1.et"));
-    BOOST_REQUIRE(converted.exitCode == 0);
-    expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File("member") +
+    expectRunFails(Tool("chakra-cluster") + " --trace=" + writeGroupTraces("member", "[0]", "1") +
                        " --hosts=1 --gpusPerHost=2",
                    dir.File("member.1.et") + ": node 1 (ar): rank 1 is not in process group '0' "
                    "(process_group:init), so it cannot call the group's collectives");
@@ -355,8 +354,9 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
               {"name": "comm_size", "type": "uint64_val", "value": 1024},
               {"name": "duration_exact_micros", "type": "double_val", "value": ")" +
                            value + R"("}]}]})");
-        converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                               dir.File(name + ".json") + " --output " + dir.File(name + ".0.et"));
+        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                    dir.File(name + ".json") + " --output " +
+                                    dir.File(name + ".0.et"));
         BOOST_REQUIRE(converted.exitCode == 0);
         expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File(name) +
                            " --hosts=1 --gpusPerHost=1",
