@@ -446,8 +446,8 @@ BOOST_AUTO_TEST_CASE(schedules_read_by_index_are_consistent)
                 recvsFound = recvsFound && found == ops;
             }
             // A peer that is not a member finds nothing.
-            const bool strangerIgnored =
-                schedule->NextRecv(n + 5, 0, CollectiveSchedule::kNone) == CollectiveSchedule::kNone;
+            const uint32_t stranger = schedule->NextRecv(n + 5, 0, CollectiveSchedule::kNone);
+            const bool strangerIgnored = stranger == CollectiveSchedule::kNone;
             BOOST_TEST_CONTEXT(label << " me=" << me)
             {
                 BOOST_TEST(depsEarlier);

@@ -48,8 +48,7 @@ AppendUtf8(std::string& out, uint32_t code)
  * quoted strings with backslash escapes, True/False/None, tuples) rewritten as JSON text. The
  * reference Chakra converter stores a node's inputs this way, so its process_group:init reads
  * ['[{"pg_name": "0", ...}]'].
- * 
-eturn the JSON text, or nullopt if \p text is not such a literal
+ * \return the JSON text, or nullopt if \p text is not such a literal
  */
 std::optional<std::string>
 PythonLiteralToJson(const std::string& text)

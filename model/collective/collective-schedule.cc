@@ -90,10 +90,11 @@ uint32_t
 ExplicitSchedule::NextRecv(uint32_t peer, int64_t tag, uint32_t after) const
 {
     const uint32_t from = after == kNone ? 0 : after + 1;
+    using Key = std::tuple<uint32_t, int64_t, uint32_t>;
     auto it = std::lower_bound(m_recvs.begin(),
                                m_recvs.end(),
-                               std::make_tuple(peer, tag, from),
-                               [](const RecvEntry& entry, const std::tuple<uint32_t, int64_t, uint32_t>& key) {
+                               Key{peer, tag, from},
+                               [](const RecvEntry& entry, const Key& key) {
                                    return std::tie(entry.peer, entry.tag, entry.op) < key;
                                });
     if (it == m_recvs.end() || it->peer != peer || it->tag != tag)

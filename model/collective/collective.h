@@ -24,9 +24,10 @@ namespace ns3
  *
  * A receive that waits for nothing but its message is armed at start and posted when the
  * message arrives; a send (or a dependent receive) is issued when the ops it depends on have
- * completed (typically the receive of the data it forwards). The call is complete on this rank when all
- * its ops are: every receive arrived, every send handed to the transport. Only this rank's schedule and
- * the messages it receives drive it: there is no shared state with other ranks.
+ * completed (typically the receive of the data it forwards). The call is complete on this rank
+ * when all its ops are: every receive arrived, every send handed to the transport. Only this
+ * rank's schedule and the messages it receives drive it: there is no shared state with other
+ * ranks.
  */
 class Collective : public std::enable_shared_from_this<Collective>
 {

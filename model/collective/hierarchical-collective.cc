@@ -19,7 +19,7 @@ struct HostGroups
 {
     bool even{false};                     //!< >= 2 hosts, each with the same number of members
     uint32_t perHost{0};                  //!< members per host (when even)
-    std::vector<uint32_t> byHost;         //!< members, host by host (hosts ascending), in index order
+    std::vector<uint32_t> byHost;         //!< members host by host (ascending), in index order
     std::vector<uint32_t> hostPosition;   //!< per member: its host's position among the hosts
     std::vector<uint32_t> localPosition;  //!< per member: its position on its host
 };
@@ -124,9 +124,9 @@ MakeLayout(const CollectiveRequest& request)
     layout.localPosition = groups.localPosition[request.me];
     const uint32_t g = groups.perHost;
     const auto hosts = static_cast<uint32_t>(groups.byHost.size() / g);
-    layout.local.assign(groups.byHost.begin() + static_cast<std::ptrdiff_t>(layout.hostPosition) * g,
-                        groups.byHost.begin() +
-                            static_cast<std::ptrdiff_t>(layout.hostPosition + 1) * g);
+    const auto firstLocal = static_cast<std::ptrdiff_t>(layout.hostPosition) * g;
+    layout.local.assign(groups.byHost.begin() + firstLocal,
+                        groups.byHost.begin() + firstLocal + g);
     layout.across.reserve(hosts);
     for (uint32_t h = 0; h < hosts; ++h)
     {
