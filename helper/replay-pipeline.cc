@@ -1,5 +1,6 @@
 #include "replay-pipeline.h"
 
+#include "collective-cost-fit.h"
 #include "gpu-catalog.h"
 
 #include "ns3/et-reader.h"
@@ -17,9 +18,11 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -299,6 +302,12 @@ ReplayPipeline::SetMeasuredOffsets(bool enable)
 }
 
 void
+ReplayPipeline::SetCalibration(bool enable)
+{
+    m_calibrate = enable;
+}
+
+void
 ReplayPipeline::SetNvLinkFromTrace(bool enable)
 {
     m_nvLinkFromTrace = enable;
@@ -455,8 +464,6 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     {
         Say(line);
     }
-    ClusterScenario scenario;
-    options.Apply(scenario, ranks, prefix);
     if (!offsetsUs.empty())
     {
         std::string list;
@@ -465,7 +472,40 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
             list += (r ? ", " : "") + std::to_string(r) + ": +" + FormatFixed(offsetsUs[r], 0);
         }
         Say("ranks start at their measured offsets (us) " + list);
-        scenario.SetBeforeRun([offsetsUs](const std::vector<Ptr<ChakraApplication>>& apps) {
+    }
+    // Rank-local delays after collectives, measured (empty without measured calls).
+    std::vector<std::unordered_map<uint64_t, Time>> callDelays(ranks);
+    std::vector<std::pair<double, uint32_t>> delayTotals(ranks);
+    bool anyDelay = false;
+    if (m_calibrate)
+    {
+        for (uint32_t r = 0; r < ranks; ++r)
+        {
+            for (const auto& [node, us] : measured.GetCallDelaysUs(r))
+            {
+                callDelays[r][node] = NanoSeconds(std::llround(us * 1e3));
+                delayTotals[r].first += us;
+                ++delayTotals[r].second;
+                anyDelay = true;
+            }
+        }
+    }
+
+    std::string describedCluster;
+    // One simulation of the traces; the software cost of the collectives as given.
+    auto simulate = [&](const CollectiveCostFit& cost, ClusterOptions runOptions) {
+        ClusterScenario scenario;
+        runOptions.Apply(scenario, ranks, prefix);
+        scenario.SetAppAttribute("CollectiveOverhead",
+                                 TimeValue(NanoSeconds(std::llround(cost.fixedUs * 1e3))));
+        if (cost.usPerByte > 0)
+        {
+            // bytes x usPerByte us = bytes x 8 / rate s: rate = 8e6 / usPerByte bit/s.
+            scenario.SetAppAttribute(
+                "CollectiveOverheadRate",
+                DataRateValue(DataRate(static_cast<uint64_t>(std::llround(8e6 / cost.usPerByte)))));
+        }
+        scenario.SetBeforeRun([&](const std::vector<Ptr<ChakraApplication>>& apps) {
             for (const auto& app : apps)
             {
                 const uint32_t rank = app->GetRank();
@@ -474,29 +514,59 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
                     app->SetAttribute("StartOffset",
                                       TimeValue(NanoSeconds(std::llround(offsetsUs[rank] * 1e3))));
                 }
+                if (rank < callDelays.size() && !callDelays[rank].empty())
+                {
+                    app->SetCallDelays(callDelays[rank]);
+                }
             }
         });
-    }
-    Say("simulating " + std::to_string(ranks) + " ranks on " + scenario.GetCluster()->Describe());
-    // chakra-cluster's progress lines (one self-rescheduling probe: a second periodic event
-    // would keep it alive for ever).
-    if (m_progress && m_wallProgress > 0)
+        describedCluster = scenario.GetCluster()->Describe();
+        Say("simulating " + std::to_string(ranks) + " ranks on " + describedCluster);
+        // chakra-cluster's progress lines (one self-rescheduling probe: a second periodic
+        // event would keep it alive for ever).
+        if (m_progress && m_wallProgress > 0)
+        {
+            scenario.SetWallClockProgress(m_wallProgress,
+                                          [this](const ClusterScenario::WallProgress& progress) {
+                                              Say("  " + ClusterScenario::FormatProgress(progress));
+                                          });
+        }
+        ChakraReport result = scenario.Run(prefix);
+        Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
+            FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
+        return result;
+    };
+
+    // Calibration: a first run without software cost; what the measured calls took beyond
+    // the simulated transfers is fitted as a per-call cost for the run that is reported.
+    CollectiveCostFit cost;
+    std::optional<ReplayValidation::Calibration> calibration;
+    if (m_calibrate && measured.HasCalls())
     {
-        scenario.SetWallClockProgress(m_wallProgress,
-                                      [this](const ClusterScenario::WallProgress& progress) {
-                                          Say("  " + ClusterScenario::FormatProgress(progress));
-                                      });
+        Say("calibration run: the collectives without software cost");
+        ClusterOptions first = options;
+        first.timeline.clear();
+        const ChakraReport uncalibrated = simulate(cost, first);
+        const ReplayValidation v =
+            CompareWithMeasurement(uncalibrated, measured, m_measuredOffsets, offsetsUs);
+        cost = FitCollectiveCost(v);
+        calibration = ReplayValidation::Calibration{cost.Describe(), v.IterationError(),
+                                                    v.simulatedRankUs};
+        Say("collective software cost: " + cost.Describe());
     }
-    ChakraReport report = scenario.Run(prefix);
-    Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
-        FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
+    ChakraReport report = simulate(cost, options);
 
     m_validation = CompareWithMeasurement(report, measured, m_measuredOffsets, offsetsUs);
+    m_validation.calibration = calibration;
+    if (anyDelay)
+    {
+        m_validation.callDelays = delayTotals;
+    }
     report.WriteCsv(m_out);
     m_validation.WriteCsv(m_out + "/validation.csv");
     AtomicOutputFile text(m_out + "/report.txt");
     std::ostringstream body;
-    body << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+    body << "cluster: " << describedCluster << "\n";
     for (const auto& line : m_hardware)
     {
         body << "hardware: " << line << "\n";

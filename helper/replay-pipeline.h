@@ -71,6 +71,18 @@ class ReplayPipeline
      */
     void SetMeasuredOffsets(bool enable);
     /**
+     * Replays what the measurement shows beyond the models (default: on). When the traces
+     * carry measured collective calls, Simulate:
+     * - adds each rank's measured rank-local delay after the calls whose members complete
+     *   together (MeasuredRun::GetCallDelaysUs);
+     * - runs once without software cost for the collectives, fits what the measured calls took
+     *   beyond the simulated transfers (FitCollectiveCost), and reports the run with that cost
+     *   (ChakraApplication's CollectiveOverhead and CollectiveOverheadRate). The validation
+     *   shows the errors without it too.
+     * Off: one run of the models alone.
+     */
+    void SetCalibration(bool enable);
+    /**
      * Lets Simulate choose the NVLink bandwidth from the GPU the traces name (the .et
      * metadata "gpu_name", from Kineto's deviceProperties), see LookUpGpuLinks. For a GPU
      * it does not know, the options' bandwidth stays. Default: off (the options decide).
@@ -116,6 +128,7 @@ class ReplayPipeline
     double m_wallProgress{0}; //!< seconds between wall-clock progress lines; 0: none
     bool m_measuredOffsets{false};
     bool m_nvLinkFromTrace{false};
+    bool m_calibrate{true};
     std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank
     ReplayValidation m_validation;
     std::vector<std::string> m_consistency;

@@ -49,8 +49,15 @@ Percent(double simulated, double measured)
 
 } // namespace
 
+bool
+CompletesTogether(const std::string& kind)
+{
+    return kind == "ALL_REDUCE" || kind == "ALL_GATHER" || kind == "REDUCE_SCATTER" ||
+           kind == "REDUCE_SCATTER_BLOCK" || kind == "ALL_TO_ALL" || kind == "BARRIER";
+}
+
 CallTiming
-TimeCall(const std::vector<std::pair<double, double>>& sides)
+TimeCall(const std::vector<std::pair<double, double>>& sides, bool together)
 {
     CallTiming timing;
     if (sides.empty())
@@ -59,16 +66,22 @@ TimeCall(const std::vector<std::pair<double, double>>& sides)
     }
     double firstArrival = std::numeric_limits<double>::max();
     double lastArrival = std::numeric_limits<double>::lowest();
-    double completion = std::numeric_limits<double>::lowest();
+    double firstEnd = std::numeric_limits<double>::max();
+    double lastEnd = std::numeric_limits<double>::lowest();
     for (const auto& [start, end] : sides)
     {
         firstArrival = std::min(firstArrival, start);
         lastArrival = std::max(lastArrival, start);
-        completion = std::max(completion, end);
+        firstEnd = std::min(firstEnd, end);
+        lastEnd = std::max(lastEnd, end);
     }
+    // A member cannot complete before the last one arrived: clocks that disagree a little
+    // (aligned ranks) must not make the transfer negative.
+    const double completion = std::max(together ? firstEnd : lastEnd, lastArrival);
     timing.skewUs = lastArrival - firstArrival;
-    timing.transferUs = std::max(0.0, completion - lastArrival);
-    timing.spanUs = completion - firstArrival;
+    timing.transferUs = completion - lastArrival;
+    timing.localUs = std::max(0.0, lastEnd - completion);
+    timing.spanUs = lastEnd - firstArrival;
     return timing;
 }
 
@@ -105,6 +118,7 @@ MeasuredRun::AddRankTrace(uint32_t rank, const std::string& etPath)
             call.bytes = node.GetCommSize();
         }
         Side side;
+        side.nodeId = proto.id();
         side.startUs = static_cast<double>(proto.start_time_micros());
         side.endUs = side.startUs + node.GetDouble("duration_exact_micros",
                                                    static_cast<double>(proto.duration_micros()));
@@ -293,11 +307,46 @@ MeasuredRun::GetSpanUs() const
     return latest - earliest;
 }
 
+bool
+MeasuredRun::HasCalls() const
+{
+    return !m_calls.empty();
+}
+
 const MeasuredRun::Call*
 MeasuredRun::FindCall(const std::string& pg, uint64_t seq) const
 {
     auto it = m_calls.find({pg, seq});
     return it == m_calls.end() ? nullptr : &it->second;
+}
+
+std::unordered_map<uint64_t, double>
+MeasuredRun::GetCallDelaysUs(uint32_t rank) const
+{
+    std::unordered_map<uint64_t, double> delays;
+    for (const auto& [key, call] : m_calls)
+    {
+        auto mine = call.sides.find(rank);
+        if (call.sides.size() < 2 || mine == call.sides.end() || !CompletesTogether(call.kind))
+        {
+            continue;
+        }
+        double firstEnd = std::numeric_limits<double>::max();
+        double lastArrival = std::numeric_limits<double>::lowest();
+        for (const auto& [member, side] : call.sides)
+        {
+            firstEnd = std::min(firstEnd, side.endUs);
+            lastArrival = std::max(lastArrival, side.startUs);
+        }
+        // As TimeCall: the call completes at its first member's end, not before the last
+        // arrival.
+        const double delay = mine->second.endUs - std::max(firstEnd, lastArrival);
+        if (delay > 0)
+        {
+            delays[mine->second.nodeId] = delay;
+        }
+    }
+    return delays;
 }
 
 ReplayValidation
@@ -363,7 +412,8 @@ CompareWithMeasurement(const ChakraReport& report,
         {
             sides.emplace_back(Micros(record->start), Micros(record->end));
         }
-        c.simulated = TimeCall(sides);
+        const bool together = CompletesTogether(c.kind);
+        c.simulated = TimeCall(sides, together);
         if (const MeasuredRun::Call* call = measured.FindCall(c.pg, c.seq))
         {
             std::vector<std::pair<double, double>> measuredSides;
@@ -371,7 +421,7 @@ CompareWithMeasurement(const ChakraReport& report,
             {
                 measuredSides.emplace_back(side.startUs, side.endUs);
             }
-            c.measured = TimeCall(measuredSides);
+            c.measured = TimeCall(measuredSides, together);
         }
         v.collectives.push_back(c);
     }
@@ -444,6 +494,40 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         }
         os << "\n";
     }
+    if (calibration)
+    {
+        os << "collective software cost: " << calibration->cost << "\n";
+        if (calibration->iterationError)
+        {
+            os << "  without it: iteration error "
+               << FormatFixed(*calibration->iterationError * 100, 1) << "%";
+            if (calibration->simulatedRankUs.size() == measuredRankUs.size())
+            {
+                os << "; per rank";
+                for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
+                {
+                    os << (r ? ", " : " ") << r << ": "
+                       << Percent(calibration->simulatedRankUs[r], measuredRankUs[r]);
+                }
+            }
+            os << "\n";
+        }
+    }
+    if (!callDelays.empty())
+    {
+        os << "rank-local delays replayed after collectives (a member's end after the "
+              "first member's, measured):";
+        for (std::size_t r = 0; r < callDelays.size(); ++r)
+        {
+            if (callDelays[r].second > 0)
+            {
+                os << " rank " << r << " " << FormatFixed(callDelays[r].first, 1) << " us in "
+                   << callDelays[r].second << " call" << (callDelays[r].second == 1 ? "" : "s")
+                   << ";";
+            }
+        }
+        os << "\n";
+    }
     std::size_t measured = 0;
     for (const auto& c : collectives)
     {
@@ -455,11 +539,12 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         return;
     }
     os << "collectives: skew = last arrival - first arrival (waiting for the last rank); "
-          "transfer = completion - last arrival\n";
+          "transfer = completion - last arrival; local = last member's end - completion\n";
     os << std::left << std::setw(12) << "type" << std::setw(6) << "pg" << std::right
        << std::setw(4) << "seq" << std::setw(11) << "bytes" << std::setw(11) << "skew_sim"
        << std::setw(11) << "skew_meas" << std::setw(13) << "transfer_sim" << std::setw(14)
-       << "transfer_meas" << std::setw(9) << "error" << "\n";
+       << "transfer_meas" << std::setw(9) << "error" << std::setw(11) << "local_sim"
+       << std::setw(11) << "local_meas" << "\n";
     std::size_t shown = 0;
     for (const auto& c : collectives)
     {
@@ -478,7 +563,9 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
            << FormatFixed(c.measured->skewUs, 1) << std::setw(13)
            << FormatFixed(c.simulated.transferUs, 1) << std::setw(14)
            << FormatFixed(c.measured->transferUs, 1) << std::setw(9)
-           << Percent(c.simulated.transferUs, c.measured->transferUs) << "\n";
+           << Percent(c.simulated.transferUs, c.measured->transferUs) << std::setw(11)
+           << FormatFixed(c.simulated.localUs, 1) << std::setw(11)
+           << FormatFixed(c.measured->localUs, 1) << "\n";
     }
 }
 
@@ -488,21 +575,39 @@ ReplayValidation::WriteCsv(const std::string& path) const
     AtomicOutputFile out(path);
     out.Write("what,name,pg,seq,bytes,simulated_us,measured_us,error,simulated_skew_us,"
               "measured_skew_us,simulated_transfer_us,measured_transfer_us,transfer_error,"
-              "start_offset_us\n");
+              "start_offset_us,simulated_local_us,measured_local_us\n");
     auto error = [](double simulated, double measured) {
         return measured > 0 ? FormatFixed((simulated - measured) / measured, 4) : std::string();
     };
     out.Write(std::string(measuredOffsets ? "iteration_span," : "iteration,") +
               measuredIterationName + ",,,," + FormatFixed(simulatedIterationUs, 3) + "," +
               FormatFixed(measuredIterationUs, 3) + "," +
-              error(simulatedIterationUs, measuredIterationUs) + ",,,,,,\n");
+              error(simulatedIterationUs, measuredIterationUs) + ",,,,,,,,\n");
+    if (calibration && calibration->iterationError)
+    {
+        const double uncalibrated = measuredIterationUs * (1 + *calibration->iterationError);
+        out.Write(std::string(measuredOffsets ? "iteration_span" : "iteration") +
+                  "_uncalibrated," + measuredIterationName + ",,,," +
+                  FormatFixed(uncalibrated, 3) + "," + FormatFixed(measuredIterationUs, 3) + "," +
+                  error(uncalibrated, measuredIterationUs) + ",,,,,,,,\n");
+    }
     for (std::size_t r = 0; r < measuredRankUs.size() && r < simulatedRankUs.size(); ++r)
     {
         const double offset = r < startOffsetsUs.size() ? startOffsetsUs[r] : 0.0;
         out.Write("rank," + std::to_string(r) + ",,,," + FormatFixed(simulatedRankUs[r], 3) +
                   "," + FormatFixed(measuredRankUs[r], 3) + "," +
                   error(simulatedRankUs[r], measuredRankUs[r]) + ",,,,,," +
-                  FormatFixed(offset, 3) + "\n");
+                  FormatFixed(offset, 3) + ",,\n");
+    }
+    if (calibration && calibration->simulatedRankUs.size() == measuredRankUs.size())
+    {
+        for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
+        {
+            const double simulated = calibration->simulatedRankUs[r];
+            out.Write("rank_uncalibrated," + std::to_string(r) + ",,,," +
+                      FormatFixed(simulated, 3) + "," + FormatFixed(measuredRankUs[r], 3) + "," +
+                      error(simulated, measuredRankUs[r]) + ",,,,,,,,\n");
+        }
     }
     for (const auto& c : collectives)
     {
@@ -517,12 +622,15 @@ ReplayValidation::WriteCsv(const std::string& path) const
                     FormatFixed(c.measured->skewUs, 3) + "," +
                     FormatFixed(c.simulated.transferUs, 3) + "," +
                     FormatFixed(c.measured->transferUs, 3) + "," +
-                    error(c.simulated.transferUs, c.measured->transferUs) + ",\n";
+                    error(c.simulated.transferUs, c.measured->transferUs) + ",," +
+                    FormatFixed(c.simulated.localUs, 3) + "," +
+                    FormatFixed(c.measured->localUs, 3) + "\n";
         }
         else
         {
             line += ",," + FormatFixed(c.simulated.skewUs, 3) + ",," +
-                    FormatFixed(c.simulated.transferUs, 3) + ",,,\n";
+                    FormatFixed(c.simulated.transferUs, 3) + ",,,," +
+                    FormatFixed(c.simulated.localUs, 3) + ",\n";
         }
         out.Write(line);
     }

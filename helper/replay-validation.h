@@ -13,6 +13,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,7 @@ class MeasuredRun
     {
         double startUs{0}; //!< arrival: the kernel (or host op) started
         double endUs{0};   //!< completion on this rank
+        uint64_t nodeId{0}; //!< the call's node in the rank's .et
     };
 
     /** One collective call as the ranks recorded it. */
@@ -83,8 +85,19 @@ class MeasuredRun
     std::vector<double> GetStartOffsetsUs(uint32_t ranks) const;
     /** \return earliest iteration start to latest iteration end (0 if none) */
     double GetSpanUs() const;
+    /** \return true if some collective call has measured times */
+    bool HasCalls() const;
     /** \return a call by process group and number on it, or nullptr */
     const Call* FindCall(const std::string& pg, uint64_t seq) const;
+    /**
+     * Rank-local delays: in a call whose members complete together (CompletesTogether), the
+     * time a member ended after the first member did. The network had delivered by then, so
+     * the rest is the rank's own (a worker thread that did not run, a late kernel end);
+     * a replay adds it after the call (ChakraApplication::SetCallDelays). Call after Align().
+     * \param rank a rank
+     * \return its delays by node id, in microseconds (only those above 0)
+     */
+    std::unordered_map<uint64_t, double> GetCallDelaysUs(uint32_t rank) const;
 
   private:
     std::map<uint32_t, MeasuredIteration> m_iterations;               //!< by rank, own clock
@@ -96,19 +109,31 @@ class MeasuredRun
 
 /**
  * \ingroup chakra
- * \brief Arrival skew and transfer of one collective call: skew = last arrival - first
- * arrival (the wait for the last rank), transfer = completion (last member's end) - last
- * arrival.
+ * \brief Arrival skew, transfer and rank-local delay of one collective call: skew = last
+ * arrival - first arrival (the wait for the last rank); transfer = completion - last arrival;
+ * local = last member's end - completion. The completion of a call whose members complete
+ * together (all-reduce, all-gather, reduce-scatter, all-to-all, barrier) is its first member's
+ * end: a member that ends later was held up by itself, not by the network. For the others
+ * (broadcast, reduce, gather, scatter: the root and the leaves legitimately end apart) it is
+ * the last member's end, and local is 0.
  */
 struct CallTiming
 {
     double skewUs{0};     //!< last arrival - first arrival
     double transferUs{0}; //!< completion - last arrival
-    double spanUs{0};     //!< completion - first arrival
+    double localUs{0};    //!< last member's end - completion
+    double spanUs{0};     //!< last member's end - first arrival
 };
 
-/** \return the timing of a call from its members' (start, end), in microseconds */
-CallTiming TimeCall(const std::vector<std::pair<double, double>>& sides);
+/** \return true if every member of a call of this kind (ALL_REDUCE, ...) completes together */
+bool CompletesTogether(const std::string& kind);
+
+/**
+ * \param sides the members' (start, end), in microseconds
+ * \param together the members complete together (CompletesTogether)
+ * \return the timing of the call
+ */
+CallTiming TimeCall(const std::vector<std::pair<double, double>>& sides, bool together = true);
 
 /**
  * \ingroup chakra
@@ -138,6 +163,18 @@ struct ReplayValidation
         std::optional<CallTiming> measured; //!< absent: no measured times
     };
     std::vector<Collective> collectives;
+
+    /** The collectives' software cost, when calibrated from the measured calls. */
+    struct Calibration
+    {
+        std::string cost;                     //!< the fitted cost, in words
+        std::optional<double> iterationError; //!< the iteration error without it
+        std::vector<double> simulatedRankUs;  //!< each rank without it
+    };
+    std::optional<Calibration> calibration; //!< absent: not calibrated
+    /** Replayed rank-local delays after collectives (MeasuredRun::GetCallDelaysUs), per
+     *  rank: total microseconds and calls. Empty: none replayed. */
+    std::vector<std::pair<double, uint32_t>> callDelays;
 
     /** \return (simulated - measured) / measured for the iteration, or nullopt */
     std::optional<double> IterationError() const;

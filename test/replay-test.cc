@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE replay
 #include "chakra-test-data.h"
 
+#include "ns3/collective-cost-fit.h"
 #include "ns3/et-writer.h"
 #include "ns3/gpu-catalog.h"
 #include "ns3/replay-pipeline.h"
@@ -12,8 +13,11 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 using namespace ns3;
 using chakra_test::RunCommand;
@@ -204,13 +208,57 @@ BOOST_AUTO_TEST_CASE(gpu_names_give_their_nvlink)
 
 BOOST_AUTO_TEST_CASE(call_timing_separates_skew_from_transfer)
 {
-    // Arrivals 10, 40, 25; completions 52, 50, 51: the last rank arrives at 40, the call
-    // completes at 52: skew 30, transfer 12, span 42.
+    // Arrivals 10, 40, 25; ends 52, 50, 51: the last rank arrives at 40. Members that
+    // complete together (all-reduce): the call completes at the first end, 50: skew 30,
+    // transfer 10, the last member 2 later (local), span 42.
     CallTiming t = TimeCall({{10, 52}, {40, 50}, {25, 51}});
     BOOST_TEST(t.skewUs == 30.0);
-    BOOST_TEST(t.transferUs == 12.0);
+    BOOST_TEST(t.transferUs == 10.0);
+    BOOST_TEST(t.localUs == 2.0);
     BOOST_TEST(t.spanUs == 42.0);
+    // Members that end apart by design (broadcast): completion is the last end, 52.
+    CallTiming apart = TimeCall({{10, 52}, {40, 50}, {25, 51}}, false);
+    BOOST_TEST(apart.transferUs == 12.0);
+    BOOST_TEST(apart.localUs == 0.0);
+    // An end before the last arrival (clocks aligned imperfectly) is no negative transfer.
+    CallTiming early = TimeCall({{10, 35}, {40, 60}});
+    BOOST_TEST(early.transferUs == 0.0);
+    BOOST_TEST(early.localUs == 20.0);
     BOOST_TEST(TimeCall({}).spanUs == 0.0);
+    BOOST_TEST(CompletesTogether("ALL_TO_ALL"));
+    BOOST_TEST(!CompletesTogether("BROADCAST"));
+}
+
+BOOST_AUTO_TEST_CASE(collective_cost_fit_is_least_squares_without_negative_terms)
+{
+    // On the line 10 + 0.5 x: recovered exactly.
+    CollectiveCostFit line = FitCollectiveCost({{0, 10}, {10, 15}, {20, 20}});
+    BOOST_TEST(line.fixedUs == 10.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(line.usPerByte == 0.5, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(line.calls == 3u);
+    BOOST_TEST(line.CostUs(40) == 30.0, boost::test_tools::tolerance(1e-9));
+    // Scattered points: the residuals of the fit sum to zero. (0, 1), (1, 3), (2, 2):
+    // mean x 1, mean y 2, Sxy = (-1)(-1) + 0 + (1)(0) = 1, Sxx = 2: b = 0.5, a = 1.5.
+    CollectiveCostFit scattered = FitCollectiveCost({{0, 1}, {1, 3}, {2, 2}});
+    BOOST_TEST(scattered.fixedUs == 1.5, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(scattered.usPerByte == 0.5, boost::test_tools::tolerance(1e-9));
+    // Falling with size: a constant, the mean (30 and 10: 20).
+    CollectiveCostFit falling = FitCollectiveCost({{0, 30}, {10, 10}});
+    BOOST_TEST(falling.fixedUs == 20.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(falling.usPerByte == 0.0);
+    // (10, 1), (20, 12): slope 1.1, intercept -10 < 0: through the origin,
+    // b = (10 + 240) / (100 + 400) = 0.5.
+    CollectiveCostFit origin = FitCollectiveCost({{10, 1}, {20, 12}});
+    BOOST_TEST(origin.fixedUs == 0.0);
+    BOOST_TEST(origin.usPerByte == 0.5, boost::test_tools::tolerance(1e-9));
+    // One size: the mean; nothing: nothing.
+    CollectiveCostFit one = FitCollectiveCost({{64, 7}, {64, 9}});
+    BOOST_TEST(one.fixedUs == 8.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(one.usPerByte == 0.0);
+    CollectiveCostFit none = FitCollectiveCost(std::vector<std::pair<uint64_t, double>>{});
+    BOOST_TEST(none.calls == 0u);
+    BOOST_TEST(none.CostUs(1 << 20) == 0.0);
+    BOOST_TEST(none.Describe().find("none") == 0u);
 }
 
 namespace
@@ -281,6 +329,141 @@ BOOST_AUTO_TEST_CASE(measured_clocks_are_shared_or_aligned_by_collective_ends)
         BOOST_REQUIRE(second != nullptr);
         BOOST_TEST(second->sides.at(1).startUs == 340.0);
     }
+}
+
+namespace
+{
+
+/** A measured call: start and duration (us), bytes. */
+struct TimedCall
+{
+    uint64_t start;
+    uint64_t duration;
+    uint64_t bytes;
+};
+
+/** One rank's .et: all-reduces on the world group, each depending on the one before. */
+void
+WriteTimedCalls(const std::string& path, const std::vector<TimedCall>& calls)
+{
+    ChakraProtoMsg::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    EtWriter writer(path, metadata);
+    uint64_t id = 1;
+    for (const auto& call : calls)
+    {
+        ChakraProtoMsg::Node coll;
+        coll.set_id(id);
+        coll.set_name("ncclKernel_AllReduce");
+        coll.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+        coll.set_start_time_micros(call.start);
+        coll.set_duration_micros(call.duration);
+        if (id > 1)
+        {
+            coll.add_data_deps(id - 1);
+        }
+        auto* type = coll.add_attr();
+        type->set_name("comm_type");
+        type->set_int64_val(ChakraProtoMsg::ALL_REDUCE);
+        auto* size = coll.add_attr();
+        size->set_name("comm_size");
+        size->set_int64_val(static_cast<int64_t>(call.bytes));
+        writer.WriteNode(coll);
+        ++id;
+    }
+    writer.Commit();
+}
+
+/** The fields of the validation.csv lines that start with \p what. */
+std::vector<std::vector<double>>
+CollectiveRows(const std::string& csv)
+{
+    std::vector<std::vector<double>> rows;
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+    {
+        if (line.rfind("collective,", 0) != 0)
+        {
+            continue;
+        }
+        std::vector<double> fields;
+        std::istringstream cells(line);
+        for (std::string cell; std::getline(cells, cell, ',');)
+        {
+            fields.push_back(cell.empty() || !std::isdigit(static_cast<unsigned char>(cell.back()))
+                                 ? 0.0
+                                 : std::stod(cell));
+        }
+        rows.push_back(fields);
+    }
+    return rows;
+}
+
+// Two ranks, three all-reduces measured as (start, duration): calls 0 and 2 end together on
+// both ranks; in call 1 rank 0 ends 30 us after rank 1 (310 against 280).
+const std::vector<TimedCall> kRank0Calls = {{100, 50, 1024}, {200, 110, 2048}, {400, 200, 65536}};
+const std::vector<TimedCall> kRank1Calls = {{100, 50, 1024}, {200, 80, 2048}, {400, 200, 65536}};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(rank_local_delays_are_a_members_end_after_the_first)
+{
+    TempDir dir;
+    WriteTimedCalls(dir.File("t.0.et"), kRank0Calls);
+    WriteTimedCalls(dir.File("t.1.et"), kRank1Calls);
+    MeasuredRun run;
+    run.AddRankTrace(0, dir.File("t.0.et"));
+    run.AddRankTrace(1, dir.File("t.1.et"));
+    run.Align();
+    // Rank 0's node 2 (call 1): 310 - 280.
+    const auto delays = run.GetCallDelaysUs(0);
+    BOOST_REQUIRE(delays.size() == 1u);
+    BOOST_TEST(delays.at(2) == 30.0);
+    BOOST_TEST(run.GetCallDelaysUs(1).empty());
+}
+
+BOOST_AUTO_TEST_CASE(replay_calibrates_the_collective_cost_and_replays_local_delays)
+{
+    TempDir dir;
+    WriteTimedCalls(dir.File("t.0.et"), kRank0Calls);
+    WriteTimedCalls(dir.File("t.1.et"), kRank1Calls);
+    // Measured (hand): transfers 50, 80 (last arrival 200, first end 280), 200; local 0, 30, 0.
+    const double measuredTransfer[3] = {50, 80, 200};
+    const double measuredLocal[3] = {0, 30, 0};
+
+    TempDir plain;
+    auto models = RunCommand(Replay("--et " + dir.File("t") + " --output " + plain.Path() +
+                                    " --quiet --no-calibration"));
+    BOOST_TEST_INFO(models.output);
+    BOOST_REQUIRE(models.exitCode == 0);
+    BOOST_TEST(models.output.find("collective software cost") == std::string::npos);
+    auto rows = CollectiveRows(chakra_test::ReadFileBytes(plain.File("validation.csv")));
+    BOOST_REQUIRE(rows.size() == 3u);
+    for (std::size_t k = 0; k < 3; ++k)
+    {
+        BOOST_TEST(rows[k][11] == measuredTransfer[k]);
+        BOOST_TEST(rows[k][15] == measuredLocal[k]);
+        BOOST_TEST(rows[k][10] < 10.0); // NVLink alone: a few microseconds
+        BOOST_TEST(rows[k][14] < 0.5);  // no delay replayed
+    }
+
+    TempDir calibrated;
+    auto replay = RunCommand(Replay("--et " + dir.File("t") + " --output " + calibrated.Path() +
+                                    " --quiet"));
+    BOOST_TEST_INFO(replay.output);
+    BOOST_REQUIRE(replay.exitCode == 0);
+    BOOST_TEST(replay.output.find("collective software cost: ") != std::string::npos);
+    BOOST_TEST(replay.output.find("least squares over 3 measured calls") != std::string::npos);
+    BOOST_TEST(replay.output.find("rank 0 30.0 us in 1 call;") != std::string::npos);
+    rows = CollectiveRows(chakra_test::ReadFileBytes(calibrated.File("validation.csv")));
+    BOOST_REQUIRE(rows.size() == 3u);
+    // Least squares with an intercept: the fitted costs add up to the measured transfers less
+    // the simulated ones, so the calibrated transfers add up to the measured 330 us.
+    const double total = rows[0][10] + rows[1][10] + rows[2][10];
+    BOOST_TEST(std::abs(total - 330.0) < 3.3, "calibrated transfers " << total);
+    // Rank 0 ends call 1 30 us after rank 1, so it arrives at call 2 30 us after it.
+    BOOST_TEST(std::abs(rows[1][14] - 30.0) < 0.5, "local " << rows[1][14]);
+    BOOST_TEST(std::abs(rows[2][8] - 30.0) < 0.5, "skew " << rows[2][8]);
 }
 
 BOOST_AUTO_TEST_CASE(ranks_that_disagree_stop_the_replay_before_simulating)

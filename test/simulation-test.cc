@@ -373,3 +373,57 @@ BOOST_AUTO_TEST_CASE(numbers_no_trace_can_have_are_errors_naming_rank_node_and_v
     BOOST_REQUIRE(report.AllFinished());
     BOOST_TEST(report.GetIterationTime() == Seconds(3600));
 }
+
+BOOST_AUTO_TEST_CASE(collective_software_cost_and_call_delays_add_after_the_transfer)
+{
+    // Two ranks, one 1 MiB all-reduce. A software cost of 50 us + 1 MiB / 335.54432 Gbps
+    // (= 8,388,608 bits / 335,544,320,000 bit/s = 25 us) ends the call 75 us later on both
+    // ranks; a call delay of 40 us on rank 0 ends rank 0 40 us later and leaves rank 1 as it was.
+    TempDir dir;
+    const std::string prefix = dir.File("cost");
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(7, "ar", "COMM_COLL_NODE", AllReduce(1 << 20, "0")));
+    }
+    chakra_test::ClusterConfig config;
+    const ChakraReport base = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(base.AllFinished());
+
+    chakra_test::ClusterConfig costly = config;
+    costly.appAttributes = {{"CollectiveOverhead", "50us"},
+                            {"CollectiveOverheadRate", "335544320000bps"}};
+    const ChakraReport cost = chakra_test::RunCluster(prefix, costly);
+    BOOST_REQUIRE(cost.AllFinished());
+    for (std::size_t r = 0; r < 2; ++r)
+    {
+        BOOST_TEST(Us(cost.GetRanks()[r].finishTime - base.GetRanks()[r].finishTime) == 75.0,
+                   boost::test_tools::tolerance(1e-6));
+    }
+
+    chakra_test::ClusterConfig delayed = config;
+    delayed.beforeRun = [](const std::vector<Ptr<ChakraApplication>>& apps) {
+        for (const auto& app : apps)
+        {
+            if (app->GetRank() == 0)
+            {
+                app->SetCallDelays({{7, MicroSeconds(40)}});
+            }
+        }
+    };
+    const ChakraReport delay = chakra_test::RunCluster(prefix, delayed);
+    BOOST_REQUIRE(delay.AllFinished());
+    BOOST_TEST(Us(delay.GetRanks()[0].finishTime - base.GetRanks()[0].finishTime) == 40.0,
+               boost::test_tools::tolerance(1e-6));
+    BOOST_TEST(delay.GetRanks()[1].finishTime == base.GetRanks()[1].finishTime);
+
+    // A rate of 1 bit/s makes the 1 MiB call's cost 97 days: beyond a node's bounds, an error
+    // naming the node, not an overflow.
+    chakra_test::ClusterConfig absurd = config;
+    absurd.appAttributes = {{"CollectiveOverheadRate", "1bps"}};
+    const ChakraReport bad = chakra_test::RunCluster(prefix, absurd);
+    BOOST_TEST(!bad.AllFinished());
+    const std::string error = bad.GetRanks()[0].error;
+    BOOST_TEST(error.find("node 7 (ar)") != std::string::npos, error);
+    BOOST_TEST(error.find("collective overhead") != std::string::npos, error);
+}

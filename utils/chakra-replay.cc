@@ -75,6 +75,11 @@ main(int argc, char** argv)
     args.AddFlag("measured-offsets",
                  "start each rank at its measured offset (its iteration start minus the "
                  "earliest rank's, clocks aligned as the report says) instead of all together");
+    args.AddFlag("no-calibration",
+                 "simulate the models alone: without the measured rank-local delays after "
+                 "collectives and without a software cost per collective call fitted to the "
+                 "measured calls (both on by default when the traces carry measured times; "
+                 "doc/validation.md)");
     args.AddFlag("timeline", "also write timeline.json (Chrome trace, opens in Perfetto)");
     args.AddOption("rows", "rows per table in the printed report", "20");
     args.AddOption("progress",
@@ -97,6 +102,7 @@ main(int argc, char** argv)
         ReplayPipeline pipeline(out);
         pipeline.SetMeasuredOffsets(args.Has("measured-offsets"));
         pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
+        pipeline.SetCalibration(!args.Has("no-calibration"));
         if (!args.Has("quiet"))
         {
             pipeline.SetProgress([&](const std::string& line) {

@@ -6,6 +6,7 @@
 #include "trace-limits.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -216,6 +217,20 @@ ChakraApplication::GetTypeId()
                           UintegerValue(64),
                           MakeUintegerAccessor(&ChakraApplication::m_maxChunks),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("CollectiveOverhead",
+                          "Software cost of one collective call beyond its network transfer "
+                          "(NCCL's kernel launch and protocol setup, gloo's CPU work): a call "
+                          "ends on each rank this long after its last message. chakra_replay "
+                          "calibrates it from the measured calls (doc/validation.md).",
+                          TimeValue(Time()),
+                          MakeTimeAccessor(&ChakraApplication::m_collectiveOverhead),
+                          MakeTimeChecker(Time()))
+            .AddAttribute("CollectiveOverheadRate",
+                          "Size-dependent part of the software cost of a collective call: a "
+                          "call of B bytes ends B / rate later on each rank (0: none).",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&ChakraApplication::m_collectiveOverheadRate),
+                          MakeDataRateChecker())
             .AddTraceSource("NodeIssued",
                             "A node was handed to its engine (rank, node).",
                             MakeTraceSourceAccessor(&ChakraApplication::m_nodeIssued),
@@ -853,6 +868,16 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
         }
         request.root = static_cast<uint32_t>(it - comm.ranks->begin());
     }
+    Time afterTransfer;
+    try
+    {
+        afterTransfer = TimeAfterTransfer(*node, request.bytes);
+    }
+    catch (const TraceError& e)
+    {
+        FailOnTrace(e);
+        return;
+    }
     auto algorithm = ChooseCollectiveAlgorithm(AlgorithmFor(*type), request);
     request.chunks = ChunksFor(algorithm->GetName(), request.bytes);
 
@@ -879,18 +904,54 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     const std::string pg = node->GetPgName();
     auto collective = std::make_shared<Collective>(
         m_transport, comm, record.seq, call, algorithm->Build(request),
-        [this, node, start, lane, record, id, pg]() mutable {
-            record.end = Simulator::Now() - m_replayStart;
-            m_commRecords.push_back(record);
-            m_collectiveFinished(record);
+        [this, node, start, lane, record, id, pg, afterTransfer]() mutable {
+            // The messages are through; the call ends on this rank after its software cost
+            // and this rank's own delay (both zero unless set).
             m_activeCollectives.erase(id);
-            m_callNumbers.erase(id);
-            ++m_callOrders[pg].completed;
-            StartParkedCalls(pg);
-            Complete(node, start, lane);
+            auto finish = [this, node, start, lane, record, id, pg]() mutable {
+                record.end = Simulator::Now() - m_replayStart;
+                m_commRecords.push_back(record);
+                m_collectiveFinished(record);
+                m_callNumbers.erase(id);
+                ++m_callOrders[pg].completed;
+                StartParkedCalls(pg);
+                Complete(node, start, lane);
+            };
+            if (afterTransfer.IsZero())
+            {
+                finish();
+            }
+            else
+            {
+                Simulator::Schedule(afterTransfer, std::move(finish));
+            }
         });
     m_activeCollectives[id] = collective;
     collective->Start();
+}
+
+Time
+ChakraApplication::TimeAfterTransfer(const EtNode& node, uint64_t bytes) const
+{
+    double micros = m_collectiveOverhead.GetSeconds() * 1e6;
+    if (m_collectiveOverheadRate.GetBitRate() > 0)
+    {
+        micros += static_cast<double>(bytes) * 8e6 /
+                  static_cast<double>(m_collectiveOverheadRate.GetBitRate());
+    }
+    auto delay = m_callDelays.find(node.GetId());
+    if (delay != m_callDelays.end())
+    {
+        micros += delay->second.GetSeconds() * 1e6;
+    }
+    // Bounded like any duration a trace hands over (a rate of a few bit/s would overflow Time).
+    return micros > 0 ? NodeDuration(node, "collective overhead and call delay", micros) : Time();
+}
+
+void
+ChakraApplication::SetCallDelays(std::unordered_map<uint64_t, Time> delays)
+{
+    m_callDelays = std::move(delays);
 }
 
 void

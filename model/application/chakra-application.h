@@ -11,6 +11,7 @@
 #include "ns3/comm-transport.h"
 
 #include "ns3/application.h"
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
@@ -134,6 +135,12 @@ class ChakraApplication : public Application
     void SetTransport(Ptr<CommTransport> transport);
     /** \return this rank's transport (created on first use from the Transport attribute) */
     Ptr<CommTransport> GetTransport();
+    /**
+     * Time this rank spends in some collective calls after they complete (by node id): a
+     * replay of measured rank-local delays (a worker thread descheduled after the data
+     * arrived), added after the CollectiveOverhead. Set before the simulation starts.
+     */
+    void SetCallDelays(std::unordered_map<uint64_t, Time> delays);
 
   protected:
     void DoDispose() override;
@@ -184,6 +191,12 @@ class ChakraApplication : public Application
     void Warn(const std::string& message);
     /** \return the algorithm attribute for a collective type */
     std::string AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
+    /**
+     * \return the time a collective node ends after its last message on this rank:
+     *         CollectiveOverhead + bytes / CollectiveOverheadRate + its call delay
+     * \throws TraceError if that is beyond the bounds of a node's duration
+     */
+    Time TimeAfterTransfer(const EtNode& node, uint64_t bytes) const;
     /** \return pipeline chunks for a call */
     uint32_t ChunksFor(const std::string& algorithm, uint64_t bytes) const;
 
@@ -208,6 +221,9 @@ class ChakraApplication : public Application
     std::string m_scatterAlgorithm;
     uint64_t m_chunkSize;
     uint32_t m_maxChunks;
+    Time m_collectiveOverhead;
+    DataRate m_collectiveOverheadRate;
+    std::unordered_map<uint64_t, Time> m_callDelays; //!< node id -> rank-local delay
 
     // Wiring.
     uint32_t m_rank{0};
