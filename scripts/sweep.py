@@ -248,7 +248,9 @@ def run_dask(binary, trace, tasks, jobs, scheduler):
 
 
 def is_metric(column):
-    return column in METRICS or column == "error" or column.startswith("busbw_")
+    # busbw_<collective> per collective type, fabric_* from the rdma fabric table.
+    return (column in METRICS or column == "error" or column.startswith("busbw_")
+            or column.startswith("fabric_"))
 
 
 def read_previous(path, flag_columns):

@@ -24,8 +24,10 @@ variants=(
   --variant "rail-optimized:topology=rail-optimized,spines=4,oversubscription=2"
   --variant "rail-only:topology=rail-optimized,spines=0"
 )
+rm -f "$out"/moe.*.et  # traces of an earlier run of the other size
 "$build/bin/chakra_generator" --workload moe --ranks "$ranks" --experts-per-rank 1 --layers 1 \
   --tokens "$tokens" --hidden 4096 --top-k 2 --output-prefix "$out/moe" 2>/dev/null
+rm -f "$out"/dp.*.et
 "$build/bin/chakra_generator" --workload data-parallel --ranks "$ranks" --layers 4 \
   --layer-bytes 32MiB --output-prefix "$out/dp" 2>/dev/null
 for workload in moe dp; do

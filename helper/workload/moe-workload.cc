@@ -63,7 +63,7 @@ WorkloadGenerator::WriteMoeStep(const std::string& prefix, const MoeSpec& spec)
     {
         const std::string epGroup = "ep" + std::to_string(rank / ep);
         files.push_back(RankTraceBuilder::Path(prefix, rank));
-        RankTraceBuilder trace(files.back());
+        RankTraceBuilder trace(files.back(), spec.ranks);
         trace.ProcessGroups(groups);
 
         std::vector<uint64_t> previous;

@@ -94,7 +94,7 @@ WorkloadGenerator::WritePipelineParallelStep(const std::string& prefix,
         const uint32_t nextStage = rank + spec.dp;     // valid unless last
         const std::string pipeline = "pp" + std::to_string(d);
         files.push_back(RankTraceBuilder::Path(prefix, rank));
-        RankTraceBuilder trace(files.back());
+        RankTraceBuilder trace(files.back(), ranks);
         trace.ProcessGroups(groups);
 
         // Compute runs in schedule order: each step depends on the previous one. A receive is

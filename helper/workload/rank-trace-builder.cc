@@ -9,15 +9,21 @@ namespace ns3
 namespace
 {
 
-/** \return the GlobalMetadata of generated traces */
+/** \return the GlobalMetadata of generated traces (world_size if not 0) */
 ChakraProtoMsg::GlobalMetadata
-GeneratorMetadata()
+GeneratorMetadata(uint32_t worldSize)
 {
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version("0.0.4");
     auto* schema = metadata.add_attr();
     schema->set_name("schema");
     schema->set_string_val("chakra_generator");
+    if (worldSize > 0)
+    {
+        auto* world = metadata.add_attr();
+        world->set_name("world_size");
+        world->set_int64_val(worldSize);
+    }
     return metadata;
 }
 
@@ -83,8 +89,8 @@ JsonString(const std::string& text)
 
 } // namespace
 
-RankTraceBuilder::RankTraceBuilder(const std::string& path)
-    : m_writer(path, GeneratorMetadata())
+RankTraceBuilder::RankTraceBuilder(const std::string& path, uint32_t worldSize)
+    : m_writer(path, GeneratorMetadata(worldSize))
 {
 }
 

@@ -46,9 +46,12 @@ class RankTraceBuilder
     /**
      * Creates the trace file (written under a temporary name until Commit).
      * \param path the .et file
+     * \param worldSize the job's rank count, recorded in the metadata (world_size) so that a
+     *        trace set with files of another job beside it is an error, not a bigger job
+     *        (FindRankTraces); 0: not recorded
      * \throws TraceError if it cannot be created
      */
-    explicit RankTraceBuilder(const std::string& path);
+    explicit RankTraceBuilder(const std::string& path, uint32_t worldSize = 0);
 
     /**
      * A GPU compute node.

@@ -47,7 +47,7 @@ WorkloadGenerator::WriteTensorParallelStep(const std::string& prefix,
         const uint32_t t = rank % spec.tp;
         const std::string tpGroup = "tp" + std::to_string(d);
         files.push_back(RankTraceBuilder::Path(prefix, rank));
-        RankTraceBuilder trace(files.back());
+        RankTraceBuilder trace(files.back(), ranks);
         trace.ProcessGroups(groups);
 
         std::vector<uint64_t> previous;

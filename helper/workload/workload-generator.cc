@@ -27,7 +27,7 @@ WorkloadGenerator::WriteCollectiveBench(const std::string& prefix, const Collect
     for (uint32_t rank = 0; rank < spec.ranks; ++rank)
     {
         files.push_back(RankTraceBuilder::Path(prefix, rank));
-        RankTraceBuilder trace(files.back());
+        RankTraceBuilder trace(files.back(), spec.ranks);
         trace.ProcessGroups({{"0", workload::RankRange(0, spec.ranks, 1), spec.ranks}});
         std::vector<uint64_t> previous;
         for (uint32_t i = 0; i < spec.iterations; ++i)
@@ -60,7 +60,7 @@ WorkloadGenerator::WriteDataParallelStep(const std::string& prefix, const DataPa
     for (uint32_t rank = 0; rank < spec.ranks; ++rank)
     {
         files.push_back(RankTraceBuilder::Path(prefix, rank));
-        RankTraceBuilder trace(files.back());
+        RankTraceBuilder trace(files.back(), spec.ranks);
         trace.ProcessGroups({{"0", workload::RankRange(0, spec.ranks, 1), spec.ranks}});
         std::vector<uint64_t> previous;
         for (uint32_t layer = 0; layer < spec.layers; ++layer)
