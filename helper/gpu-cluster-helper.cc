@@ -25,8 +25,10 @@ GpuClusterHelper::GetTypeId()
             .SetGroupName("Chakra")
             .AddConstructor<GpuClusterHelper>()
             .AddAttribute("Transport",
-                          "Transport model the cluster is built for (its fabric): tcp.",
-                          StringValue("tcp"),
+                          "Transport model the cluster is built for (its fabric): rdma "
+                          "(RoCEv2 with PFC, ECN and DCQCN devices), tcp (ns-3 TCP over IPv4) "
+                          "or flow (max-min fair flows).",
+                          StringValue("rdma"),
                           MakeStringAccessor(&GpuClusterHelper::m_transport),
                           MakeStringChecker())
             .AddAttribute("Hosts",

@@ -2,12 +2,18 @@
 # Lab 3: how oversubscription in a leaf-spine network slows the all-to-alls of an MoE layer.
 # Usage: examples/labs/lab3-moe-oversubscription.sh [build-dir] [output-dir]
 # LAB_SMALL=1 runs a reduced grid (what CI runs). The fabric is RoCEv2 with PFC and DCQCN
-# (transport rdma); TRANSPORT=tcp runs packet-level TCP instead (no PFC/ECN columns then).
+# (transport rdma; the NICs' congestion control is CC, default dcqcn here: the module's default
+# is none, PFC alone); TRANSPORT=tcp runs packet-level TCP instead (no PFC/ECN columns then).
 set -euo pipefail
 build=${1:-build}
 out=${2:-$build/labs/lab3}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 transport=${TRANSPORT:-rdma}
+cc=${CC:-dcqcn}
+rdma_flags=()
+if [ "$transport" = rdma ]; then
+  rdma_flags=(--set "ns3::RdmaNic::CongestionControl=$cc")
+fi
 mkdir -p "$out"
 if [ "${LAB_SMALL:-0}" = 1 ]; then
   layers=1; tokens=256; grid="1,4"
@@ -21,7 +27,8 @@ fi
 python3 "$here/scripts/sweep.py" --trace "$out/moe" --out "$out/sweep" \
   --binary "$build/bin/chakra-cluster" --grid oversubscription="$grid" \
   --set hosts=4 --set gpusPerHost=4 --set topology=leaf-spine --set hostsPerLeaf=2 \
-  --set spines=2 --set nicBandwidth=100Gbps --set transport="$transport" 2>/dev/null
+  --set spines=2 --set nicBandwidth=100Gbps --set transport="$transport" "${rdma_flags[@]}" \
+  2>/dev/null
 python3 - "$out/sweep/sweep.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -31,7 +31,7 @@ FlowFabric::GetTypeId()
                           "wire; queue pairs share a NIC max-min fair from the start and a "
                           "send completes when its last byte has left: SendBuffer and "
                           "FifoAtSource are tcp's).",
-                          StringValue("tcp"),
+                          StringValue("rdma"),
                           MakeStringAccessor(&FlowFabric::m_packetModel),
                           MakeStringChecker())
             .AddAttribute("SendBuffer",

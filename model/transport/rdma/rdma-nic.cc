@@ -33,8 +33,10 @@ RdmaNic::GetTypeId()
             .SetGroupName("Chakra")
             .AddConstructor<RdmaNic>()
             .AddAttribute("CongestionControl",
-                          "Congestion control of every queue pair: dcqcn or none (line rate).",
-                          StringValue("dcqcn"),
+                          "Congestion control of every queue pair: none (line rate; PFC alone "
+                          "keeps the fabric lossless, as Meta's RoCE training fabrics run) or "
+                          "dcqcn (DcqcnRateControl's parameters).",
+                          StringValue("none"),
                           MakeStringAccessor(&RdmaNic::m_congestionControl),
                           MakeStringChecker())
             .AddAttribute("AckInterval",
