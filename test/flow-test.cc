@@ -676,3 +676,86 @@ BOOST_AUTO_TEST_CASE(csv_and_timeline_as_with_packets)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(schedule_moved)
+
+/** Counts its copies, moves and destructions (of objects that still owned something). */
+struct Tracked
+{
+    struct Counts
+    {
+        int copies{0};
+        int calls{0};
+        int destroyed{0};
+    };
+    std::shared_ptr<Counts> counts;
+
+    explicit Tracked(std::shared_ptr<Counts> c)
+        : counts(std::move(c))
+    {
+    }
+    Tracked(const Tracked& other)
+        : counts(other.counts)
+    {
+        ++counts->copies;
+    }
+    Tracked(Tracked&& other) noexcept = default;
+    Tracked& operator=(const Tracked&) = delete;
+    Tracked& operator=(Tracked&&) = delete;
+    ~Tracked()
+    {
+        if (counts)
+        {
+            ++counts->destroyed;
+        }
+    }
+    void operator()()
+    {
+        ++counts->calls;
+    }
+};
+
+BOOST_FIXTURE_TEST_CASE(runs_once_at_its_time_without_a_copy, SimulatorFixture)
+{
+    auto counts = std::make_shared<Tracked::Counts>();
+    Time ranAt;
+    ScheduleMoved(MicroSeconds(5), Tracked(counts));
+    Simulator::Schedule(MicroSeconds(5), [&ranAt]() { ranAt = Simulator::Now(); });
+    Simulator::Run();
+    BOOST_TEST(counts->calls == 1);
+    BOOST_TEST(counts->copies == 0);
+    // Destroyed with its event once it ran: nothing is left holding it.
+    BOOST_TEST(counts->destroyed == 1);
+    BOOST_TEST(counts.use_count() == 1);
+    BOOST_TEST(ranAt == MicroSeconds(5));
+}
+
+BOOST_FIXTURE_TEST_CASE(same_instant_events_keep_their_scheduling_order, SimulatorFixture)
+{
+    std::vector<int> order;
+    std::function<void()> second = [&order]() { order.push_back(2); };
+    Simulator::Schedule(MicroSeconds(1), [&order]() { order.push_back(1); });
+    ScheduleMoved(MicroSeconds(1), std::move(second));
+    Simulator::Schedule(MicroSeconds(1), [&order]() { order.push_back(3); });
+    ScheduleMoved(Time(0), [&order]() { order.push_back(0); });
+    Simulator::Run();
+    BOOST_TEST(order == (std::vector<int>{0, 1, 2, 3}), boost::test_tools::per_element());
+}
+
+BOOST_FIXTURE_TEST_CASE(a_cancelled_event_is_not_run_and_is_freed, SimulatorFixture)
+{
+    auto counts = std::make_shared<Tracked::Counts>();
+    EventId id = ScheduleMoved(MicroSeconds(3), Tracked(counts));
+    BOOST_TEST(id.IsRunning());
+    id.Cancel();
+    Simulator::Run();
+    BOOST_TEST(counts->calls == 0);
+    Simulator::Destroy();
+    // The id holds a reference to its event: the callable goes when the last one does.
+    BOOST_TEST(counts->destroyed == 0);
+    id = EventId();
+    BOOST_TEST(counts->destroyed == 1);
+    BOOST_TEST(counts.use_count() == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

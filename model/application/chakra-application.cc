@@ -9,6 +9,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -923,7 +924,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
             }
             else
             {
-                Simulator::Schedule(afterTransfer, std::move(finish));
+                ScheduleMoved(afterTransfer, std::move(finish));
             }
         });
     m_activeCollectives[id] = collective;

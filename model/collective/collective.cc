@@ -1,5 +1,6 @@
 #include "collective.h"
 
+#include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -25,6 +26,14 @@ Collective::Collective(Ptr<CommTransport> transport,
       m_remaining(m_schedule->Size()),
       m_done(std::move(done))
 {
+}
+
+Collective::~Collective()
+{
+    if (m_handlerSet && m_transport)
+    {
+        m_transport->SetArrivalHandler(m_comm, m_seq, nullptr);
+    }
 }
 
 MessageKey
@@ -69,11 +78,11 @@ Collective::Start()
         // A communicator of one, or nothing to move: done now (as an event, so that the
         // caller never sees its completion before Start returns).
         m_transport->EndCall(m_comm, m_seq);
-        Simulator::ScheduleNow(std::move(m_done));
+        ScheduleMoved(Time(0), std::move(m_done));
         return;
     }
     // Receives that wait for nothing but their message are armed, not posted: the transport
-    // hands each message over as it arrives (PostArmed), so that a rank does not hold one
+    // hands each message over as it arrives (PostArrived), so that a rank does not hold one
     // posted receive per step of the whole schedule. Timing is the same as posting them now.
     std::vector<uint32_t> readySends;
     bool armed = false;
@@ -94,11 +103,8 @@ Collective::Start()
     }
     if (armed)
     {
-        std::weak_ptr<Collective> weak = shared_from_this();
-        m_transport->SetArrivalHook(m_comm, m_seq, [weak](uint32_t src, const MessageKey& key) {
-            auto self = weak.lock();
-            return self && self->PostArmed(src, key);
-        });
+        m_transport->SetArrivalHandler(m_comm, m_seq, this);
+        m_handlerSet = true;
         // Messages that came before this rank began the call wait in the transport.
         for (uint32_t i = 0; i < size; ++i)
         {
@@ -119,7 +125,7 @@ Collective::Start()
 }
 
 bool
-Collective::PostArmed(uint32_t src, const MessageKey& key)
+Collective::PostArrived(uint32_t src, const MessageKey& key)
 {
     const uint32_t peer = IndexOfRank(src);
     if (peer == CollectiveSchedule::kNone)

@@ -29,7 +29,8 @@ namespace ns3
  * rank's schedule and the messages it receives drive it: there is no shared state with other
  * ranks.
  */
-class Collective : public std::enable_shared_from_this<Collective>
+class Collective : public std::enable_shared_from_this<Collective>,
+                   private CommTransport::ArrivalHandler
 {
   public:
     /**
@@ -46,6 +47,8 @@ class Collective : public std::enable_shared_from_this<Collective>
                const CallSignature& call,
                std::unique_ptr<const CollectiveSchedule> schedule,
                std::function<void()> done);
+    /** Withdraws the arrival handler if the call is still running on the transport. */
+    ~Collective() override;
 
     /** Declares the call to the transport, posts the receives and sends what has no
      *  dependency. */
@@ -68,8 +71,8 @@ class Collective : public std::enable_shared_from_this<Collective>
     void Complete(uint32_t op);
     /** \return true if every op that \p op waits for has completed */
     bool Ready(uint32_t op) const;
-    /** Posts the armed receive of a message that has just arrived (the transport's hook). */
-    bool PostArmed(uint32_t src, const MessageKey& key);
+    /** Posts the armed receive of a message that has just arrived (the transport's handler). */
+    bool PostArrived(uint32_t src, const MessageKey& key) override;
     /** \return the communicator index of global rank \p rank, or CollectiveSchedule::kNone */
     uint32_t IndexOfRank(uint32_t rank) const;
     MessageKey KeyOf(int64_t tag) const;
@@ -85,6 +88,7 @@ class Collective : public std::enable_shared_from_this<Collective>
     std::vector<State> m_state; //!< per op
     std::size_t m_remaining;
     std::function<void()> m_done;
+    bool m_handlerSet{false}; //!< this is the transport's arrival handler of the call
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 #include "comm-transport.h"
 
 #include "ns3/log.h"
+#include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 
 #include <stdexcept>
@@ -137,7 +138,7 @@ CommTransport::Send(uint32_t dst,
     if (dst == m_rank)
     {
         // A message to oneself never touches the network.
-        Simulator::ScheduleNow([this, header, d = std::move(done)]() {
+        ScheduleMoved(Time(0), [this, header, d = std::move(done)]() {
             Deliver(header);
             d();
         });
@@ -175,7 +176,7 @@ CommTransport::Recv(uint32_t src,
     }
     Match(src, key, message, receive);
     // As an event: a receive never completes inside the Recv call that posted it.
-    Simulator::ScheduleNow(std::move(receive.done));
+    ScheduleMoved(Time(0), std::move(receive.done));
 }
 
 void
@@ -185,9 +186,10 @@ CommTransport::Deliver(const MessageHeader& header)
     {
         m_bytesReceived += header.payload;
     }
+    LocalCall* running = nullptr;
     if (header.key.kind == MessageKey::COLLECTIVE)
     {
-        CheckCall(header.src, header.key, header.call);
+        running = CheckCall(header.src, header.key, header.call);
     }
     ArrivedMessage message{header.payload, header.call};
     Endpoint endpoint{header.src, header.key};
@@ -196,11 +198,10 @@ CommTransport::Deliver(const MessageHeader& header)
         header.key.kind == MessageKey::COLLECTIVE)
     {
         // The running call may have a receive for it that it has not posted yet.
-        auto call = m_calls.find(CallId{header.key.comm, header.key.seq});
-        if (call != m_calls.end() && call->second.hook)
+        if (running && running->handler)
         {
             m_handoffEndpoint = &endpoint;
-            const bool took = call->second.hook(header.src, header.key);
+            const bool took = running->handler->PostArrived(header.src, header.key);
             m_handoffEndpoint = nullptr;
             if (took && m_handoff)
             {
@@ -294,12 +295,12 @@ CommTransport::EndCall(uint64_t comm, uint64_t seq)
 }
 
 void
-CommTransport::SetArrivalHook(uint64_t comm, uint64_t seq, ArrivalHook hook)
+CommTransport::SetArrivalHandler(uint64_t comm, uint64_t seq, ArrivalHandler* handler)
 {
     auto call = m_calls.find(CallId{comm, seq});
     if (call != m_calls.end())
     {
-        call->second.hook = std::move(hook);
+        call->second.handler = handler;
     }
 }
 
@@ -310,7 +311,7 @@ CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
     return arrived != m_arrived.end() && !arrived->second.empty();
 }
 
-void
+CommTransport::LocalCall*
 CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote)
 {
     const CallId id{key.comm, key.seq};
@@ -320,12 +321,15 @@ CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignatur
         // This rank has not begun the call: check when it does (the first message per peer
         // is enough, every message of a call carries the same signature).
         m_unchecked[id].emplace(src, remote);
-        return;
+        return nullptr;
     }
     if (remote.IsKnown() && local->second.call.IsKnown() && !remote.SameCall(local->second.call))
     {
+        // The fatal handler may end the run and its calls: the message goes to no call.
         Fatal(CallMismatch(src, key, remote, local->second));
+        return nullptr;
     }
+    return &local->second;
 }
 
 std::string

@@ -125,14 +125,32 @@ class CommTransport : public Object
     void EndCall(uint64_t comm, uint64_t seq);
 
     /**
-     * Called when a message of a running collective call arrives and no receive is posted for
-     * it: the call may post its receive for that message now (Recv) and return true, and the
-     * message completes it at once, as if it had been posted all along. A collective thus
-     * need not post every receive up front (a rank of a ring over n ranks has 2(n - 1)).
+     * A running collective call that posts receives as their messages arrive. A collective
+     * thus need not post every receive up front (a rank of a ring over n ranks has 2(n - 1)).
+     * A plain interface rather than a std::function holding a weak pointer: the transport
+     * calls it once per message, and the function object and the pointer's control block
+     * were two more cache misses each time at thousands of ranks.
      */
-    using ArrivalHook = std::function<bool(uint32_t src, const MessageKey& key)>;
-    /** Sets the arrival hook of call \p seq on communicator \p comm (after BeginCall). */
-    void SetArrivalHook(uint64_t comm, uint64_t seq, ArrivalHook hook);
+    class ArrivalHandler
+    {
+      public:
+        virtual ~ArrivalHandler() = default;
+        /**
+         * Called when a message of the call arrives and no receive is posted for it: the
+         * call may post its receive for that message now (Recv) and return true, and the
+         * message completes it at once, as if it had been posted all along.
+         * \param src the sending rank
+         * \param key the message's key
+         * 
+eturn true if a receive was posted
+         */
+        virtual bool PostArrived(uint32_t src, const MessageKey& key) = 0;
+    };
+    /**
+     * Sets the arrival handler of call \p seq on communicator \p comm (after BeginCall; not
+     * owned: the handler clears it, with nullptr, if it goes away before EndCall).
+     */
+    void SetArrivalHandler(uint64_t comm, uint64_t seq, ArrivalHandler* handler);
     /** \return true if a message from \p src with \p key has arrived and waits for a receive */
     bool HasArrived(uint32_t src, const MessageKey& key) const;
 
@@ -194,7 +212,7 @@ class CommTransport : public Object
     {
         CallSignature call;
         std::string label;
-        ArrivalHook hook; //!< see SetArrivalHook
+        ArrivalHandler* handler{nullptr}; //!< see SetArrivalHandler
     };
     using Endpoint = std::pair<uint32_t, MessageKey>; //!< (source, key)
     using CallId = std::pair<uint64_t, uint64_t>;     //!< (communicator, seq)
@@ -204,8 +222,11 @@ class CommTransport : public Object
                const MessageKey& key,
                const ArrivedMessage& message,
                const PostedRecv& receive);
-    /** Checks a collective message's call against this rank's call of that number. */
-    void CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote);
+    /**
+     * Checks a collective message's call against this rank's call of that number.
+     * \return this rank's running call of that number, nullptr if it has not begun it
+     */
+    LocalCall* CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote);
     /** \return the error text for two ranks that disagree on a collective call */
     std::string CallMismatch(uint32_t src,
                              const MessageKey& key,

@@ -2,6 +2,7 @@
 
 #include "ns3/log.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -235,7 +236,7 @@ FlowNetwork::Send(uint32_t src,
         // It fits in the send buffer at once: local completion now (as an event).
         if (localDone)
         {
-            Simulator::ScheduleNow(std::move(localDone));
+            ScheduleMoved(Time(0), std::move(localDone));
         }
         channel.messages.push_back(std::move(message));
         channel.nextDone = channel.messages.size();
@@ -411,11 +412,10 @@ FlowNetwork::Progress(uint32_t index)
                              << message.end << ", arrives " << arrival.As(Time::US));
         channel.lastDelivery = arrival;
         ++channel.inFlight;
-        Simulator::Schedule(arrival - now,
-                            &FlowNetwork::Arrive,
-                            this,
-                            index,
-                            std::move(message.delivered));
+        ScheduleMoved(arrival - now,
+                      [this, index, delivered = std::move(message.delivered)]() {
+                          Arrive(index, delivered);
+                      });
         ++channel.head;
     }
     if (channel.head == channel.messages.size())

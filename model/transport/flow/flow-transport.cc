@@ -61,8 +61,7 @@ FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
               "which wires it through FlowFabric)");
         return;
     }
-    Ptr<FlowTransport> receiver(m_network->GetEndpoint(dst));
-    if (!receiver)
+    if (!m_network->GetEndpoint(dst))
     {
         Fatal("rank " + std::to_string(GetRank()) + " sends to rank " + std::to_string(dst) +
               ", which has no flow transport (no such rank in the cluster)");
@@ -74,7 +73,14 @@ FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
         dst,
         bytes,
         std::move(done),
-        [receiver, header]() { receiver->Arrive(header); });
+        // The receiver is looked up at delivery, not held: holding it would touch the
+        // receiving rank's memory at every send (a cache miss at thousands of ranks).
+        [network = PeekPointer(m_network), dst, header]() {
+            if (FlowTransport* receiver = network->GetEndpoint(dst))
+            {
+                receiver->Arrive(header);
+            }
+        });
     if (!sent)
     {
         Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +

@@ -10,6 +10,7 @@
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
@@ -338,7 +339,7 @@ TcpTransport::Pump(Connection& connection)
             // completion never runs inside the Send call that started it.
             if (message.done)
             {
-                Simulator::ScheduleNow(std::move(message.done));
+                ScheduleMoved(Time(0), std::move(message.done));
             }
             connection.queue.pop_front();
         }
