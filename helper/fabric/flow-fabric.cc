@@ -29,8 +29,8 @@ FlowFabric::GetTypeId()
                           "timestamps per MTU, 2 bytes of PPP on the wire) or rdma (44 bytes of "
                           "IPv4 + UDP + BTH + ICRC per MTU, 38 bytes of Ethernet framing on the "
                           "wire; queue pairs share a NIC max-min fair from the start and a "
-                          "send completes when its last byte has left: SendBuffer and "
-                          "FifoAtSource are tcp's).",
+                          "send completes when the ACK of its last byte is back: SendBuffer "
+                          "and FifoAtSource are tcp's).",
                           StringValue("rdma"),
                           MakeStringAccessor(&FlowFabric::m_packetModel),
                           MakeStringChecker())
@@ -110,10 +110,13 @@ FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
     if (m_packetModel == "rdma")
     {
         // A NIC serves its queue pairs round robin at their rates (no FIFO of windows), and a
-        // send is not done while its bytes are still in host memory (the rdma model completes
-        // it on the last packet's ACK: later by a path latency, which this does not charge).
+        // send is done when the ACK of its last packet is back (RdmaQueuePair): an ACK is
+        // IPv4 + UDP + BTH + AETH + ICRC in an Ethernet frame.
         settings.sendBuffer = 0;
         settings.fifoAtSource = false;
+        settings.ackBytes = RoceV2Header::kIpv4Bytes + RoceV2Header::kUdpBytes +
+                            RoceV2Header::kBthBytes + RoceV2Header::kAethBytes +
+                            RoceV2Header::kIcrcBytes + RdmaNetDevice::kFramingBytes;
     }
     m_network->Build(topology, settings);
 }

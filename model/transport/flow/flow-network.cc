@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -70,6 +71,11 @@ FlowNetwork::Build(std::shared_ptr<const ClusterTopology> topology, const Settin
 {
     m_topology = std::move(topology);
     m_settings = settings;
+    if (m_settings.ackBytes > 0 && m_settings.sendBuffer > 0)
+    {
+        throw std::invalid_argument("FlowNetwork: completion on ACK needs sendBuffer 0 (a send "
+                                    "completes when acknowledged, not when buffered)");
+    }
     const auto& links = m_topology->GetLinks();
     m_linkDelay.reserve(2 * links.size());
     m_linkMtu.reserve(2 * links.size());
@@ -152,6 +158,7 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     channel.segment = std::max(1.0, mtu - m_settings.framing.headerBytes);
     channel.packetOverhead = mtu + m_settings.framing.wireExtraBytes - channel.segment;
     channel.efficiency = channel.segment / (channel.segment + channel.packetOverhead);
+    double ackSeconds = 0;
     for (std::size_t i = 0; i < channel.path.size(); ++i)
     {
         channel.propagation += m_linkDelay[channel.path[i]];
@@ -160,7 +167,18 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
             // Each switch forwards the last packet once it has all of it.
             channel.forwardSecondsPerByte += 1.0 / m_rates.GetCapacity(channel.path[i]);
         }
+        // The ACK comes back over the same links the other way (directed link 2i is a -> b,
+        // 2i + 1 is b -> a; ECMP paths of one pair have the same length and delays), sent and
+        // forwarded whole at every hop. It does not queue: the packet models send ACKs ahead
+        // of data.
+        const uint32_t back = channel.path[i] ^ 1u;
+        ackSeconds += m_settings.ackBytes / m_rates.GetCapacity(back);
+        if (m_settings.ackBytes > 0)
+        {
+            channel.ackLatency += m_linkDelay[back];
+        }
     }
+    channel.ackLatency += CeilSeconds(ackSeconds);
     const auto index = static_cast<uint32_t>(m_channels.size());
     m_channels.push_back(std::move(channel));
     m_channelOf.emplace(key, index);
@@ -231,7 +249,7 @@ FlowNetwork::Send(uint32_t src,
     const bool earlierDone = channel.nextDone == channel.messages.size();
     const double doneAt =
         static_cast<double>(message.end) - static_cast<double>(m_settings.sendBuffer);
-    if (earlierDone && doneAt <= channel.sent + Slack(channel))
+    if (m_settings.ackBytes == 0 && earlierDone && doneAt <= channel.sent + Slack(channel))
     {
         // It fits in the send buffer at once: local completion now (as an event).
         if (localDone)
@@ -397,7 +415,12 @@ FlowNetwork::Progress(uint32_t index)
                    static_cast<double>(m_settings.sendBuffer) <=
                reached)
     {
-        done.push_back(std::move(channel.messages[channel.nextDone].localDone));
+        if (m_settings.ackBytes == 0)
+        {
+            done.push_back(std::move(channel.messages[channel.nextDone].localDone));
+        }
+        // else its ACK completes it, after its arrival (below: with sendBuffer 0 a message
+        // reaches both thresholds at once)
         ++channel.nextDone;
     }
     const Time now = Simulator::Now();
@@ -412,6 +435,10 @@ FlowNetwork::Progress(uint32_t index)
                              << message.end << ", arrives " << arrival.As(Time::US));
         channel.lastDelivery = arrival;
         ++channel.inFlight;
+        if (m_settings.ackBytes > 0 && message.localDone)
+        {
+            ScheduleMoved(arrival + channel.ackLatency - now, std::move(message.localDone));
+        }
         ScheduleMoved(arrival - now,
                       [this, index, delivered = std::move(message.delivered)]() {
                           Arrive(index, delivered);

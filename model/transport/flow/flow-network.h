@@ -44,6 +44,9 @@ class FlowTransport;
  *   source; a message smaller than a packet is forwarded after its own size.
  * - Local completion (the sender may go on) comes when at most sendBuffer bytes of the message
  *   remain unsent, as a socket send buffer of that size gives; 0: when its last byte has left.
+ *   With ackBytes > 0 (a transport that completes a send on its acknowledgement, as RDMA
+ *   does), it comes when the ACK of the last byte is back at the source: the message's arrival
+ *   plus the reverse path's propagation and one ACK of ackBytes forwarded at every hop.
  * - Order at the source (fifoAtSource): a packet model whose sender puts up to a window of
  *   bytes per connection in the device's FIFO queue at once (TCP with a full initial window)
  *   sends what different pairs write on one device in the order it was written, not side by
@@ -81,6 +84,9 @@ class FlowNetwork : public Object
         Framing framing;
         uint64_t sendBuffer{1u << 20}; //!< local completion; the window of fifoAtSource
         bool fifoAtSource{true};       //!< see the class comment
+        /** > 0: a send completes when the ACK (this many wire bytes) of its last byte is back
+         *  (needs sendBuffer 0); 0: at the sendBuffer threshold */
+        uint32_t ackBytes{0};
     };
 
     /** Counters of one run (report table "flow", benchmarks). */
@@ -169,6 +175,7 @@ class FlowNetwork : public Object
         double packetOverhead{0};   //!< wire bytes per packet beyond its stream bytes
         Time propagation;           //!< sum of the links' delays
         double forwardSecondsPerByte{0}; //!< sum over the hops after the first of 1 / rate
+        Time ackLatency;            //!< an ACK's way back (Settings::ackBytes)
         uint64_t queued{0};         //!< stream bytes handed to the channel so far
         double sent{0};             //!< stream bytes that have left the source
         double rate{0};             //!< stream bytes per second (0 while idle)
