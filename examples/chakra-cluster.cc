@@ -47,7 +47,9 @@ main(int argc, char* argv[])
                  options.gpusPerHost);
     cmd.AddValue("transport",
                  "transport model: " + CommTransport::ListModels() +
-                     " (the cluster's fabric is built for it)",
+                     ", or auto (rdma up to ns3::GpuClusterHelper::AutoPacketLimit GPUs, "
+                     "flow above; the report says which ran) (the cluster's fabric is built "
+                     "for it)",
                  options.transport);
     cmd.AddValue("topology", ListTopologyKinds(), options.topology);
     cmd.AddValue("nicBandwidth", "NIC link bandwidth", options.nicBandwidth);

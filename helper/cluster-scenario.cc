@@ -255,7 +255,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
     // results (GatherReport) and timeline events (ChakraHelper::GetReport closes it).
     m_events = MpiContext::Sum(Simulator::GetEventCount());
     ChakraReport report = GatherReport(chakra.GetReport());
-    report.SetTransportModel(m_cluster->GetTransportModel());
+    report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
     for (auto& table : m_cluster->GetFabric()->GetReportTables())
     {
         report.AddTable(std::move(table));

@@ -26,11 +26,21 @@ GpuClusterHelper::GetTypeId()
             .AddConstructor<GpuClusterHelper>()
             .AddAttribute("Transport",
                           "Transport model the cluster is built for (its fabric): rdma "
-                          "(RoCEv2 with PFC, ECN and DCQCN devices), tcp (ns-3 TCP over IPv4) "
-                          "or flow (max-min fair flows).",
+                          "(RoCEv2 with PFC, ECN and DCQCN devices), tcp (ns-3 TCP over IPv4), "
+                          "flow (max-min fair flows), or auto: rdma up to AutoPacketLimit "
+                          "GPUs, flow above (the report says which ran and why).",
                           StringValue("rdma"),
                           MakeStringAccessor(&GpuClusterHelper::m_transport),
                           MakeStringChecker())
+            .AddAttribute("AutoPacketLimit",
+                          "Transport auto: the largest cluster (GPUs) simulated at packet level "
+                          "(rdma); larger ones run on the flow model. The default keeps a "
+                          "training step at packet level within about a minute on one core "
+                          "(doc/benchmarks.md); a run of several MPI processes always takes "
+                          "rdma (the flow model is one process).",
+                          UintegerValue(128),
+                          MakeUintegerAccessor(&GpuClusterHelper::m_autoPacketLimit),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Hosts",
                           "Number of hosts.",
                           UintegerValue(2),
@@ -197,10 +207,11 @@ GpuClusterHelper::Build()
     {
         WriteTopologyDot(*m_graph, m_topologyDot);
     }
+    const uint32_t ranks = m_graph->GetRankCount();
+    ChooseTransport(ranks);
     m_fabric = ClusterFabric::ForTransport(m_transport);
     m_built = true;
 
-    const uint32_t ranks = m_graph->GetRankCount();
     const auto nodes = static_cast<uint32_t>(m_graph->GetNodes().size());
     // One process: everything on 0. Several (MPI): each node is created with the system id of
     // its process, and the fabric's links between processes become remote channels.
@@ -290,6 +301,39 @@ std::string
 GpuClusterHelper::GetTransportModel() const
 {
     return m_transport;
+}
+
+std::string
+GpuClusterHelper::GetTransportChoice() const
+{
+    return m_transportChoice;
+}
+
+void
+GpuClusterHelper::ChooseTransport(uint32_t ranks)
+{
+    if (m_transport != "auto")
+    {
+        return;
+    }
+    const std::string size = std::to_string(ranks) + " GPUs";
+    const std::string limit = "AutoPacketLimit " + std::to_string(m_autoPacketLimit);
+    if (MpiContext::GetProcessCount() > 1)
+    {
+        m_transport = "rdma";
+        m_transportChoice = "auto: " + std::to_string(MpiContext::GetProcessCount()) +
+                            " MPI processes; the flow model runs in one";
+    }
+    else if (ranks <= m_autoPacketLimit)
+    {
+        m_transport = "rdma";
+        m_transportChoice = "auto: " + size + " <= " + limit;
+    }
+    else
+    {
+        m_transport = "flow";
+        m_transportChoice = "auto: " + size + " > " + limit;
+    }
 }
 
 Ptr<CommTransport>

@@ -69,8 +69,10 @@ class GpuClusterHelper : public Object
     std::shared_ptr<const ClusterTopology> GetTopology() const;
     /** \return the fabric (after Build) */
     Ptr<ClusterFabric> GetFabric() const;
-    /** \return the transport model (Transport attribute) */
+    /** \return the transport model (Transport attribute; after Build, what "auto" chose) */
     std::string GetTransportModel() const;
+    /** \return how Transport "auto" chose the model ("" if the model was named) */
+    std::string GetTransportChoice() const;
     /** \return rank \p rank's transport, wired to the fabric (after Build) */
     Ptr<CommTransport> CreateTransport(uint32_t rank) const;
 
@@ -115,7 +117,12 @@ class GpuClusterHelper : public Object
     uint32_t GetNvLinkMtu() const;
 
   private:
+    /** Resolves Transport "auto" for a cluster of \p ranks GPUs (see the attribute). */
+    void ChooseTransport(uint32_t ranks);
+
     std::string m_transport;
+    std::string m_transportChoice; //!< why "auto" chose m_transport
+    uint32_t m_autoPacketLimit;
     uint32_t m_hosts;
     uint32_t m_gpusPerHost;
     DataRate m_nvLinkBandwidth;

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sstream>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -662,6 +663,33 @@ BOOST_AUTO_TEST_CASE(two_level_cluster_within_3_percent)
         BOOST_TEST_INFO(algorithm << ": rdma " << rdma << " us, flow " << flow << " us");
         BOOST_TEST(std::abs(flow / rdma - 1) <= 0.03);
     }
+}
+
+BOOST_AUTO_TEST_CASE(auto_takes_rdma_up_to_the_limit_and_flow_above)
+{
+    TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.ranks = 4;
+    spec.bytes = 1u << 20;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    chakra_test::ClusterConfig config = FlatSwitch(4);
+    config.transport = "auto";
+    for (uint32_t limit : {4u, 3u})
+    {
+        Config::SetDefault("ns3::GpuClusterHelper::AutoPacketLimit", UintegerValue(limit));
+        ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+        BOOST_REQUIRE(report.AllFinished());
+        const std::string expected = limit >= 4 ? "rdma" : "flow";
+        BOOST_TEST(report.GetTransportModel() == expected);
+        std::ostringstream text;
+        report.Print(text);
+        const std::string why = limit >= 4 ? "(auto: 4 GPUs <= AutoPacketLimit 4)"
+                                           : "(auto: 4 GPUs > AutoPacketLimit 3)";
+        BOOST_TEST(text.str().find("transport model: " + expected + " " + why) !=
+                       std::string::npos,
+                   text.str().substr(0, 200));
+    }
+    Config::Reset();
 }
 
 BOOST_AUTO_TEST_CASE(report_names_the_model_and_its_table)

@@ -33,7 +33,8 @@ main(int argc, char** argv)
     args.AddOption("hosts", "hosts (0: from the rank count)", "0");
     args.AddOption("gpus-per-host", "GPUs per host (0: 8 if the rank count allows, else all)", "0");
     args.AddOption("transport",
-                   "transport model: " + CommTransport::ListModels(),
+                   "transport model: " + CommTransport::ListModels() +
+                       ", or auto (rdma up to 128 GPUs, flow above)",
                    defaults.transport);
     args.AddOption("topology", ListTopologyKinds(), defaults.topology);
     args.AddOption("nic-bandwidth", "NIC link bandwidth", defaults.nicBandwidth);

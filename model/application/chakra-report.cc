@@ -139,9 +139,10 @@ ChakraReport::GetCollectives() const
 }
 
 void
-ChakraReport::SetTransportModel(const std::string& model)
+ChakraReport::SetTransportModel(const std::string& model, const std::string& why)
 {
     m_transportModel = model;
+    m_transportChoice = why;
 }
 
 const std::string&
@@ -212,7 +213,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
     os << "== chakra simulation report\n";
     if (!m_transportModel.empty())
     {
-        os << "transport model: " << m_transportModel << "\n";
+        os << "transport model: " << m_transportModel
+           << (m_transportChoice.empty() ? "" : " (" + m_transportChoice + ")") << "\n";
     }
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
        << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n\n";

@@ -56,8 +56,12 @@ class ChakraReport
     /** Adds one rank's results. */
     void AddRank(const RankStats& stats, const std::vector<CommRecord>& records);
 
-    /** Names the transport model that ran (printed in the report's first lines). */
-    void SetTransportModel(const std::string& model);
+    /**
+     * Names the transport model that ran (printed in the report's first lines).
+     * \param model the model
+     * \param why how it was chosen, when it was not named by the user ("" otherwise)
+     */
+    void SetTransportModel(const std::string& model, const std::string& why = "");
     /** \return the transport model that ran ("" if not set) */
     const std::string& GetTransportModel() const;
     /** Adds a table (printed and written as CSV). */
@@ -91,6 +95,7 @@ class ChakraReport
     std::vector<RankStats> m_ranks;
     std::vector<CommRecord> m_records;
     std::string m_transportModel;
+    std::string m_transportChoice; //!< how the model was chosen (transport "auto")
     std::vector<ReportTable> m_tables;
 };
 
