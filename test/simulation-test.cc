@@ -417,6 +417,27 @@ BOOST_AUTO_TEST_CASE(collective_software_cost_and_call_delays_add_after_the_tran
                boost::test_tools::tolerance(1e-6));
     BOOST_TEST(delay.GetRanks()[1].finishTime == base.GetRanks()[1].finishTime);
 
+    // Stopped while the call is in its cost (40 us into its 75): the stuck report says so,
+    // with the time the call would end.
+    chakra_test::ClusterConfig stopped = costly;
+    const Time stopAt = base.GetRanks()[0].finishTime + MicroSeconds(40);
+    stopped.beforeRun = [stopAt](const std::vector<Ptr<ChakraApplication>>& apps) {
+        TimeValue replayDelay; // reported times count from there
+        apps.front()->GetAttribute("ReplayDelay", replayDelay);
+        Simulator::Stop(replayDelay.Get() + stopAt);
+    };
+    const ChakraReport cut = chakra_test::RunCluster(prefix, stopped);
+    BOOST_REQUIRE(!cut.AllFinished());
+    const std::string ends = FormatMicros(base.GetRanks()[0].finishTime + MicroSeconds(75));
+    std::string stuck;
+    for (const auto& line : cut.GetRanks()[0].stuck)
+    {
+        stuck += line + "\n";
+    }
+    BOOST_TEST(stuck.find("node 7 (ar): collective's messages are through; it ends at " + ends +
+                          " us") != std::string::npos,
+               stuck);
+
     // A rate of 1 bit/s makes the 1 MiB call's cost 97 days: beyond a node's bounds, an error
     // naming the node, not an overflow.
     chakra_test::ClusterConfig absurd = config;

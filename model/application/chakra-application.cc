@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/schedule-moved.h"
+#include "ns3/text-format.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -914,6 +915,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
                 m_commRecords.push_back(record);
                 m_collectiveFinished(record);
                 m_callNumbers.erase(id);
+                m_finishingCollectives.erase(id);
                 ++m_callOrders[pg].completed;
                 StartParkedCalls(pg);
                 Complete(node, start, lane);
@@ -924,6 +926,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
             }
             else
             {
+                m_finishingCollectives[id] = Simulator::Now() + afterTransfer;
                 ScheduleMoved(afterTransfer, std::move(finish));
             }
         });
@@ -1114,6 +1117,14 @@ ChakraApplication::GetStats()
             {
                 stats.stuck.push_back(prefix + ": collective " + line);
             }
+        }
+        for (const auto& [id, until] : m_finishingCollectives)
+        {
+            auto node = m_feeder->LookupNode(id);
+            std::string prefix = node ? node->Describe() : "node " + std::to_string(id);
+            stats.stuck.push_back(prefix + ": collective's messages are through; it ends at " +
+                                  FormatMicros(until - m_replayStart) +
+                                  " us, after its software cost and this rank's call delay");
         }
         for (const auto& [id, line] : m_activeP2p)
         {

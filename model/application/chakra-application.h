@@ -248,6 +248,9 @@ class ChakraApplication : public Application
      *  a collective on one of them is a trace error (8 bytes a group, not its member list). */
     std::vector<uint64_t> m_foreignGroups;
     std::map<uint64_t, std::shared_ptr<Collective>> m_activeCollectives; //!< by node id
+    /** Collectives whose messages are through, in their software cost and call delay: node
+     *  id -> when they end (the stuck report lists them). */
+    std::map<uint64_t, Time> m_finishingCollectives;
     /**
      * Program order of one communicator's calls on this rank. Calls start strictly in their
      * order (both CallOrder modes), and in "serial" mode also complete in it, so counters
