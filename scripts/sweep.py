@@ -18,7 +18,8 @@ Topologies: --grid topology=leaf-spine,rail-optimized sweeps kinds that share th
 their own flags, for kinds with parameters of their own, e.g.
   --variant rail:topology=rail-optimized,spines=4 --variant tree:topology=fat-tree,fatTreeK=8
 --grid topologyFile=a.yml,b.yml sweeps topology files. --transport tcp,flow sweeps the
-transport models (the same as --grid transport=tcp,flow).
+transport models (the same as --grid transport=tcp,flow); column model_run says which model
+ran (with --transport auto it depends on the cluster's size).
 
 Backends (--backend): "local" runs on this machine; "dask" hands the runs to a Dask distributed
 cluster (Debian: python3-distributed) so that a grid spreads over many machines:
@@ -65,7 +66,7 @@ def parse_args():
     parser.add_argument("--retry-failed", action="store_true",
                         help="run again the runs whose row in DIR/sweep.csv has an error")
     parser.add_argument("--transport", default=None, metavar="M1,M2",
-                        help="transport models to sweep (a grid dimension: tcp, flow, rdma)")
+                        help="transport models to sweep (a grid dimension: tcp, flow, rdma, auto)")
     parser.add_argument("--variant", action="append", default=[],
                         metavar="NAME:FLAG=V,FLAG=V",
                         help="a named set of chakra-cluster flags; the variants form one grid "
@@ -121,6 +122,11 @@ def run_program(binary, trace, flags):
         by_type.setdefault(c["type"], []).append(float(c["busbw_GBps"]))
     for kind, values in sorted(by_type.items()):
         metrics[f"busbw_{kind}_GBps"] = sum(values) / len(values)
+    # The model that ran, as the report names it: with --transport auto it depends on the size.
+    for line in result.stdout.splitlines():
+        if line.startswith("transport model: "):
+            metrics["model_run"] = line.split()[2]
+            break
     # The rdma fabric's totals (PFC, ECN, drops), when the run has them.
     total = next((r for r in fabric if r.get("port") == "total"), None)
     if total is not None and "pfc_pause_sent" in total:
@@ -248,8 +254,9 @@ def run_dask(binary, trace, tasks, jobs, scheduler):
 
 
 def is_metric(column):
-    # busbw_<collective> per collective type, fabric_* from the rdma fabric table.
-    return (column in METRICS or column == "error" or column.startswith("busbw_")
+    # busbw_<collective> per collective type, fabric_* from the rdma fabric table, the model
+    # that ran (transport auto).
+    return (column in METRICS or column in ("error", "model_run") or column.startswith("busbw_")
             or column.startswith("fabric_"))
 
 

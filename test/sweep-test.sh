@@ -39,6 +39,16 @@ rows=$(($(wc -l < "$out/v/sweep.csv") - 1))
 [ "$rows" = 2 ] || fail "expected 2 variant rows, got $rows"
 head -1 "$out/v/sweep.csv" | grep -q "^transport,variant," || fail "missing transport/variant columns"
 grep -q "^tcp,\"torus:topology=torus,torusDims=2x2\",1," "$out/v/sweep.csv" || fail "missing the torus variant row"
+# transport auto: the row says which model ran (4 GPUs: rdma up to a limit of 4, flow above 3).
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/auto" --binary "$build/bin/chakra-cluster" \
+  --grid ns3::GpuClusterHelper::AutoPacketLimit=3,4 --transport auto --set gpusPerHost=2 2>/dev/null ||
+  fail "a sweep with transport auto failed"
+model_of() { # the model_run column of the row whose limit is $1
+  awk -F, -v limit="$1" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "model_run") c = i; next }
+                         $1 == limit { print $c }' "$out/auto/sweep.csv"
+}
+[ "$(model_of 3)" = flow ] || fail "auto above the limit: expected flow, got '$(model_of 3)'"
+[ "$(model_of 4)" = rdma ] || fail "auto within the limit: expected rdma, got '$(model_of 4)'"
 if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/w" --binary "$build/bin/chakra-cluster" \
      --variant "broken" 2> "$out/err2.txt"; then
   fail "a variant without flags should fail"
