@@ -34,7 +34,8 @@ main(int argc, char** argv)
     args.AddOption("gpus-per-host", "GPUs per host (0: 8 if the rank count allows, else all)", "0");
     args.AddOption("transport",
                    "transport model: " + CommTransport::ListModels() +
-                       ", or auto (rdma up to 128 GPUs, flow above)",
+                       ", or auto (rdma up to ns3::GpuClusterHelper::AutoPacketLimit GPUs, "
+                       "flow above; the report says which ran)",
                    defaults.transport);
     args.AddOption("topology", ListTopologyKinds(), defaults.topology);
     args.AddOption("nic-bandwidth", "NIC link bandwidth", defaults.nicBandwidth);

@@ -10,9 +10,9 @@
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/schedule-moved.h"
-#include "ns3/text-format.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/text-format.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

@@ -141,8 +141,7 @@ class CommTransport : public Object
          * message completes it at once, as if it had been posted all along.
          * \param src the sending rank
          * \param key the message's key
-         * 
-eturn true if a receive was posted
+         * \return true if a receive was posted
          */
         virtual bool PostArrived(uint32_t src, const MessageKey& key) = 0;
     };

@@ -158,7 +158,6 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     channel.segment = std::max(1.0, mtu - m_settings.framing.headerBytes);
     channel.packetOverhead = mtu + m_settings.framing.wireExtraBytes - channel.segment;
     channel.efficiency = channel.segment / (channel.segment + channel.packetOverhead);
-    double ackSeconds = 0;
     for (std::size_t i = 0; i < channel.path.size(); ++i)
     {
         channel.propagation += m_linkDelay[channel.path[i]];
@@ -167,18 +166,22 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
             // Each switch forwards the last packet once it has all of it.
             channel.forwardSecondsPerByte += 1.0 / m_rates.GetCapacity(channel.path[i]);
         }
+    }
+    if (m_settings.ackBytes > 0)
+    {
         // The ACK comes back over the same links the other way (directed link 2i is a -> b,
         // 2i + 1 is b -> a; ECMP paths of one pair have the same length and delays), sent and
         // forwarded whole at every hop. It does not queue: the packet models send ACKs ahead
         // of data.
-        const uint32_t back = channel.path[i] ^ 1u;
-        ackSeconds += m_settings.ackBytes / m_rates.GetCapacity(back);
-        if (m_settings.ackBytes > 0)
+        double ackSeconds = 0;
+        for (uint32_t link : channel.path)
         {
+            const uint32_t back = link ^ 1u;
             channel.ackLatency += m_linkDelay[back];
+            ackSeconds += m_settings.ackBytes / m_rates.GetCapacity(back);
         }
+        channel.ackLatency += CeilSeconds(ackSeconds);
     }
-    channel.ackLatency += CeilSeconds(ackSeconds);
     const auto index = static_cast<uint32_t>(m_channels.size());
     m_channels.push_back(std::move(channel));
     m_channelOf.emplace(key, index);
