@@ -13,6 +13,7 @@ packages=(
   python3 gnuplot-nox                 # scripts/sweep.py and its plot
   python3-distributed                 # scripts/sweep.py --backend dask (Dask distributed)
   zlib1g-dev                          # gzip'd traces
+  libjemalloc-dev                     # the programs' allocator (CMakeLists.txt: CHAKRA_JEMALLOC)
 )
 
 missing=()
