@@ -24,12 +24,18 @@ class CancelledEvent : public EventImpl
     }
 };
 
-/** Orders the heap so that its front is the earliest event. */
-bool
-Later(const Scheduler::Event& a, const Scheduler::Event& b)
+/**
+ * Orders the heap so that its front is the earliest event. A function object, not a function:
+ * the heap algorithms inline it (through a function pointer each comparison was a call, 7% of
+ * a large flow-level run).
+ */
+struct Later
 {
-    return b.key < a.key;
-}
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return b.key < a.key;
+    }
+};
 
 } // namespace
 
@@ -69,7 +75,7 @@ PurgingHeapScheduler::Insert(const Event& ev)
         Purge();
     }
     m_heap.push_back(ev);
-    std::push_heap(m_heap.begin(), m_heap.end(), Later);
+    std::push_heap(m_heap.begin(), m_heap.end(), Later{});
 }
 
 bool
@@ -106,7 +112,7 @@ PurgingHeapScheduler::RemoveNext()
         m_cancelled->Ref(); // the simulator releases every event it processes
         return Placeholder();
     }
-    std::pop_heap(m_heap.begin(), m_heap.end(), Later);
+    std::pop_heap(m_heap.begin(), m_heap.end(), Later{});
     Event next = m_heap.back();
     m_heap.pop_back();
     m_current = next.key;
@@ -127,7 +133,7 @@ PurgingHeapScheduler::Remove(const Event& ev)
     }
     *it = m_heap.back();
     m_heap.pop_back();
-    std::make_heap(m_heap.begin(), m_heap.end(), Later);
+    std::make_heap(m_heap.begin(), m_heap.end(), Later{});
 }
 
 void
@@ -142,7 +148,7 @@ PurgingHeapScheduler::Purge()
         it->impl->Unref();
     }
     m_heap.erase(live, m_heap.end());
-    std::make_heap(m_heap.begin(), m_heap.end(), Later);
+    std::make_heap(m_heap.begin(), m_heap.end(), Later{});
     // The simulator counts the events it was given and processes one per scheduled event:
     // each purged event is still handed out, as a placeholder.
     m_placeholders += dropped;
