@@ -153,14 +153,14 @@ Collective::Issue(uint32_t op)
     const MessageOp o = m_schedule->Op(op);
     // The callback keeps the collective alive until the transport is done with it.
     auto self = shared_from_this();
-    auto onDone = [self, op]() { self->Complete(op); };
+    CommTransport::Done onDone = [self = std::move(self), op]() { self->Complete(op); };
     if (o.send)
     {
-        m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, onDone, m_call);
+        m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
     }
     else
     {
-        m_transport->Recv(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, onDone, m_call);
+        m_transport->Recv(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "flow-network.h"
 
+#include "flow-transport.h"
+
 #include "ns3/log.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/schedule-moved.h"
@@ -235,20 +237,40 @@ FlowNetwork::Send(uint32_t src,
                   Callback localDone,
                   Callback delivered)
 {
+    Message message;
+    message.bytes = bytes;
+    message.delivered = std::move(delivered);
+    return Enqueue(src, dst, std::move(localDone), std::move(message));
+}
+
+bool
+FlowNetwork::SendMessage(uint32_t src,
+                         uint32_t dst,
+                         const MessageHeader& header,
+                         Callback localDone)
+{
+    Message message;
+    message.bytes = header.payload + MessageHeader::kSize;
+    message.header = header;
+    message.toEndpoint = true;
+    return Enqueue(src, dst, std::move(localDone), std::move(message));
+}
+
+bool
+FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message)
+{
     const uint32_t index = GetChannel(src, dst);
     if (index == kNoChannel)
     {
         return false;
     }
+    const uint64_t bytes = message.bytes;
     ++m_statistics.messages;
     m_statistics.streamBytes += bytes;
     Channel& channel = m_channels[index];
     Advance(channel);
     channel.queued += bytes;
-    Message message;
     message.end = channel.queued;
-    message.bytes = bytes;
-    message.delivered = std::move(delivered);
     const bool earlierDone = channel.nextDone == channel.messages.size();
     const double doneAt =
         static_cast<double>(message.end) - static_cast<double>(m_settings.sendBuffer);
@@ -442,10 +464,19 @@ FlowNetwork::Progress(uint32_t index)
         {
             ScheduleMoved(arrival + channel.ackLatency - now, std::move(message.localDone));
         }
-        ScheduleMoved(arrival - now,
-                      [this, index, delivered = std::move(message.delivered)]() {
-                          Arrive(index, delivered);
-                      });
+        if (message.toEndpoint)
+        {
+            ScheduleMoved(arrival - now, [this, index, header = message.header]() {
+                ArriveAtEndpoint(index, header);
+            });
+        }
+        else
+        {
+            ScheduleMoved(arrival - now,
+                          [this, index, delivered = std::move(message.delivered)]() {
+                              Arrive(index, delivered);
+                          });
+        }
         ++channel.head;
     }
     if (channel.head == channel.messages.size())
@@ -514,6 +545,19 @@ FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
     if (delivered)
     {
         delivered();
+    }
+}
+
+void
+FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
+{
+    Channel& channel = m_channels[index];
+    --channel.inFlight;
+    // The receiver is looked up now, not at the send: holding it would touch the receiving
+    // rank's memory at every send (a cache miss at thousands of ranks).
+    if (FlowTransport* receiver = GetEndpoint(channel.dst))
+    {
+        receiver->Arrive(header);
     }
 }
 

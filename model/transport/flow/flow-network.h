@@ -10,6 +10,7 @@
 
 #include "ns3/cluster-topology.h"
 #include "ns3/event-id.h"
+#include "ns3/message-key.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -133,6 +134,15 @@ class FlowNetwork : public Object
      */
     bool Send(uint32_t src, uint32_t dst, uint64_t bytes, Callback localDone, Callback delivered);
 
+    /**
+     * Sends a transport's message: as Send, with payload + MessageHeader::kSize bytes, and
+     * delivered to \p dst's FlowTransport (Attach) with \p header when its last byte has
+     * arrived. The header travels inside the network's own records: no callback per message
+     * to allocate (millions at thousands of ranks).
+     * \return false if \p dst cannot be reached from \p src (nothing is scheduled)
+     */
+    bool SendMessage(uint32_t src, uint32_t dst, const MessageHeader& header, Callback localDone);
+
     /** Registers rank \p rank's transport (what messages to that rank are delivered to). */
     void Attach(uint32_t rank, FlowTransport* endpoint);
     /** Unregisters it (if it is still \p endpoint). */
@@ -162,7 +172,9 @@ class FlowNetwork : public Object
         uint64_t end{0};   //!< stream offset just past its last byte
         uint64_t bytes{0}; //!< its size
         Callback localDone;
-        Callback delivered;
+        Callback delivered; //!< Send's; empty for SendMessage's
+        MessageHeader header; //!< SendMessage's: handed to the destination's transport
+        bool toEndpoint{false}; //!< from SendMessage
     };
     /** An ordered pair's byte stream. */
     struct Channel
@@ -223,8 +235,12 @@ class FlowNetwork : public Object
     void ScheduleNext(uint32_t index);
     /** A channel reached a threshold. */
     void Progress(uint32_t index);
+    /** Queues \p message (its bytes set) on the channel from \p src to \p dst. */
+    bool Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message);
     /** A message's last byte has arrived. */
     void Arrive(uint32_t index, const Callback& delivered);
+    /** A SendMessage message's last byte has arrived. */
+    void ArriveAtEndpoint(uint32_t index, const MessageHeader& header);
     /** Asks for a rate recomputation at the current instant (once). */
     void MarkDirty();
     /** Recomputes the rates and reschedules the channels whose rate changed. */

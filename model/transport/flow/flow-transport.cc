@@ -67,20 +67,7 @@ FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
               ", which has no flow transport (no such rank in the cluster)");
         return;
     }
-    const uint64_t bytes = header.payload + MessageHeader::kSize;
-    bool sent = m_network->Send(
-        GetRank(),
-        dst,
-        bytes,
-        std::move(done),
-        // The receiver is looked up at delivery, not held: holding it would touch the
-        // receiving rank's memory at every send (a cache miss at thousands of ranks).
-        [network = PeekPointer(m_network), dst, header]() {
-            if (FlowTransport* receiver = network->GetEndpoint(dst))
-            {
-                receiver->Arrive(header);
-            }
-        });
+    const bool sent = m_network->SendMessage(GetRank(), dst, header, std::move(done));
     if (!sent)
     {
         Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +
