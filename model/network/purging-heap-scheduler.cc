@@ -37,6 +37,18 @@ struct Later
     }
 };
 
+/**
+ * \return whether \p a runs before \p b (timestamp, then scheduling order), computed without a
+ * branch: the pops choose between two children by it, and which of two events is earlier is a
+ * coin toss to the branch predictor.
+ */
+inline bool
+Earlier(const Scheduler::Event& a, const Scheduler::Event& b)
+{
+    return (a.key.m_ts < b.key.m_ts) |
+           ((a.key.m_ts == b.key.m_ts) & (a.key.m_uid < b.key.m_uid));
+}
+
 } // namespace
 
 TypeId
@@ -74,8 +86,20 @@ PurgingHeapScheduler::Insert(const Event& ev)
     {
         Purge();
     }
+    // Sift up: a new event is usually later than most, so this stops after a level or two.
+    std::size_t hole = m_heap.size();
     m_heap.push_back(ev);
-    std::push_heap(m_heap.begin(), m_heap.end(), Later{});
+    while (hole > 0)
+    {
+        const std::size_t parent = (hole - 1) / 2;
+        if (!Earlier(ev, m_heap[parent]))
+        {
+            break;
+        }
+        m_heap[hole] = m_heap[parent];
+        hole = parent;
+    }
+    m_heap[hole] = ev;
 }
 
 bool
@@ -112,9 +136,40 @@ PurgingHeapScheduler::RemoveNext()
         m_cancelled->Ref(); // the simulator releases every event it processes
         return Placeholder();
     }
-    std::pop_heap(m_heap.begin(), m_heap.end(), Later{});
-    Event next = m_heap.back();
+    const Event next = m_heap.front();
+    const Event last = m_heap.back();
     m_heap.pop_back();
+    const std::size_t size = m_heap.size();
+    if (size > 0)
+    {
+        // The hole left by the front goes down to a leaf along the earlier child of each pair
+        // (chosen without a branch), then the last event rises from there: fewer comparisons
+        // than sifting it down, and no mispredicted branch per level.
+        std::size_t hole = 0;
+        std::size_t child = 2;
+        for (; child < size; child = 2 * hole + 2)
+        {
+            child -= static_cast<std::size_t>(Earlier(m_heap[child - 1], m_heap[child]));
+            m_heap[hole] = m_heap[child];
+            hole = child;
+        }
+        if (child == size)
+        {
+            m_heap[hole] = m_heap[child - 1]; // a left child without a right one
+            hole = child - 1;
+        }
+        while (hole > 0)
+        {
+            const std::size_t parent = (hole - 1) / 2;
+            if (!Earlier(last, m_heap[parent]))
+            {
+                break;
+            }
+            m_heap[hole] = m_heap[parent];
+            hole = parent;
+        }
+        m_heap[hole] = last;
+    }
     m_current = next.key;
     return next;
 }
