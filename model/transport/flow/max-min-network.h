@@ -32,7 +32,8 @@ namespace ns3
  * again. The result is the allocation progressive filling gives over the whole network.
  *
  * Cost of Reallocate: O(P log P) for P = sum of the path lengths of the recomputed flows (plus
- * the flows sharing a partly full link with them, once each); memory O(flows + links).
+ * the flows sharing a partly full link with them, once each); a recomputed flow that shares no
+ * link with another recomputed flow costs O(its path) (no heap); memory O(flows + links).
  */
 class MaxMinNetwork
 {
