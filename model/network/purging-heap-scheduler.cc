@@ -24,11 +24,8 @@ class CancelledEvent : public EventImpl
     }
 };
 
-/**
- * Orders the heap so that its front is the earliest event. A function object, not a function:
- * the heap algorithms inline it (through a function pointer each comparison was a call, 7% of
- * a large flow-level run).
- */
+/** Orders the heap so that its front is the earliest event (std::make_heap after a purge or a
+ *  removal; insertion and pops are written out below). */
 struct Later
 {
     bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
