@@ -83,20 +83,25 @@ PurgingHeapScheduler::Insert(const Event& ev)
     {
         Purge();
     }
-    // Sift up: a new event is usually later than most, so this stops after a level or two.
-    std::size_t hole = m_heap.size();
+    // A new event is usually later than most: it rises a level or two at most.
     m_heap.push_back(ev);
+    Rise(m_heap.size() - 1, ev);
+}
+
+void
+PurgingHeapScheduler::Rise(std::size_t hole, const Event& event)
+{
     while (hole > 0)
     {
         const std::size_t parent = (hole - 1) / 2;
-        if (!Earlier(ev, m_heap[parent]))
+        if (!Earlier(event, m_heap[parent]))
         {
             break;
         }
         m_heap[hole] = m_heap[parent];
         hole = parent;
     }
-    m_heap[hole] = ev;
+    m_heap[hole] = event;
 }
 
 bool
@@ -155,17 +160,7 @@ PurgingHeapScheduler::RemoveNext()
             m_heap[hole] = m_heap[child - 1]; // a left child without a right one
             hole = child - 1;
         }
-        while (hole > 0)
-        {
-            const std::size_t parent = (hole - 1) / 2;
-            if (!Earlier(last, m_heap[parent]))
-            {
-                break;
-            }
-            m_heap[hole] = m_heap[parent];
-            hole = parent;
-        }
-        m_heap[hole] = last;
+        Rise(hole, last);
     }
     m_current = next.key;
     return next;

@@ -57,6 +57,8 @@ class PurgingHeapScheduler : public Scheduler
     void Purge();
     /** \return a placeholder event at the current key, standing for a purged one */
     Event Placeholder() const;
+    /** Puts \p event in the heap at \p hole or above it (the slot at \p hole is free). */
+    void Rise(std::size_t hole, const Event& event);
 
     std::vector<Event> m_heap;  //!< min-heap on EventKey
     std::size_t m_purgeAt;      //!< purge when the heap reaches this size
