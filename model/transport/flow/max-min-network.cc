@@ -213,6 +213,21 @@ MaxMinNetwork::Expand(uint32_t l)
 }
 
 bool
+MaxMinNetwork::ExtendIfUnfair(uint32_t link, double level)
+{
+    if (m_linkExpanded[link] == m_epoch ||
+        m_outsideMax[link] <= level + kSlack * m_links[link].capacity)
+    {
+        return false;
+    }
+    // A flow left out keeps more than the recomputed flows get on a link it shares with them:
+    // it is not fair any more, so it (and what it couples) is recomputed.
+    m_queue.push_back(link);
+    ++m_counters.extensions;
+    return true;
+}
+
+bool
 MaxMinNetwork::Fill()
 {
     for (uint32_t l : m_fillLinks)
@@ -268,11 +283,8 @@ MaxMinNetwork::Fill()
             continue;
         }
         const double level = share(bottleneck);
-        if (m_linkExpanded[bottleneck] != m_epoch &&
-            m_outsideMax[bottleneck] > level + kSlack * m_links[bottleneck].capacity)
+        if (ExtendIfUnfair(bottleneck, level))
         {
-            m_queue.push_back(bottleneck); // as in the heap below
-            ++m_counters.extensions;
             return false;
         }
         m_frozen[f] = 1;
@@ -306,13 +318,8 @@ MaxMinNetwork::Fill()
         {
             continue;
         }
-        if (m_linkExpanded[l] != m_epoch &&
-            m_outsideMax[l] > level + kSlack * m_links[l].capacity)
+        if (ExtendIfUnfair(l, level))
         {
-            // A flow left out keeps more than the recomputed flows get on a link it shares
-            // with them: it is not fair any more, so it (and what it couples) is recomputed.
-            m_queue.push_back(l);
-            ++m_counters.extensions;
             return false;
         }
         for (uint32_t f : m_links[l].flows)

@@ -109,6 +109,12 @@ class MaxMinNetwork
     /** Adds a link to the search and the flows on it to the recomputed set. */
     void Expand(uint32_t link);
     /**
+     * Checks the flows left out of the search on a link where the recomputed ones stop at
+     * \p level: if one of them keeps more, queues the link for the search (m_queue).
+     * \return true if it did (the fill must run again over the extended search)
+     */
+    bool ExtendIfUnfair(uint32_t link, double level);
+    /**
      * Progressive filling over the recomputed flows.
      * \return false if a link outside the search must be added (m_queue holds it), true when
      *         the allocation is final
