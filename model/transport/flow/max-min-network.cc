@@ -264,7 +264,8 @@ MaxMinNetwork::Fill()
     for (uint32_t f : m_setFlows)
     {
         const std::vector<uint32_t>& path = m_flows[f].path;
-        uint32_t bottleneck = path.front();
+        // The (share, link) the heap would pop first among its links.
+        HeapEntry first(share(path.front()), path.front());
         bool alone = true;
         for (uint32_t m : path)
         {
@@ -273,16 +274,13 @@ MaxMinNetwork::Fill()
                 alone = false;
                 break;
             }
-            if (HeapEntry(share(m), m) < HeapEntry(share(bottleneck), bottleneck))
-            {
-                bottleneck = m;
-            }
+            first = std::min(first, HeapEntry(share(m), m));
         }
         if (!alone)
         {
             continue;
         }
-        const double level = share(bottleneck);
+        const auto [level, bottleneck] = first;
         if (ExtendIfUnfair(bottleneck, level))
         {
             return false;
