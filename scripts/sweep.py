@@ -8,10 +8,19 @@
 
 Every combination of the --grid values is one run of build/bin/chakra-cluster with those flags
 (and the --set ones). DIR/sweep.csv gets one row per run: the flags, the iteration time, the
-largest and mean exposed communication over the ranks, and the mean bus bandwidth of each
-collective type. Runs go in parallel (default: the number of cores); the CSV is in grid order,
-so the same flags give the same file. --plot draws DIR/sweep.png with gnuplot: iteration time
-against NIC bandwidth, one line per value of the other grid flags.
+largest and mean exposed communication over the ranks, and per collective type the mean bus
+bandwidth (busbw_<TYPE>_GBps) and the mean time of one call (time_<TYPE>_us). Runs go in
+parallel (default: the number of cores); the CSV is in grid order, so the same flags give the
+same file.
+
+--plot draws a picture with gnuplot: a metric (--y, default iteration_us; any metric column:
+exposed_comm_max_us, busbw_ALL_REDUCE_GBps, time_ALL_TO_ALL_us, fabric_pfc_pauses, ...) against
+a grid flag (--x, default nicBandwidth when it is swept, else the first grid flag). Values with
+units (100Gbps, 4MiB, 500ns) are placed by their magnitude; names (ring, tree) one beside the
+other in grid order. --log-x and --log-y make the axes logarithmic. Lines: one per combination
+of the other grid flags, or with --series FLAG one per value of FLAG, and one panel per
+combination of the grid flags left. DIR/sweep.png for the default metric, DIR/sweep-<y>.png
+for another, each with its data (-plot.dat) and gnuplot script (-plot.gp) beside it.
 
 Topologies: --grid topology=leaf-spine,rail-optimized sweeps kinds that share their flags;
 --variant NAME:FLAG=V,FLAG=V,... (repeatable) makes a 'variant' column whose runs each set
@@ -28,7 +37,8 @@ program and the traces must be at the same paths there), or without it a LocalCl
 workers on this machine. Both write the same sweep.csv. The CSV is rewritten after every run
 (temporary file + rename): an interrupted sweep resumes where it stopped, since runs already in
 DIR/sweep.csv are skipped (--retry-failed runs the failed ones again). A run that fails, or a
-worker that is lost, is a row with its error: the sweep goes on.
+worker that is lost, is a row with its error: the sweep goes on. SIGINT or SIGTERM stops the
+runs in progress and leaves the CSV of the runs that finished (no temporary file behind).
 """
 
 import argparse
@@ -38,9 +48,11 @@ import itertools
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,8 +84,17 @@ def parse_args():
                         help="a named set of chakra-cluster flags; the variants form one grid "
                              "dimension (repeatable)")
     parser.add_argument("--plot", action="store_true", help="draw sweep.png with gnuplot")
-    parser.add_argument("--x", default="nicBandwidth",
-                        help="grid flag on the plot's x axis (default nicBandwidth)")
+    parser.add_argument("--x", default=None, metavar="FLAG",
+                        help="grid flag on the plot's x axis (default nicBandwidth when it is "
+                             "swept, else the first grid flag)")
+    parser.add_argument("--y", action="append", default=[], metavar="METRIC",
+                        help="metric column on the plot's y axis (default iteration_us; "
+                             "repeatable: one picture each)")
+    parser.add_argument("--series", default=None, metavar="FLAG",
+                        help="grid flag with one line per value (the other grid flags: one "
+                             "panel per combination)")
+    parser.add_argument("--log-x", action="store_true", help="logarithmic x axis")
+    parser.add_argument("--log-y", action="store_true", help="logarithmic y axis")
     return parser.parse_args()
 
 
@@ -89,27 +110,97 @@ def read_csv(path):
         return list(csv.DictReader(handle))
 
 
-def run_one(binary, trace, flags):
+def run_one(binary, trace, flags, tracker=None):
     """Runs one configuration; returns (metrics dict, error text or None). Never raises: a run
-    that cannot even start (a missing or unusable program on a worker) is an error too."""
+    that cannot even start (a missing or unusable program on a worker) is an error too.
+    tracker: a RunTracker that sees the process and its directory (local backend)."""
     try:
-        return run_program(binary, trace, flags)
+        return run_program(binary, trace, flags, tracker)
     except Exception as error:  # noqa: BLE001 - any failure of one run is that run's error
         return None, f"{type(error).__name__}: {error}"
 
 
-def run_program(binary, trace, flags):
-    with tempfile.TemporaryDirectory(prefix="chakra-sweep-") as work:
-        command = [binary, f"--trace={trace}", f"--out={work}"]
-        command += command_flags(flags)
-        result = subprocess.run(command, capture_output=True, text=True)
-        if not os.path.exists(os.path.join(work, "ranks.csv")):
-            message = (result.stderr or result.stdout).strip().splitlines()
-            return None, message[-1] if message else f"exit {result.returncode}"
-        ranks = read_csv(os.path.join(work, "ranks.csv"))
-        collectives = read_csv(os.path.join(work, "collectives.csv"))
-        fabric_path = os.path.join(work, "fabric.csv")
-        fabric = read_csv(fabric_path) if os.path.exists(fabric_path) else []
+class RunTracker:
+    """The chakra-cluster processes running now and their output directories, so that a
+    signal can stop and remove them (stop_on_signals); once stopping, no run starts. Local
+    backend only: a Dask worker gets no tracker (its lock could not be sent)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.processes = set()
+        self.directories = set()
+
+    def make_directory(self):
+        """A new output directory, known before anything is written in it."""
+        with self.lock:
+            if self.stopping:
+                raise RuntimeError("the sweep is stopping")
+            directory = tempfile.mkdtemp(prefix="chakra-sweep-")
+            self.directories.add(directory)
+            return directory
+
+    def start(self, command):
+        """Starts a run's process, known before it can write anything."""
+        with self.lock:
+            if self.stopping:
+                raise RuntimeError("the sweep is stopping")
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
+            self.processes.add(process)
+            return process
+
+    def forget(self, process=None, directory=None):
+        with self.lock:
+            self.processes.discard(process)
+            self.directories.discard(directory)
+
+    def stop_all(self):
+        """Stops every run and removes its directory; starts no more."""
+        with self.lock:
+            self.stopping = True
+            processes, directories = list(self.processes), list(self.directories)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for directory in directories:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def run_program(binary, trace, flags, tracker):
+    work = tracker.make_directory() if tracker else tempfile.mkdtemp(prefix="chakra-sweep-")
+    try:
+        return run_in(work, binary, trace, flags, tracker)
+    finally:
+        if tracker:
+            tracker.forget(directory=work)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_in(work, binary, trace, flags, tracker):
+    """One run with its outputs in the directory work; returns (metrics, error)."""
+    command = [binary, f"--trace={trace}", f"--out={work}"]
+    command += command_flags(flags)
+    process = (tracker.start(command) if tracker else
+               subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True))
+    with process:
+        try:
+            stdout, stderr = process.communicate()
+        finally:
+            if tracker:
+                tracker.forget(process=process)
+    if not os.path.exists(os.path.join(work, "ranks.csv")):
+        message = (stderr or stdout).strip().splitlines()
+        return None, message[-1] if message else f"exit {process.returncode}"
+    ranks = read_csv(os.path.join(work, "ranks.csv"))
+    collectives = read_csv(os.path.join(work, "collectives.csv"))
+    fabric_path = os.path.join(work, "fabric.csv")
+    fabric = read_csv(fabric_path) if os.path.exists(fabric_path) else []
     exposed = [float(r["exposed_comm_us"]) for r in ranks]
     metrics = {
         "finished": int(all(r["finished"] == "1" for r in ranks)),
@@ -119,11 +210,12 @@ def run_program(binary, trace, flags):
     }
     by_type = {}
     for c in collectives:
-        by_type.setdefault(c["type"], []).append(float(c["busbw_GBps"]))
+        by_type.setdefault(c["type"], []).append((float(c["busbw_GBps"]), float(c["time_us"])))
     for kind, values in sorted(by_type.items()):
-        metrics[f"busbw_{kind}_GBps"] = sum(values) / len(values)
+        metrics[f"busbw_{kind}_GBps"] = sum(busbw for busbw, _ in values) / len(values)
+        metrics[f"time_{kind}_us"] = sum(time for _, time in values) / len(values)
     # The model that ran, as the report names it: with --transport auto it depends on the size.
-    for line in result.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith("transport model: "):
             metrics["model_run"] = line.split()[2]
             break
@@ -167,51 +259,155 @@ def extra_grid(args):
     return grid
 
 
-def bandwidth_gbps(text):
-    match = re.fullmatch(r"([0-9.]+)\s*([KMGT]?)(bps|b/s)?", text.strip())
-    if not match:
-        return None
-    scale = {"": 1e-9, "K": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3}[match.group(2)]
-    return float(match.group(1)) * scale
+# Units a flag value may carry, by kind: (unit, scale to the axis unit), longest first where
+# one is a suffix of another. Bandwidths in Gbps (GB/s is bytes), sizes in bytes, times in us.
+UNITS = {
+    "bandwidth (Gbps)": [("Tbps", 1e3), ("Gbps", 1.0), ("Mbps", 1e-3), ("Kbps", 1e-6),
+                         ("bps", 1e-9), ("Tb/s", 1e3), ("Gb/s", 1.0), ("Mb/s", 1e-3),
+                         ("TB/s", 8e3), ("GB/s", 8.0), ("MB/s", 8e-3), ("T", 1e3), ("G", 1.0),
+                         ("M", 1e-3)],
+    "size (bytes)": [("KiB", 2 ** 10), ("MiB", 2 ** 20), ("GiB", 2 ** 30), ("TiB", 2 ** 40),
+                     ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12), ("B", 1)],
+    "time (us)": [("ns", 1e-3), ("us", 1.0), ("ms", 1e3), ("s", 1e6)],
+}
 
 
-def plot(out, rows, grid_names, x_name):
+def numeric_axis(values):
+    """(kind label, [numbers]) if every value is a number, all plain or all with units of one
+    kind (bandwidth, size, time); None if they are names, to be placed side by side."""
+    plain = []
+    for value in values:
+        try:
+            plain.append(float(value))
+        except ValueError:
+            break
+    else:
+        return "", plain
+    for kind, units in UNITS.items():
+        numbers = []
+        for value in values:
+            match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]+)\s*",
+                                 value)
+            scale = dict(units).get(match.group(2)) if match else None
+            if scale is None:
+                break
+            numbers.append(float(match.group(1)) * scale)
+        else:
+            return kind, numbers
+    return None
+
+
+def plot_choices(args, names):
+    """Checks the plot's flags against the grid before anything runs; returns (x, series)."""
+    x_name = args.x or ("nicBandwidth" if "nicBandwidth" in names else names[0])
+    for option, name in (("--x", x_name), ("--series", args.series)):
+        if name is not None and name not in names:
+            sys.exit(f"sweep: error: {option} {name} is not a grid dimension "
+                     f"(the grid: {', '.join(names)})")
+    if args.series is not None and args.series == x_name:
+        sys.exit(f"sweep: error: --series {args.series} is also the x axis")
+    for metric in args.y:
+        if not is_metric(metric) or metric in ("error", "model_run"):
+            sys.exit(f"sweep: error: --y {metric} is not a metric column (iteration_us, "
+                     f"exposed_comm_max_us, exposed_comm_mean_us, busbw_<TYPE>_GBps, "
+                     f"time_<TYPE>_us, fabric_*)")
+    return x_name, args.series
+
+
+def gnuplot_text(text):
+    """A string for a gnuplot script (single quotes, doubled inside)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def plot(out, rows, grid, x_name, series_name, metric, log_x, log_y):
+    """Draws one metric against one grid flag (see the module's help) with gnuplot."""
     if shutil.which("gnuplot") is None:
         print("sweep: gnuplot is not installed (apt-get install gnuplot-nox): no plot",
               file=sys.stderr)
         return
-    others = [name for name in grid_names if name != x_name]
-    series = {}
+    names = [name for name, _ in grid]
+    values_of = dict(grid)
+    if not any(row.get(metric) not in (None, "") for row in rows):
+        present = sorted({key for row in rows for key, value in row.items()
+                          if value not in (None, "") and is_metric(key)
+                          and key not in ("error", "model_run")})
+        sys.exit(f"sweep: error: no run has the metric {metric} (the CSV has: "
+                 f"{', '.join(present)})")
+    x_values = values_of[x_name]
+    axis = numeric_axis(x_values)
+    if axis is None and log_x:
+        sys.exit(f"sweep: error: --log-x needs numbers on the x axis; {x_name} has names "
+                 f"({', '.join(x_values)})")
+    position = dict(zip(x_values, axis[1] if axis else range(len(x_values))))
+    # Lines: the series flag's values, or every combination of the other flags; panels: the
+    # combinations of the flags that are neither x nor series (one panel if there is none).
+    if series_name is not None:
+        line_flags = [series_name]
+        panel_flags = [name for name in names if name not in (x_name, series_name)]
+    else:
+        line_flags = [name for name in names if name != x_name]
+        panel_flags = []
+    panels = {}
     for row in rows:
-        if row.get("iteration_us") in (None, ""):
+        if row.get(metric) in (None, "") or row.get(x_name) not in position:
             continue
-        x = bandwidth_gbps(row[x_name]) if x_name == "nicBandwidth" else float(row[x_name])
-        key = ", ".join(f"{name}={row[name]}" for name in others) or "all runs"
-        series.setdefault(key, []).append((x, float(row["iteration_us"]) / 1e3))
-    data = os.path.join(out, "sweep-plot.dat")
+        panel = ", ".join(f"{name}={row[name]}" for name in panel_flags)
+        line = ", ".join(f"{name}={row[name]}" for name in line_flags) or "all runs"
+        point = (position[row[x_name]], float(row[metric]))
+        panels.setdefault(panel, {}).setdefault(line, []).append(point)
+    base = "sweep" if metric == "iteration_us" else f"sweep-{metric}"
+    data = os.path.join(out, f"{base}-plot.dat")
+    blocks = []
     with open(data, "w") as handle:
-        for key, points in series.items():
-            handle.write(f'"{key}"\n')
-            for x, y in sorted(points):
-                handle.write(f"{x} {y}\n")
-            handle.write("\n\n")
-    plots = ", ".join(f"'{data}' index {i} with linespoints title columnheader(1)"
-                      for i in range(len(series)))
-    xlabel = "NIC bandwidth (Gbps)" if x_name == "nicBandwidth" else x_name
-    script = (f"set terminal png size 900,560\nset output '{os.path.join(out, 'sweep.png')}'\n"
-              f"set xlabel '{xlabel}'\nset ylabel 'iteration time (ms)'\nset grid\n"
-              f"set key outside right\nplot {plots}\n")
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    print(f"sweep: plot in {os.path.join(out, 'sweep.png')}")
+        for panel, lines in panels.items():
+            for line, points in lines.items():
+                handle.write(f'"{line}"\n')
+                for x, y in sorted(points):
+                    handle.write(f"{x!r} {y!r}\n")
+                handle.write("\n\n")
+                blocks.append(panel)
+    kind = axis[0] if axis else ""
+    xlabel = f"{x_name} ({kind.split(' (')[1][:-1]})" if " (" in kind else x_name
+    # One panel: the key beside it; panels two by two, each with its key inside.
+    rows_of_panels = (len(panels) + 1) // 2
+    size = "900,560" if len(panels) == 1 else f"1400,{500 * rows_of_panels}"
+    script = [f"set terminal png noenhanced size {size}",
+              f"set output {gnuplot_text(os.path.join(out, base + '.png'))}",
+              f"set xlabel {gnuplot_text(xlabel)}", f"set ylabel {gnuplot_text(metric)}",
+              "set grid", "set key outside right" if len(panels) == 1 else "set key top left"]
+    if log_x:
+        script.append("set logscale x")
+    if log_y:
+        script.append("set logscale y")
+    if axis is None:
+        tics = ", ".join(f"{gnuplot_text(v)} {i}" for i, v in enumerate(x_values))
+        script += [f"set xtics ({tics})", f"set xrange [-0.5:{len(x_values) - 0.5}]"]
+    if len(panels) > 1:
+        script.append(f"set multiplot layout {rows_of_panels},2")
+    for panel in panels:
+        indexes = [i for i, p in enumerate(blocks) if p == panel]
+        if len(panels) > 1:
+            script.append(f"set title {gnuplot_text(panel)}")
+        script.append("plot " + ", ".join(
+            f"{gnuplot_text(data)} index {i} with linespoints title columnheader(1)"
+            for i in indexes))
+    if len(panels) > 1:
+        script.append("unset multiplot")
+    gp = os.path.join(out, f"{base}-plot.gp")
+    with open(gp, "w") as handle:
+        handle.write("\n".join(script) + "\n")
+    subprocess.run(["gnuplot", gp], check=True)
+    print(f"sweep: plot in {os.path.join(out, base + '.png')}")
 
 
 METRICS = ["finished", "iteration_us", "exposed_comm_max_us", "exposed_comm_mean_us"]
 
 
-def run_local(binary, trace, tasks, jobs):
+def run_local(binary, trace, tasks, jobs, tracker):
     """Yields (index, metrics, error) as the runs [(index, flags)] finish on this machine."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(run_one, binary, trace, flags): index for index, flags in tasks}
+        futures = {pool.submit(run_one, binary, trace, flags, tracker): index
+                   for index, flags in tasks}
         for future in concurrent.futures.as_completed(futures):
             yield (futures[future],) + future.result()
 
@@ -254,10 +450,10 @@ def run_dask(binary, trace, tasks, jobs, scheduler):
 
 
 def is_metric(column):
-    # busbw_<collective> per collective type, fabric_* from the rdma fabric table, the model
-    # that ran (transport auto).
+    # busbw_<collective> and time_<collective> per collective type, fabric_* from the rdma
+    # fabric table, the model that ran (transport auto).
     return (column in METRICS or column in ("error", "model_run") or column.startswith("busbw_")
-            or column.startswith("fabric_"))
+            or column.startswith("time_") or column.startswith("fabric_"))
 
 
 def read_previous(path, flag_columns):
@@ -296,6 +492,27 @@ def write_csv(path, flag_columns, rows):
     os.replace(path + ".tmp", path)
 
 
+def stop_on_signals(csv_path, tracker):
+    """SIGINT, SIGTERM or SIGHUP: stop the runs in progress (each removes its own temporaries),
+    remove their output directories and the CSV's temporary, then end by the same signal. The
+    CSV keeps the runs that finished, so the same command resumes the sweep."""
+    def handler(number, frame):
+        tracker.stop_all()
+        try:
+            os.remove(csv_path + ".tmp")
+        except FileNotFoundError:
+            pass
+        print(f"sweep: stopped by {signal.Signals(number).name}; the finished runs are in "
+              f"{csv_path}", file=sys.stderr)
+        signal.signal(number, signal.SIG_DFL)
+        os.kill(os.getpid(), number)
+
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        # Python's own SIGINT handler raises KeyboardInterrupt; an ignored signal stays so.
+        if signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler):
+            signal.signal(number, handler)
+
+
 def main():
     args = parse_args()
     grid = [split_flag(item, "--grid") for item in args.grid]
@@ -309,10 +526,14 @@ def main():
         sys.exit(f"sweep: error: {args.binary} not found (build first: make)")
     os.makedirs(args.out, exist_ok=True)
     names = [name for name, _ in grid]
+    if args.plot:
+        x_name, series_name = plot_choices(args, names)
     flag_columns = names + [f"--{name}" for name, _ in fixed]
     combinations = [list(c) + [value for _, value in fixed]
                     for c in itertools.product(*[values for _, values in grid])]
     path = os.path.join(args.out, "sweep.csv")
+    tracker = RunTracker()
+    stop_on_signals(path, tracker)
 
     # Resume: runs already in sweep.csv are not run again (failed ones with --retry-failed);
     # rows of runs outside this grid are kept after the grid's.
@@ -333,7 +554,8 @@ def main():
         return [rows[index] for index in sorted(rows)] + others
 
     if tasks:
-        runner = (run_local(args.binary, args.trace, tasks, args.jobs) if args.backend == "local"
+        runner = (run_local(args.binary, args.trace, tasks, args.jobs, tracker)
+                  if args.backend == "local"
                   else run_dask(args.binary, args.trace, tasks, args.jobs, args.scheduler))
         for index, metrics, error in runner:
             label = " ".join(f"{n}={v}" for n, v in zip(names, combinations[index]))
@@ -347,9 +569,8 @@ def main():
     write_csv(path, flag_columns, ordered())
     print(f"sweep: {len(rows) + len(others)} rows in {path}")
     if args.plot:
-        if args.x not in names:
-            sys.exit(f"sweep: error: --x {args.x} is not a --grid flag")
-        plot(args.out, ordered(), names, args.x)
+        for metric in args.y or ["iteration_us"]:
+            plot(args.out, ordered(), grid, x_name, series_name, metric, args.log_x, args.log_y)
     return 1 if any(rows[index]["error"] for index in rows) else 0
 
 

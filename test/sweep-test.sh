@@ -54,4 +54,102 @@ if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/w" --binary "$
   fail "a variant without flags should fail"
 fi
 grep -q "is not NAME:FLAG=V" "$out/err2.txt" || fail "no clear error for a bad variant"
+
+# Plots (issue 23): a flag of names on the x axis (ended in a Python traceback), another metric
+# than the iteration time, one line per value of a second flag.
+plot_sweep() { # DIR ARGS...: the sweep of algorithms x bandwidths, plotted as asked
+  local dir=$1
+  shift
+  python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$dir" --binary "$build/bin/chakra-cluster" \
+    --grid algorithm=ring,tree,direct --grid nicBandwidth=50Gbps,200Gbps --set gpusPerHost=2 \
+    --jobs 2 --plot "$@"
+}
+plot_sweep "$out/p" --x algorithm --series nicBandwidth --y time_ALL_REDUCE_us 2> "$out/p.err" ||
+  fail "a plot against algorithm failed: $(tail -3 "$out/p.err")"
+grep -q Traceback "$out/p.err" && fail "a traceback: $(cat "$out/p.err")"
+[ -s "$out/p/sweep-time_ALL_REDUCE_us.png" ] || fail "no picture of time_ALL_REDUCE_us"
+# The collective's time is the report's: the step has one all-reduce (2 layers of 1 MiB, one
+# 25 MiB bucket); the same run made directly gives the time_us of collectives.csv.
+"$build/bin/chakra-cluster" --trace="$out/dp" --gpusPerHost=2 --algorithm=tree \
+  --nicBandwidth=50Gbps --out="$out/direct" > /dev/null
+direct=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_us") c = i; next }
+                  { n++; t = $c } END { if (n == 1) printf "%.3f", t }' "$out/direct/collectives.csv")
+[ -n "$direct" ] || fail "the step should have one all-reduce"
+column() { # CSV COLUMN KEY1 KEY2: the column of the row whose first two fields are KEY1,KEY2
+  awk -F, -v name="$2" -v a="$3" -v b="$4" 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == name) c = i; next }
+                                             $1 == a && $2 == b { print $c }' "$1"
+}
+[ "$(column "$out/p/sweep.csv" time_ALL_REDUCE_us tree 50Gbps)" = "$direct" ] ||
+  fail "time_ALL_REDUCE_us $(column "$out/p/sweep.csv" time_ALL_REDUCE_us tree 50Gbps) is not the report's $direct"
+# The plotted points: one line per bandwidth, the algorithms side by side in grid order (0, 1,
+# 2) with the CSV's values.
+expected=$(for bw in 50Gbps 200Gbps; do
+             echo "\"nicBandwidth=$bw\""
+             i=0
+             for a in ring tree direct; do
+               echo "$i $(column "$out/p/sweep.csv" time_ALL_REDUCE_us "$a" "$bw" | sed 's/0*$//; s/\.$//')"
+               i=$((i + 1))
+             done
+           done)
+actual=$(grep -v '^$' "$out/p/sweep-time_ALL_REDUCE_us-plot.dat")
+[ "$actual" = "$expected" ] || fail "plotted points differ from the CSV: $actual vs $expected"
+grep -q "set xtics ('ring' 0, 'tree' 1, 'direct' 2)" "$out/p/sweep-time_ALL_REDUCE_us-plot.gp" ||
+  fail "the algorithms are not the x axis' labels"
+# Log axes; bandwidths placed by their value (Gbps); a third flag: one panel per value.
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/l" --binary "$build/bin/chakra-cluster" \
+  --grid nicBandwidth=25Gbps,100Gbps,400Gbps --grid algorithm=ring,tree \
+  --grid topology=single-switch,ring --set gpusPerHost=2 --jobs 2 --plot --series algorithm \
+  --log-x --log-y --y busbw_ALL_REDUCE_GBps --y exposed_comm_max_us 2> "$out/l.err" ||
+  fail "a log-log plot failed: $(tail -3 "$out/l.err")"
+for metric in busbw_ALL_REDUCE_GBps exposed_comm_max_us; do
+  gp=$out/l/sweep-$metric-plot.gp
+  [ -s "$out/l/sweep-$metric.png" ] || fail "no picture of $metric"
+  grep -q "^set logscale x" "$gp" && grep -q "^set logscale y" "$gp" || fail "$metric: axes not logarithmic"
+  grep -q "^set multiplot layout 1,2" "$gp" || fail "$metric: not one panel per topology"
+  [ "$(grep -c "^set title 'topology=" "$gp")" = 2 ] || fail "$metric: panel titles"
+  [ "$(grep -c '^"algorithm=' "$out/l/sweep-$metric-plot.dat")" = 4 ] || fail "$metric: 2 lines x 2 panels expected"
+done
+[ "$(awk 'NF == 2 { print $1 }' "$out/l/sweep-exposed_comm_max_us-plot.dat" | sort -gu | tr '\n' ' ')" = "25.0 100.0 400.0 " ] ||
+  fail "bandwidths not placed at 25, 100, 400 Gbps"
+# Mistakes said before anything runs, or naming what exists.
+expect_sweep_error() { # TEXT ARGS...
+  local text=$1
+  shift
+  if plot_sweep "$out/e" "$@" 2> "$out/e.err"; then fail "should fail: $*"; fi
+  grep -q "sweep: error: .*$text" "$out/e.err" || fail "no clear error for $*: $(cat "$out/e.err")"
+  grep -q Traceback "$out/e.err" && fail "a traceback for $*"
+  return 0
+}
+expect_sweep_error "--x topology is not a grid dimension" --x topology
+expect_sweep_error "--series algorithm is also the x axis" --x algorithm --series algorithm
+expect_sweep_error "--y speed is not a metric column" --y speed
+expect_sweep_error "--log-x needs numbers on the x axis; algorithm has names" --x algorithm --log-x
+expect_sweep_error "no run has the metric busbw_ALL_TO_ALL_GBps (the CSV has: .*busbw_ALL_REDUCE_GBps" \
+  --y busbw_ALL_TO_ALL_GBps
+[ ! -e "$out/e/sweep.csv" ] || grep -q "^ring,50Gbps" "$out/e/sweep.csv" || fail "runs before a plot error lost"
+
+# SIGTERM (issue 30): the runs in progress stop, their directories and the CSV's temporary go,
+# the sweep ends by the signal; the CSV keeps the finished runs.
+mkdir -p "$out/tmp"
+TMPDIR=$out/tmp python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/s" \
+  --binary "$build/bin/chakra-cluster" --grid nicBandwidth=1Gbps,2Gbps,3Gbps,4Gbps \
+  --set gpusPerHost=2 --jobs 1 2> "$out/s.err" &
+sweep_pid=$!
+children=
+for _ in $(seq 300); do
+  children=$(pgrep -P "$sweep_pid" -x chakra-cluster || true)
+  [ -n "$children" ] && break
+  sleep 0.1
+done
+[ -n "$children" ] || fail "the sweep started no run"
+kill -TERM "$sweep_pid"
+status=0
+wait "$sweep_pid" || status=$?
+[ "$status" = 143 ] || fail "the sweep should end by SIGTERM (143), got $status: $(cat "$out/s.err")"
+for child in $children; do
+  ! kill -0 "$child" 2>/dev/null || fail "run $child still running after the sweep was stopped"
+done
+[ -z "$(ls -A "$out/tmp")" ] || fail "left behind: $(ls -A "$out/tmp")"
+[ ! -e "$out/s/sweep.csv.tmp" ] || fail "sweep.csv.tmp left behind"
+grep -q "stopped by SIGTERM" "$out/s.err" || fail "no word of the stop: $(cat "$out/s.err")"
 echo "sweep: ok"
