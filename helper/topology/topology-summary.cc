@@ -1,5 +1,7 @@
 #include "topology-summary.h"
 
+#include "ns3/temporary-file-guard.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -331,6 +333,8 @@ void
 WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
 {
     const std::string temporary = path + ".tmp";
+    // Armed before the file exists: a signal while it is written removes it.
+    TemporaryFileGuard guard(temporary);
     {
         std::ofstream out(temporary);
         if (!out)

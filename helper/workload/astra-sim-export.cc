@@ -5,6 +5,7 @@
 #include "ns3/communicator.h"
 #include "ns3/et-reader.h"
 #include "ns3/et-writer.h"
+#include "ns3/temporary-file-guard.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
@@ -146,6 +147,9 @@ ExportForAstraSim(const std::string& prefix, uint32_t ranks)
 
     // Pass 2: every file rewritten under a temporary name; renamed only when all succeeded.
     std::vector<std::string> written;
+    // The staged files are whole traces under another name: a signal before they are renamed
+    // into place removes them (armed before each is created).
+    std::vector<TemporaryFileGuard> stagedGuards;
     auto discard = [&]() {
         for (const auto& file : written)
         {
@@ -159,6 +163,7 @@ ExportForAstraSim(const std::string& prefix, uint32_t ranks)
             const std::string path = RankTraceBuilder::Path(prefix, rank);
             EtReader reader(path);
             const std::string staged = path + ".astra-sim";
+            stagedGuards.emplace_back(staged);
             EtWriter writer(staged, reader.GetMetadata());
             std::set<uint64_t> dropped;
             ChakraProtoMsg::Node node;

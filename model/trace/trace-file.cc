@@ -231,7 +231,7 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path)
     std::string suffix = "." + base + ".tmp-XXXXXX";
     name.insert(name.end(), suffix.begin(), suffix.end());
     name.push_back('\0');
-    int fd = mkstemp(name.data());
+    int fd = TemporaryFileGuard::MakeTemporary(name.data(), m_tempGuard);
     if (fd < 0)
     {
         throw TraceError(path, "", std::string("cannot write: ") + std::strerror(errno));
@@ -244,6 +244,7 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path)
     {
         close(fd);
         unlink(m_tempPath.c_str());
+        m_tempGuard.Disarm();
         throw TraceError(path, "", "cannot write: out of memory");
     }
     gzbuffer(gz, kZlibBufferBytes);
@@ -263,6 +264,7 @@ AtomicOutputFile::Discard()
         gzclose_w(static_cast<gzFile>(m_gz));
         m_gz = nullptr;
         unlink(m_tempPath.c_str());
+        m_tempGuard.Disarm();
     }
 }
 
@@ -309,15 +311,19 @@ AtomicOutputFile::Commit()
     if (status != Z_OK)
     {
         unlink(m_tempPath.c_str());
+        m_tempGuard.Disarm();
         throw TraceError(m_path, "", std::string("write error on close: ") + std::strerror(errno));
     }
     if (std::rename(m_tempPath.c_str(), m_path.c_str()) != 0)
     {
         int error = errno;
         unlink(m_tempPath.c_str());
+        m_tempGuard.Disarm();
         throw TraceError(m_path, "", std::string("cannot rename into place: ") +
                                          std::strerror(error));
     }
+    // Only now: a signal between the rename and here unlinks a name that no longer exists.
+    m_tempGuard.Disarm();
 }
 
 const std::string&

@@ -6,6 +6,7 @@
 #define CHAKRA_TRACE_FILE_H
 
 #include "json-limits.h"
+#include "temporary-file-guard.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -110,7 +111,8 @@ std::string ReadWholeFile(const std::string& path);
  *
  * A reader never sees a half-written output: if the writer fails or is destroyed before
  * Commit(), the temporary file is removed and any older file at the path is left untouched.
- * The output is gzip'd when the path ends in ".gz".
+ * A termination signal (SIGINT, SIGTERM, ...) during the write removes it too
+ * (TemporaryFileGuard). The output is gzip'd when the path ends in ".gz".
  */
 class AtomicOutputFile
 {
@@ -151,11 +153,12 @@ class AtomicOutputFile
     /** Closes and removes the temporary file (after an error or without Commit). */
     void Discard();
 
-    std::string m_path;     //!< the final name
-    std::string m_tempPath; //!< the temporary name
-    void* m_gz{nullptr};    //!< zlib gzFile (transparent mode for plain output)
-    bool m_compressed;      //!< gzip output
-    uint64_t m_offset{0};   //!< bytes written
+    std::string m_path;             //!< the final name
+    std::string m_tempPath;         //!< the temporary name
+    TemporaryFileGuard m_tempGuard; //!< removes the temporary if a signal ends the process
+    void* m_gz{nullptr};            //!< zlib gzFile (transparent mode for plain output)
+    bool m_compressed;              //!< gzip output
+    uint64_t m_offset{0};           //!< bytes written
 };
 
 /**
