@@ -147,6 +147,82 @@ BOOST_AUTO_TEST_CASE(recv_without_send_ends_with_a_diagnostic)
     BOOST_TEST(printed.str().find("rank 1 did not finish") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(send_that_nobody_receives_fails_the_run_naming_rank_peer_and_tag)
+{
+    // Issue 30 item 5: rank 1's receive was removed. Every transport completes the send when
+    // its bytes are delivered (eager), so rank 0 finishes as in the intact job, and rank 1 too;
+    // the message waiting at rank 1 is what says the job could not have run.
+    TempDir dir;
+    std::string prefix = dir.File("orphan");
+    WriteJsonTrace(prefix + ".0.et",
+                   TraceNode(0, "orphan_send", "COMM_SEND_NODE", P2p("comm_dst", 1, 4096, 5)) +
+                       "," + TraceNode(1, "after", "COMP_NODE", Gpu(0), {0}, 5));
+    WriteJsonTrace(prefix + ".1.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
+    for (const char* transport : {"tcp", "rdma", "flow"})
+    {
+        chakra_test::ClusterConfig config;
+        config.transport = transport;
+        ChakraReport report = chakra_test::RunCluster(prefix, config);
+        BOOST_TEST_INFO(transport << ": " << report.GetRanks()[1].error);
+        BOOST_TEST(!report.AllFinished());
+        BOOST_TEST(report.GetRanks()[0].finished);
+        BOOST_TEST(!report.GetRanks()[1].finished);
+        BOOST_TEST(report.GetRanks()[1].error ==
+                   "rank 1 ran its whole trace, but 1 message(s) sent to it were never received: "
+                   "rank 0 sent 4096 bytes with tag 5 (node 0, a send) and rank 1 has no receive "
+                   "from rank 0 with that tag");
+        std::ostringstream printed;
+        report.Print(printed);
+        BOOST_TEST(printed.str().find("rank 1 ERROR: rank 1 ran its whole trace") !=
+                   std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(rooted_collective_that_only_its_root_calls_fails_the_run)
+{
+    // Issue 23 item 15: a broadcast from rank 0 that ranks 1..3 never call. The root's sends
+    // complete (eager) and every rank runs its whole trace, but the messages the root sent
+    // wait at the ranks it sent them to, for a call those ranks never made.
+    TempDir dir;
+    std::string prefix = dir.File("bcast");
+    const std::string broadcast = Attr("comm_type", "int64_val", "5") + ", " +
+                                  Attr("comm_size", "int64_val", "65536") + ", " +
+                                  Attr("root_rank", "int64_val", "0");
+    WriteJsonTrace(prefix + ".0.et", TraceNode(3, "bcast", "COMM_COLL_NODE", broadcast));
+    for (int rank = 1; rank < 4; ++rank)
+    {
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
+    }
+    for (const char* transport : {"tcp", "rdma", "flow"})
+    {
+        chakra_test::ClusterConfig config;
+        config.gpusPerHost = 4;
+        config.transport = transport;
+        ChakraReport report = chakra_test::RunCluster(prefix, config);
+        BOOST_TEST_INFO(transport);
+        BOOST_TEST(!report.AllFinished());
+        BOOST_TEST(report.GetRanks()[0].finished);
+        std::size_t failed = 0;
+        for (const auto& rank : report.GetRanks())
+        {
+            if (rank.error.empty())
+            {
+                continue;
+            }
+            ++failed;
+            BOOST_TEST_INFO(transport << ": " << rank.error);
+            BOOST_TEST(rank.error.find("rank 0's message of collective call #0 of the world "
+                                       "communicator (BROADCAST of 65536 bytes with root index 0 "
+                                       "(node 3) on rank 0): rank " +
+                                       std::to_string(rank.rank) + " never made that call") !=
+                       std::string::npos);
+        }
+        BOOST_TEST_INFO(transport);
+        BOOST_TEST(failed >= 1u);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)
 {
     TempDir dir;

@@ -767,6 +767,43 @@ ChakraApplication::CommunicatorOf(const EtNode& node)
 }
 
 std::string
+ChakraApplication::CommunicatorLabel(uint64_t id) const
+{
+    for (const auto& [name, comm] : m_communicators)
+    {
+        if (comm.id == id)
+        {
+            return name.empty() ? "the world communicator" : "communicator '" + name + "'";
+        }
+    }
+    if (id == CommunicatorId(""))
+    {
+        return "the world communicator";
+    }
+    // A group this rank never used: its name is only on the sender's side.
+    return "a communicator this rank never used (id " + std::to_string(id) + ")";
+}
+
+std::string
+ChakraApplication::DescribeUnreceived(const CommTransport::UnreceivedMessage& message) const
+{
+    const std::string sender = "rank " + std::to_string(message.src);
+    const std::string node =
+        message.call.IsKnown() ? "node " + std::to_string(message.call.node) + ", " : "";
+    if (message.key.kind == MessageKey::P2P)
+    {
+        return sender + " sent " + std::to_string(message.bytes) + " bytes with tag " +
+               std::to_string(message.key.tag) + " (" + node + "a send) and rank " +
+               std::to_string(m_rank) + " has no receive from rank " +
+               std::to_string(message.src) + " with that tag";
+    }
+    return sender + "'s message of collective call #" + std::to_string(message.key.seq) + " of " +
+           CommunicatorLabel(message.key.comm) + " (" + message.call.ToString() +
+           " on rank " + std::to_string(message.src) + "): rank " + std::to_string(m_rank) +
+           " never made that call";
+}
+
+std::string
 ChakraApplication::AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const
 {
     switch (type)
@@ -1130,6 +1167,14 @@ ChakraApplication::GetStats()
         {
             stats.stuck.push_back(line);
         }
+        if (m_transport)
+        {
+            for (const auto& message : m_transport->GetUnreceived())
+            {
+                stats.stuck.push_back("a message arrived that no receive has taken: " +
+                                      DescribeUnreceived(message));
+            }
+        }
         for (const auto& [resource, queue] : m_resourceQueue)
         {
             for (const auto& node : queue)
@@ -1156,6 +1201,30 @@ ChakraApplication::GetStats()
             stats.stuck.push_back(!m_replayStarted || !m_feeder
                                       ? "never started"
                                       : "no node waiting (the simulation stopped early?)");
+        }
+    }
+    if (stats.finished && m_transport)
+    {
+        // Every model delivers a message whether a receive waits for it or not (an eager send
+        // completes without one): once this rank has run its whole trace, a message still
+        // waiting is one that nobody receives, which the job could not have run.
+        const auto unreceived = m_transport->GetUnreceived();
+        if (!unreceived.empty())
+        {
+            stats.finished = false;
+            stats.error = "rank " + std::to_string(m_rank) + " ran its whole trace, but " +
+                          std::to_string(unreceived.size()) +
+                          " message(s) sent to it were never received: " +
+                          DescribeUnreceived(unreceived.front());
+            constexpr std::size_t kNamed = 3;
+            for (std::size_t i = 1; i < unreceived.size() && i < kNamed; ++i)
+            {
+                stats.error += "; " + DescribeUnreceived(unreceived[i]);
+            }
+            if (unreceived.size() > kNamed)
+            {
+                stats.error += "; and " + std::to_string(unreceived.size() - kNamed) + " more";
+            }
         }
     }
     if (m_transport)

@@ -167,6 +167,10 @@ class ChakraApplication : public Application
     void RunMetadata(std::shared_ptr<const EtNode> node);
     /** \return the communicator a node names (the world if unknown) */
     Communicator& CommunicatorOf(const EtNode& node);
+    /** \return how to name a communicator id in messages ("communicator 'tp0'") */
+    std::string CommunicatorLabel(uint64_t id) const;
+    /** \return one line on a message that arrived and that no receive took */
+    std::string DescribeUnreceived(const CommTransport::UnreceivedMessage& message) const;
     /** \return the resource (stream or thread) a node occupies, or "" */
     std::string ResourceOf(const EtNode& node) const;
     /** Stops the replay with a fatal error. */

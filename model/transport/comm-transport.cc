@@ -386,6 +386,20 @@ CommTransport::DescribeModelPending(std::vector<std::string>& /* lines */) const
 {
 }
 
+std::vector<CommTransport::UnreceivedMessage>
+CommTransport::GetUnreceived() const
+{
+    std::vector<UnreceivedMessage> messages;
+    for (const auto& [endpoint, arrived] : m_arrived)
+    {
+        for (const auto& message : arrived)
+        {
+            messages.push_back({endpoint.first, endpoint.second, message.bytes, message.call});
+        }
+    }
+    return messages;
+}
+
 const std::vector<std::string>&
 CommTransport::GetErrors() const
 {

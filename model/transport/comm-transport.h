@@ -155,6 +155,23 @@ class CommTransport : public Object
 
     /** \return one line per posted receive still waiting, then the model's own lines */
     std::vector<std::string> DescribePending() const;
+
+    /** A message that has arrived and that no receive has taken. */
+    struct UnreceivedMessage
+    {
+        uint32_t src{0};    //!< the sending rank
+        MessageKey key;     //!< its identity
+        uint64_t bytes{0};  //!< its payload
+        CallSignature call; //!< the sender's call (its node, its collective)
+    };
+    /**
+     * \return the messages that have arrived and wait for a receive, by (source, key), in
+     *         arrival order for each. Every model delivers a message whether a receive is
+     *         posted or not (an eager send completes without one), so once this rank has run
+     *         its whole trace these are messages nobody receives: sends whose receive is
+     *         missing, or collective calls this rank never made.
+     */
+    std::vector<UnreceivedMessage> GetUnreceived() const;
     /** \return problems seen (fatal ones too when no fatal handler is set) */
     const std::vector<std::string>& GetErrors() const;
     /** \return payload bytes sent so far (to other ranks) */
