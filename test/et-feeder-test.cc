@@ -539,6 +539,47 @@ BOOST_AUTO_TEST_CASE(self_dependency_and_duplicate_ids)
     BOOST_TEST(error.find("node 1 (n1, message 3): duplicate node id") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(self_dependency_next_to_a_running_parent)
+{
+    // Issue 23 item 12: node 2 lists parent 1 and itself, and is read while node 1 runs. The
+    // error must come before node 1 records node 2 as its child: finishing node 1 afterwards
+    // (what the application does for the nodes it had in flight) released a node that never
+    // entered the window, a SIGSEGV in ReleaseOne.
+    TempDir dir;
+    Dag data;
+    data.nodes = {{1, {}, {}}, {2, {1, 2}, {}}};
+    Dag ctrl;
+    ctrl.nodes = {{1, {}, {}}, {2, {}, {1, 2}}};
+    for (const auto& [dag, list] : {std::make_pair(data, "data_deps"), std::make_pair(ctrl, "ctrl_deps")})
+    {
+        WriteDag(dag, dir.File("t.et"));
+        EtFeeder feeder(dir.File("t.et"));
+        BOOST_REQUIRE(feeder.HasNodesToIssue());
+        auto first = feeder.GetNextIssuableNode();
+        BOOST_REQUIRE(first->GetId() == 1u);
+        std::string error;
+        try
+        {
+            feeder.HasNodesToIssue(); // reads node 2 while node 1 is in flight
+        }
+        catch (const TraceError& e)
+        {
+            error = e.what();
+        }
+        BOOST_TEST(error == dir.File("t.et") + ": node 2 (n2): lists itself in " + list +
+                                ": a node cannot wait for itself" +
+                                (std::string(list) == "ctrl_deps"
+                                     ? " (in output of the reference converter ctrl_deps are "
+                                       "call-tree links, not dependencies: switch ctrl_deps off)"
+                                     : ""));
+        // Node 1 finishes after the error: nothing to release, nothing becomes ready.
+        feeder.FreeChildrenNodes(1);
+        feeder.RemoveNode(1);
+        BOOST_TEST(feeder.GetNextIssuableNode() == nullptr);
+        BOOST_TEST(feeder.GetLoadedCount() == 0u);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(ids_need_not_start_at_zero_nor_be_dense)
 {
     TempDir dir;

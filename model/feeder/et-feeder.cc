@@ -119,23 +119,25 @@ EtFeeder::LoadOne()
     Entry entry;
     entry.node = node;
     ParentsOf(*node, m_parents);
+    // Refused before any parent records this node as its child: a parent that finishes later
+    // would otherwise release a node that never entered the window.
+    if (std::find(m_parents.begin(), m_parents.end(), id) != m_parents.end())
+    {
+        // It can never be met: running the node anyway would hide a broken trace.
+        const auto& data = node->GetDataDeps();
+        const bool inData =
+            m_options.honourDataDeps && std::find(data.begin(), data.end(), id) != data.end();
+        throw TraceError(m_reader.GetPath(),
+                         node->Describe(),
+                         std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
+                             ": a node cannot wait for itself" +
+                             (inData ? ""
+                                     : " (in output of the reference converter ctrl_deps "
+                                       "are call-tree links, not dependencies: switch "
+                                       "ctrl_deps off)"));
+    }
     for (uint64_t parent : m_parents)
     {
-        if (parent == id)
-        {
-            // It can never be met: running the node anyway would hide a broken trace.
-            const auto& data = node->GetDataDeps();
-            const bool inData = m_options.honourDataDeps &&
-                                std::find(data.begin(), data.end(), id) != data.end();
-            throw TraceError(m_reader.GetPath(),
-                             node->Describe(),
-                             std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
-                                 ": a node cannot wait for itself" +
-                                 (inData ? ""
-                                         : " (in output of the reference converter ctrl_deps "
-                                           "are call-tree links, not dependencies: switch "
-                                           "ctrl_deps off)"));
-        }
         if (m_finished.Contains(parent))
         {
             continue;
