@@ -385,6 +385,13 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
                                                              : consistency.mismatches.front()));
     }
     Say("ranks agree on their collectives and messages");
+    for (const auto& warning : consistency.warnings)
+    {
+        // What may be wrong without making the ranks disagree (different GPU models, no
+        // world size to check the files against, comm_size missing): said now, not only in
+        // report.txt.
+        Say("warning: " + warning);
+    }
     return prefix;
 }
 

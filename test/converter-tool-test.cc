@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
+
 using chakra_test::FileExists;
 using chakra_test::ReadFileBytes;
 using chakra_test::RunCommand;
@@ -145,4 +147,56 @@ BOOST_AUTO_TEST_CASE(check_ranks_exit_codes)
                bad.output);
     BOOST_TEST(RunCommand(CheckRanks()).exitCode == 2);
     BOOST_TEST(RunCommand(CheckRanks() + " " + dir.File("nothing")).exitCode == 1);
+}
+
+BOOST_AUTO_TEST_CASE(check_ranks_on_generated_jobs_strict_and_missing_ranks)
+{
+    TempDir dir;
+    auto tool = [](const std::string& name) { return chakra_test::ToolPath(name); };
+    // Issue 23 item 9: a generated pipeline-parallel job (send/recv carry the peer only) runs
+    // in chakra-cluster; the checker accepts it too (it reported 24 mismatches).
+    BOOST_REQUIRE(RunCommand(tool("chakra_generator") + " --workload pipeline-parallel "
+                                                        "--stages 4 --microbatches 3 --layers 4 "
+                                                        "--output-prefix " +
+                             dir.File("pp"))
+                      .exitCode == 0);
+    auto pp = RunCommand(CheckRanks() + " " + dir.File("pp"));
+    BOOST_TEST(pp.exitCode == 0, pp.output);
+    BOOST_TEST(pp.output.find("send/recv pairs matched: 18") != std::string::npos, pp.output);
+    // Issue 30 item 6: the last rank's file missing; the traces say world_size 4.
+    BOOST_REQUIRE(RunCommand(tool("chakra_generator") + " --ranks 4 --size 4KiB --output-prefix " +
+                             dir.File("c"))
+                      .exitCode == 0);
+    std::remove(dir.File("c.3.et").c_str());
+    auto missing = RunCommand(CheckRanks() + " " + dir.File("c"));
+    BOOST_TEST(missing.exitCode == 1, missing.output);
+    BOOST_TEST(missing.output.find("world_size is 4 but only ranks 0 .. 2 have a trace: "
+                                   "missing ranks 3") != std::string::npos,
+               missing.output);
+    // Issue 23 item 4: an all-reduce without comm_size: a warning, an error with --strict.
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        WriteFileBytes(dir.File("s.json"),
+                       R"({"format": "chakra-et-json", "format_version": 1, "metadata": )"
+                       R"({"version": "0.0.4", "attr": [{"name": "world_size", "type": )"
+                       R"("int64_val", "value": 2}]}, "nodes": [{"id": 7, "name": "ar", )"
+                       R"("type": "COMM_COLL_NODE", "attr": [{"name": "comm_type", "type": )"
+                       R"("int64_val", "value": 0}]}]})");
+        BOOST_REQUIRE(RunCommand(tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                 dir.File("s.json") + " --output " +
+                                 dir.File("s." + std::to_string(rank) + ".et"))
+                          .exitCode == 0);
+    }
+    auto lenient = RunCommand(CheckRanks() + " --quiet " + dir.File("s"));
+    BOOST_TEST(lenient.exitCode == 0, lenient.output);
+    BOOST_TEST(lenient.output.find("warning: " + dir.File("s.0.et") +
+                                   ": 1 communication node without comm_size, which the "
+                                   "simulator runs as 0 bytes: node 7") != std::string::npos,
+               lenient.output);
+    auto strict = RunCommand(CheckRanks() + " --strict " + dir.File("s"));
+    BOOST_TEST(strict.exitCode == 1, strict.output);
+    BOOST_TEST(strict.output.find("mismatch: " + dir.File("s.1.et") +
+                                  ": 1 communication node without comm_size") !=
+                   std::string::npos,
+               strict.output);
 }

@@ -7,6 +7,7 @@
 #include "ns3/et-writer.h"
 #include "ns3/rank-consistency.h"
 #include "ns3/trace-error.h"
+#include "ns3/workload-generator.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -26,6 +27,9 @@ struct Comm
     int64_t size;    //!< comm_size
     std::string pg;  //!< pg_name
     int root{-1};    //!< root_rank (-1: none)
+    int fields{3};   //!< send/recv: 1 writes comm_src, 2 comm_dst, 3 both
+    bool hasSize{true}; //!< write comm_size
+    uint64_t id{0};  //!< node id (0: the next one)
 };
 
 Comm
@@ -52,7 +56,8 @@ WriteRank(const TempDir& dir,
           int rank,
           const std::vector<Comm>& comms,
           const std::string& groups = R"([{"pg_name": "0", "ranks": [0, 1, 2], "group_size": 3}])",
-          bool rankInMetadata = true)
+          bool rankInMetadata = true,
+          int64_t worldSize = 0)
 {
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version("0.0.4");
@@ -61,6 +66,12 @@ WriteRank(const TempDir& dir,
         auto* attr = metadata.add_attr();
         attr->set_name("rank");
         attr->set_int64_val(rank);
+    }
+    if (worldSize > 0)
+    {
+        auto* attr = metadata.add_attr();
+        attr->set_name("world_size");
+        attr->set_int64_val(worldSize);
     }
     const std::string path = dir.File("job." + std::to_string(rank) + ".et");
     EtWriter writer(path, metadata);
@@ -82,7 +93,8 @@ WriteRank(const TempDir& dir,
     for (const Comm& comm : comms)
     {
         ChakraProtoMsg::Node node;
-        node.set_id(id++);
+        node.set_id(comm.id != 0 ? comm.id : id);
+        ++id;
         node.set_name("comm");
         node.set_type(comm.type);
         auto add = [&](const std::string& name) {
@@ -96,11 +108,20 @@ WriteRank(const TempDir& dir,
         }
         else
         {
-            add("comm_src")->set_int32_val(comm.type_or_src);
-            add("comm_dst")->set_int32_val(comm.dst);
+            if ((comm.fields & 1) != 0)
+            {
+                add("comm_src")->set_int32_val(comm.type_or_src);
+            }
+            if ((comm.fields & 2) != 0)
+            {
+                add("comm_dst")->set_int32_val(comm.dst);
+            }
             add("comm_tag")->set_int32_val(comm.tag);
         }
-        add("comm_size")->set_int64_val(comm.size);
+        if (comm.hasSize)
+        {
+            add("comm_size")->set_int64_val(comm.size);
+        }
         add("pg_name")->set_string_val(comm.pg);
         if (comm.root >= 0)
         {
@@ -250,6 +271,240 @@ BOOST_AUTO_TEST_CASE(send_recv_pairs_match_by_src_dst_tag_and_size)
     auto absent = CheckRankConsistency({WriteRank(dir, 0, {Send(0, 5, 0, 64)}),
                                         WriteRank(dir, 1, {}), WriteRank(dir, 2, {})});
     BOOST_TEST(HasMismatch(absent, {"rank 5 has no trace"}));
+}
+
+BOOST_AUTO_TEST_CASE(send_recv_with_only_the_peer_rank)
+{
+    // Issue 23 item 9: the simulator takes a send's source and a receive's destination from
+    // the file's rank and reads only the peer's field (comm_dst of a send, comm_src of a
+    // receive); ASTRA-sim's traces and the workload generator write that one field.
+    TempDir dir;
+    auto peerOnly = [](Comm comm) {
+        comm.fields = comm.type == ChakraProtoMsg::COMM_SEND_NODE ? 2 : 1;
+        return comm;
+    };
+    auto oneField = CheckRankConsistency(
+        {WriteRank(dir, 0, {peerOnly(Send(0, 1, 0, 64)), peerOnly(Recv(2, 0, 5, 8))}),
+         WriteRank(dir, 1, {peerOnly(Recv(0, 1, 0, 64))}),
+         WriteRank(dir, 2, {Send(2, 0, 5, 8)})}); // both fields on one side, one on the other
+    BOOST_TEST_INFO(oneField);
+    BOOST_TEST(oneField.IsConsistent());
+    BOOST_TEST(oneField.messages == 2u);
+    // Still checked in the one-field form: the size, and the peer's field is required.
+    auto size = CheckRankConsistency({WriteRank(dir, 0, {peerOnly(Send(0, 1, 0, 64))}),
+                                      WriteRank(dir, 1, {peerOnly(Recv(0, 1, 0, 60))}),
+                                      WriteRank(dir, 2, {})});
+    BOOST_TEST(HasMismatch(size, {"job.0.et: node 3", "send (src 0, dst 1, tag 0) of 64 bytes",
+                                  "job.1.et: node 3", "expects 60"}));
+    Comm noPeer = Recv(1, 0, 0, 64);
+    noPeer.fields = 2; // a receive with comm_dst only
+    auto missing = CheckRankConsistency({WriteRank(dir, 0, {noPeer}), WriteRank(dir, 1, {}),
+                                         WriteRank(dir, 2, {})});
+    BOOST_TEST(HasMismatch(missing, {"job.0.et: node 3 (comm): receive without comm_src"}));
+    // pg_name takes no part in the simulator's matching; repeated keys pair in file order.
+    auto pg = CheckRankConsistency({WriteRank(dir, 0, {Send(0, 1, 0, 64, "0")}),
+                                    WriteRank(dir, 1, {Recv(0, 1, 0, 64, "7")}),
+                                    WriteRank(dir, 2, {})});
+    BOOST_TEST(pg.IsConsistent());
+    auto repeated = CheckRankConsistency(
+        {WriteRank(dir, 0, {Send(0, 1, 3, 64), Send(0, 1, 3, 32)}),
+         WriteRank(dir, 1, {Recv(0, 1, 3, 64), Recv(0, 1, 3, 32)}), WriteRank(dir, 2, {})});
+    BOOST_TEST(repeated.IsConsistent());
+    BOOST_TEST(repeated.messages == 2u);
+    auto reordered = CheckRankConsistency(
+        {WriteRank(dir, 0, {Send(0, 1, 3, 64), Send(0, 1, 3, 32)}),
+         WriteRank(dir, 1, {Recv(0, 1, 3, 32), Recv(0, 1, 3, 64)}), WriteRank(dir, 2, {})});
+    BOOST_TEST(reordered.mismatchCount == 2u);
+    BOOST_TEST(HasMismatch(reordered, {"send #0 (src 0, dst 1, tag 3) of 64 bytes", "expects 32"}));
+}
+
+BOOST_AUTO_TEST_CASE(generated_pipeline_parallel_job_is_consistent)
+{
+    // The issue's reproducer: chakra_generator --workload pipeline-parallel (4 stages x 2
+    // replicas, 8 micro-batches) writes peer-only send/recv; chakra-cluster runs it, so the
+    // checker must accept it. Every stage boundary carries 8 activations forward and 8
+    // gradients back per replica: 3 boundaries x 2 replicas x 16 = 96 messages.
+    TempDir dir;
+    PipelineParallelSpec spec;
+    spec.stages = 4;
+    spec.dp = 2;
+    spec.microbatches = 8;
+    spec.layers = 8;
+    auto files = WorkloadGenerator::WritePipelineParallelStep(dir.File("pp"), spec);
+    auto report = CheckRankConsistency(files);
+    BOOST_TEST_INFO(report);
+    BOOST_TEST(report.IsConsistent());
+    BOOST_TEST(report.messages == 96u);
+}
+
+BOOST_AUTO_TEST_CASE(communication_without_comm_size_is_reported_per_file)
+{
+    // Issue 23 item 4: the simulator runs a communication node without comm_size as 0 bytes.
+    // Each file gets one warning with the count and the first ids; --strict makes it a
+    // mismatch. A barrier carries no data and is not counted; comm_size 0 written is a size.
+    TempDir dir;
+    std::vector<Comm> comms;
+    for (int k = 0; k < 12; ++k)
+    {
+        Comm c = Coll(ChakraProtoMsg::ALL_REDUCE, 0);
+        c.hasSize = k == 5; // node 8 has an explicit 0
+        comms.push_back(c);
+    }
+    Comm barrier = Coll(ChakraProtoMsg::BARRIER, 0);
+    barrier.hasSize = false;
+    comms.push_back(barrier);
+    Comm send = Send(0, 1, 0, 0);
+    send.hasSize = false;
+    Comm recv = Recv(0, 1, 0, 0);
+    recv.hasSize = false;
+    // Nodes 3..14 all-reduces (8 sized), 15 the barrier, 16 the send.
+    std::vector<Comm> rank0 = comms;
+    rank0.push_back(send);
+    std::vector<Comm> rank1 = comms;
+    rank1.push_back(recv);
+    std::vector<std::string> files = {WriteRank(dir, 0, rank0), WriteRank(dir, 1, rank1),
+                                      WriteRank(dir, 2, comms)};
+    auto report = CheckRankConsistency(files);
+    BOOST_TEST_INFO(report);
+    BOOST_TEST(report.IsConsistent());
+    BOOST_TEST(report.warningCount == 3u);
+    BOOST_REQUIRE(report.warnings.size() == 3u);
+    BOOST_TEST(report.warnings[0] ==
+               files[0] + ": 12 communication nodes without comm_size, which the simulator runs "
+                          "as 0 bytes: nodes 3, 4, 5, 6, 7, 9, 10, 11, 12, 13 and 2 more "
+                          "(--strict: an error)");
+    BOOST_TEST(report.warnings[2].find(files[2] + ": 11 communication nodes") == 0u);
+    RankConsistencyOptions strict;
+    strict.strict = true;
+    auto strictReport = CheckRankConsistency(files, strict);
+    BOOST_TEST(!strictReport.IsConsistent());
+    BOOST_TEST(strictReport.mismatchCount == 3u);
+    BOOST_TEST(HasMismatch(strictReport, {files[1] + ": 12 communication nodes without comm_size",
+                                          "nodes 3, 4, 5, 6, 7, 9, 10, 11, 12, 13 and 2 more"}));
+    // One node: singular, no "more".
+    Comm one = Coll(ChakraProtoMsg::ALL_GATHER, 0);
+    one.hasSize = false;
+    auto single = CheckRankConsistency(
+        {WriteRank(dir, 0, {one}), WriteRank(dir, 1, {one}), WriteRank(dir, 2, {one})});
+    BOOST_TEST(single.warnings.at(0) ==
+               files[0] + ": 1 communication node without comm_size, which the simulator runs "
+                          "as 0 bytes: node 3 (--strict: an error)");
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_node_ids_are_named)
+{
+    // Issue 23 item 15: a file with an id twice (the feeder refuses it; chakra-cluster
+    // deadlocked on it): named with the node, its name and its message number, whether the
+    // first occurrence is far back or the node just before.
+    TempDir dir;
+    Comm first = Coll(ChakraProtoMsg::ALL_REDUCE, 8);
+    first.id = 1; // the process_group:init node's id
+    Comm again = Coll(ChakraProtoMsg::ALL_REDUCE, 8);
+    again.id = 3; // the previous node's id
+    auto report = CheckRankConsistency({WriteRank(dir, 0, {Coll(ChakraProtoMsg::ALL_REDUCE, 8),
+                                                           first, again}),
+                                        WriteRank(dir, 1, {Coll(ChakraProtoMsg::ALL_REDUCE, 8),
+                                                           Coll(ChakraProtoMsg::ALL_REDUCE, 8),
+                                                           Coll(ChakraProtoMsg::ALL_REDUCE, 8)}),
+                                        WriteRank(dir, 2, {Coll(ChakraProtoMsg::ALL_REDUCE, 8),
+                                                           Coll(ChakraProtoMsg::ALL_REDUCE, 8),
+                                                           Coll(ChakraProtoMsg::ALL_REDUCE, 8)})});
+    BOOST_TEST_INFO(report);
+    BOOST_TEST(report.mismatchCount == 2u);
+    BOOST_TEST(HasMismatch(report, {dir.File("job.0.et") + ": node 1 (comm, message 4): "
+                                                           "duplicate node id"}));
+    BOOST_TEST(HasMismatch(report, {dir.File("job.0.et") + ": node 3 (comm, message 5): "
+                                                           "duplicate node id"}));
+}
+
+BOOST_AUTO_TEST_CASE(job_size_from_world_size_or_the_ranks_named)
+{
+    // Issue 30 item 6: with world_size in the metadata the files must be that many ranks
+    // 0 .. N-1; without it (ASTRA-sim's traces) only the ranks the traces name can tell.
+    TempDir dir;
+    const std::string none = "";
+    // world_size 4, three files: the missing rank named.
+    auto short1 = CheckRankConsistency({WriteRank(dir, 0, {}, none, true, 4),
+                                        WriteRank(dir, 1, {}, none, true, 4),
+                                        WriteRank(dir, 2, {}, none, true, 4)});
+    BOOST_TEST(HasMismatch(short1, {dir.File("job.0.et") +
+                                    ": metadata world_size is 4 but 3 rank files were given: "
+                                    "missing ranks 3"}));
+    // Ranks 0, 1, 3 given: rank 2 is missing.
+    auto gap = CheckRankConsistency({WriteRank(dir, 0, {}, none), WriteRank(dir, 1, {}, none),
+                                     WriteRank(dir, 3, {}, none)});
+    BOOST_TEST(HasMismatch(gap, {"the 3 files are not ranks 0 .. 2: no file of rank 2"}));
+    // No world size, nothing named: the check cannot be made, and the report says so.
+    auto unknown = CheckRankConsistency({WriteRank(dir, 0, Normal(), none),
+                                         WriteRank(dir, 1, Normal(), none)});
+    BOOST_TEST(unknown.IsConsistent());
+    BOOST_TEST(unknown.warningCount == 1u);
+    BOOST_TEST(unknown.warnings.at(0).find("no world_size in the metadata, and no process "
+                                           "group or send/recv names a rank") == 0u);
+    // No world size; the ring of sends names ranks 0 .. 2, a fourth file is named by nobody.
+    auto ring = [&](int rank, int n) {
+        return std::vector<Comm>{Send(rank, (rank + 1) % n, 0, 8),
+                                 Recv((rank + n - 1) % n, rank, 0, 8)};
+    };
+    auto extra = CheckRankConsistency({WriteRank(dir, 0, ring(0, 3), none),
+                                       WriteRank(dir, 1, ring(1, 3), none),
+                                       WriteRank(dir, 2, ring(2, 3), none),
+                                       WriteRank(dir, 3, {}, none)});
+    BOOST_TEST_INFO(extra);
+    BOOST_TEST(extra.IsConsistent());
+    BOOST_TEST(extra.warnings.at(0) ==
+               "no world_size in the metadata, and no process group or send/recv names rank 3 "
+               "(the highest rank named is 2): files of another job mixed in?");
+    // And the ring of four with the fourth file missing: rank 3 is named, it has no trace.
+    auto missing = CheckRankConsistency({WriteRank(dir, 0, ring(0, 4), none),
+                                         WriteRank(dir, 1, ring(1, 4), none),
+                                         WriteRank(dir, 2, ring(2, 4), none)});
+    BOOST_TEST(HasMismatch(missing, {"send (src 2, dst 3, tag 0)", "rank 3 has no trace"}));
+    BOOST_TEST(HasMismatch(missing, {"receive (src 3, dst 0, tag 0)", "rank 3 has no trace"}));
+    BOOST_TEST(missing.warningCount == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(ranks_on_different_gpus_are_a_warning)
+{
+    // Issue 23 item 15: one rank's Kineto trace names another GPU than the rest's (the
+    // converter keeps deviceProperties' name as metadata gpu_name). The run stays meaningful
+    // (each rank replays its own durations), so it is a warning naming the odd rank's file.
+    TempDir dir;
+    std::vector<std::string> files;
+    for (int rank = 0; rank < 4; ++rank)
+    {
+        ChakraProtoMsg::GlobalMetadata metadata;
+        metadata.set_version("0.0.4");
+        auto* rankAttr = metadata.add_attr();
+        rankAttr->set_name("rank");
+        rankAttr->set_int64_val(rank);
+        auto* gpu = metadata.add_attr();
+        gpu->set_name("gpu_name");
+        gpu->set_string_val(rank == 2 ? "NVIDIA H100 80GB HBM3" : "NVIDIA A100-SXM4-80GB");
+        auto* world = metadata.add_attr();
+        world->set_name("world_size");
+        world->set_int64_val(4);
+        files.push_back(dir.File("gpu." + std::to_string(rank) + ".et"));
+        EtWriter writer(files.back(), metadata);
+        writer.Commit();
+    }
+    auto report = CheckRankConsistency(files);
+    BOOST_TEST_INFO(report);
+    BOOST_TEST(report.IsConsistent());
+    BOOST_TEST(report.warningCount == 1u);
+    BOOST_TEST(report.warnings.at(0) ==
+               "the ranks ran on different GPUs (metadata gpu_name, from Kineto's "
+               "deviceProperties): NVIDIA A100-SXM4-80GB on ranks 0, 1, 3; NVIDIA H100 80GB "
+               "HBM3 on rank 2 (" +
+                   files[2] +
+                   "): traces of another machine mixed in? One GPU's NVLink is used for every "
+                   "host");
+    // The same GPU everywhere, or no GPU named: nothing to say about GPUs.
+    auto same = CheckRankConsistency({files[0], files[1]});
+    for (const auto& warning : same.warnings)
+    {
+        BOOST_TEST(warning.find("GPU") == std::string::npos);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(ranks_from_names_and_duplicates)

@@ -9,6 +9,7 @@
 #include "tool-args.h"
 
 #include "ns3/rank-consistency.h"
+#include "ns3/rank-traces.h"
 
 #include <iostream>
 #include <sys/stat.h>
@@ -20,11 +21,16 @@ main(int argc, char** argv)
     ns3::ToolArgs args(program,
                        "Checks that the .et traces of the ranks of one job agree: the collectives "
                        "of each process\ngroup in the same order with the same type, root and "
-                       "size; every send matched by a\nreceive (pg_name, comm_src, comm_dst, "
-                       "comm_tag, comm_size). Exit status 1 on any mismatch.");
+                       "size; every send matched by a\nreceive (source, destination, comm_tag, "
+                       "comm_size: a send goes from its file's rank to\ncomm_dst, a receive "
+                       "waits for comm_src, as the simulator matches them). Exit status 1\non any "
+                       "mismatch.");
     args.AddPositional("trace", "a per-rank prefix (PREFIX.<rank>.et) or a .et file");
     args.AllowMorePositionals("more", "more .et files, one per rank");
-    args.AddFlag("quiet", "print only mismatches");
+    args.AddFlag("quiet", "print only mismatches and warnings");
+    args.AddFlag("strict",
+                 "communication nodes without comm_size (run as 0 bytes) are mismatches, not "
+                 "warnings");
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
@@ -38,7 +44,9 @@ main(int argc, char** argv)
         struct stat info{};
         if (files.size() == 1 && stat(files[0].c_str(), &info) != 0)
         {
-            files = ns3::FindRankFiles(files[0]);
+            // Every <prefix>.<rank>.et: a gap in the ranks is an error naming the missing ones
+            // (stopping at the first gap would check a smaller job and call it consistent).
+            files = ns3::FindRankTraces(files[0]);
             if (files.empty())
             {
                 std::cerr << program << ": error: no file " << args.Get("trace")
@@ -46,8 +54,10 @@ main(int argc, char** argv)
                 return 1;
             }
         }
-        ns3::RankConsistencyReport report = ns3::CheckRankConsistency(files);
-        if (!args.Has("quiet") || !report.IsConsistent())
+        ns3::RankConsistencyOptions options;
+        options.strict = args.Has("strict");
+        ns3::RankConsistencyReport report = ns3::CheckRankConsistency(files, options);
+        if (!args.Has("quiet") || !report.IsConsistent() || report.warningCount > 0)
         {
             std::cout << report;
         }

@@ -1,6 +1,7 @@
 #include "rank-consistency.h"
 
 #include "ns3/communicator.h"
+#include "ns3/compact-id-set.h"
 #include "ns3/et-node.h"
 #include "ns3/et-reader.h"
 #include "ns3/trace-error.h"
@@ -21,6 +22,9 @@ namespace
 /** Entries kept in each list of the report. */
 constexpr std::size_t kMaxListed = 100;
 
+/** Node ids spelled out in a per-file count (communication nodes without comm_size). */
+constexpr std::size_t kIdsListed = 10;
+
 /** One collective as a rank's trace records it. */
 struct CollectiveEntry
 {
@@ -39,8 +43,12 @@ struct MessageEntry
     uint64_t size{0}; //!< comm_size
 };
 
-/** (pg_name, src, dst, tag) */
-using MessageKey = std::tuple<std::string, int64_t, int64_t, int64_t>;
+/**
+ * (src, dst, tag): what the simulator matches a message by. A send goes from its file's rank
+ * to comm_dst, a receive waits at its file's rank for comm_src, a missing comm_tag is 0, and
+ * pg_name takes no part (ChakraApplication::RunPointToPoint).
+ */
+using MessageKey = std::tuple<int64_t, int64_t, int64_t>;
 
 /** What one rank's file holds. */
 struct RankTrace
@@ -48,6 +56,10 @@ struct RankTrace
     std::string path;                                              //!< the file
     std::map<std::string, std::vector<CollectiveEntry>> groups;    //!< collectives per pg
     std::map<std::string, std::vector<int64_t>> groupRanks;        //!< from process_group:init
+    std::optional<int64_t> worldSize;                              //!< metadata world_size
+    std::string gpuName; //!< metadata gpu_name (Kineto's deviceProperties; "" if unknown)
+    uint64_t sizeless{0};                  //!< communication nodes without comm_size
+    std::vector<uint64_t> sizelessIds;     //!< the first kIdsListed of them
 };
 
 bool
@@ -88,8 +100,9 @@ SizeMayDiffer(int64_t type)
 class Checker
 {
   public:
-    explicit Checker(RankConsistencyReport& report)
-        : m_report(report)
+    Checker(RankConsistencyReport& report, const RankConsistencyOptions& options)
+        : m_report(report),
+          m_options(options)
     {
     }
 
@@ -101,6 +114,8 @@ class Checker
         }
         CompareCollectives();
         MatchMessages();
+        CheckJobSize();
+        CheckGpus();
     }
 
   private:
@@ -110,6 +125,15 @@ class Checker
         if (m_report.mismatches.size() < kMaxListed)
         {
             m_report.mismatches.push_back(what);
+        }
+    }
+
+    void Warning(const std::string& what)
+    {
+        ++m_report.warningCount;
+        if (m_report.warnings.size() < kMaxListed)
+        {
+            m_report.warnings.push_back(what);
         }
     }
 
@@ -170,6 +194,7 @@ class Checker
                     ranks.push_back(r);
                 }
             }
+            m_named.insert(ranks.begin(), ranks.end());
             trace.groupRanks[group.name] = ranks;
         }
     }
@@ -187,11 +212,53 @@ class Checker
         RankTrace& trace = m_traces[rank];
         trace.path = path;
         m_report.files[rank] = path;
+        for (const auto& attr : reader.GetMetadata().attr())
+        {
+            int64_t value = 0;
+            std::string why;
+            if (attr.name() == "world_size")
+            {
+                if (!AttributeToInt64(attr, value, why) || value <= 0)
+                {
+                    throw TraceError(path, "metadata",
+                                     "attribute 'world_size' is not a positive integer" +
+                                         (why.empty() ? "" : ": " + why));
+                }
+                trace.worldSize = value;
+            }
+            else if (attr.name() == "gpu_name" && attr.has_string_val())
+            {
+                trace.gpuName = attr.string_val();
+            }
+        }
+        // Every id read, about a bit each for dense ids (the feeder's structure): a duplicate
+        // is caught wherever its first occurrence is, in bounded memory.
+        CompactIdSet ids;
         ChakraProtoMsg::Node proto;
         while (reader.ReadNode(proto))
         {
             EtNode node(proto);
-            switch (node.GetType())
+            if (!ids.Insert(node.GetId()))
+            {
+                Mismatch(path + ": node " + std::to_string(node.GetId()) + " (" + node.GetName() +
+                         ", message " + std::to_string(reader.GetNodesRead()) +
+                         "): duplicate node id (the simulator refuses the file)");
+            }
+            const auto nodeType = node.GetType();
+            const bool comm = nodeType == ChakraProtoMsg::COMM_COLL_NODE ||
+                              nodeType == ChakraProtoMsg::COMM_SEND_NODE ||
+                              nodeType == ChakraProtoMsg::COMM_RECV_NODE;
+            // A barrier carries no data: it has no size to miss.
+            if (comm && !node.HasAttr("comm_size") &&
+                !(nodeType == ChakraProtoMsg::COMM_COLL_NODE &&
+                  node.GetCommType() == ChakraProtoMsg::BARRIER))
+            {
+                if (trace.sizeless++ < kIdsListed)
+                {
+                    trace.sizelessIds.push_back(node.GetId());
+                }
+            }
+            switch (nodeType)
             {
             case ChakraProtoMsg::METADATA_NODE:
                 if (node.GetName().find("process_group:init") != std::string::npos)
@@ -217,35 +284,63 @@ class Checker
             }
             case ChakraProtoMsg::COMM_SEND_NODE:
             case ChakraProtoMsg::COMM_RECV_NODE: {
+                // As the simulator reads it: the peer (a send's comm_dst, a receive's
+                // comm_src) is required; the other end is the file's rank, so the field
+                // naming it may be absent (the ASTRA-sim convention, and what the workload
+                // generator writes), but when present it must be that rank.
                 const bool send = node.GetType() == ChakraProtoMsg::COMM_SEND_NODE;
-                auto src = node.GetCommSrc();
-                auto dst = node.GetCommDst();
-                auto tag = node.GetCommTag();
+                auto peer = send ? node.GetCommDst() : node.GetCommSrc();
+                auto self = send ? node.GetCommSrc() : node.GetCommDst();
                 const std::string where = Describe(path, node.GetId(), node.GetName());
-                if (!src || !dst)
+                if (!peer)
                 {
-                    Mismatch(where + ": " + (send ? "send" : "receive") +
-                             " without comm_src or comm_dst");
+                    Mismatch(where + ": " +
+                             (send ? "send without comm_dst" : "receive without comm_src"));
                     break;
                 }
-                if ((send ? *src : *dst) != rank)
+                if (self && *self != rank)
                 {
                     Mismatch(where + ": " + (send ? "send from rank " : "receive at rank ") +
-                             std::to_string(send ? *src : *dst) + " in the file of rank " +
-                             std::to_string(rank));
+                             std::to_string(*self) + " in the file of rank " +
+                             std::to_string(rank) + " (its " + (send ? "comm_src" : "comm_dst") +
+                             ")");
                 }
-                MessageKey key{node.GetPgName(), *src, *dst, tag.value_or(0)};
-                auto& table = send ? m_sends : m_recvs;
-                if (!table.emplace(key, MessageEntry{rank, node.GetId(), node.GetCommSize()})
-                         .second)
-                {
-                    Mismatch(where + ": a second " + (send ? "send" : "receive") +
-                             " with the same (pg_name, comm_src, comm_dst, comm_tag)");
-                }
+                m_named.insert(*peer);
+                MessageKey key{send ? rank : *peer, send ? *peer : rank,
+                               node.GetCommTag().value_or(0)};
+                // Repeated keys pair in posting order (MPI's non-overtaking rule), which is
+                // file order here.
+                (send ? m_sends : m_recvs)[key].push_back(
+                    MessageEntry{rank, node.GetId(), node.GetCommSize()});
                 break;
             }
             default:
                 break;
+            }
+        }
+        if (trace.sizeless > 0)
+        {
+            std::string listed;
+            for (uint64_t id : trace.sizelessIds)
+            {
+                listed += (listed.empty() ? "" : ", ") + std::to_string(id);
+            }
+            if (trace.sizeless > trace.sizelessIds.size())
+            {
+                listed += " and " + std::to_string(trace.sizeless - trace.sizelessIds.size()) +
+                          " more";
+            }
+            const std::string what =
+                path + ": " + std::to_string(trace.sizeless) + " communication node" +
+                (trace.sizeless == 1 ? "" : "s") + " without comm_size, which the simulator " +
+                "runs as 0 bytes: node" + (trace.sizeless == 1 ? " " : "s ") + listed;
+            if (m_options.strict)
+            {
+                Mismatch(what);
+            }
+            else
+            {
+                Warning(what + " (--strict: an error)");
             }
         }
     }
@@ -385,45 +480,179 @@ class Checker
         }
     }
 
+    /** \return "3, 5, 7" for the ranks from \p first to \p last (at most 10 spelled out) */
+    static std::string RankList(int64_t first, int64_t last)
+    {
+        std::string text;
+        for (int64_t r = first; r <= last && r < first + 10; ++r)
+        {
+            text += (text.empty() ? "" : ", ") + std::to_string(r);
+        }
+        if (last >= first + 10)
+        {
+            text += " .. " + std::to_string(last);
+        }
+        return text;
+    }
+
+    /** Do the files make the whole job (world_size, or the ranks the traces name)? */
+    void CheckJobSize()
+    {
+        const auto files = static_cast<int64_t>(m_traces.size());
+        std::vector<int64_t> absent;
+        for (int64_t r = 0; r < files; ++r)
+        {
+            if (m_traces.count(r) == 0)
+            {
+                absent.push_back(r);
+            }
+        }
+        if (!absent.empty())
+        {
+            std::string list;
+            for (std::size_t i = 0; i < absent.size() && i < 10; ++i)
+            {
+                list += (i > 0 ? ", " : "") + std::to_string(absent[i]);
+            }
+            Mismatch("the " + std::to_string(files) + " files are not ranks 0 .. " +
+                     std::to_string(files - 1) + ": no file of rank" +
+                     (absent.size() == 1 ? " " : "s ") + list +
+                     (absent.size() > 10 ? " ..." : "") + " (highest rank " +
+                     std::to_string(m_traces.rbegin()->first) + ", " +
+                     m_traces.rbegin()->second.path + ")");
+        }
+        bool anyWorldSize = false;
+        for (const auto& [rank, trace] : m_traces)
+        {
+            if (!trace.worldSize)
+            {
+                continue;
+            }
+            anyWorldSize = true;
+            if (*trace.worldSize != files)
+            {
+                Mismatch(trace.path + ": metadata world_size is " +
+                         std::to_string(*trace.worldSize) + " but " + std::to_string(files) +
+                         " rank file" + (files == 1 ? " was" : "s were") + " given" +
+                         (*trace.worldSize > files ? ": missing ranks " +
+                                                         RankList(files, *trace.worldSize - 1)
+                                                   : ": files of another job mixed in?"));
+                return; // one is enough: the others say the same or disagree among themselves
+            }
+        }
+        if (anyWorldSize || files == 0)
+        {
+            return;
+        }
+        // No world size (ASTRA-sim's traces): only the ranks the traces name can tell. Named
+        // ranks without a file are mismatches already (group members, peers).
+        if (m_named.empty())
+        {
+            Warning("no world_size in the metadata, and no process group or send/recv names a "
+                    "rank: whether these " + std::to_string(files) +
+                    " files are the whole job cannot be checked (a missing or an extra rank "
+                    "file would go unnoticed)");
+            return;
+        }
+        const int64_t highest = *m_named.rbegin();
+        if (highest < files - 1)
+        {
+            Warning("no world_size in the metadata, and no process group or send/recv names "
+                    "rank" + std::string(files - 1 > highest + 1 ? "s " : " ") +
+                    RankList(highest + 1, files - 1) + " (the highest rank named is " +
+                    std::to_string(highest) + "): files of another job mixed in?");
+        }
+    }
+
+    /**
+     * Did every rank run on the same GPU model? A warning, not a mismatch: each rank replays
+     * its own measured durations, so the run stays meaningful, but one GPU model decides the
+     * NVLink of every host (chakra_replay --nvlink-from-trace reads rank 0's), and in a
+     * synchronous job one odd GPU most often means a trace of another machine or job.
+     */
+    void CheckGpus()
+    {
+        std::map<std::string, std::vector<int64_t>> byGpu;
+        for (const auto& [rank, trace] : m_traces)
+        {
+            if (!trace.gpuName.empty())
+            {
+                byGpu[trace.gpuName].push_back(rank);
+            }
+        }
+        if (byGpu.size() < 2)
+        {
+            return;
+        }
+        std::string text;
+        for (const auto& [gpu, ranks] : byGpu)
+        {
+            text += std::string(text.empty() ? "" : "; ") + gpu + " on rank" +
+                    (ranks.size() == 1 ? " " : "s ");
+            for (std::size_t i = 0; i < ranks.size() && i < 10; ++i)
+            {
+                text += (i > 0 ? ", " : "") + std::to_string(ranks[i]);
+            }
+            text += ranks.size() > 10 ? " ..." : "";
+            if (ranks.size() == 1)
+            {
+                text += " (" + m_traces[ranks[0]].path + ")";
+            }
+        }
+        Warning("the ranks ran on different GPUs (metadata gpu_name, from Kineto's "
+                "deviceProperties): " + text +
+                ": traces of another machine mixed in? One GPU's NVLink is used for every host");
+    }
+
     void MatchMessages()
     {
         auto keyText = [](const MessageKey& key) {
-            return "(pg \"" + std::get<0>(key) + "\", src " + std::to_string(std::get<1>(key)) +
-                   ", dst " + std::to_string(std::get<2>(key)) + ", tag " +
-                   std::to_string(std::get<3>(key)) + ")";
+            return "(src " + std::to_string(std::get<0>(key)) + ", dst " +
+                   std::to_string(std::get<1>(key)) + ", tag " + std::to_string(std::get<2>(key)) +
+                   ")";
         };
-        for (const auto& [key, send] : m_sends)
+        auto nth = [](std::size_t k, std::size_t count) {
+            return count == 1 ? std::string() : " #" + std::to_string(k);
+        };
+        for (const auto& [key, sends] : m_sends)
         {
             auto it = m_recvs.find(key);
-            const std::string& path = m_traces[send.rank].path;
-            if (it == m_recvs.end())
+            const std::size_t recvCount = it == m_recvs.end() ? 0 : it->second.size();
+            for (std::size_t k = 0; k < sends.size(); ++k)
             {
-                int64_t dst = std::get<2>(key);
-                Mismatch(path + ": node " + std::to_string(send.id) + ": send " + keyText(key) +
-                         (m_traces.count(dst) == 0 ? ": rank " + std::to_string(dst) +
-                                                         " has no trace"
-                                                   : ": no matching receive on rank " +
-                                                         std::to_string(dst)));
-                continue;
+                const MessageEntry& send = sends[k];
+                const std::string what = m_traces[send.rank].path + ": node " +
+                                         std::to_string(send.id) + ": send" +
+                                         nth(k, sends.size()) + " " + keyText(key);
+                if (k >= recvCount)
+                {
+                    int64_t dst = std::get<1>(key);
+                    Mismatch(what + (m_traces.count(dst) == 0
+                                         ? ": rank " + std::to_string(dst) + " has no trace"
+                                         : ": no matching receive on rank " + std::to_string(dst)));
+                    continue;
+                }
+                const MessageEntry& recv = it->second[k];
+                if (recv.size != send.size)
+                {
+                    Mismatch(what + " of " + std::to_string(send.size) + " bytes, the receive (" +
+                             m_traces[recv.rank].path + ": node " + std::to_string(recv.id) +
+                             ") expects " + std::to_string(recv.size));
+                    continue;
+                }
+                ++m_report.messages;
             }
-            if (it->second.size != send.size)
-            {
-                Mismatch(path + ": node " + std::to_string(send.id) + ": send " + keyText(key) +
-                         " of " + std::to_string(send.size) + " bytes, the receive (" +
-                         m_traces[it->second.rank].path + ": node " +
-                         std::to_string(it->second.id) + ") expects " +
-                         std::to_string(it->second.size));
-                continue;
-            }
-            ++m_report.messages;
         }
-        for (const auto& [key, recv] : m_recvs)
+        for (const auto& [key, recvs] : m_recvs)
         {
-            if (m_sends.count(key) == 0)
+            auto it = m_sends.find(key);
+            const std::size_t sendCount = it == m_sends.end() ? 0 : it->second.size();
+            for (std::size_t k = sendCount; k < recvs.size(); ++k)
             {
-                int64_t src = std::get<1>(key);
+                const MessageEntry& recv = recvs[k];
+                int64_t src = std::get<0>(key);
                 Mismatch(m_traces[recv.rank].path + ": node " + std::to_string(recv.id) +
-                         ": receive " + keyText(key) +
+                         ": receive" + nth(k, recvs.size()) + " " + keyText(key) +
                          (m_traces.count(src) == 0
                               ? ": rank " + std::to_string(src) + " has no trace"
                               : ": no matching send on rank " + std::to_string(src)));
@@ -432,9 +661,11 @@ class Checker
     }
 
     RankConsistencyReport& m_report;          //!< the outcome
+    RankConsistencyOptions m_options;         //!< settings
+    std::set<int64_t> m_named;                //!< ranks named by group members and peers
     std::map<int64_t, RankTrace> m_traces;    //!< by rank
-    std::map<MessageKey, MessageEntry> m_sends; //!< every send
-    std::map<MessageKey, MessageEntry> m_recvs; //!< every receive
+    std::map<MessageKey, std::vector<MessageEntry>> m_sends; //!< every send, in file order
+    std::map<MessageKey, std::vector<MessageEntry>> m_recvs; //!< every receive, in file order
 };
 
 } // namespace
@@ -456,7 +687,8 @@ operator<<(std::ostream& os, const RankConsistencyReport& report)
     os << (report.collectivesPerGroup.empty() ? " none" : "") << "; send/recv pairs matched: "
        << report.messages << "\n";
     os << (report.IsConsistent() ? "consistent" : "INCONSISTENT") << ": "
-       << report.mismatchCount << " mismatches, " << report.noteCount << " notes\n";
+       << report.mismatchCount << " mismatches, " << report.noteCount << " notes, "
+       << report.warningCount << " warnings\n";
     for (const auto& mismatch : report.mismatches)
     {
         os << "  mismatch: " << mismatch << "\n";
@@ -464,6 +696,14 @@ operator<<(std::ostream& os, const RankConsistencyReport& report)
     if (report.mismatchCount > report.mismatches.size())
     {
         os << "  ... " << report.mismatchCount - report.mismatches.size() << " more mismatches\n";
+    }
+    for (const auto& warning : report.warnings)
+    {
+        os << "  warning: " << warning << "\n";
+    }
+    if (report.warningCount > report.warnings.size())
+    {
+        os << "  ... " << report.warningCount - report.warnings.size() << " more warnings\n";
     }
     for (const auto& note : report.notes)
     {
@@ -499,10 +739,10 @@ FindRankFiles(const std::string& prefix)
 }
 
 RankConsistencyReport
-CheckRankConsistency(const std::vector<std::string>& paths)
+CheckRankConsistency(const std::vector<std::string>& paths, const RankConsistencyOptions& options)
 {
     RankConsistencyReport report;
-    Checker(report).Run(paths);
+    Checker(report, options).Run(paths);
     return report;
 }
 
