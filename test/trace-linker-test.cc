@@ -697,6 +697,23 @@ BOOST_AUTO_TEST_CASE(bad_inputs_give_clear_errors)
     e = LinkError(duplicate.dump(), device, &dir);
     BOOST_TEST(e == dir + "/h.json: node 3: duplicate node id");
 
+    // Issue 30 item 7: an operator that is its own parent (the converter stopped on it).
+    // PyTorch's process root names itself (Host101's node 1): that stays accepted, in both
+    // schema layouts.
+    Json self = SimpleHost();
+    self["nodes"][2]["parent"] = 3;
+    e = LinkError(self.dump(), device, &dir);
+    BOOST_TEST(e == dir + "/h.json: node 3 (aten::add): is its own parent (\"parent\": 3); only "
+                          "the profiler's root nodes ([pytorch|profiler|...|process] or "
+                          "|thread]) may name themselves");
+    Json selfChakra = HostDoc("1.0.2-chakra.0.0.4", 100,
+                              Json::array({NodeChakra(1, kProcess, 1, 0),
+                                           NodeChakra(2, kThread, 1, 1),
+                                           NodeChakra(3, "aten::add", 3, 1)}));
+    e = LinkError(selfChakra.dump(), device, &dir);
+    BOOST_TEST(e.find(dir + "/h.json: node 3 (aten::add): is its own parent (\"ctrl_deps\": 3)") ==
+               0u, e);
+
     Json cycle = Host101({Node101(3, "aten::add", 4, 1), Node101(4, "aten::mul", 3, 1)});
     e = LinkError(cycle.dump(), device, &dir);
     BOOST_TEST(e.find("the parent links form a cycle") != std::string::npos);

@@ -247,6 +247,16 @@ HostTrace::HostTrace(const std::string& path)
     for (auto& op : m_ops)
     {
         anyOperator = anyOperator || !op.traceNode;
+        if (op.hasParent && op.parent == op.id && !op.traceNode)
+        {
+            // PyTorch writes its process root as its own parent; an operator that names
+            // itself has lost its place in the call tree (the converter stops on it).
+            throw TraceError(m_path, "node " + std::to_string(op.id) + " (" + op.name + ")",
+                             "is its own parent (\"" + parentKey +
+                                 "\": " + std::to_string(op.id) +
+                                 "); only the profiler's root nodes ([pytorch|profiler|...|"
+                                 "process] or |thread]) may name themselves");
+        }
         if (op.hasParent && FindOp(op.parent) < 0)
         {
             if (op.parent == 0)
