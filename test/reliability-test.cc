@@ -24,6 +24,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <set>
@@ -492,6 +493,42 @@ BOOST_AUTO_TEST_CASE(directories_and_devices_are_refused_at_once)
             BOOST_TEST(seconds < 5.0);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(tar_archives_are_named_as_such)
+{
+    // Issue 23 item 10: a trace handed over still packed (the shared data came as .tar.gz)
+    // was refused as "malformed JSON". Every reader opens files through InputFile, which
+    // recognises a tar header ("ustar" at byte 257, POSIX) under gzip or not.
+    TempDir dir;
+    chakra_test::WriteFileBytes(dir.File("t.json"), R"({"schema": "1.0.1", "nodes": []})");
+    const std::string make = "tar -cf " + dir.File("t.tar") + " -C " + dir.Path() +
+                             " t.json && tar -czf " + dir.File("t.tar.gz") + " -C " + dir.Path() +
+                             " t.json";
+    BOOST_REQUIRE(std::system(make.c_str()) == 0);
+    for (const bool compressed : {false, true})
+    {
+        const std::string path = dir.File(compressed ? "t.tar.gz" : "t.tar");
+        const std::string expected =
+            path + ": is a tar archive" + (compressed ? " (gzip'd)" : "") +
+            ", not a trace: unpack it (tar -x" + (compressed ? "z" : "") + "f " + path +
+            ") and give the trace files inside";
+        BOOST_TEST_CONTEXT(path)
+        {
+            BOOST_TEST(ErrorOf([&] { EtReader reader(path); }) == expected);
+            BOOST_TEST(ErrorOf([&] { ConvertJsonToEt(path, dir.File("o.et")); }) == expected);
+            BOOST_TEST(ErrorOf([&] { HostTrace trace(path); }) == expected);
+            BOOST_TEST(ErrorOf([&] { PyTorchTrace::Load(path); }) == expected);
+            BOOST_TEST(ErrorOf([&] { KinetoTrace trace(path); }) == expected);
+            BOOST_TEST(ErrorOf([&] { ReadWholeFile(path); }) == expected);
+        }
+    }
+    // The rewind after looking: the JSON itself (shorter than a tar header), plain and gzip'd,
+    // still reads whole.
+    BOOST_TEST(ReadWholeFile(dir.File("t.json")) == R"({"schema": "1.0.1", "nodes": []})");
+    BOOST_REQUIRE(std::system(("gzip -k " + dir.File("t.json")).c_str()) == 0);
+    BOOST_TEST(ReadWholeFile(dir.File("t.json.gz")) == R"({"schema": "1.0.1", "nodes": []})");
+    BOOST_TEST(chakra_test::ListDir(dir.Path()).size() == 4u); // no o.et, no temporary
 }
 
 BOOST_AUTO_TEST_CASE(outputs_where_they_cannot_be_written)

@@ -77,6 +77,41 @@ InputFile::InputFile(const std::string& path)
     }
     gzbuffer(gz, static_cast<unsigned>(BufferSizeFor(kZlibBufferBytes)));
     m_gz = gz;
+    RefuseTarArchive();
+}
+
+void
+InputFile::RefuseTarArchive()
+{
+    // A tar header is 512 bytes with "ustar" at byte 257 (POSIX and GNU); a trace read as
+    // JSON or protobuf would fail there with "malformed JSON" or a bad message, which does
+    // not say what is wrong. The first bytes are read once and the stream rewound.
+    constexpr std::size_t kMagicAt = 257;
+    char header[kMagicAt + 5];
+    auto gz = static_cast<gzFile>(m_gz);
+    const int got = gzread(gz, header, sizeof(header));
+    const bool tar = got == static_cast<int>(sizeof(header)) &&
+                     std::memcmp(header + kMagicAt, "ustar", 5) == 0;
+    // A short read (a small file, or gzip data cut short) rewinds and Read reports the rest;
+    // an error (corrupt gzip data) is what Read would report at byte 0.
+    if (!tar && got >= 0 && gzrewind(gz) == 0)
+    {
+        return;
+    }
+    const bool compressed = IsCompressed();
+    const std::string reason = GzErrorText(gz);
+    gzclose_r(gz);
+    m_gz = nullptr;
+    if (!tar)
+    {
+        throw TraceError(m_path, "byte 0",
+                         (compressed ? "corrupt or truncated gzip data: " : "read error: ") +
+                             reason);
+    }
+    throw TraceError(m_path, "",
+                     std::string("is a tar archive") + (compressed ? " (gzip'd)" : "") +
+                         ", not a trace: unpack it (tar -x" + (compressed ? "z" : "") + "f " +
+                         m_path + ") and give the trace files inside");
 }
 
 InputFile::~InputFile()

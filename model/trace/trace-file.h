@@ -28,7 +28,8 @@ class InputFile
 {
   public:
     /**
-     * Opens a file. \throws TraceError if it cannot be opened or is not a regular file.
+     * Opens a file. \throws TraceError if it cannot be opened, is not a regular file, or is
+     * a tar archive (plain or gzip'd: the message says to unpack it).
      * \param path the file
      */
     explicit InputFile(const std::string& path);
@@ -61,6 +62,9 @@ class InputFile
     std::size_t BufferSizeFor(std::size_t most) const;
 
   private:
+    /** Throws (closing the file) if it is a tar archive, plain or gzip'd; else rewinds it. */
+    void RefuseTarArchive();
+
     std::string m_path;     //!< the file
     void* m_gz{nullptr};    //!< zlib gzFile (reads plain files transparently)
     uint64_t m_offset{0};   //!< bytes delivered
