@@ -285,6 +285,13 @@ elif lab == "4":
     check(1.0 <= a2a("rail-only") / nic_bound <= 1.01, "rail-only within 1% of the NIC bound")
     check(all(r[("moe", "rail-only")]["busbw_GB/s"] > r[("moe", d)]["busbw_GB/s"]
               for d in designs[:2]), "rail-only has the best all-to-all")
+    # Setup: "4 all-to-alls of 32 MiB per rank", "4 layers of 32 MiB gradients" (the traces).
+    info = lambda name: subprocess.run([os.path.join(build, "bin", "chakra_et_info"),
+                                        os.path.join(out, name)], capture_output=True,
+                                       text=True).stdout
+    check("ALL_TO_ALL=4" in info("moe.0.et"), "4 all-to-alls per rank")
+    check("ALL_REDUCE=4" in info("dp.0.et") and f"communicated bytes {4 * 32 * 2 ** 20}," in
+          info("dp.0.et"), "4 all-reduces of 32 MiB")
     # Setup: 2:1 uplinks (8 x 100 Gbps down, 400 Gbps up), bisections 1.6 and 3.2 Tbps.
     check("leaf-spine (8 leaves, 4 spines, oversubscription 2:1)" in text, "leaf-spine 2:1")
     check("NIC 100 Gbps" in text, "100 Gbps NICs")
