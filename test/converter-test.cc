@@ -930,6 +930,97 @@ BOOST_AUTO_TEST_CASE(asynchronous_gloo_op_beside_its_c10d_op_is_one_call)
     BOOST_TEST(et.Get(5).GetType() == ChakraProtoMsg::COMP_NODE);
 }
 
+BOOST_AUTO_TEST_CASE(astra_sim_form_puts_no_communication_on_the_cpu)
+{
+    // Issue 23: a call without a kernel becomes a comm node on the host op, is_cpu_op true,
+    // which current ASTRA-sim refuses ("Comm node should not be on CPU"). With astraSim the
+    // converter writes what chakra_generator --astra-sim writes: no METADATA node (and no
+    // dependency on it), communication off the CPU, pg_name the communicator number (the
+    // world "0", sub-group "5" = ranks {1, 3} numbered 1 in <prefix>.comm-groups.json).
+    Json nodes = Roots({{2, 1}});
+    nodes.push_back(PgInit(3, 2,
+                           Json::array({{{"pg_name", "0"}, {"ranks", Json::array()},
+                                         {"group_size", 4}},
+                                        {{"pg_name", "5"}, {"ranks", {1, 3}},
+                                         {"group_size", 2}}})));
+    Json t = Tensor(100, 1000, 4);
+    const Json allReduceArgs = Json::array({Json::array({t}), "<Object>", "<Object>", -1});
+    for (const Json& node : Call(20, 2, "c10d::allreduce_", allReduceArgs, "allreduce",
+                                 Json::array({"0", "default_pg"}), 1, "nccl:all_reduce",
+                                 Json::array({t}), ""))
+    {
+        nodes.push_back(node);
+    }
+    for (const Json& node :
+         Call(30, 2, "c10d::allreduce_", allReduceArgs, "allreduce", Json::array({"5", ""}), 1,
+              "nccl:all_reduce", Json::array({t}), "ncclKernel_AllReduce_RING_LL_Sum_float(x)"))
+    {
+        nodes.push_back(node);
+    }
+    TempDir dir;
+    // Without the option: the host-op call is on the CPU (what ASTRA-sim refuses).
+    auto plain = ConvertText(dir, Trace(nodes, Link(1, 4)).dump(), {}, "plain.1");
+    BOOST_TEST(plain.et.Get(22).IsCpuOp());
+    BOOST_TEST(plain.et.Get(3).GetType() == ChakraProtoMsg::METADATA_NODE);
+    BOOST_TEST(!chakra_test::FileExists(dir.File("plain.comm-groups.json")));
+
+    ConversionOptions options;
+    options.astraSim = true;
+    auto [report, et] = ConvertText(dir, Trace(nodes, Link(1, 4)).dump(), options, "astra.1");
+    BOOST_TEST(chakra_test::CheckStructure(et) == "");
+    for (const auto& node : et.nodes)
+    {
+        BOOST_TEST(node.GetType() != ChakraProtoMsg::METADATA_NODE);
+        BOOST_TEST(DataDeps(node) != (Ids{3}));
+    }
+    auto comm = et.CommNodes();
+    BOOST_REQUIRE(comm.size() == 2u);
+    BOOST_TEST(comm[0].GetId() == 22u); // the host op nccl:all_reduce
+    BOOST_TEST(!comm[0].IsCpuOp());
+    BOOST_TEST(comm[0].GetPgName() == "0");
+    BOOST_TEST(comm[1].GetId() == 33u); // the kernel
+    BOOST_TEST(!comm[1].IsCpuOp());
+    BOOST_TEST(comm[1].GetPgName() == "1");
+    BOOST_TEST(et.Get(21).IsCpuOp()); // compute stays where it was
+    BOOST_TEST(report.commGroupFile == dir.File("astra.comm-groups.json"));
+    BOOST_TEST(Json::parse(chakra_test::ReadFileBytes(report.commGroupFile)) ==
+               Json::parse(R"({"1": [1, 3]})"));
+    BOOST_TEST(AstraSimCommGroupFile("out/job.12.et.gz") == "out/job.comm-groups.json");
+    BOOST_TEST(AstraSimCommGroupFile("a.b/run.et") == "a.b/run.comm-groups.json");
+}
+
+BOOST_AUTO_TEST_CASE(astra_sim_form_refuses_what_astra_sim_does_not_run)
+{
+    // A broadcast (ASTRA-sim runs all-reduce, all-gather, reduce-scatter, all-to-all): an error
+    // naming the input and the node, and no output at all.
+    Json nodes = Roots({{2, 1}});
+    Json t = Tensor(100, 8, 4);
+    const Json broadcastArgs = Json::array({Json::array({t}), "<Object>", 0, 0, true, -1});
+    for (const Json& node :
+         Call(20, 2, "c10d::broadcast_", broadcastArgs, "broadcast", Json::array({"0", ""}), 1,
+              "nccl:broadcast", Json::array({t}), "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)"))
+    {
+        nodes.push_back(node);
+    }
+    TempDir dir;
+    chakra_test::WriteFileBytes(dir.File("b.json"), Trace(nodes, Link(0, 2)).dump());
+    ConversionOptions options;
+    options.astraSim = true;
+    std::string error;
+    try
+    {
+        TraceConverter(options).Convert(dir.File("b.json"), dir.File("b.0.et"));
+    }
+    catch (const TraceError& e)
+    {
+        error = e.what();
+    }
+    BOOST_TEST(error == dir.File("b.json") + ": node 23: collective type BROADCAST: ASTRA-sim "
+                                             "runs all-reduce, all-gather, reduce-scatter and "
+                                             "all-to-all only");
+    BOOST_TEST(chakra_test::ListDir(dir.Path()).size() == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(point_to_point)

@@ -33,6 +33,11 @@ main(int argc, char** argv)
     args.AddOption("world-size", "number of ranks (default: trace_link.world_size, else the "
                                  "largest process group)", "", false, {"world_size"});
     args.AddFlag("quiet", "print nothing on success");
+    args.AddFlag("astra-sim",
+                 "write the trace as ASTRA-sim's workload layer reads it: no METADATA node, "
+                 "communicators numbered (sub-groups in <prefix>.comm-groups.json beside the "
+                 "output), communication nodes not on the CPU; all-reduce, all-gather, "
+                 "reduce-scatter and all-to-all only (doc/converter.md)");
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
@@ -46,6 +51,7 @@ main(int argc, char** argv)
         return 2;
     }
     ns3::ConversionOptions options;
+    options.astraSim = args.Has("astra-sim");
     try
     {
         if (args.Has("rank"))

@@ -4,9 +4,11 @@
 #include "dependency-cycle.h"
 #include "process-group-table.h"
 
+#include "ns3/astra-sim-export.h"
 #include "ns3/et-node.h"
 #include "ns3/et-writer.h"
 #include "ns3/trace-error.h"
+#include "ns3/trace-file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -746,13 +748,48 @@ class Conversion
         {
             addMeta("gpu_name")->set_string_val(m_trace.GetTraceLink().gpuName);
         }
+        // ASTRA-sim's form (the rewrite chakra_generator --astra-sim applies): no METADATA
+        // node, numbered communicators, no communication on the CPU.
+        std::optional<AstraSimExport> astraSim;
+        std::set<uint64_t> dropped;
+        if (m_options.astraSim)
+        {
+            std::vector<ProcessGroupSpec> declared;
+            for (std::size_t i = 0; i < m_n; ++i)
+            {
+                if (InOutput(i) && m_role[i] == Role::Metadata)
+                {
+                    const uint64_t id = m_trace.GetNode(i).id;
+                    AddAstraSimGroups(m_metadataValues[i], declared, m_path, id);
+                    dropped.insert(id);
+                }
+            }
+            const auto ranks =
+                m_worldSize ? *m_worldSize : m_groups.GetLargestGroupSize().value_or(0);
+            astraSim = PlanAstraSimGroups(declared, static_cast<uint32_t>(ranks));
+        }
         EtWriter writer(outputPath, metadata);
         for (std::size_t i = 0; i < m_n; ++i)
         {
-            if (InOutput(i))
+            if (!InOutput(i) || (astraSim && m_role[i] == Role::Metadata))
             {
-                writer.WriteNode(MakeNode(i));
+                continue;
             }
+            ChakraProtoMsg::Node node = MakeNode(i);
+            if (astraSim)
+            {
+                RewriteForAstraSim(node, *astraSim, dropped, m_path);
+            }
+            writer.WriteNode(node);
+        }
+        if (astraSim && !astraSim->groups.empty())
+        {
+            // Written before the trace appears: a trace whose communicators are not listed
+            // beside it would run its sub-groups as the world.
+            m_report.commGroupFile = AstraSimCommGroupFile(outputPath);
+            AtomicOutputFile groups(m_report.commGroupFile);
+            groups.Write(AstraSimCommGroupsJson(*astraSim));
+            groups.Commit();
         }
         writer.Commit();
         m_report.outputNodes = writer.GetNodesWritten();
@@ -810,6 +847,10 @@ operator<<(std::ostream& os, const ConversionReport& report)
     os << (report.collectives.empty() ? " none" : "") << "\n";
     os << "comm nodes: " << report.commFromKernels << " NCCL kernels, " << report.commFromHostOps
        << " host ops; " << report.commBytes << " bytes\n";
+    if (!report.commGroupFile.empty())
+    {
+        os << "ASTRA-sim communicators: " << report.commGroupFile << "\n";
+    }
     os << "dependencies: " << report.dataDeps << " data, " << report.ctrlDeps << " control; "
        << report.droppedReferences << " references to nodes not in the output dropped, "
        << report.movedSyncDeps << " sync deps moved to the next host op\n";
@@ -823,6 +864,28 @@ operator<<(std::ostream& os, const ConversionReport& report)
         os << "  ... " << report.warningCount - report.warnings.size() << " more\n";
     }
     return os;
+}
+
+std::string
+AstraSimCommGroupFile(const std::string& outputPath)
+{
+    std::string prefix = outputPath;
+    for (const std::string suffix : {".gz", ".et"})
+    {
+        if (prefix.size() > suffix.size() &&
+            prefix.compare(prefix.size() - suffix.size(), suffix.size(), suffix) == 0)
+        {
+            prefix.resize(prefix.size() - suffix.size());
+        }
+    }
+    // <prefix>.<rank>: one file for the job, not one per rank.
+    const std::string::size_type dot = prefix.rfind('.');
+    if (dot != std::string::npos && dot + 1 < prefix.size() &&
+        prefix.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    {
+        prefix.resize(dot);
+    }
+    return prefix + ".comm-groups.json";
 }
 
 TraceConverter::TraceConverter(ConversionOptions options)

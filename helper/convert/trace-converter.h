@@ -25,7 +25,23 @@ struct ConversionOptions
     /** Number of ranks of the job; default: trace_link.world_size, else the largest process
      *  group. Fills the rank list of a default group that lists none. */
     std::optional<int64_t> worldSize;
+    /**
+     * Write the trace as ASTRA-sim's workload layer reads it (see AstraSimCommGroupFile and
+     * doc/converter.md): no METADATA node, pg_name a communicator number (sub-groups listed
+     * in the comm-groups file beside the output), communication nodes is_cpu_op = false,
+     * collectives other than all-reduce, all-gather, reduce-scatter and all-to-all refused.
+     */
+    bool astraSim{false};
 };
+
+/**
+ * \ingroup chakra
+ * \param outputPath a converted trace, <prefix>.<rank>.et (or .et.gz, or any other .et name)
+ * \return where the ASTRA-sim form's communicators go: <prefix>.comm-groups.json (the name
+ *         chakra_generator --astra-sim writes and the simulator looks for), the same file for
+ *         every rank of a job
+ */
+std::string AstraSimCommGroupFile(const std::string& outputPath);
 
 /** \ingroup chakra \brief What a conversion did: counts and warnings. */
 struct ConversionReport
@@ -53,6 +69,7 @@ struct ConversionReport
     uint64_t droppedReferences{0};              //!< references to nodes not in the output
     uint64_t movedSyncDeps{0};                  //!< sync deps moved to the next host op
     uint64_t sizeMismatches{0};                 //!< comm_size != in_msg_nelems x dtype size
+    std::string commGroupFile;                  //!< ASTRA-sim form: communicators written
     std::vector<std::string> warnings;          //!< what looked wrong (first 100)
     uint64_t warningCount{0};                   //!< all warnings, including those not kept
 

@@ -25,8 +25,8 @@ namespace
 bool
 AstraSimRuns(int64_t type)
 {
-    return type == ChakraProtoMsg::ALL_REDUCE || type == ChakraProtoMsg::ALL_GATHER ||
-           type == ChakraProtoMsg::REDUCE_SCATTER || type == ChakraProtoMsg::ALL_TO_ALL;
+    return ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(type)) &&
+           AstraSimRunsCollective(static_cast<ChakraProtoMsg::CollectiveCommType>(type));
 }
 
 /** \return the integer value of an attribute, whatever integer oneof holds it */
@@ -76,53 +76,54 @@ IsCommunication(ChakraProtoMsg::NodeType type)
 
 } // namespace
 
-AstraSimExport
-ExportForAstraSim(const std::string& prefix, uint32_t ranks)
+bool
+AstraSimRunsCollective(ChakraProtoMsg::CollectiveCommType type)
 {
-    AstraSimExport result;
-    // Pass 1: the process groups every rank declares, ids in the order of declaration.
-    std::vector<ProcessGroupSpec> declared;
-    for (uint32_t rank = 0; rank < ranks; ++rank)
+    return type == ChakraProtoMsg::ALL_REDUCE || type == ChakraProtoMsg::ALL_GATHER ||
+           type == ChakraProtoMsg::REDUCE_SCATTER || type == ChakraProtoMsg::ALL_TO_ALL;
+}
+
+void
+AddAstraSimGroups(const std::string& values,
+                  std::vector<ProcessGroupSpec>& declared,
+                  const std::string& path,
+                  uint64_t node)
+{
+    std::string error;
+    std::vector<ProcessGroupSpec> groups = ParseProcessGroups(values, error);
+    if (!error.empty())
     {
-        const std::string path = RankTraceBuilder::Path(prefix, rank);
-        EtReader reader(path);
-        ChakraProtoMsg::Node node;
-        while (reader.ReadNode(node))
+        throw TraceError(path, "node " + std::to_string(node), error);
+    }
+    for (auto& group : groups)
+    {
+        if (group.ranks.empty())
         {
-            if (node.type() != ChakraProtoMsg::METADATA_NODE)
+            for (uint32_t r = 0; r < group.size; ++r)
             {
-                continue;
-            }
-            std::string error;
-            for (auto& group : ParseProcessGroups(node.inputs().values(), error))
-            {
-                if (group.ranks.empty())
-                {
-                    for (uint32_t r = 0; r < group.size; ++r)
-                    {
-                        group.ranks.push_back(r);
-                    }
-                }
-                auto same = std::find_if(declared.begin(), declared.end(), [&](const auto& g) {
-                    return g.name == group.name;
-                });
-                if (same == declared.end())
-                {
-                    declared.push_back(group);
-                }
-                else if (same->ranks != group.ranks)
-                {
-                    throw TraceError(path, "node " + std::to_string(node.id()),
-                                     "process group '" + group.name +
-                                         "' has other members than on an earlier rank");
-                }
-            }
-            if (!error.empty())
-            {
-                throw TraceError(path, "node " + std::to_string(node.id()), error);
+                group.ranks.push_back(r);
             }
         }
+        auto same = std::find_if(declared.begin(), declared.end(), [&](const auto& g) {
+            return g.name == group.name;
+        });
+        if (same == declared.end())
+        {
+            declared.push_back(group);
+        }
+        else if (same->ranks != group.ranks)
+        {
+            throw TraceError(path, "node " + std::to_string(node),
+                             "process group '" + group.name +
+                                 "' has other members than on an earlier rank");
+        }
     }
+}
+
+AstraSimExport
+PlanAstraSimGroups(const std::vector<ProcessGroupSpec>& declared, uint32_t ranks)
+{
+    AstraSimExport plan;
     std::vector<uint32_t> world;
     for (uint32_t r = 0; r < ranks; ++r)
     {
@@ -134,16 +135,122 @@ ExportForAstraSim(const std::string& prefix, uint32_t ranks)
     {
         if (group.ranks == world && !defaultTaken)
         {
-            result.groupIds[group.name] = "0"; // ASTRA-sim's default communicator: every NPU
+            plan.groupIds[group.name] = "0"; // ASTRA-sim's default communicator: every NPU
             defaultTaken = true;
             continue;
         }
         const std::string id = std::to_string(next++);
-        result.groupIds[group.name] = id;
+        plan.groupIds[group.name] = id;
         std::vector<uint32_t> members = group.ranks;
         std::sort(members.begin(), members.end());
-        result.groups[id] = members;
+        plan.groups[id] = members;
     }
+    return plan;
+}
+
+void
+RewriteForAstraSim(ChakraProtoMsg::Node& node,
+                   const AstraSimExport& plan,
+                   const std::set<uint64_t>& dropped,
+                   const std::string& path)
+{
+    const std::string where = "node " + std::to_string(node.id());
+    auto keep = [&](google::protobuf::RepeatedField<uint64_t>* deps) {
+        auto end = std::remove_if(deps->begin(), deps->end(), [&](uint64_t dep) {
+            return dropped.count(dep) > 0;
+        });
+        deps->Truncate(static_cast<int>(end - deps->begin()));
+    };
+    keep(node.mutable_data_deps());
+    keep(node.mutable_ctrl_deps());
+    if (!IsCommunication(node.type()))
+    {
+        return;
+    }
+    bool cpu = false;
+    for (auto& attribute : *node.mutable_attr())
+    {
+        int64_t value = 0;
+        if (attribute.name() == "is_cpu_op")
+        {
+            // ASTRA-sim refuses communication on the CPU ("Comm node should not be on CPU").
+            attribute.set_bool_val(false);
+            cpu = true;
+        }
+        else if (attribute.name() == "comm_type" && node.type() == ChakraProtoMsg::COMM_COLL_NODE &&
+                 IntegerOf(attribute, value) && !AstraSimRuns(value))
+        {
+            const std::string name =
+                ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(value))
+                    ? ChakraProtoMsg::CollectiveCommType_Name(
+                          static_cast<ChakraProtoMsg::CollectiveCommType>(value))
+                    : std::to_string(value);
+            throw TraceError(path, where,
+                             "collective type " + name +
+                                 ": ASTRA-sim runs all-reduce, all-gather, reduce-scatter and "
+                                 "all-to-all only");
+        }
+        else if (attribute.name() == "pg_name")
+        {
+            const std::string pg = attribute.string_val();
+            auto id = plan.groupIds.find(pg);
+            if (id != plan.groupIds.end())
+            {
+                attribute.set_string_val(id->second);
+            }
+            else if (!pg.empty() && !IsCommunicatorId(pg))
+            {
+                throw TraceError(path, where,
+                                 "pg_name '" + pg +
+                                     "' is not a declared process group, and ASTRA-sim needs a "
+                                     "number");
+            }
+        }
+    }
+    if (!cpu)
+    {
+        auto* attribute = node.add_attr();
+        attribute->set_name("is_cpu_op");
+        attribute->set_bool_val(false);
+    }
+}
+
+std::string
+AstraSimCommGroupsJson(const AstraSimExport& plan)
+{
+    std::string json = "{";
+    for (const auto& [id, members] : plan.groups)
+    {
+        json += std::string(json.size() > 1 ? ",\n " : "\n ") + "\"" + id + "\": [";
+        for (std::size_t i = 0; i < members.size(); ++i)
+        {
+            json += (i > 0 ? ", " : "") + std::to_string(members[i]);
+        }
+        json += "]";
+    }
+    json += plan.groups.empty() ? "}\n" : "\n}\n";
+    return json;
+}
+
+AstraSimExport
+ExportForAstraSim(const std::string& prefix, uint32_t ranks)
+{
+    // Pass 1: the process groups every rank declares, ids in the order of declaration.
+    std::vector<ProcessGroupSpec> declared;
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        const std::string path = RankTraceBuilder::Path(prefix, rank);
+        EtReader reader(path);
+        ChakraProtoMsg::Node node;
+        while (reader.ReadNode(node))
+        {
+            if (node.type() == ChakraProtoMsg::METADATA_NODE)
+            {
+                AddAstraSimGroups(node.inputs().values(), declared, path, node.id());
+            }
+        }
+    }
+    AstraSimExport result = PlanAstraSimGroups(declared, ranks);
 
     // Pass 2: every file rewritten under a temporary name; renamed only when all succeeded.
     std::vector<std::string> written;
@@ -169,84 +276,20 @@ ExportForAstraSim(const std::string& prefix, uint32_t ranks)
             ChakraProtoMsg::Node node;
             while (reader.ReadNode(node))
             {
-                const std::string where = "node " + std::to_string(node.id());
                 if (node.type() == ChakraProtoMsg::METADATA_NODE)
                 {
                     dropped.insert(node.id());
                     continue;
                 }
-                auto keep = [&](google::protobuf::RepeatedField<uint64_t>* deps) {
-                    auto end = std::remove_if(deps->begin(), deps->end(), [&](uint64_t dep) {
-                        return dropped.count(dep) > 0;
-                    });
-                    deps->Truncate(static_cast<int>(end - deps->begin()));
-                };
-                keep(node.mutable_data_deps());
-                keep(node.mutable_ctrl_deps());
-                if (IsCommunication(node.type()))
-                {
-                    bool cpu = false;
-                    for (auto& attribute : *node.mutable_attr())
-                    {
-                        int64_t value = 0;
-                        if (attribute.name() == "is_cpu_op")
-                        {
-                            attribute.set_bool_val(false);
-                            cpu = true;
-                        }
-                        else if (attribute.name() == "comm_type" &&
-                                 node.type() == ChakraProtoMsg::COMM_COLL_NODE &&
-                                 IntegerOf(attribute, value) && !AstraSimRuns(value))
-                        {
-                            throw TraceError(path, where,
-                                             "collective type " + std::to_string(value) +
-                                                 ": ASTRA-sim runs all-reduce, all-gather, "
-                                                 "reduce-scatter and all-to-all only");
-                        }
-                        else if (attribute.name() == "pg_name")
-                        {
-                            const std::string pg = attribute.string_val();
-                            auto id = result.groupIds.find(pg);
-                            if (id != result.groupIds.end())
-                            {
-                                attribute.set_string_val(id->second);
-                            }
-                            else if (!pg.empty() && !IsCommunicatorId(pg))
-                            {
-                                throw TraceError(path, where,
-                                                 "pg_name '" + pg +
-                                                     "' is not a declared process group, and "
-                                                     "ASTRA-sim needs a number");
-                            }
-                        }
-                    }
-                    if (!cpu)
-                    {
-                        auto* attribute = node.add_attr();
-                        attribute->set_name("is_cpu_op");
-                        attribute->set_bool_val(false);
-                    }
-                }
+                RewriteForAstraSim(node, result, dropped, path);
                 writer.WriteNode(node);
             }
             writer.Commit();
             written.push_back(staged);
         }
-        // ASTRA-sim's communicator file: {"1": [0, 1], "2": [2, 3]}.
         result.commGroupFile = prefix + ".comm-groups.json";
-        std::string json = "{";
-        for (const auto& [id, members] : result.groups)
-        {
-            json += std::string(json.size() > 1 ? ",\n " : "\n ") + "\"" + id + "\": [";
-            for (std::size_t i = 0; i < members.size(); ++i)
-            {
-                json += (i > 0 ? ", " : "") + std::to_string(members[i]);
-            }
-            json += "]";
-        }
-        json += result.groups.empty() ? "}\n" : "\n}\n";
         AtomicOutputFile groups(result.commGroupFile);
-        groups.Write(json);
+        groups.Write(AstraSimCommGroupsJson(result));
         groups.Commit();
     }
     catch (...)

@@ -6,8 +6,13 @@
 #ifndef CHAKRA_ASTRA_SIM_EXPORT_H
 #define CHAKRA_ASTRA_SIM_EXPORT_H
 
+#include "et_def.pb.h"
+
+#include "ns3/communicator.h"
+
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,64 @@ struct AstraSimExport
     std::map<std::string, std::vector<uint32_t>> groups; //!< id -> members (ids >= 1)
     std::string commGroupFile; //!< <prefix>.comm-groups.json
 };
+
+/**
+ * \ingroup chakra
+ * \param type a collective
+ * \return true for the collectives ASTRA-sim's workload layer simulates: all-reduce,
+ *         all-gather, reduce-scatter and all-to-all
+ */
+bool AstraSimRunsCollective(ChakraProtoMsg::CollectiveCommType type);
+
+/**
+ * \ingroup chakra
+ * Adds the process groups a process_group:init METADATA node declares to \p declared, in
+ * declaration order (a group listing no ranks spans 0 .. its size - 1).
+ * \param values the node's inputs.values
+ * \param declared the groups declared so far, by this and earlier ranks
+ * \param path the file, for errors
+ * \param node the node id, for errors
+ * \throws TraceError if the description cannot be read, or a group has other members than
+ *         where it was declared before
+ */
+void AddAstraSimGroups(const std::string& values,
+                       std::vector<ProcessGroupSpec>& declared,
+                       const std::string& path,
+                       uint64_t node);
+
+/**
+ * \ingroup chakra
+ * \param declared every group the ranks declare, in declaration order (AddAstraSimGroups)
+ * \param ranks the number of ranks
+ * \return ASTRA-sim's communicator id of every group: "0" for the first that spans every rank
+ *         (ASTRA-sim's default communicator), 1, 2, ... for the others, whose members are
+ *         listed in groups (commGroupFile left empty)
+ */
+AstraSimExport PlanAstraSimGroups(const std::vector<ProcessGroupSpec>& declared, uint32_t ranks);
+
+/**
+ * \ingroup chakra
+ * Rewrites one non-METADATA node in ASTRA-sim's convention (the caller drops METADATA nodes):
+ * dependencies on dropped nodes removed, pg_name replaced by its communicator id, and a
+ * communication node marked is_cpu_op = false.
+ * \param node the node
+ * \param plan the communicator ids (PlanAstraSimGroups)
+ * \param dropped the ids of the nodes left out
+ * \param path the file, for errors
+ * \throws TraceError naming the file and node for a collective ASTRA-sim does not run, or a
+ *         pg_name that is neither a declared group nor a number
+ */
+void RewriteForAstraSim(ChakraProtoMsg::Node& node,
+                        const AstraSimExport& plan,
+                        const std::set<uint64_t>& dropped,
+                        const std::string& path);
+
+/**
+ * \ingroup chakra
+ * \param plan the communicator ids (PlanAstraSimGroups)
+ * \return ASTRA-sim's --comm-group-configuration file: {"1": [0, 1], "2": [2, 3]}
+ */
+std::string AstraSimCommGroupsJson(const AstraSimExport& plan);
 
 /**
  * Rewrites <prefix>.<rank>.et for rank 0 .. ranks - 1 in ASTRA-sim's convention:
