@@ -135,9 +135,12 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written_leave_nothing)
                               dir.File("h.json") + " --chakra-device-trace " +
                               dir.File("d.json") + " --rank 0 --output-file " + out + ".json",
                           out + ".json");
-            ExpectFailure("chakra_generator",
-                          Tool("chakra_generator") + " --ranks 2 --output-prefix " + out,
-                          out);
+            if (place != dir.File("missing")) // the generator makes missing directories
+            {
+                ExpectFailure("chakra_generator",
+                              Tool("chakra_generator") + " --ranks 2 --output-prefix " + out,
+                              out + ": cannot write in " + place);
+            }
             BOOST_TEST(!FileExists(out + ".json"));
             BOOST_TEST(!FileExists(out + ".et"));
         }

@@ -907,3 +907,126 @@ BOOST_AUTO_TEST_CASE(command_line_bad_flags_exit_1_with_one_clear_line)
         BOOST_TEST(chakra_test::ListDir(dir.Path()).empty());
     }
 }
+
+BOOST_AUTO_TEST_CASE(command_line_bounds_what_a_typing_slip_would_write)
+{
+    // Issue 30 item 10: --ranks=1000000 wrote 10^6 files. Each count has a bound a real job
+    // stays within; past it, one error line that says how to go on (--allow-large), and
+    // nothing written. The bounds are the tool's own (its --help lists them).
+    TempDir dir;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--ranks 1000000",
+         "--ranks 1000000 (one trace file per rank: 1000000 files) is above 16384"},
+        {"--workload data-parallel --ranks 16385", "--ranks 16385 (one trace file per rank"},
+        {"--workload moe --ranks 20000", "--ranks 20000 (one trace file per rank"},
+        {"--workload tensor-parallel --tp 4 --dp 5000",
+         "--tp 4 x --dp 5000 = 20000 ranks (one trace file per rank: 20000 files) is above "
+         "16384"},
+        {"--workload pipeline-parallel --stages 4 --dp 4097", "= 16388 ranks"},
+        {"--iterations 10001", "--iterations 10001 is above 10000"},
+        {"--workload data-parallel --layers 1025", "--layers 1025 is above 1024"},
+        {"--workload tensor-parallel --tp 1025", "--tp 1025 is above 1024"},
+        {"--workload pipeline-parallel --microbatches 4097", "--microbatches 4097 is above 4096"},
+        {"--workload moe --experts-per-rank 1025", "--experts-per-rank 1025 is above 1024"},
+    };
+    for (const auto& [flags, message] : cases)
+    {
+        auto result =
+            RunCommand(Generator() + " " + flags + " --output-prefix " + dir.File("big/step"));
+        BOOST_TEST_INFO(flags << ": " << result.output);
+        BOOST_TEST(result.exitCode == 1);
+        BOOST_TEST(result.output.find("chakra_generator: error: ") == 0u);
+        BOOST_TEST(result.output.find(message) != std::string::npos);
+        BOOST_TEST(result.output.find("add --allow-large if that many is really meant") !=
+                   std::string::npos);
+        BOOST_TEST(std::count(result.output.begin(), result.output.end(), '\n') == 1);
+        BOOST_TEST(chakra_test::ListDir(dir.Path()).empty()); // not even the directory
+    }
+    // --allow-large goes past the bound (up to the hard one, 10^6 each).
+    auto large = RunCommand(Generator() + " --workload data-parallel --ranks 2 --layers 1025 "
+                                          "--allow-large --output-prefix " +
+                            dir.File("large"));
+    BOOST_TEST_INFO(large.output);
+    BOOST_TEST(large.exitCode == 0);
+    BOOST_TEST(ReadJob({dir.File("large.0.et")})[0].OfType(ChakraProtoMsg::COMP_NODE).size() ==
+               2051u); // 1025 forward + 1025 backward + the optimizer step
+    auto hard = RunCommand(Generator() + " --ranks 1000001 --allow-large --output-prefix " +
+                           dir.File("hard"));
+    BOOST_TEST(hard.exitCode == 1);
+    BOOST_TEST(hard.output.find("--ranks must be between 1 and 1000000") != std::string::npos);
+    auto help = RunCommand(Generator() + " --help");
+    BOOST_TEST(help.output.find("--allow-large") != std::string::npos);
+    BOOST_TEST(help.output.find("ranks 16384") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(command_line_makes_the_output_directory_and_leaves_no_partial_set)
+{
+    // Issue 30 item 10 (and the brief): --output-prefix in a directory that does not exist
+    // failed with "cannot write"; the directories are made. An error leaves nothing: not the
+    // directories it made, not a staging directory, and not the traces of an ASTRA-sim export
+    // that refuses the collective (before, they were written and left behind).
+    TempDir dir;
+    auto made = RunCommand(Generator() + " --ranks 2 --size 4KiB --output-prefix " +
+                           dir.File("new/deeper/step"));
+    BOOST_TEST_INFO(made.output);
+    BOOST_TEST(made.exitCode == 0);
+    BOOST_TEST(chakra_test::ListDir(dir.File("new/deeper")) ==
+                   std::vector<std::string>({"step.0.et", "step.1.et"}),
+               boost::test_tools::per_element());
+    auto astra = RunCommand(Generator() + " --ranks 2 --collective broadcast --astra-sim "
+                                          "--output-prefix " +
+                            dir.File("astra/step"));
+    BOOST_TEST_INFO(astra.output);
+    BOOST_TEST(astra.exitCode == 1);
+    BOOST_TEST(astra.output ==
+               "chakra_generator: error: --collective broadcast with --astra-sim: ASTRA-sim's "
+               "workload layer runs all_reduce, all_gather, reduce_scatter and all_to_all only\n");
+    BOOST_TEST(!chakra_test::FileExists(dir.File("astra")));
+    // A file where a directory should be: one line naming the prefix and the file.
+    chakra_test::WriteFileBytes(dir.File("plain"), "x");
+    auto blocked =
+        RunCommand(Generator() + " --ranks 2 --output-prefix " + dir.File("plain/sub/step"));
+    BOOST_TEST(blocked.exitCode == 1);
+    BOOST_TEST(blocked.output == "chakra_generator: error: " + dir.File("plain/sub/step") +
+                                     ": cannot write in " + dir.File("plain") +
+                                     ": it is a file, not a directory\n");
+    BOOST_TEST(chakra_test::ListDir(dir.Path()) ==
+                   std::vector<std::string>({"new", "plain"}),
+               boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(trace_set_output_moves_a_whole_set_or_nothing)
+{
+    TempDir dir;
+    // An earlier set at the prefix survives a set that is not committed; the directories
+    // made for it are removed again.
+    chakra_test::WriteFileBytes(dir.File("step.0.et"), "old");
+    {
+        TraceSetOutput output(dir.File("step"));
+        chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".0.et", "new");
+    }
+    BOOST_TEST(chakra_test::ReadFileBytes(dir.File("step.0.et")) == "old");
+    BOOST_TEST(chakra_test::ListDir(dir.Path()) == std::vector<std::string>({"step.0.et"}),
+               boost::test_tools::per_element());
+    {
+        TraceSetOutput output(dir.File("a/b/step"));
+        chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".0.et", "x");
+        BOOST_TEST(chakra_test::FileExists(dir.File("a/b")));
+    }
+    BOOST_TEST(!chakra_test::FileExists(dir.File("a")));
+    // Committed: every file under the staging prefix moves, the staging directory goes.
+    TraceSetOutput output(dir.File("step"));
+    chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".0.et", "new0");
+    chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".1.et", "new1");
+    chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".comm-groups.json", "{}");
+    BOOST_TEST(output.Commit() ==
+                   std::vector<std::string>({dir.File("step.0.et"), dir.File("step.1.et"),
+                                             dir.File("step.comm-groups.json")}),
+               boost::test_tools::per_element());
+    BOOST_TEST(chakra_test::ReadFileBytes(dir.File("step.0.et")) == "new0");
+    BOOST_TEST(chakra_test::ListDir(dir.Path()) ==
+                   std::vector<std::string>({"step.0.et", "step.1.et", "step.comm-groups.json"}),
+               boost::test_tools::per_element());
+    // A prefix that names a directory.
+    BOOST_CHECK_THROW(TraceSetOutput(dir.Path() + "/"), TraceError);
+}

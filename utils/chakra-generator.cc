@@ -4,10 +4,13 @@
 #include "tool-args.h"
 
 #include "ns3/astra-sim-export.h"
+#include "ns3/trace-set-output.h"
 #include "ns3/workload-generator.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 using namespace ns3;
@@ -82,6 +85,60 @@ Positive(const ToolArgs& args, const std::string& name)
     return static_cast<uint32_t>(Count(args, name, 1, 1000000));
 }
 
+/**
+ * Sizes a real job stays well within; past them a typing slip (--ranks=1000000 writes a
+ * million files) is far likelier than intent, so going past takes --allow-large.
+ */
+const std::map<std::string, uint32_t>&
+SoftBounds()
+{
+    static const std::map<std::string, uint32_t> bounds = {
+        {"ranks", 16384},            // twice the largest cluster doc/benchmarks.md simulates
+        {"iterations", 10000},       // collectives per rank of a microbenchmark
+        {"layers", 1024},            // the largest published models have ~100-200
+        {"tp", 1024},                // NVLink domains reach 72-576 GPUs
+        {"microbatches", 4096},      // 1F1B steps use a few to a few hundred
+        {"experts-per-rank", 1024},  // the largest MoE models have 256 experts per layer
+    };
+    return bounds;
+}
+
+/** Throws unless \p value is within the soft bound of \p name or --allow-large is given. */
+void
+CheckSoftBound(const ToolArgs& args, const std::string& name, uint64_t value,
+               const std::string& what)
+{
+    const uint32_t bound = SoftBounds().at(name);
+    if (value > bound && !args.Has("allow-large"))
+    {
+        throw std::invalid_argument(what + " is above " + std::to_string(bound) +
+                                    ", the most chakra_generator writes without --allow-large; "
+                                    "add --allow-large if that many is really meant");
+    }
+}
+
+/** Positive(), within its soft bound (see SoftBounds). */
+uint32_t
+Bounded(const ToolArgs& args, const std::string& name)
+{
+    const uint32_t value = Positive(args, name);
+    CheckSoftBound(args, name, value, "--" + name + " " + std::to_string(value));
+    return value;
+}
+
+/** Checks the ranks of a job (one file each) against the soft bound and the hard one. */
+void
+CheckRanks(const ToolArgs& args, uint64_t ranks, const std::string& how)
+{
+    const std::string what =
+        how + " (one trace file per rank: " + std::to_string(ranks) + " files)";
+    CheckSoftBound(args, "ranks", ranks, what);
+    if (ranks > 1000000)
+    {
+        throw std::invalid_argument(what + " is above 1000000, the most a generated job has");
+    }
+}
+
 uint64_t
 Micros(const ToolArgs& args, const std::string& name)
 {
@@ -128,7 +185,7 @@ template <typename Spec>
 void
 FillTraining(const ToolArgs& args, Spec& spec)
 {
-    spec.layers = Positive(args, "layers");
+    spec.layers = Bounded(args, "layers");
     spec.parameterBytesPerLayer = Bytes(args, "layer-bytes");
     spec.forwardMicros = Micros(args, "forward-us");
     spec.backwardMicros = Micros(args, "backward-us");
@@ -164,7 +221,7 @@ main(int argc, char** argv)
                    "trace prefix: files <prefix>.<rank>.et",
                    "",
                    true,
-                   {"output_prefix", "prefix"});
+                   {"prefix", "output"});
     args.AddOption("ranks",
                    "number of ranks (default 8; tensor-parallel: tp x dp, pipeline-parallel: "
                    "stages x dp)");
@@ -218,6 +275,14 @@ main(int argc, char** argv)
     args.AddOption("expert-forward-us", "moe: forward compute of one expert per layer", "200");
     args.AddOption("expert-backward-us", "moe: backward compute of one expert per layer", "400");
     args.AddOption("expert-bytes", "moe: gradient bytes of one expert", "32MiB");
+    std::string bounds;
+    for (const auto& [name, bound] : SoftBounds())
+    {
+        bounds += (bounds.empty() ? "" : ", ") + name + " " + std::to_string(bound);
+    }
+    args.AddFlag("allow-large",
+                 "go past the bounds that catch typing slips (" + bounds +
+                     "; ranks counts the whole job), up to 1000000 each");
     args.AddFlag("astra-sim",
                  "write the traces ASTRA-sim's workload layer runs: no process_group:init "
                  "METADATA node, communicators numbered (pg_name 0 = every rank, others listed "
@@ -255,43 +320,65 @@ main(int argc, char** argv)
             }
         }
         const uint32_t ranks = args.Has("ranks") ? Positive(args, "ranks") : 8;
-        std::vector<std::string> files;
+        // Every flag is checked before anything is written; the chosen generator then writes
+        // under the staging prefix it is given (see TraceSetOutput).
+        std::function<std::vector<std::string>(const std::string&)> write;
+        uint64_t jobRanks = ranks;
         if (workload == "collective")
         {
+            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
             CollectiveBenchSpec spec;
             if (!WorkloadGenerator::ParseCollective(args.Get("collective"), spec.type))
             {
                 throw std::invalid_argument("--collective: unknown collective '" +
                                             args.Get("collective") + "'");
             }
+            if (args.Has("astra-sim") && !AstraSimRunsCollective(spec.type))
+            {
+                throw std::invalid_argument(
+                    "--collective " + args.Get("collective") +
+                    " with --astra-sim: ASTRA-sim's workload layer runs all_reduce, all_gather, "
+                    "reduce_scatter and all_to_all only");
+            }
             spec.bytes = Bytes(args, "size");
             spec.ranks = ranks;
-            spec.iterations = Positive(args, "iterations");
+            spec.iterations = Bounded(args, "iterations");
             spec.computeMicros = Micros(args, "compute-us");
             spec.root = static_cast<uint32_t>(Micros(args, "root"));
             if (spec.root >= spec.ranks)
             {
                 throw std::invalid_argument("--root must be below --ranks");
             }
-            files = WorkloadGenerator::WriteCollectiveBench(prefix, spec);
+            write = [spec](const std::string& to) {
+                return WorkloadGenerator::WriteCollectiveBench(to, spec);
+            };
         }
         else if (workload == "data-parallel")
         {
+            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
             DataParallelSpec spec;
             FillTraining(args, spec);
             spec.ranks = ranks;
-            files = WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+            write = [spec](const std::string& to) {
+                return WorkloadGenerator::WriteDataParallelStep(to, spec);
+            };
         }
         else if (workload == "tensor-parallel")
         {
             TensorParallelSpec spec;
             FillTraining(args, spec);
-            spec.tp = Positive(args, "tp");
+            spec.tp = Bounded(args, "tp");
             spec.dp = Replicas(args, "tp", spec.tp);
+            jobRanks = uint64_t(spec.tp) * spec.dp;
+            CheckRanks(args, jobRanks,
+                       "--tp " + std::to_string(spec.tp) + " x --dp " + std::to_string(spec.dp) +
+                           " = " + std::to_string(uint64_t(spec.tp) * spec.dp) + " ranks");
             spec.activationBytes = Bytes(args, "activation-bytes");
             spec.hostAllReduceBytes = Bytes(args, "host-allreduce-bytes");
             spec.hostLeadMicros = Micros(args, "host-lead-us");
-            files = WorkloadGenerator::WriteTensorParallelStep(prefix, spec);
+            write = [spec](const std::string& to) {
+                return WorkloadGenerator::WriteTensorParallelStep(to, spec);
+            };
         }
         else if (workload == "pipeline-parallel")
         {
@@ -299,7 +386,12 @@ main(int argc, char** argv)
             FillTraining(args, spec);
             spec.stages = Positive(args, "stages");
             spec.dp = Replicas(args, "stages", spec.stages);
-            spec.microbatches = Positive(args, "microbatches");
+            jobRanks = uint64_t(spec.stages) * spec.dp;
+            CheckRanks(args, jobRanks,
+                       "--stages " + std::to_string(spec.stages) + " x --dp " +
+                           std::to_string(spec.dp) + " = " +
+                           std::to_string(uint64_t(spec.stages) * spec.dp) + " ranks");
+            spec.microbatches = Bounded(args, "microbatches");
             if (spec.layers % spec.stages != 0)
             {
                 throw std::invalid_argument("--layers " + std::to_string(spec.layers) +
@@ -307,10 +399,13 @@ main(int argc, char** argv)
                                             std::to_string(spec.stages));
             }
             spec.activationBytes = Bytes(args, "activation-bytes");
-            files = WorkloadGenerator::WritePipelineParallelStep(prefix, spec);
+            write = [spec](const std::string& to) {
+                return WorkloadGenerator::WritePipelineParallelStep(to, spec);
+            };
         }
         else
         {
+            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
             MoeSpec spec;
             FillTraining(args, spec);
             spec.ranks = ranks;
@@ -321,7 +416,7 @@ main(int argc, char** argv)
                                             " is not a multiple of --ep " +
                                             std::to_string(spec.ep));
             }
-            spec.expertsPerRank = Positive(args, "experts-per-rank");
+            spec.expertsPerRank = Bounded(args, "experts-per-rank");
             spec.tokens = Count(args, "tokens", 1, uint64_t(1) << 40);
             spec.hidden = Count(args, "hidden", 1, uint64_t(1) << 30);
             spec.topK = Positive(args, "top-k");
@@ -329,17 +424,38 @@ main(int argc, char** argv)
             spec.expertForwardMicros = Micros(args, "expert-forward-us");
             spec.expertBackwardMicros = Micros(args, "expert-backward-us");
             spec.expertParameterBytes = Bytes(args, "expert-bytes");
-            files = WorkloadGenerator::WriteMoeStep(prefix, spec);
+            write = [spec](const std::string& to) {
+                return WorkloadGenerator::WriteMoeStep(to, spec);
+            };
         }
-        std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
-                  << prefix << "." << files.size() - 1 << ".et" << std::endl;
+        // The whole set (and the ASTRA-sim rewrite of it) is made in a staging directory and
+        // moved into place at the end: an error leaves no partial set, and an earlier set at
+        // the prefix untouched; a missing output directory is created.
+        TraceSetOutput output(prefix);
+        for (uint64_t rank = 0; rank < jobRanks; ++rank)
+        {
+            output.Expect("." + std::to_string(rank) + ".et"); // a signal removes them too
+        }
+        if (args.Has("astra-sim"))
+        {
+            output.Expect(".comm-groups.json");
+        }
+        const std::vector<std::string> files = write(output.GetStagingPrefix());
+        std::string groupsNote;
         if (args.Has("astra-sim"))
         {
             const AstraSimExport exported =
-                ExportForAstraSim(prefix, static_cast<uint32_t>(files.size()));
-            std::cerr << program << ": ASTRA-sim flavour: " << exported.groupIds.size()
-                      << " process group(s) numbered, communicators in "
-                      << exported.commGroupFile << std::endl;
+                ExportForAstraSim(output.GetStagingPrefix(), static_cast<uint32_t>(files.size()));
+            groupsNote = std::to_string(exported.groupIds.size()) +
+                         " process group(s) numbered, communicators in " + prefix +
+                         ".comm-groups.json";
+        }
+        output.Commit();
+        std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
+                  << prefix << "." << files.size() - 1 << ".et" << std::endl;
+        if (!groupsNote.empty())
+        {
+            std::cerr << program << ": ASTRA-sim flavour: " << groupsNote << std::endl;
         }
         return 0;
     });
