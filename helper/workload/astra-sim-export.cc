@@ -154,7 +154,7 @@ RewriteForAstraSim(ChakraProtoMsg::Node& node,
                    const std::set<uint64_t>& dropped,
                    const std::string& path)
 {
-    const std::string where = "node " + std::to_string(node.id());
+    const std::string where = "node " + std::to_string(node.id()) + " (" + node.name() + ")";
     auto keep = [&](google::protobuf::RepeatedField<uint64_t>* deps) {
         auto end = std::remove_if(deps->begin(), deps->end(), [&](uint64_t dep) {
             return dropped.count(dep) > 0;
