@@ -66,6 +66,7 @@ done
 
 # 3. Question 4: the step with one all-reduce per layer, GPUs 2x as fast, over faster NICs
 # (scripts/sweep.py; its CSV and a plot of the exposed communication in $out/sweep/).
+rm -rf "$out/sweep"  # a sweep resumes: an earlier run's rows would be kept
 python3 "$here/scripts/sweep.py" --trace "$out/dp-0" --out "$out/sweep" \
   --binary "$build/bin/chakra-cluster" --grid nicBandwidth="$bandwidths" --set hosts=2 \
   --set gpusPerHost=8 --set computeScale=0.5 --plot --log-x --y exposed_comm_max_us \
