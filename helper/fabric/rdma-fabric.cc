@@ -10,10 +10,43 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <stdexcept>
 #include <tuple>
 
 namespace ns3
 {
+
+namespace
+{
+
+/** 128-bit sums of port times (__extension__: GCC's types, kept pedantic-clean). */
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 Uint128;
+
+/**
+ * \return \p nanoseconds in microseconds with three decimals, as FormatMicros writes a Time,
+ *         for sums beyond a Time's 64 bits
+ */
+std::string
+FormatMicrosSum(Int128 nanoseconds)
+{
+    const bool negative = nanoseconds < 0;
+    auto magnitude = static_cast<Uint128>(negative ? -nanoseconds : nanoseconds);
+    const auto fraction = static_cast<unsigned>(magnitude % 1000);
+    magnitude /= 1000;
+    std::string digits;
+    do
+    {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+        magnitude /= 10;
+    } while (magnitude > 0);
+    char decimals[8];
+    std::snprintf(decimals, sizeof(decimals), ".%03u", fraction);
+    return (negative ? "-" : "") + digits + decimals;
+}
+
+} // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaFabric);
 
@@ -49,9 +82,24 @@ RdmaFabric::DoDispose()
 void
 RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& nodes)
 {
+    const auto& links = topology->GetLinks();
+    // A link without bandwidth never finishes a frame: every time derived from it (serializing,
+    // pausing, the headroom) would be infinite. Refused before anything is built.
+    for (const ClusterTopology::Link& link : links)
+    {
+        if (link.rate.GetBitRate() == 0)
+        {
+            auto label = [&topology](uint32_t node) {
+                const std::string& text = topology->GetNodes()[node].label;
+                return text.empty() ? "node" + std::to_string(node) : text;
+            };
+            throw std::invalid_argument("RdmaFabric: the link " + label(link.a) + " - " +
+                                        label(link.b) +
+                                        " has a data rate of 0 bit/s (no frame would ever leave)");
+        }
+    }
     m_topology = topology;
     const uint32_t ranks = topology->GetRankCount();
-    const auto& links = topology->GetLinks();
     // Devices in link order: each node's devices then follow its topology port order.
     std::vector<std::vector<std::pair<Ptr<RdmaNetDevice>, bool>>> portsOf(nodes.GetN());
     for (const ClusterTopology::Link& link : links)
@@ -118,6 +166,12 @@ RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
                     });
             }
         }
+        if (sw)
+        {
+            // Now, not in the run's first event: a buffer too small for the headroom is an
+            // error of the build (see RdmaSwitch::SizeBuffer).
+            sw->SizeBuffer();
+        }
     }
 }
 
@@ -183,6 +237,10 @@ RdmaFabric::GetReportTables() const
     };
     std::vector<Row> rows;
     RdmaNetDevice::Stats total;
+    // Every port can be busy or paused for the whole run: the sums of their times pass a
+    // Time's 64 bits long before any one port's time does (a run of 150 years on 2 ports).
+    Int128 totalBusy = 0;
+    Int128 totalPaused = 0;
     // In a distributed run, each port's counters from the process that ran it.
     const std::vector<RdmaNetDevice::Stats> portStats = GatherPortStats(m_devices);
     const std::vector<RdmaNic::Stats> nicStats = GatherNicStats(m_nics);
@@ -193,10 +251,10 @@ RdmaFabric::GetReportTables() const
         const uint32_t peer = i % 2 == 0 ? link.b : link.a;
         const RdmaNetDevice::Stats& s = portStats[i];
         total.txBytes += s.txBytes;
-        total.busyTime += s.busyTime;
+        totalBusy += s.busyTime.GetNanoSeconds();
         total.pausesSent += s.pausesSent;
         total.pausesReceived += s.pausesReceived;
-        total.pausedTime += s.pausedTime;
+        totalPaused += s.pausedTime.GetNanoSeconds();
         total.ecnMarks += s.ecnMarks;
         total.drops += s.drops;
         total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
@@ -221,8 +279,8 @@ RdmaFabric::GetReportTables() const
     });
     fabric.rows.push_back({"total", std::to_string(m_devices.size()) + " ports", "",
                            FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
-                           FormatMicros(total.busyTime), std::to_string(total.pausesSent),
-                           std::to_string(total.pausesReceived), FormatMicros(total.pausedTime),
+                           FormatMicrosSum(totalBusy), std::to_string(total.pausesSent),
+                           std::to_string(total.pausesReceived), FormatMicrosSum(totalPaused),
                            std::to_string(total.ecnMarks), std::to_string(total.drops),
                            FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
                            FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)});

@@ -12,6 +12,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -174,6 +175,7 @@ RdmaSwitch::SetEcnEnabled(bool enabled)
 void
 RdmaSwitch::SizeBuffer()
 {
+    NS_LOG_FUNCTION(this);
     if (m_sized)
     {
         return;
@@ -184,23 +186,28 @@ RdmaSwitch::SizeBuffer()
                                     m_thresholdMode + "'");
     }
     m_dynamic = m_thresholdMode == "dynamic";
-    uint64_t reserved = 0;
+    // In 128 bits: a long cable's nanoseconds times a high rate pass 64 bits (1,000,000 s at
+    // 3.6 Tbps: 7e27), and a sum of headrooms that wrapped could pass for a small one.
+    constexpr Uint128 kMaxBytes = std::numeric_limits<uint64_t>::max();
+    Uint128 reserved = 0;
     for (Port& port : m_ports)
     {
         const uint64_t frame = port.device->GetMtu() + RdmaNetDevice::kFramingBytes;
         const uint64_t bitRate = port.device->GetDataRate().GetBitRate();
         const Time delay = port.device->GetRdmaChannel() ? port.device->GetRdmaChannel()->GetDelay()
                                                          : Time(0);
-        // Bytes on the cable in a round trip, in integers (ps x bit/s / 8e12, rounded up).
-        const auto roundTrip = static_cast<uint64_t>(
-            (static_cast<Uint128>(2 * delay.GetPicoSeconds()) * bitRate + 8000000000000ull - 1) /
-            8000000000000ull);
+        // Bytes on the cable in a round trip, in integers (ns x bit/s / 8e9, rounded up; from
+        // nanoseconds, the time resolution, whose conversion to picoseconds could overflow).
+        const Uint128 roundTrip =
+            (2 * static_cast<Uint128>(std::max<int64_t>(delay.GetNanoSeconds(), 0)) * bitRate +
+             8000000000ull - 1) /
+            8000000000ull;
         // What can still arrive after this port decides to pause: the PFC frame waits for the
         // frame being sent upstream (1), crosses the cable, the upstream port finishes its
         // frame (2) and what is on the cable arrives; one more frame for the packet that
         // crossed the threshold.
-        const uint64_t computed =
-            roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes;
+        const auto computed = static_cast<uint64_t>(std::min(
+            roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes, kMaxBytes));
         port.headroom = m_pfcEnabled ? (m_headroomAttribute > 0 ? m_headroomAttribute : computed) : 0;
         port.resumeOffset = m_resumeOffsetAttribute > 0 ? m_resumeOffsetAttribute : 2 * frame;
         // ECN thresholds in proportion to the port's rate unless set: a queue of a given size
@@ -213,12 +220,23 @@ RdmaSwitch::SizeBuffer()
     }
     if (reserved >= m_bufferSize)
     {
-        throw std::invalid_argument("RdmaSwitch: BufferSize (" + std::to_string(m_bufferSize) +
-                                    " bytes) does not cover the PFC headroom of its " +
-                                    std::to_string(m_ports.size()) + " ports (" +
-                                    std::to_string(reserved) + " bytes)");
+        std::string where = "RdmaSwitch of node " + std::to_string(m_node);
+        if (m_topology && m_node < m_topology->GetNodes().size() &&
+            !m_topology->GetNodes()[m_node].label.empty())
+        {
+            where += " (" + m_topology->GetNodes()[m_node].label + ")";
+        }
+        const std::string bytes = reserved > kMaxBytes
+                                      ? std::string("over 2^64")
+                                      : std::to_string(static_cast<uint64_t>(reserved));
+        throw std::invalid_argument(
+            where + ": BufferSize (" + std::to_string(m_bufferSize) +
+            " bytes) does not cover the PFC headroom of its " + std::to_string(m_ports.size()) +
+            " ports (" + bytes +
+            " bytes: what a pause's round trip lets in, see ns3::RdmaSwitch::Headroom); raise "
+            "ns3::RdmaSwitch::BufferSize or shorten the links' latency");
     }
-    m_sharedSize = m_bufferSize - reserved;
+    m_sharedSize = m_bufferSize - static_cast<uint64_t>(reserved);
     m_sized = true;
 }
 

@@ -74,6 +74,15 @@ class RdmaSwitch : public Object
     uint32_t AddPort(Ptr<RdmaNetDevice> device, bool ecn = true);
     /** Enables or disables ECN marking on every port (before the run). */
     void SetEcnEnabled(bool enabled);
+    /**
+     * Sizes the buffer's parts (each port's headroom and ECN thresholds, the shared rest) from
+     * the ports' links, once every port is added; later calls do nothing. RdmaFabric calls it
+     * while it builds the network, so that a buffer too small for the headroom is refused
+     * then: thrown out of the run's first event (DoInitialize), the error would leave that
+     * event unreleased (ns-3 frees an event only after it returns).
+     * \throws std::invalid_argument if BufferSize does not cover the ports' PFC headroom
+     */
+    void SizeBuffer();
 
     /** A frame arrived on port \p port (any class but PFC): forwards it. */
     void Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority);
@@ -136,8 +145,6 @@ class RdmaSwitch : public Object
 
     /** \return the egress port of a packet, or kUnreachable */
     uint32_t Route(Ptr<const Packet> packet, uint32_t& dstRank);
-    /** Sizes the buffer's parts once every port is known. */
-    void SizeBuffer();
     /** \return a port's data packet to send, if any (the port's data source) */
     Ptr<Packet> Dequeue(uint32_t port);
     /** Frees the buffer a packet held at its ingress port; may resume the upstream. */
