@@ -82,6 +82,18 @@ ChakraHelper::EnableTimeline(const std::string& path)
     m_timeline = std::make_shared<TimelineWriter>(path);
 }
 
+void
+ChakraHelper::SetCommGroupFile(const std::string& path)
+{
+    m_commGroupFile = path;
+}
+
+std::string
+ChakraHelper::GetCommGroupFile() const
+{
+    return m_commGroups ? m_commGroups->path : "";
+}
+
 std::string
 ChakraHelper::GetTracePath(uint32_t rank) const
 {
@@ -106,6 +118,8 @@ ChakraHelper::Install(NodeContainer nodes)
                                  std::to_string(ranks) + " (expected <prefix>.<rank>.et)");
         }
     }
+    const std::string groupFile = m_commGroupFile ? *m_commGroupFile : FindCommGroupFile(m_prefix);
+    m_commGroups = groupFile.empty() ? nullptr : ReadCommGroupFile(groupFile, ranks);
     if (!m_addresses.empty() && m_addresses.size() != ranks)
     {
         throw std::invalid_argument("ChakraHelper: " + std::to_string(m_addresses.size()) +
@@ -152,6 +166,7 @@ ChakraHelper::Install(NodeContainer nodes)
         Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
         app->Configure(rank, peers, sharedHostOf);
+        app->SetCommGroups(m_commGroups);
         if (m_transportFactory)
         {
             app->SetTransport(m_transportFactory(rank));

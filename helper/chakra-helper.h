@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,11 +57,17 @@ class ChakraHelper
     void SetTransportFactory(std::function<Ptr<CommTransport>(uint32_t rank)> factory);
     /** Writes a Chrome trace JSON timeline of the run to \p path (see Finish()). */
     void EnableTimeline(const std::string& path);
+    /**
+     * Reads the members of numbered communicators from \p path (ASTRA-sim's
+     * --comm-group-configuration format, see CommGroupFile). Default: <prefix>.comm-groups.json
+     * when it exists beside the traces; "" reads none.
+     */
+    void SetCommGroupFile(const std::string& path);
 
     /**
      * Installs one application per node (rank = index in \p nodes); in a distributed (MPI)
      * run, on the nodes this process simulates only (their system id).
-     * \throws TraceError if a rank's trace does not exist
+     * \throws TraceError if a rank's trace does not exist, or the comm-groups file is wrong
      */
     ApplicationContainer Install(NodeContainer nodes);
 
@@ -76,6 +83,9 @@ class ChakraHelper
      */
     ChakraReport GetReport();
 
+    /** \return the comm-groups file the applications use ("" if none) */
+    std::string GetCommGroupFile() const;
+
   private:
     std::string m_prefix;
     ObjectFactory m_factory;
@@ -83,6 +93,8 @@ class ChakraHelper
     std::vector<uint32_t> m_hostOf;
     std::function<Ptr<CommTransport>(uint32_t)> m_transportFactory;
     std::shared_ptr<TimelineWriter> m_timeline;
+    std::optional<std::string> m_commGroupFile; //!< as set (unset: look beside the traces)
+    std::shared_ptr<const CommGroupFile> m_commGroups;
     std::vector<Ptr<ChakraApplication>> m_apps;
 };
 

@@ -11,6 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -163,8 +164,8 @@ BOOST_AUTO_TEST_CASE(data_parallel_runs_in_both)
 }
 
 // MoE with one expert-parallel group of every rank: "ep0" and "dp0" both span every rank; one
-// becomes "0", the other a numbered group listing every rank. Our simulator reads an undeclared group as
-// every rank, so these files run as the originals do.
+// becomes "0", the other a numbered group listing every rank (in the comm-groups file), so these
+// files run as the originals do.
 BOOST_AUTO_TEST_CASE(moe_with_world_groups_runs_in_both)
 {
     TempDir dir;
@@ -187,29 +188,45 @@ BOOST_AUTO_TEST_CASE(moe_with_world_groups_runs_in_both)
     BOOST_TEST(IterationMicros(astra) == IterationMicros(original));
 }
 
-// Subgroups are what our simulator cannot rebuild without the METADATA node: every pg_name
-// spans every rank, so rank 0's tp all-reduce on "1" waits for ranks 2 and 3, which never call
-// it. The run ends unfinished (the report names the waits) instead of running the wrong job.
-BOOST_AUTO_TEST_CASE(subgroups_do_not_run_in_ours)
+// Subgroups: without the METADATA node, our simulator takes the members of the numbered
+// communicators from <prefix>.comm-groups.json beside the traces (the file the export writes
+// for ASTRA-sim), so the exported tensor-parallel step runs as the original does. (Issue 23
+// item 5: before, nothing read the file, every pg_name spanned every rank and the run ended
+// unfinished.) Without the file the run ends unfinished, and the stuck report names the call
+// and its communicator, and a warning names the file it lacks.
+BOOST_AUTO_TEST_CASE(subgroups_run_in_ours_with_the_comm_groups_file)
 {
     TempDir dir;
     TensorParallelSpec spec;
     spec.tp = 2;
     spec.dp = 2;
     spec.layers = 1;
-    const std::string prefix = dir.File("tp");
-    WorkloadGenerator::WriteTensorParallelStep(prefix, spec);
-    ExportForAstraSim(prefix, 4);
-    bool finished = true;
-    try
-    {
-        IterationMicros(prefix, &finished);
-    }
-    catch (const std::exception&)
-    {
-        finished = false; // ranks that disagree on a call may also stop the run
-    }
-    BOOST_TEST(!finished);
+    const std::string original = dir.File("tp");
+    const std::string astra = dir.File("tpa");
+    WorkloadGenerator::WriteTensorParallelStep(original, spec);
+    WorkloadGenerator::WriteTensorParallelStep(astra, spec);
+    const AstraSimExport exported = ExportForAstraSim(astra, 4);
+    BOOST_TEST(IterationMicros(astra) == IterationMicros(original));
+
+    std::remove(exported.commGroupFile.c_str());
+    ClusterScenario scenario;
+    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(2));
+    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(2));
+    ChakraReport report = scenario.Run(astra);
+    BOOST_TEST(!report.AllFinished());
+    const RankStats& rank0 = report.GetRanks().at(0);
+    BOOST_REQUIRE(!rank0.stuck.empty());
+    BOOST_TEST_INFO(rank0.stuck.front());
+    // tp0 = {0, 1} is communicator "1"; taken as every rank, it waits for ranks 2 and 3.
+    BOOST_TEST(rank0.stuck.front().find("ALL_REDUCE of ") != std::string::npos);
+    BOOST_TEST(rank0.stuck.front().find("call #0 of communicator '" +
+                                        exported.groupIds.at("tp0") + "' (4 ranks: 0, 1, 2, 3)") !=
+               std::string::npos);
+    BOOST_REQUIRE(!rank0.warnings.empty());
+    BOOST_TEST_INFO(rank0.warnings.front());
+    BOOST_TEST(rank0.warnings.front().find("neither a process_group:init node nor a comm-groups "
+                                           "file (" + astra + ".comm-groups.json") !=
+               std::string::npos);
 }
 
 // A broadcast is not among ASTRA-sim's collectives: an error naming the file and node, and the

@@ -212,15 +212,100 @@ BOOST_AUTO_TEST_CASE(rooted_collective_that_only_its_root_calls_fails_the_run)
             }
             ++failed;
             BOOST_TEST_INFO(transport << ": " << rank.error);
-            BOOST_TEST(rank.error.find("rank 0's message of collective call #0 of the world "
-                                       "communicator (BROADCAST of 65536 bytes with root index 0 "
-                                       "(node 3) on rank 0): rank " +
+            BOOST_TEST(rank.error.find("rank 0's message (tag ") != std::string::npos);
+            BOOST_TEST(rank.error.find(") of collective call #0 of the world communicator "
+                                       "(BROADCAST of 65536 bytes with root index 0 (node 3) on "
+                                       "rank 0): rank " +
                                        std::to_string(rank.rank) + " never made that call") !=
                        std::string::npos);
         }
         BOOST_TEST_INFO(transport);
         BOOST_TEST(failed >= 1u);
     }
+}
+
+BOOST_AUTO_TEST_CASE(numbered_communicators_take_their_members_from_the_comm_groups_file)
+{
+    // ASTRA-sim's convention (issue 23 item 5): communicators named by number, no
+    // process_group:init node, the members in <prefix>.comm-groups.json; "0" not in the file
+    // is every rank. Ranks 0, 1 call "1", ranks 2, 3 call "2" (another size), all call "0".
+    TempDir dir;
+    std::string prefix = dir.File("astra");
+    chakra_test::WriteFileBytes(prefix + ".comm-groups.json", "{\"1\": [0, 1], \"2\": [2, 3]}");
+    for (int rank = 0; rank < 4; ++rank)
+    {
+        const std::string pair = rank < 2 ? "1" : "2";
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(1, "pair", "COMM_COLL_NODE",
+                                 AllReduce(rank < 2 ? 1 << 20 : 2 << 20, pair)) +
+                           "," + TraceNode(2, "all", "COMM_COLL_NODE", AllReduce(1 << 16, "0"), {1}));
+    }
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 4;
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    std::map<std::string, uint32_t> sizes;
+    for (const auto& call : report.GetCollectives())
+    {
+        BOOST_TEST(call.ranksSeen == call.commSize);
+        sizes[call.pg] = call.commSize;
+    }
+    BOOST_TEST(sizes["1"] == 2u);
+    BOOST_TEST(sizes["2"] == 2u);
+    BOOST_TEST(sizes["0"] == 4u);
+    for (const auto& rank : report.GetRanks())
+    {
+        BOOST_TEST(rank.warnings.empty());
+    }
+
+    // Rank 2 calling communicator "1", which the file says is ranks 0 and 1: an error.
+    WriteJsonTrace(prefix + ".2.et", TraceNode(1, "pair", "COMM_COLL_NODE", AllReduce(1 << 20, "1")));
+    report = chakra_test::RunCluster(prefix, config);
+    BOOST_TEST(!report.AllFinished());
+    BOOST_TEST_INFO(report.GetRanks()[2].error);
+    BOOST_TEST(report.GetRanks()[2].error.find("node 1 (pair): rank 2 is not in communicator '1' (" +
+                                               prefix + ".comm-groups.json)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(comm_groups_file_errors_name_the_file_and_communicator)
+{
+    TempDir dir;
+    const std::string path = dir.File("t.comm-groups.json");
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"[[0, 1]]", "top level: not a communicator group file"},
+        {"{\"tp\": [0, 1]}", "communicator 'tp': the id is not a non-negative number"},
+        {"{\"01\": [0, 1]}", "communicator '01': the id has a leading zero"},
+        {"{\"1\": []}", "communicator '1': expected a non-empty list of ranks"},
+        {"{\"1\": [0, \"x\"]}", "communicator '1': member \"x\" is not a rank"},
+        {"{\"1\": [0, -1]}", "communicator '1': member -1 is not a rank"},
+        {"{\"1\": [1, 1]}", "communicator '1': names rank 1 twice"},
+        {"{\"2\": [0, 4]}", "communicator '2': names rank 4, but the job has traces of ranks "
+                             "0..3 only (a rank's trace missing?)"},
+        {"{\"1\": [0, 1]", "malformed JSON"},
+    };
+    for (const auto& [text, expected] : cases)
+    {
+        chakra_test::WriteFileBytes(path, text);
+        std::string error;
+        try
+        {
+            ReadCommGroupFile(path, 4);
+        }
+        catch (const TraceError& e)
+        {
+            error = e.what();
+        }
+        BOOST_TEST_INFO(text << " -> " << error);
+        BOOST_TEST(error.rfind(path + ": ", 0) == 0);
+        BOOST_TEST(error.find(expected) != std::string::npos);
+    }
+    chakra_test::WriteFileBytes(path, "{\"1\": [3, 0], \"12\": [1]}");
+    auto groups = ReadCommGroupFile(path, 4);
+    BOOST_TEST(groups->groups.size() == 2u);
+    BOOST_TEST((*groups->Find("1") == std::vector<uint32_t>{3, 0})); // member order kept
+    BOOST_TEST(groups->Find("3") == nullptr);
+    BOOST_TEST(FindCommGroupFile(dir.File("t")) == path);
+    BOOST_TEST(FindCommGroupFile(dir.File("u")).empty());
 }
 
 BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)

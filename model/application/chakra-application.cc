@@ -16,6 +16,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
@@ -752,11 +753,42 @@ ChakraApplication::CommunicatorOf(const EtNode& node)
     {
         return World();
     }
-    bool declared = m_communicators.size() > (m_communicators.count("") ? 1u : 0u);
-    if (declared)
+    if (const std::vector<uint32_t>* members = m_commGroups ? m_commGroups->Find(pg) : nullptr)
+    {
+        // RunCollective has checked that this rank is a member.
+        return m_communicators[pg] = MakeCommunicator(pg, *members);
+    }
+    // ASTRA-sim's default communicator, "0" (not listed in its file), is every rank.
+    const bool numbered = pg.find_first_not_of("0123456789") == std::string::npos;
+    if (m_declaredGroups)
     {
         Warn("process group '" + pg + "' (first named by " + node.Describe() +
              ") is not declared by a process_group:init node: using every rank");
+    }
+    else if (m_commGroups && pg != "0")
+    {
+        Warn("process group '" + pg + "' (first named by " + node.Describe() + ") is not in " +
+             m_commGroups->path + ": using every rank");
+    }
+    else if (!m_commGroups && numbered && pg != "0")
+    {
+        // ASTRA-sim's traces name their communicators by number and list the members in a
+        // separate file: without it a subgroup would wait for ranks that never call it.
+        std::string prefix = m_tracePath;
+        for (const char* suffix : {".gz", ".et"})
+        {
+            if (prefix.size() > std::strlen(suffix) &&
+                prefix.compare(prefix.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+            {
+                prefix.erase(prefix.size() - std::strlen(suffix));
+            }
+        }
+        prefix.erase(std::min(prefix.size(), prefix.find_last_of('.')));
+        Warn("process group '" + pg + "' (first named by " + node.Describe() +
+             ") is a communicator number, as in ASTRA-sim's traces, but neither a "
+             "process_group:init node nor a comm-groups file (" + prefix +
+             ".comm-groups.json, ASTRA-sim's --comm-group-configuration) lists its members: "
+             "using every rank");
     }
     // An undeclared group spans every rank, but keeps its own name: its calls are numbered
     // apart from the world's, as they are on every rank.
@@ -764,6 +796,24 @@ ChakraApplication::CommunicatorOf(const EtNode& node)
     comm.name = pg;
     comm.id = CommunicatorId(pg);
     return m_communicators[pg] = comm;
+}
+
+Communicator
+ChakraApplication::MakeCommunicator(const std::string& name, std::vector<uint32_t> members) const
+{
+    Communicator comm;
+    comm.name = name;
+    comm.id = CommunicatorId(name);
+    comm.myIndex = static_cast<uint32_t>(std::find(members.begin(), members.end(), m_rank) -
+                                         members.begin());
+    std::vector<uint32_t> hostOf;
+    for (uint32_t r : members)
+    {
+        hostOf.push_back(HostOf(r));
+    }
+    comm.ranks = ShareRankList(std::move(members));
+    comm.hostOf = ShareRankList(std::move(hostOf));
+    return comm;
 }
 
 std::string
@@ -774,6 +824,16 @@ ChakraApplication::CommunicatorLabel(uint64_t id) const
         if (comm.id == id)
         {
             return name.empty() ? "the world communicator" : "communicator '" + name + "'";
+        }
+    }
+    if (m_commGroups)
+    {
+        for (const auto& [name, members] : m_commGroups->groups)
+        {
+            if (CommunicatorId(name) == id)
+            {
+                return "communicator '" + name + "'";
+            }
         }
     }
     if (id == CommunicatorId(""))
@@ -797,7 +857,8 @@ ChakraApplication::DescribeUnreceived(const CommTransport::UnreceivedMessage& me
                std::to_string(m_rank) + " has no receive from rank " +
                std::to_string(message.src) + " with that tag";
     }
-    return sender + "'s message of collective call #" + std::to_string(message.key.seq) + " of " +
+    return sender + "'s message (tag " + std::to_string(message.key.tag) +
+           ") of collective call #" + std::to_string(message.key.seq) + " of " +
            CommunicatorLabel(message.key.comm) + " (" + message.call.ToString() +
            " on rank " + std::to_string(message.src) + "): rank " + std::to_string(m_rank) +
            " never made that call";
@@ -887,6 +948,17 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
         Fail(node->Describe() + ": rank " + std::to_string(m_rank) + " is not in process group '" +
              node->GetPgName() + "' (process_group:init), so it cannot call the group's collectives");
         return;
+    }
+    if (m_communicators.count(node->GetPgName()) == 0 && m_commGroups)
+    {
+        const std::vector<uint32_t>* members = m_commGroups->Find(node->GetPgName());
+        if (members && std::find(members->begin(), members->end(), m_rank) == members->end())
+        {
+            Fail(node->Describe() + ": rank " + std::to_string(m_rank) + " is not in communicator '" +
+                 node->GetPgName() + "' (" + m_commGroups->path +
+                 "), so it cannot call its collectives");
+            return;
+        }
     }
     Communicator& comm = CommunicatorOf(*node);
     CollectiveRequest request;
@@ -996,6 +1068,13 @@ ChakraApplication::SetCallDelays(std::unordered_map<uint64_t, Time> delays)
 }
 
 void
+ChakraApplication::SetCommGroups(std::shared_ptr<const CommGroupFile> groups)
+{
+    NS_LOG_FUNCTION(this << (groups ? groups->path : std::string()));
+    m_commGroups = std::move(groups);
+}
+
+void
 ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
 {
     const Time start = Simulator::Now();
@@ -1069,6 +1148,7 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
             Fail(node->Describe() + ": " + error);
             return;
         }
+        m_declaredGroups = m_declaredGroups || !groups.empty();
         for (const auto& group : groups)
         {
             Communicator comm;
@@ -1129,31 +1209,18 @@ ChakraApplication::GetStats()
     stats.exposedComm = Uncovered(comm, compute);
     if (!stats.finished && stats.error.empty() && m_feeder)
     {
-        try
-        {
-            for (const auto& waiting : m_feeder->GetStuckNodes())
-            {
-                std::string line = "node " + std::to_string(waiting.id) + " (" + waiting.name +
-                                   ") waits for parent node(s)";
-                for (uint64_t parent : waiting.waitingFor)
-                {
-                    line += " " + std::to_string(parent);
-                }
-                stats.stuck.push_back(line);
-            }
-        }
-        catch (const TraceError& e)
-        {
-            stats.stuck.push_back(e.what());
-        }
+        // What holds the rank first (the calls and messages it waits for), then the nodes
+        // that wait behind them: a report cut after its first lines still names the cause.
         for (const auto& [id, collective] : m_activeCollectives)
         {
             auto node = m_feeder->LookupNode(id);
             std::string prefix = node ? node->Describe() : "node " + std::to_string(id);
-            for (const auto& line : collective->DescribeWaiting())
-            {
-                stats.stuck.push_back(prefix + ": collective " + line);
-            }
+            const auto waiting = collective->DescribeWaiting();
+            stats.stuck.push_back(prefix + ": " + collective->Describe() + ": " +
+                                  std::to_string(waiting.size()) + " of its " +
+                                  std::to_string(collective->GetStepCount()) +
+                                  " steps not done; the first " +
+                                  (waiting.empty() ? std::string("?") : waiting.front()));
         }
         for (const auto& [id, until] : m_finishingCollectives)
         {
@@ -1166,14 +1233,6 @@ ChakraApplication::GetStats()
         for (const auto& [id, line] : m_activeP2p)
         {
             stats.stuck.push_back(line);
-        }
-        if (m_transport)
-        {
-            for (const auto& message : m_transport->GetUnreceived())
-            {
-                stats.stuck.push_back("a message arrived that no receive has taken: " +
-                                      DescribeUnreceived(message));
-            }
         }
         for (const auto& [resource, queue] : m_resourceQueue)
         {
@@ -1195,6 +1254,39 @@ ChakraApplication::GetStats()
                                          : std::to_string(seq - 1) + " to complete") +
                     " (calls of a communicator run in program order)");
             }
+        }
+        if (m_transport)
+        {
+            // Messages of calls this rank has not reached yet wait here too: a few name them.
+            const auto unreceived = m_transport->GetUnreceived();
+            constexpr std::size_t kNamed = 3;
+            for (std::size_t i = 0; i < unreceived.size() && i < kNamed; ++i)
+            {
+                stats.stuck.push_back("a message arrived that no receive has taken: " +
+                                      DescribeUnreceived(unreceived[i]));
+            }
+            if (unreceived.size() > kNamed)
+            {
+                stats.stuck.push_back(std::to_string(unreceived.size() - kNamed) +
+                                      " more messages arrived that no receive has taken");
+            }
+        }
+        try
+        {
+            for (const auto& waiting : m_feeder->GetStuckNodes())
+            {
+                std::string line = "node " + std::to_string(waiting.id) + " (" + waiting.name +
+                                   ") waits for parent node(s)";
+                for (uint64_t parent : waiting.waitingFor)
+                {
+                    line += " " + std::to_string(parent);
+                }
+                stats.stuck.push_back(line);
+            }
+        }
+        catch (const TraceError& e)
+        {
+            stats.stuck.push_back(e.what());
         }
         if (stats.stuck.empty())
         {

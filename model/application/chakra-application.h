@@ -5,6 +5,7 @@
 #define CHAKRA_APPLICATION_H
 
 #include "ns3/collective.h"
+#include "comm-group-file.h"
 #include "communicator.h"
 #include "compute-model.h"
 #include "ns3/et-feeder.h"
@@ -141,6 +142,12 @@ class ChakraApplication : public Application
      * arrived), added after the CollectiveOverhead. Set before the simulation starts.
      */
     void SetCallDelays(std::unordered_map<uint64_t, Time> delays);
+    /**
+     * The members of the communicators that the trace names by number and does not declare
+     * with a process_group:init node (ASTRA-sim's traces; see CommGroupFile). Set before the
+     * simulation starts; the same object for every rank of the job.
+     */
+    void SetCommGroups(std::shared_ptr<const CommGroupFile> groups);
 
   protected:
     void DoDispose() override;
@@ -167,6 +174,8 @@ class ChakraApplication : public Application
     void RunMetadata(std::shared_ptr<const EtNode> node);
     /** \return the communicator a node names (the world if unknown) */
     Communicator& CommunicatorOf(const EtNode& node);
+    /** \return a communicator of this rank made of \p members (global ranks, with this rank) */
+    Communicator MakeCommunicator(const std::string& name, std::vector<uint32_t> members) const;
     /** \return how to name a communicator id in messages ("communicator 'tp0'") */
     std::string CommunicatorLabel(uint64_t id) const;
     /** \return one line on a message that arrived and that no receive took */
@@ -228,6 +237,7 @@ class ChakraApplication : public Application
     Time m_collectiveOverhead;
     DataRate m_collectiveOverheadRate;
     std::unordered_map<uint64_t, Time> m_callDelays; //!< node id -> rank-local delay
+    std::shared_ptr<const CommGroupFile> m_commGroups; //!< numbered communicators (or null)
 
     // Wiring.
     uint32_t m_rank{0};
@@ -248,6 +258,7 @@ class ChakraApplication : public Application
     std::map<std::string, bool> m_resourceBusy;
     std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
     std::map<std::string, Communicator> m_communicators; //!< by pg name
+    bool m_declaredGroups{false}; //!< a process_group:init node declared some groups
     /** Ids (CommunicatorId) of the groups process_group:init declared without this rank, sorted:
      *  a collective on one of them is a trace error (8 bytes a group, not its member list). */
     std::vector<uint64_t> m_foreignGroups;

@@ -199,6 +199,33 @@ Collective::Complete(uint32_t op)
     }
 }
 
+std::string
+Collective::Describe() const
+{
+    const std::vector<uint32_t>& ranks = *m_ranks;
+    std::string members = std::to_string(ranks.size()) + " ranks: ";
+    // Enough members to recognise the group, not a line of thousands.
+    constexpr std::size_t kListed = 8;
+    for (std::size_t i = 0; i < ranks.size() && i < kListed; ++i)
+    {
+        members += (i > 0 ? ", " : "") + std::to_string(ranks[i]);
+    }
+    if (ranks.size() > kListed)
+    {
+        members += ", ...";
+    }
+    return m_call.ToString() + ", call #" + std::to_string(m_seq) + " of " +
+           (m_commName.empty() ? std::string("the world communicator")
+                               : "communicator '" + m_commName + "'") +
+           " (" + members + ")";
+}
+
+uint32_t
+Collective::GetStepCount() const
+{
+    return m_schedule->Size();
+}
+
 std::vector<std::string>
 Collective::DescribeWaiting() const
 {

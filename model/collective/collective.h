@@ -57,6 +57,14 @@ class Collective : public std::enable_shared_from_this<Collective>,
     /** \return what this rank still waits for (receives not arrived, sends not handed over) */
     std::vector<std::string> DescribeWaiting() const;
 
+    /**
+     * \return the call, for diagnostics: "ALL_REDUCE of 1048576 bytes (node 12), call #0 of
+     *         communicator '1' (4 ranks: 0, 1, 2, 3)"
+     */
+    std::string Describe() const;
+    /** \return the number of steps (sends and receives) of this rank's schedule */
+    uint32_t GetStepCount() const;
+
   private:
     /** What an op is doing (one byte per op: a ring holds 4(n-1) of them per rank). */
     enum State : uint8_t
