@@ -296,9 +296,15 @@ ReplayPipeline::Say(const std::string& line) const
 }
 
 void
+ReplayPipeline::SetRankStart(RankStart start)
+{
+    m_rankStart = start;
+}
+
+void
 ReplayPipeline::SetMeasuredOffsets(bool enable)
 {
-    m_measuredOffsets = enable;
+    m_rankStart = enable ? RankStart::MEASURED_OFFSETS : RankStart::TOGETHER;
 }
 
 void
@@ -452,10 +458,15 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         measured.AddRankTrace(rank, files[rank]);
     }
     measured.Align();
-    std::vector<double> offsetsUs;
-    if (m_measuredOffsets)
+    // When the ranks begin: a replay that starts them together while the measured ranks
+    // started milliseconds apart compares the job without its start skew with the job with it.
+    bool measuredOffsets = false;
+    std::string startNote;
+    const bool everyIteration = measured.GetIterationCount() == ranks;
+    switch (m_rankStart)
     {
-        if (measured.GetIterationCount() != ranks)
+    case RankStart::MEASURED_OFFSETS:
+        if (!everyIteration)
         {
             throw std::invalid_argument(
                 "measured start offsets need every rank's measured iteration (--traces with "
@@ -463,6 +474,24 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
                 std::to_string(measured.GetIterationCount()) + " of " + std::to_string(ranks) +
                 " ranks have one");
         }
+        measuredOffsets = true;
+        startNote = "as asked";
+        break;
+    case RankStart::TOGETHER:
+        startNote = "as asked: the job without the measured start skew";
+        break;
+    case RankStart::AUTO:
+        measuredOffsets = ranks > 1 && everyIteration && measured.HasCommonClock();
+        startNote = measuredOffsets ? "the default when the ranks' clocks are one; "
+                                      "--start-together for the job without this skew"
+                    : !everyIteration
+                        ? "no measured iteration for every rank"
+                        : "the ranks' measured times are not on one clock";
+        break;
+    }
+    std::vector<double> offsetsUs;
+    if (measuredOffsets)
+    {
         offsetsUs = measured.GetStartOffsetsUs(ranks);
     }
 
@@ -555,7 +584,7 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         first.timeline.clear();
         const ChakraReport uncalibrated = simulate(cost, first);
         const ReplayValidation v =
-            CompareWithMeasurement(uncalibrated, measured, m_measuredOffsets, offsetsUs);
+            CompareWithMeasurement(uncalibrated, measured, measuredOffsets, offsetsUs);
         cost = FitCollectiveCost(v);
         calibration = ReplayValidation::Calibration{cost.Describe(), v.IterationError(),
                                                     v.simulatedRankUs};
@@ -563,7 +592,8 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     }
     ChakraReport report = simulate(cost, options);
 
-    m_validation = CompareWithMeasurement(report, measured, m_measuredOffsets, offsetsUs);
+    m_validation = CompareWithMeasurement(report, measured, measuredOffsets, offsetsUs);
+    m_validation.startNote = ranks > 1 ? startNote : "";
     m_validation.calibration = calibration;
     if (anyDelay)
     {

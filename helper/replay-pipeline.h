@@ -65,10 +65,27 @@ class ReplayPipeline
      * 0 (the default): none.
      */
     void SetWallClockProgress(double seconds);
-    /**
-     * Starts each rank at its measured offset (its iteration start minus the earliest rank's,
-     * on the clock MeasuredRun aligns): ChakraApplication's StartOffset. Default: together.
-     */
+    /** When each rank begins its replay. */
+    enum class RankStart
+    {
+        /**
+         * At its measured offset when every rank has a measured iteration and the ranks'
+         * clocks are one (shared, or aligned by their collectives: MeasuredRun::HasCommonClock),
+         * so that the replay and the measurement answer the same question; together otherwise.
+         */
+        AUTO,
+        /**
+         * At its measured offset (its iteration start minus the earliest rank's, on the clock
+         * MeasuredRun aligns): ChakraApplication's StartOffset. Simulate refuses traces without
+         * every rank's measured iteration.
+         */
+        MEASURED_OFFSETS,
+        /** All together: the job without the measured start skew (a what-if). */
+        TOGETHER,
+    };
+    /** Sets when the ranks begin (default: RankStart::AUTO). */
+    void SetRankStart(RankStart start);
+    /** SetRankStart(MEASURED_OFFSETS) if \p enable, else SetRankStart(TOGETHER). */
     void SetMeasuredOffsets(bool enable);
     /**
      * Replays what the measurement shows beyond the models (default: on). When the traces
@@ -126,7 +143,7 @@ class ReplayPipeline
     std::string m_out;
     std::function<void(const std::string&)> m_progress;
     double m_wallProgress{0}; //!< seconds between wall-clock progress lines; 0: none
-    bool m_measuredOffsets{false};
+    RankStart m_rankStart{RankStart::AUTO};
     bool m_nvLinkFromTrace{false};
     bool m_calibrate{true};
     std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank

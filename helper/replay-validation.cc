@@ -155,6 +155,7 @@ MeasuredRun::Align()
     {
         m_clockOffsetUs[rank] = 0;
     }
+    m_commonClock = true;
     if (ranks.size() < 2)
     {
         m_clockNote = "one rank: nothing to align";
@@ -162,6 +163,7 @@ MeasuredRun::Align()
     else if (spreads.empty())
     {
         m_clockNote = "no collective with measured times on two ranks: clocks taken as they are";
+        m_commonClock = false;
     }
     else if (Median(spreads) <= kSharedClockToleranceUs)
     {
@@ -228,6 +230,7 @@ MeasuredRun::Align()
         {
             m_clockNote += "; " + std::to_string(unplaced) +
                            " rank(s) share no collective with the others and keep their clock";
+            m_commonClock = false;
         }
     }
     m_aligned.clear();
@@ -252,6 +255,12 @@ const std::string&
 MeasuredRun::GetClockNote() const
 {
     return m_clockNote;
+}
+
+bool
+MeasuredRun::HasCommonClock() const
+{
+    return m_commonClock;
 }
 
 std::size_t
@@ -461,7 +470,8 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         if (measuredOffsets)
         {
             os << "ranks start at their measured offsets (latest +" << FormatFixed(spread, 0)
-               << " us); per-rank times below are from each rank's own start\n";
+               << " us" << (startNote.empty() ? "" : "; " + startNote)
+               << "); per-rank times below are from each rank's own start\n";
             os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
                << " us, measured " << FormatFixed(measuredIterationUs, 1)
                << " us (first rank's start to last rank's end"
@@ -472,8 +482,9 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         {
             if (startOffsetsUs.size() > 1)
             {
-                os << "ranks start together; the measured ranks started up to "
-                   << FormatFixed(spread, 0) << " us apart (--measured-offsets replays that)\n";
+                os << "ranks start together" << (startNote.empty() ? "" : " (" + startNote + ")")
+                   << "; the measured ranks started up to " << FormatFixed(spread, 0)
+                   << " us apart\n";
             }
             os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
                << " us, measured " << FormatFixed(measuredIterationUs, 1) << " us ("

@@ -77,6 +77,12 @@ class MeasuredRun
 
     /** \return how the clocks were aligned, in words */
     const std::string& GetClockNote() const;
+    /**
+     * \return true if every rank's measured times are on one clock: the ranks shared one, or
+     *         Align() placed each rank through collectives it shares with the others (false
+     *         without collectives measured on two ranks, or with a rank that shares none)
+     */
+    bool HasCommonClock() const;
     /** \return the number of ranks with a measured iteration */
     std::size_t GetIterationCount() const;
     /** \return a rank's iteration with its start on the common clock, or nullptr */
@@ -105,6 +111,7 @@ class MeasuredRun
     std::map<uint32_t, double> m_clockOffsetUs;                       //!< rank clock - common
     std::map<uint32_t, MeasuredIteration> m_aligned;                  //!< common clock
     std::string m_clockNote{"no measured timings"};
+    bool m_commonClock{false}; //!< see HasCommonClock
 };
 
 /**
@@ -142,6 +149,7 @@ CallTiming TimeCall(const std::vector<std::pair<double, double>>& sides, bool to
 struct ReplayValidation
 {
     bool measuredOffsets{false};  //!< ranks started at their measured offsets
+    std::string startNote;        //!< why the ranks started so ("" if not said)
     std::string clockNote;        //!< how the measured clocks were aligned
     std::vector<double> startOffsetsUs; //!< measured start offset of each rank
     /** Measured iteration: the longest rank's, or with measured offsets, first start to last

@@ -76,7 +76,13 @@ main(int argc, char** argv)
     args.AddOption("dangling-deps", "dependencies on ids not in a trace: warn or error", "warn");
     args.AddFlag("measured-offsets",
                  "start each rank at its measured offset (its iteration start minus the "
-                 "earliest rank's, clocks aligned as the report says) instead of all together");
+                 "earliest rank's, clocks aligned as the report says); an error if a rank has "
+                 "no measured iteration. The default does so whenever it can: every rank has a "
+                 "measured iteration and the ranks' clocks are one (shared, or aligned by their "
+                 "collectives)");
+    args.AddFlag("start-together",
+                 "start every rank at once: the job without the measured start skew (a "
+                 "what-if; the validation then compares unlike things)");
     args.AddFlag("no-calibration",
                  "simulate the models alone: without the measured rank-local delays after "
                  "collectives and without a software cost per collective call fitted to the "
@@ -102,7 +108,14 @@ main(int argc, char** argv)
         }
         const std::string out = args.Get("output");
         ReplayPipeline pipeline(out);
-        pipeline.SetMeasuredOffsets(args.Has("measured-offsets"));
+        if (args.Has("measured-offsets") && args.Has("start-together"))
+        {
+            throw std::invalid_argument("give at most one of --measured-offsets and "
+                                        "--start-together");
+        }
+        pipeline.SetRankStart(args.Has("measured-offsets") ? ReplayPipeline::RankStart::MEASURED_OFFSETS
+                              : args.Has("start-together") ? ReplayPipeline::RankStart::TOGETHER
+                                                           : ReplayPipeline::RankStart::AUTO);
         pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
         pipeline.SetCalibration(!args.Has("no-calibration"));
         if (!args.Has("quiet"))
