@@ -1,13 +1,16 @@
 #include "pytorch-trace.h"
 
-#include "ns3/json-limits.h"
+#include "json-event-reader.h"
+
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <regex>
+#include <string_view>
 
 namespace ns3
 {
@@ -24,6 +27,163 @@ DumpCompact(const Json& value)
     return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+/**
+ * Reads the events of one JSON value into compact JSON text, as nlohmann/json's dump(-1) would
+ * write it, without building the value: the inputs and outputs of every node are most of a
+ * trace's values and are only passed through as text. Objects inside are the exception: dump
+ * sorts their keys and keeps the last of repeated ones, so they are built as JSON and dumped.
+ */
+class CompactWriter
+{
+  public:
+    /** Starts writing into \p target (cleared). */
+    void Begin(std::string* target)
+    {
+        m_target = target;
+        m_target->clear();
+        m_depth = 0;
+        m_needComma = false;
+    }
+
+    /** \return the JSON an object inside is built into */
+    Json& ObjectSlot()
+    {
+        Separate();
+        return m_object;
+    }
+
+    /** Writes the object built into ObjectSlot(). */
+    void EndObject()
+    {
+        m_target->append(DumpCompact(m_object));
+        m_object = Json();
+        m_needComma = true;
+    }
+
+    void StartArray()
+    {
+        Separate();
+        m_target->push_back('[');
+        ++m_depth;
+        m_needComma = false;
+    }
+
+    /** \return true if the outermost array ended */
+    bool EndArray()
+    {
+        m_target->push_back(']');
+        m_needComma = true;
+        return --m_depth == 0;
+    }
+
+    void Literal(const char* text)
+    {
+        Separate();
+        m_target->append(text);
+        m_needComma = true;
+    }
+
+    void Integer(int64_t value)
+    {
+        Separate();
+        m_target->append(std::to_string(value));
+        m_needComma = true;
+    }
+
+    void Unsigned(uint64_t value)
+    {
+        Separate();
+        m_target->append(std::to_string(value));
+        m_needComma = true;
+    }
+
+    void Float(double value)
+    {
+        Separate();
+        m_target->append(Json(value).dump()); // nlohmann's shortest round-trip form
+        m_needComma = true;
+    }
+
+    void String(const std::string& value, bool escaped)
+    {
+        Separate();
+        if (escaped)
+        {
+            m_target->append(DumpCompact(Json(value)));
+        }
+        else
+        {
+            // Unescaped JSON string text holds no quote, backslash or control character, and
+            // the reader checked its UTF-8: dump would write it back byte for byte.
+            m_target->push_back('"');
+            m_target->append(value);
+            m_target->push_back('"');
+        }
+        m_needComma = true;
+    }
+
+  private:
+    void Separate()
+    {
+        if (m_needComma)
+        {
+            m_target->push_back(',');
+        }
+    }
+
+    std::string* m_target{nullptr};
+    uint32_t m_depth{0};     //!< open arrays
+    bool m_needComma{false}; //!< a value was written at this level
+    Json m_object;           //!< an object being built
+};
+
+/**
+ * A node's io field as read: "inputs" or "outputs" ({values, shapes, types} objects of the
+ * chakra schemas) or, in 1.0.1, one of "inputs", "input_shapes", ... (arrays).
+ */
+struct RawIo
+{
+    /** What the field held. */
+    enum Kind
+    {
+        ABSENT, //!< no such field, or null
+        ARRAY,  //!< an array: in text
+        OBJECT, //!< an object: its three arrays in io
+        OTHER,  //!< anything else
+    };
+
+    Kind kind{ABSENT};
+    std::string text;                  //!< ARRAY: compact JSON
+    PyTorchIo io;                      //!< OBJECT: values, shapes, types
+    std::array<bool, 3> notArray{};    //!< OBJECT: which of the three is neither array nor null
+};
+
+/** The io field names, in the order of RawNode::io. */
+constexpr std::array<std::string_view, 6> kIoKeys{"inputs", "outputs", "input_shapes",
+                                                  "input_types", "output_shapes", "output_types"};
+/** The members of a {values, shapes, types} object, in the order NodeParser checks them. */
+constexpr std::array<std::string_view, 3> kIoMembers{"values", "shapes", "types"};
+/** The fields of an "attrs" entry. */
+constexpr std::array<std::string_view, 3> kAttrFields{"name", "type", "value"};
+
+/**
+ * \return the index of \p key in \p names, or -1 (string_view comparisons: the lengths first,
+ *         no strlen; this runs for every key of every node)
+ */
+template <std::size_t N>
+int
+IndexOf(const std::array<std::string_view, N>& names, std::string_view key)
+{
+    for (std::size_t i = 0; i < N; ++i)
+    {
+        if (key == names[i])
+        {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
 /** Reads the fields of one JSON node object, naming the node in every error. */
 class NodeParser
 {
@@ -35,19 +195,22 @@ class NodeParser
      * \param legacy the 1.0.1 layout
      * \param attrs the attribute list, already read by the SAX reader (or nullptr)
      * \param attrError why that list is malformed ("" if it is fine)
+     * \param io the io fields, read by the SAX reader (kIoKeys order; moved from)
      */
     NodeParser(const std::string& path,
                Json& json,
                std::size_t index,
                bool legacy,
                std::vector<PyTorchAttr>* attrs,
-               const std::string& attrError)
+               const std::string& attrError,
+               std::array<RawIo, kIoKeys.size()>& io)
         : m_path(path),
           m_json(json),
           m_legacy(legacy),
           m_where("node #" + std::to_string(index)),
           m_attrs(attrs),
-          m_attrError(attrError)
+          m_attrError(attrError),
+          m_io(io)
     {
     }
 
@@ -166,7 +329,7 @@ class NodeParser
         throw TraceError(m_path, m_where, what);
     }
 
-    const Json* Find(const char* key) const
+    const Json* Find(std::string_view key) const
     {
         auto it = m_json.find(key);
         return it == m_json.end() ? nullptr : &*it;
@@ -296,63 +459,61 @@ class NodeParser
         node.parent = ToUint(*value, key);
     }
 
-    void TakeArray(const char* key, std::string& out)
+    /** 1.0.1: the io field kIoKeys[index] must be an array (or absent). */
+    void TakeArray(std::size_t index, std::string& out)
     {
-        auto it = m_json.find(key);
-        if (it == m_json.end() || it->is_null())
+        RawIo& raw = m_io[index];
+        if (raw.kind == RawIo::ABSENT)
         {
             return;
         }
-        if (!it->is_array())
+        if (raw.kind != RawIo::ARRAY)
         {
-            Fail(std::string("field \"") + key + "\" is not an array");
+            Fail("field \"" + std::string(kIoKeys[index]) + "\" is not an array");
         }
-        out = DumpCompact(*it);
+        out = std::move(raw.text);
     }
 
-    void TakeIo(const char* key, PyTorchIo& io)
+    /** Chakra schemas: the io field kIoKeys[index] must be a {values, shapes, types} object. */
+    void TakeIo(std::size_t index, PyTorchIo& io)
     {
-        auto it = m_json.find(key);
-        if (it == m_json.end() || it->is_null())
+        RawIo& raw = m_io[index];
+        if (raw.kind == RawIo::ABSENT)
         {
             return;
         }
-        if (!it->is_object())
+        if (raw.kind != RawIo::OBJECT)
         {
-            Fail(std::string("field \"") + key + "\" is not a {values, shapes, types} object");
+            Fail("field \"" + std::string(kIoKeys[index]) +
+                 "\" is not a {values, shapes, types} object");
         }
-        for (auto [field, target] : {std::pair<const char*, std::string*>{"values", &io.values},
-                                     {"shapes", &io.shapes},
-                                     {"types", &io.types}})
+        for (std::size_t member = 0; member < kIoMembers.size(); ++member)
         {
-            auto sub = it->find(field);
-            if (sub == it->end() || sub->is_null())
+            if (raw.notArray[member])
             {
-                continue;
+                Fail("field \"" + std::string(kIoKeys[index]) + "." +
+                     std::string(kIoMembers[member]) + "\" is not an array");
             }
-            if (!sub->is_array())
-            {
-                Fail(std::string("field \"") + key + "." + field + "\" is not an array");
-            }
-            *target = DumpCompact(*sub);
         }
+        io = std::move(raw.io);
     }
 
     void ParseIo(PyTorchNode& node)
     {
+        // kIoKeys: inputs, outputs, input_shapes, input_types, output_shapes, output_types.
         if (m_legacy)
         {
-            TakeArray("inputs", node.inputs.values);
-            TakeArray("input_shapes", node.inputs.shapes);
-            TakeArray("input_types", node.inputs.types);
-            TakeArray("outputs", node.outputs.values);
-            TakeArray("output_shapes", node.outputs.shapes);
-            TakeArray("output_types", node.outputs.types);
+            TakeArray(0, node.inputs.values);
+            TakeArray(2, node.inputs.shapes);
+            TakeArray(3, node.inputs.types);
+            TakeArray(1, node.outputs.values);
+            TakeArray(4, node.outputs.shapes);
+            TakeArray(5, node.outputs.types);
         }
         else
         {
-            TakeIo("inputs", node.inputs);
-            TakeIo("outputs", node.outputs);
+            TakeIo(0, node.inputs);
+            TakeIo(1, node.outputs);
         }
     }
 
@@ -442,32 +603,29 @@ class NodeParser
     std::string m_where;
     std::vector<PyTorchAttr>* m_attrs;
     const std::string& m_attrError;
+    std::array<RawIo, kIoKeys.size()>& m_io;
 };
 
-/** A node object as the SAX reader collects it: its fields, and its attribute list apart. */
+/** A node object as the SAX reader collects it: its fields, attribute list and io apart. */
 struct RawNode
 {
-    Json fields;                    //!< every field but a well-formed "attrs" list
+    Json fields;                    //!< every field but a well-formed "attrs" list and the io
     std::vector<PyTorchAttr> attrs; //!< the "attrs" list, when it is an array
     bool hasAttrs{false};           //!< true if "attrs" was an array
     std::string attrError;          //!< why an entry of "attrs" is malformed
+    std::array<RawIo, kIoKeys.size()> io; //!< the io fields, as kIoKeys names them
     std::size_t index{0};           //!< position in the "nodes" array
 };
 
 /**
  * SAX handler reading a trace without building a DOM for the "attrs" entries, which are most
- * of a chakra-schema trace ({name, type, value} objects would each cost a std::map). Every other
- * value is built as JSON, as nlohmann's own DOM parser does.
+ * of a chakra-schema trace ({name, type, value} objects would each cost a std::map), nor for
+ * the inputs and outputs, kept as the compact text the converter writes. Every other value is
+ * built as JSON, as nlohmann's own DOM parser does.
  */
-class TraceSax
+class TraceSax : public JsonEventHandler
 {
   public:
-    using number_integer_t = Json::number_integer_t;
-    using number_unsigned_t = Json::number_unsigned_t;
-    using number_float_t = Json::number_float_t;
-    using string_t = Json::string_t;
-    using binary_t = Json::binary_t;
-
     Json top = Json::object();     //!< top-level fields other than "nodes"
     bool topIsObject{false};       //!< the document is an object
     bool nodesSeen{false};         //!< "nodes" was an array
@@ -475,93 +633,134 @@ class TraceSax
     /** Receives each node object when it ends; returns false to keep it in "nodes" (the
      *  schema is not known yet). */
     std::function<bool(RawNode&)> sink;
-    std::size_t errorByte{0};      //!< position of a syntax error
-    std::string error;             //!< the syntax error ("" if none)
 
-    bool null()
+    bool Null() override
     {
-        return Value(Json());
+        if (m_frames.empty() || m_frames.back() != Frame::Compact || !m_stack.empty())
+        {
+            return Value(Json());
+        }
+        m_compact.Literal("null");
+        return true;
     }
 
-    bool boolean(bool value)
+    bool Boolean(bool value) override
     {
-        return Value(Json(value));
+        if (m_frames.empty() || m_frames.back() != Frame::Compact || !m_stack.empty())
+        {
+            return Value(Json(value));
+        }
+        m_compact.Literal(value ? "true" : "false");
+        return true;
     }
 
-    bool number_integer(number_integer_t value)
+    bool Integer(int64_t value) override
     {
-        return Value(Json(value));
+        if (m_frames.empty() || m_frames.back() != Frame::Compact || !m_stack.empty())
+        {
+            return Value(Json(value));
+        }
+        m_compact.Integer(value);
+        return true;
     }
 
-    bool number_unsigned(number_unsigned_t value)
+    bool Unsigned(uint64_t value) override
     {
-        return Value(Json(value));
+        if (m_frames.empty() || m_frames.back() != Frame::Compact || !m_stack.empty())
+        {
+            return Value(Json(value));
+        }
+        m_compact.Unsigned(value);
+        return true;
     }
 
-    bool number_float(number_float_t value, const string_t& /* text */)
+    bool Float(double value) override
     {
-        return Value(Json(value));
+        if (m_frames.empty() || m_frames.back() != Frame::Compact || !m_stack.empty())
+        {
+            return Value(Json(value));
+        }
+        m_compact.Float(value);
+        return true;
     }
 
-    bool string(string_t& value)
+    bool String(std::string& value, bool escaped) override
     {
+        if (m_frames.empty() || !m_stack.empty())
+        {
+            return Value(Json(std::move(value)));
+        }
+        if (m_frames.back() == Frame::Compact)
+        {
+            m_compact.String(value, escaped);
+            return true;
+        }
+        if (m_frames.back() == Frame::Attr &&
+            (m_attrField == kAttrName || m_attrField == kAttrType))
+        {
+            SetAttrText(value); // without a JSON value in between: two per attribute
+            return true;
+        }
         return Value(Json(std::move(value)));
     }
 
-    bool binary(binary_t& value)
-    {
-        return Value(Json::binary(std::move(value)));
-    }
-
-    bool key(string_t& name)
+    bool Key(std::string& name) override
     {
         if (!m_stack.empty())
         {
             m_slot = &(*m_stack.back())[name];
             return true;
         }
+        if (!m_frames.empty())
+        {
+            if (m_frames.back() == Frame::Node)
+            {
+                m_io = IndexOf(kIoKeys, name);
+            }
+            else if (m_frames.back() == Frame::Io)
+            {
+                m_member = IndexOf(kIoMembers, name);
+            }
+            else if (m_frames.back() == Frame::Attr)
+            {
+                m_attrField = IndexOf(kAttrFields, name);
+            }
+        }
         m_key = std::move(name);
         return true;
     }
 
-    bool start_object(std::size_t /* size */)
+    bool StartObject() override
     {
         return Start(Json::value_t::object);
     }
 
-    bool start_array(std::size_t /* size */)
+    bool StartArray() override
     {
         return Start(Json::value_t::array);
     }
 
-    bool end_object()
+    bool EndObject() override
     {
         return End();
     }
 
-    bool end_array()
+    bool EndArray() override
     {
         return End();
-    }
-
-    bool parse_error(std::size_t position,
-                     const std::string& /* token */,
-                     const nlohmann::detail::exception& ex)
-    {
-        errorByte = position;
-        error = ex.what();
-        return false;
     }
 
   private:
     /** Where the reader is, outside a value being captured as JSON. */
     enum class Frame
     {
-        Top,   //!< in the top-level object
-        Nodes, //!< in the "nodes" array
-        Node,  //!< in a node object
-        Attrs, //!< in a node's "attrs" array
-        Attr,  //!< in one {name, type, value} entry
+        Top,     //!< in the top-level object
+        Nodes,   //!< in the "nodes" array
+        Node,    //!< in a node object
+        Attrs,   //!< in a node's "attrs" array
+        Attr,    //!< in one {name, type, value} entry
+        Io,      //!< in a node's {values, shapes, types} object
+        Compact, //!< in an io array, written as compact text
     };
 
     /** Begins capturing a JSON value into \p target. */
@@ -569,6 +768,12 @@ class TraceSax
     {
         *target = Json(type);
         m_stack.push_back(target);
+    }
+
+    /** \return the io field the current key of a node names */
+    RawIo& CurrentIo()
+    {
+        return nodes.back().io[static_cast<std::size_t>(m_io)];
     }
 
     bool Value(Json value)
@@ -601,14 +806,31 @@ class TraceSax
             nodes.back().fields = std::move(value);
             break;
         case Frame::Node:
-            nodes.back().fields[m_key] = std::move(value);
+            if (m_io >= 0)
+            {
+                // A repeated key replaces the earlier value, as in a JSON object.
+                CurrentIo() = RawIo();
+                CurrentIo().kind = value.is_null() ? RawIo::ABSENT : RawIo::OTHER;
+            }
+            else
+            {
+                nodes.back().fields[m_key] = std::move(value);
+            }
+            break;
+        case Frame::Io:
+            if (m_member >= 0)
+            {
+                const auto member = static_cast<std::size_t>(m_member);
+                CurrentIo().notArray[member] = !value.is_null();
+                MemberOf(CurrentIo().io, member) = "[]";
+            }
             break;
         case Frame::Attrs:
             SetAttrError("an entry of \"attrs\" is not a {name, type, value} object: " +
                          value.dump());
             break;
         case Frame::Attr:
-            if (m_key == "name" || m_key == "type")
+            if (m_attrField == kAttrName || m_attrField == kAttrType)
             {
                 if (!value.is_string())
                 {
@@ -617,17 +839,36 @@ class TraceSax
                 }
                 else
                 {
-                    (m_key == "name" ? m_attr.name : m_attr.type) = value.get<std::string>();
-                    (m_key == "name" ? m_attrHasName : m_attrHasType) = true;
+                    SetAttrText(value.get_ref<std::string&>());
                 }
             }
-            else if (m_key == "value")
+            else if (m_attrField == kAttrValue)
             {
                 m_attr.value = std::move(value);
             }
             break;
+        case Frame::Compact:
+            break; // (scalars in compact text are written by the callers)
         }
         return true;
+    }
+
+    /** Indices in kAttrFields. */
+    static constexpr int kAttrName = 0;
+    static constexpr int kAttrType = 1;
+    static constexpr int kAttrValue = 2;
+
+    /** Sets the attribute's name or type (m_attrField) to \p text (moved from). */
+    void SetAttrText(std::string& text)
+    {
+        (m_attrField == kAttrName ? m_attr.name : m_attr.type) = std::move(text);
+        (m_attrField == kAttrName ? m_attrHasName : m_attrHasType) = true;
+    }
+
+    /** \return io's values, shapes or types */
+    static std::string& MemberOf(PyTorchIo& io, std::size_t member)
+    {
+        return member == 0 ? io.values : (member == 1 ? io.shapes : io.types);
     }
 
     bool Start(Json::value_t type)
@@ -693,9 +934,44 @@ class TraceSax
                 nodes.back().hasAttrs = true;
                 m_frames.push_back(Frame::Attrs);
             }
+            else if (m_io >= 0)
+            {
+                RawIo& io = CurrentIo();
+                io = RawIo();
+                if (isObject)
+                {
+                    io.kind = RawIo::OBJECT;
+                    m_frames.push_back(Frame::Io);
+                }
+                else
+                {
+                    io.kind = RawIo::ARRAY;
+                    m_compact.Begin(&io.text);
+                    m_compact.StartArray();
+                    m_frames.push_back(Frame::Compact);
+                }
+            }
             else
             {
                 Capture(&nodes.back().fields[m_key], type);
+            }
+            break;
+        case Frame::Io:
+            if (m_member >= 0 && !isObject)
+            {
+                const auto member = static_cast<std::size_t>(m_member);
+                CurrentIo().notArray[member] = false;
+                m_compact.Begin(&MemberOf(CurrentIo().io, member));
+                m_compact.StartArray();
+                m_frames.push_back(Frame::Compact);
+            }
+            else
+            {
+                if (m_member >= 0)
+                {
+                    CurrentIo().notArray[static_cast<std::size_t>(m_member)] = true;
+                }
+                Capture(&m_ignored, type);
             }
             break;
         case Frame::Attrs:
@@ -713,7 +989,17 @@ class TraceSax
             }
             break;
         case Frame::Attr:
-            Capture(m_key == "value" ? &m_attr.value : &m_ignored, type);
+            Capture(m_attrField == kAttrValue ? &m_attr.value : &m_ignored, type);
+            break;
+        case Frame::Compact:
+            if (isObject)
+            {
+                Capture(&m_compact.ObjectSlot(), type);
+            }
+            else
+            {
+                m_compact.StartArray();
+            }
             break;
         }
         return true;
@@ -724,10 +1010,22 @@ class TraceSax
         if (!m_stack.empty())
         {
             m_stack.pop_back();
+            if (m_stack.empty() && !m_frames.empty() && m_frames.back() == Frame::Compact)
+            {
+                m_compact.EndObject(); // an object inside an io array
+            }
             return true;
         }
         if (m_frames.empty())
         {
+            return true;
+        }
+        if (m_frames.back() == Frame::Compact)
+        {
+            if (m_compact.EndArray())
+            {
+                m_frames.pop_back();
+            }
             return true;
         }
         Frame frame = m_frames.back();
@@ -766,10 +1064,14 @@ class TraceSax
     std::vector<Json*> m_stack;   //!< open containers of the value being captured
     Json* m_slot{nullptr};        //!< the object member the next captured value fills
     std::string m_key;            //!< the last key outside a captured value
+    int m_io{-1};                 //!< in a node: the io field m_key names (kIoKeys), or -1
+    int m_member{-1};             //!< in an io object: the member m_key names, or -1
+    int m_attrField{-1};          //!< in an attrs entry: the field m_key names, or -1
     PyTorchAttr m_attr;           //!< the attribute being read
     bool m_attrHasName{false};    //!< it has a name
     bool m_attrHasType{false};    //!< it has a type
     Json m_ignored;               //!< values nobody needs
+    CompactWriter m_compact;      //!< writes the io array being read
     std::size_t m_nodeCount{0};   //!< node objects started
 };
 
@@ -794,7 +1096,7 @@ PyTorchIo::IsEmpty() const
 }
 
 const nlohmann::json*
-PyTorchNode::FindAttr(const std::string& attrName) const
+PyTorchNode::FindAttr(std::string_view attrName) const
 {
     for (const auto& attr : attrs)
     {
@@ -845,7 +1147,8 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
     };
     auto readNode = [&](RawNode& raw) {
         trace.m_nodes.push_back(NodeParser(path, raw.fields, raw.index, trace.m_legacy,
-                                           raw.hasAttrs ? &raw.attrs : nullptr, raw.attrError)
+                                           raw.hasAttrs ? &raw.attrs : nullptr, raw.attrError,
+                                           raw.io)
                                     .Parse());
     };
     sax.sink = [&](RawNode& raw) {
@@ -856,12 +1159,14 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
         readNode(raw);
         return true;
     };
-    CheckJsonDepth(text, path); // nested values are copied and dumped recursively
-    Json::sax_parse(text, &sax);
-    if (!sax.error.empty())
+    // The reader bounds the nesting (kMaxJsonDepth): nested values are copied and dumped
+    // recursively.
+    JsonEventReader reader(text);
+    if (!reader.Read(sax))
     {
-        throw TraceError(path, "byte " + std::to_string(sax.errorByte),
-                         "malformed JSON: " + sax.error);
+        throw TraceError(path, "byte " + std::to_string(reader.GetErrorByte()),
+                         reader.IsTooDeep() ? reader.GetError()
+                                            : "malformed JSON: " + reader.GetError());
     }
     if (!sax.topIsObject)
     {
@@ -943,9 +1248,35 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
 void
 PyTorchTrace::BuildTree()
 {
-    std::stable_sort(m_nodes.begin(), m_nodes.end(), [](const auto& a, const auto& b) {
-        return a.id < b.id;
-    });
+    // Sorted by id, equal ids in file order. The order is found on (id, position) pairs and
+    // applied in place, cycle by cycle, each node moved once: sorting the nodes themselves
+    // moved each some log n times, most of the time of this function on a real trace (ids are
+    // mostly, not fully, ascending).
+    std::vector<std::pair<uint64_t, std::size_t>> order(m_nodes.size());
+    for (std::size_t i = 0; i < m_nodes.size(); ++i)
+    {
+        order[i] = {m_nodes[i].id, i};
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<bool> placed(m_nodes.size(), false);
+    for (std::size_t start = 0; start < m_nodes.size(); ++start)
+    {
+        if (placed[start] || order[start].second == start)
+        {
+            continue;
+        }
+        // Position j receives the node at order[j].second, until the cycle is back at start.
+        PyTorchNode first = std::move(m_nodes[start]);
+        std::size_t j = start;
+        while (order[j].second != start)
+        {
+            m_nodes[j] = std::move(m_nodes[order[j].second]);
+            placed[j] = true;
+            j = order[j].second;
+        }
+        m_nodes[j] = std::move(first);
+        placed[j] = true;
+    }
     for (std::size_t i = 1; i < m_nodes.size(); ++i)
     {
         if (m_nodes[i].id == m_nodes[i - 1].id)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ns3
@@ -84,7 +85,7 @@ struct PyTorchNode
      * \param attrName an attribute name
      * \return its value, or nullptr if the node has no such attribute
      */
-    const nlohmann::json* FindAttr(const std::string& attrName) const;
+    const nlohmann::json* FindAttr(std::string_view attrName) const;
 
     /** \return "node <id> (<name>)": the position used in errors */
     std::string Describe() const;

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace ns3
@@ -50,13 +51,15 @@ struct CommInfo
 
 /** Attribute names the converter writes itself; a trace attribute of that name is skipped. */
 bool
-IsReservedAttr(const std::string& name)
+IsReservedAttr(std::string_view name)
 {
-    static const std::set<std::string> names = {
+    // Asked for every attribute of every node: string_view comparisons (lengths first) over a
+    // short list cost a fraction of a std::set<std::string> lookup.
+    static constexpr std::string_view kNames[] = {
         "is_cpu_op", "comm_type", "comm_size", "pg_name", "comm_src", "comm_dst", "comm_tag",
         "root_rank", "tid", "stream", "device", "correlation", "duration_exact_micros", "cat",
         "ts", "dur", "inclusive_dur", "exclusive_dur", "inter_thread_dep", "sync_deps"};
-    return names.count(name) != 0;
+    return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
 void
@@ -142,7 +145,7 @@ AddTraceAttr(ChakraProtoMsg::Node& node, const PyTorchAttr& attr)
     }
     else if (value.is_string())
     {
-        out->set_string_val(value.get<std::string>());
+        out->set_string_val(value.get_ref<const std::string&>());
     }
     else
     {
