@@ -57,7 +57,6 @@ def build(bld):
     if bld.env.ENABLE_EXAMPLES:
         for tool, source in TOOLS.items():
             program = bld.create_ns3_program(tool, ['chakra'])
-            program.source = ['utils/%s.cc' % source, 'utils/tool-args.cc']
-            program.includes = ['utils']
+            program.source = ['utils/%s.cc' % source]
         example = bld.create_ns3_program('chakra-cluster', ['chakra'])
         example.source = 'examples/chakra-cluster.cc'

@@ -1,19 +1,22 @@
 /*
  * chakra-cluster: replay per-rank Chakra traces on a modeled GPU cluster.
  *
- *   chakra-cluster --trace=PREFIX [--hosts=2 --gpusPerHost=8 --topology=leaf-spine ...]
+ *   chakra-cluster --trace PREFIX [--hosts 2 --gpus-per-host 8 --topology leaf-spine ...]
  *
- * Builds Hosts x GpusPerHost GPU nodes (NVSwitch inside a host, one NIC per GPU to the
+ * Builds hosts x GPUs-per-host GPU nodes (NVSwitch inside a host, one NIC per GPU to the
  * scale-out fabric), installs one ChakraApplication per rank (rank r reads PREFIX.r.et), runs
  * the simulation and prints the report: per rank finish, compute, communication and exposed
- * communication time; per collective size, time and bandwidth. --out=DIR writes CSV files and
- * --timeline=FILE a Chrome trace JSON (open it in https://ui.perfetto.dev).
+ * communication time; per collective size, time and bandwidth. --output DIR writes CSV files
+ * and --timeline[=FILE] a Chrome trace JSON (open it in https://ui.perfetto.dev).
+ * Without --trace, --topology-dot FILE draws the cluster the flags describe, with no run.
  *
- * Long runs print a progress line on stderr about once a wall-clock second (--progress=SECONDS,
- * --quiet: none).
+ * Flags are the same as chakra_replay's (ClusterOptions: one table for both); any ns-3
+ * attribute can be set too: --ns3::RdmaNic::CongestionControl=dcqcn.
  *
- * Any ns-3 attribute can also be set: e.g. --ns3::TcpTransport::BufferSize=16777216.
- * Exit status: 0 when every rank ran its whole trace, 1 otherwise (the report says why).
+ * Long runs print a progress line on stderr about once a wall-clock second (--progress
+ * SECONDS, --quiet: none).
+ * Exit status: 0 when every rank ran its whole trace, 1 otherwise (the report says why), 2 for
+ * a flag that is not valid.
  *
  * Launched by mpirun (with an ns-3 built with MPI: scripts/build-ns3-mpi.sh), the processes run
  * one distributed simulation: each simulates part of the cluster
@@ -23,95 +26,39 @@
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 using namespace ns3;
 
-
 int
 main(int argc, char* argv[])
 {
-    std::string trace;
-    std::string outDir;
-    uint32_t rows = 20;
-    double progress = 1.0;
-    bool noProgress = false;
-    ClusterOptions options; // defaults: the attributes' defaults
+    const std::string program = "chakra-cluster";
+    ToolArgs args(program,
+                  "Replays per-rank Chakra traces (PREFIX.<rank>.et) on a modeled GPU cluster "
+                  "and prints the report; without --trace, --topology-dot FILE draws the cluster.");
+    args.AddOption("trace", "trace prefix: rank r reads PREFIX.r.et (or .et.gz)");
+    ClusterOptions::AddFlags(args);
+    args.AddOption("output",
+                   "directory for ranks.csv, collectives.csv, comm-ops.csv (and timeline.json)",
+                   "",
+                   false,
+                   {"out"});
+    args.AddOptionalValue("timeline",
+                          "write a Chrome trace JSON timeline: to FILE (--timeline=FILE), or to "
+                          "OUTPUT/timeline.json");
+    args.AddOption("rows", "rows per table in the printed report", "20");
+    args.AddOption("progress",
+                   "print a progress line (simulated time, nodes done of all, events/s, time "
+                   "left) on stderr about every this many wall-clock seconds (0: never)",
+                   "1");
+    args.AddFlag("quiet", "no progress lines");
+    args.EnableNs3Attributes();
 
-    CommandLine cmd(__FILE__);
-    cmd.Usage("Replays per-rank Chakra traces (PREFIX.<rank>.et) on a modeled GPU cluster.");
-    cmd.AddValue("trace", "trace prefix: rank r reads PREFIX.r.et (or .et.gz)", trace);
-    cmd.AddValue("hosts", "hosts (0: from the trace count)", options.hosts);
-    cmd.AddValue("gpusPerHost", "GPUs per host (0: 8 if the rank count allows, else all)",
-                 options.gpusPerHost);
-    cmd.AddValue("transport",
-                 "transport model: " + CommTransport::ListModels() +
-                     ", or auto (rdma up to ns3::GpuClusterHelper::AutoPacketLimit GPUs, "
-                     "flow above; the report says which ran) (the cluster's fabric is built "
-                     "for it)",
-                 options.transport);
-    cmd.AddValue("topology", ListTopologyKinds(), options.topology);
-    cmd.AddValue("nicBandwidth", "NIC link bandwidth", options.nicBandwidth);
-    cmd.AddValue("nicLatency", "NIC link latency", options.nicLatency);
-    cmd.AddValue("nvLinkBandwidth", "NVLink bandwidth per GPU and direction",
-                 options.nvLinkBandwidth);
-    cmd.AddValue("nvLinkLatency", "NVLink latency", options.nvLinkLatency);
-    cmd.AddValue("spines", "leaf-spine: spines", options.spines);
-    cmd.AddValue("hostsPerLeaf", "leaf-spine: hosts per leaf", options.hostsPerLeaf);
-    cmd.AddValue("oversubscription",
-                 "first tier above the NICs (leaf, rail switch, fat-tree edge): downlink / "
-                 "uplink capacity",
-                 options.oversubscription);
-    cmd.AddValue("topologyFile",
-                 "YAML/JSON topology file (ours, or ASTRA-sim's network.yml); its values win",
-                 options.topologyFile);
-    cmd.AddValue("topologyDot", "write the topology as a Graphviz file", options.topologyDot);
-    cmd.AddValue("scaleUpDomain", "GPUs per NVLink domain (0: a host; e.g. 72)",
-                 options.scaleUpDomain);
-    cmd.AddValue("hostsPerRailGroup", "rail-optimized: hosts per rail group (0: all)",
-                 options.hostsPerRailGroup);
-    cmd.AddValue("leavesPerPod", "clos: leaves per pod", options.leavesPerPod);
-    cmd.AddValue("coreSwitches", "clos: core switches (0: one per spine plane)",
-                 options.coreSwitches);
-    cmd.AddValue("coreOversubscription", "clos, fat-tree: spine tier downlink / uplink capacity",
-                 options.coreOversubscription);
-    cmd.AddValue("fatTreeK", "fat-tree: switch radix k (0: smallest that fits)",
-                 options.fatTreeK);
-    cmd.AddValue("torusDims", "torus: GPUs per dimension, e.g. 4x4x4", options.torusDims);
-    cmd.AddValue("torusBandwidth", "torus: link bandwidth (0: the NIC's)",
-                 options.torusBandwidth);
-    cmd.AddValue("dimensions",
-                 "multi-dim: Shape:size:bandwidth:latency,... (Ring, FullyConnected, Switch)",
-                 options.dimensions);
-    cmd.AddValue("mtu", "MTU of NIC and fabric links", options.mtu);
-    cmd.AddValue("algorithm",
-                 "algorithm for every collective type (auto, ring, direct, halving-doubling, "
-                 "tree, hierarchical); per type: --ns3::ChakraApplication::AllReduceAlgorithm=...",
-                 options.algorithm);
-    cmd.AddValue("chunkSize", "pipeline chunk size in bytes (0: algorithm default)",
-                 options.chunkSize);
-    cmd.AddValue("computeScale", "factor on GPU compute durations (0.5: twice as fast)",
-                 options.computeScale);
-    cmd.AddValue("ctrlDeps",
-                 "ctrl_deps: auto (ignored in reference-converter traces, whose ctrl_deps are "
-                 "call-tree links), honour or ignore (true/false also accepted)",
-                 options.ctrlDeps);
-    cmd.AddValue("danglingDeps", "dependencies on ids not in a trace: warn or error",
-                 options.danglingDeps);
-    cmd.AddValue("out", "directory for ranks.csv, collectives.csv, comm-ops.csv", outDir);
-    cmd.AddValue("timeline", "Chrome trace JSON timeline file", options.timeline);
-    cmd.AddValue("stopTime", "stop the simulation at this simulated time in seconds (0: never)",
-                 options.stopSeconds);
-    cmd.AddValue("rows", "rows per table in the printed report", rows);
-    cmd.AddValue("progress",
-                 "print a progress line (simulated time, nodes done, events/s) on stderr about "
-                 "every this many wall-clock seconds (0: never)",
-                 progress);
-    cmd.AddValue("quiet", "no progress lines", noProgress);
-    cmd.Parse(argc, argv);
-
-    // Launched by mpirun: this process takes part in one distributed simulation.
+    // Launched by mpirun: this process takes part in one distributed simulation. (Before the
+    // flags: MPI may add its own to argv.)
     std::unique_ptr<MpiSession> mpi;
     try
     {
@@ -119,27 +66,63 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+        std::cerr << program << ": error: " << e.what() << std::endl;
         return 1;
     }
     // Process 0 prints the report and writes the files; the others only simulate.
     const bool first = MpiContext::GetProcessId() == 0;
+    bool done = false;
+    const int code = args.Parse(argc, argv, done);
+    if (done)
+    {
+        return code;
+    }
     std::ostream quiet(nullptr);
     std::ostream& out = first ? std::cout : quiet;
     bool simulating = false;
 
-    if (trace.empty())
-    {
-        std::cerr << "chakra-cluster: error: --trace=PREFIX is required (see --help)" << std::endl;
-        return 2;
-    }
     try
     {
+        ClusterOptions options;
+        options.Read(args);
+        const std::string outDir = args.Get("output");
+        if (args.Has("timeline"))
+        {
+            options.timeline = args.Get("timeline");
+            if (options.timeline.empty())
+            {
+                if (outDir.empty())
+                {
+                    throw std::invalid_argument(
+                        "--timeline: give --timeline=FILE, or --output DIR (DIR/timeline.json)");
+                }
+                options.timeline = outDir + "/timeline.json";
+            }
+        }
+        const std::string trace = args.Get("trace");
+        if (trace.empty())
+        {
+            if (!options.Has("topology-dot"))
+            {
+                throw std::invalid_argument("--trace PREFIX is required (or --topology-dot FILE "
+                                            "alone, to draw the cluster without a run)");
+            }
+            // The picture alone: the cluster the flags describe, no traces, no simulation.
+            Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+            options.ApplyToCluster(*cluster);
+            out << "cluster: " << cluster->Describe() << "\n";
+            out << "topology: " << cluster->DescribeTopology() << "\n";
+            WriteTopologyDot(*BuildTopology(cluster->GetTopologySpec()), options.GetText("topology-dot"));
+            out << "picture: " << options.GetText("topology-dot")
+                << " (render it with: dot -Tsvg " << options.GetText("topology-dot")
+                << " -o topology.svg)\n";
+            return 0;
+        }
         const uint32_t ranks = CountTraceRanks(trace); // throws on missing ranks
         if (ranks == 0)
         {
-            std::cerr << "chakra-cluster: error: no trace " << trace << ".0.et" << std::endl;
-            return 1;
+            throw std::invalid_argument("no trace " + trace + ".0.et (--trace PREFIX: rank r "
+                                        "reads PREFIX.r.et)");
         }
         ClusterScenario scenario;
         options.Apply(scenario, ranks, trace);
@@ -156,23 +139,51 @@ main(int argc, char* argv[])
             }
             simulating = true;
         });
-        if (first && !noProgress && progress > 0)
+        const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+        if (first && !args.Has("quiet") && progress > 0)
         {
             scenario.SetWallClockProgress(progress,
-                                          [](const ClusterScenario::WallProgress& line) {
-                                              std::cerr << "chakra-cluster: "
+                                          [&](const ClusterScenario::WallProgress& line) {
+                                              std::cerr << program << ": "
                                                         << ClusterScenario::FormatProgress(line)
                                                         << std::endl;
                                           });
         }
+        const auto rows = static_cast<std::size_t>(
+            ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+        // The output directory (the timeline is written into it during the run); one this run
+        // made is removed again if nothing was written into it.
+        bool madeOutDir = false;
+        if (!outDir.empty() && first)
+        {
+            std::error_code error;
+            madeOutDir = std::filesystem::create_directories(outDir, error);
+            if (error)
+            {
+                throw std::invalid_argument("--output: cannot create " + outDir + ": " +
+                                            error.message());
+            }
+        }
+        struct RemoveIfEmpty
+        {
+            std::string dir;
+            ~RemoveIfEmpty()
+            {
+                std::error_code ignored;
+                if (!dir.empty() && std::filesystem::is_empty(dir, ignored))
+                {
+                    std::filesystem::remove(dir, ignored);
+                }
+            }
+        } cleanup{madeOutDir ? outDir : ""};
         ChakraReport report = scenario.Run(trace);
-        report.Print(out, rows);
+        report.Print(out, rows, outDir.empty() ? "" : outDir);
         if (!outDir.empty() && first)
         {
             report.WriteCsv(outDir);
             out << "\nCSV files in " << outDir << "\n";
         }
-        if (!options.timeline.empty())
+        if (!options.timeline.empty() && report.AllFinished())
         {
             out << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
         }
@@ -186,17 +197,17 @@ main(int argc, char* argv[])
         {
             if (first)
             {
-                std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+                std::cerr << program << ": error: " << e.what() << std::endl;
             }
             return 1;
         }
-        std::cerr << "chakra-cluster: error: " << e.what() << std::endl;
+        std::cerr << program << ": error: " << e.what() << std::endl;
         return mpi->Abort(1);
     }
     catch (const std::exception& e)
     {
         // Possibly this process's alone: the others would wait for it.
-        std::cerr << "chakra-cluster: error"
+        std::cerr << program << ": error"
                   << (MpiContext::GetProcessCount() > 1
                           ? " (process " + std::to_string(MpiContext::GetProcessId()) + ")"
                           : std::string())

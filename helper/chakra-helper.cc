@@ -1,5 +1,7 @@
 #include "chakra-helper.h"
 
+#include "ns3/attribute-text.h"
+#include "ns3/gpu-cluster-helper.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/mpi-context.h"
@@ -44,6 +46,23 @@ FirstAddress(Ptr<Node> node)
     return Ipv4Address();
 }
 
+/** \return the cluster that built \p nodes as its ranks 0 .. n-1, or nullptr */
+Ptr<const GpuClusterHelper>
+ClusterOf(const NodeContainer& nodes)
+{
+    Ptr<const GpuClusterHelper> cluster;
+    for (uint32_t i = 0; i < nodes.GetN(); ++i)
+    {
+        Ptr<GpuClusterRank> mark = nodes.Get(i)->GetObject<GpuClusterRank>();
+        if (!mark || mark->GetRank() != i || (cluster && mark->GetCluster() != cluster))
+        {
+            return nullptr;
+        }
+        cluster = mark->GetCluster();
+    }
+    return cluster;
+}
+
 } // namespace
 
 ChakraHelper::ChakraHelper(std::string tracePrefix)
@@ -55,7 +74,9 @@ ChakraHelper::ChakraHelper(std::string tracePrefix)
 void
 ChakraHelper::SetAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_factory.Set(name, value);
+    // Checked here, so that a misspelt name or value is an error that lists the valid ones
+    // (ObjectFactory::Set would abort the program).
+    m_factory.Set(name, *CheckAttributeValue(ChakraApplication::GetTypeId(), name, value));
 }
 
 void
@@ -120,6 +141,21 @@ ChakraHelper::Install(NodeContainer nodes)
     }
     const std::string groupFile = m_commGroupFile ? *m_commGroupFile : FindCommGroupFile(m_prefix);
     m_commGroups = groupFile.empty() ? nullptr : ReadCommGroupFile(groupFile, ranks);
+    // Nodes a GpuClusterHelper built know their cluster: what the script did not set (the
+    // transport wired to the cluster's fabric, the ranks' addresses and hosts) comes from it.
+    Ptr<const GpuClusterHelper> cluster = ClusterOf(nodes);
+    if (cluster && !m_transportFactory)
+    {
+        m_transportFactory = [cluster](uint32_t rank) { return cluster->CreateTransport(rank); };
+    }
+    if (cluster && m_addresses.empty())
+    {
+        m_addresses = cluster->GetRankAddresses();
+    }
+    if (cluster && m_hostOf.empty())
+    {
+        m_hostOf = cluster->GetHostOf();
+    }
     if (!m_addresses.empty() && m_addresses.size() != ranks)
     {
         throw std::invalid_argument("ChakraHelper: " + std::to_string(m_addresses.size()) +

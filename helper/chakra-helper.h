@@ -27,15 +27,24 @@ class TimelineWriter;
  * \brief Installs ChakraApplications: rank r runs on nodes.Get(r) and reads
  * "<prefix>.<r>.et" (or "<prefix>.<r>.et.gz").
  *
+ * On the GPU nodes of a GpuClusterHelper cluster, each rank gets the cluster's transport
+ * (wired to the fabric it built), addresses and hosts without further calls:
  * \code
+ *   Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+ *   cluster->SetAttribute("Hosts", UintegerValue(2));  // 2 x 8 GPUs: traces step.0 .. step.15
+ *   cluster->Build();
  *   ChakraHelper chakra("traces/step");              // step.0.et, step.1.et, ...
- *   chakra.SetRankAddresses(cluster->GetRankAddresses());
- *   chakra.SetHostOf(cluster->GetHostOf());
  *   chakra.SetAttribute("AllReduceAlgorithm", StringValue("ring"));
  *   chakra.Install(cluster->GetRankNodes());
  *   Simulator::Run();
  *   ChakraReport report = chakra.GetReport();
+ *   Simulator::Destroy();
+ *   report.Print(std::cout);
  * \endcode
+ * On nodes a script built itself (ns-3's own helpers, an IPv4 stack), each application creates
+ * a transport of its Transport attribute's model (tcp); SetRankAddresses, SetHostOf and
+ * SetTransportFactory override what is found. ClusterScenario runs the cluster, the
+ * applications and the report in one call (the simplest path; see there).
  */
 class ChakraHelper
 {
@@ -43,7 +52,11 @@ class ChakraHelper
     /** \param tracePrefix the per-rank trace prefix */
     explicit ChakraHelper(std::string tracePrefix);
 
-    /** Sets an attribute of the applications to install. */
+    /**
+     * Sets an attribute of the applications to install.
+     * \throws std::invalid_argument for an unknown attribute or a value it refuses (with the
+     *         valid values)
+     */
     void SetAttribute(const std::string& name, const AttributeValue& value);
     /** Each rank's address (default: the first non-loopback IPv4 address of its node). */
     void SetRankAddresses(std::vector<Ipv4Address> addresses);

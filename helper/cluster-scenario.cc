@@ -1,5 +1,6 @@
 #include "cluster-scenario.h"
 
+#include "ns3/attribute-text.h"
 #include "ns3/boolean.h"
 #include "ns3/compute-model.h"
 #include "ns3/double.h"
@@ -37,7 +38,9 @@ ClusterScenario::GetCluster() const
 void
 ClusterScenario::SetAppAttribute(const std::string& name, const AttributeValue& value)
 {
-    m_appAttributes.emplace_back(name, value.Copy());
+    // Checked now (a wrong name or value lists the valid ones), not when Run installs.
+    m_appAttributes.emplace_back(name,
+                                 CheckAttributeValue(ChakraApplication::GetTypeId(), name, value));
 }
 
 void
@@ -177,6 +180,21 @@ ClusterScenario::Run(const std::string& tracePrefix)
             Simulator::Destroy();
         }
     } destroyOnExit;
+    // One rank per GPU: a cluster of another size than the job is a configuration error that
+    // says what to change (not a missing trace of a rank the job never had).
+    const uint32_t traceRanks = CountTraceRanks(tracePrefix);
+    const uint32_t gpus = m_cluster->GetRankCount();
+    if (traceRanks != gpus)
+    {
+        throw std::invalid_argument(
+            "ClusterScenario: the traces " + tracePrefix + ".<rank>.et are " +
+            std::to_string(traceRanks) + " rank(s) but the cluster has " + std::to_string(gpus) +
+            " GPUs (" + m_cluster->Describe() + "): one GPU per rank, so set the cluster's Hosts "
+            "x GpusPerHost to " + std::to_string(traceRanks) + " (e.g. Hosts " +
+            std::to_string(traceRanks % 8 == 0 && traceRanks > 0 ? traceRanks / 8 : 1) +
+            ", GpusPerHost " +
+            std::to_string(traceRanks % 8 == 0 && traceRanks > 0 ? 8 : traceRanks) + ")");
+    }
     try
     {
         // Cancelled events leave memory at once instead of at their time (TCP re-arms a 200 ms
@@ -189,11 +207,8 @@ ClusterScenario::Run(const std::string& tracePrefix)
         Simulator::Destroy();
         throw;
     }
+    // The cluster's nodes give each rank its transport, address and host (ChakraHelper).
     ChakraHelper chakra(tracePrefix);
-    chakra.SetRankAddresses(m_cluster->GetRankAddresses());
-    chakra.SetHostOf(m_cluster->GetHostOf());
-    Ptr<GpuClusterHelper> cluster = m_cluster;
-    chakra.SetTransportFactory([cluster](uint32_t rank) { return cluster->CreateTransport(rank); });
     for (const auto& [name, value] : m_appAttributes)
     {
         chakra.SetAttribute(name, *value);
@@ -276,142 +291,6 @@ double
 ClusterScenario::GetWallSeconds() const
 {
     return m_wallSeconds;
-}
-
-namespace
-{
-
-std::string
-DefaultOf(Ptr<Object> object, const std::string& attribute)
-{
-    // Every attribute value serializes to the text its checker parses back.
-    struct TypeId::AttributeInformation info;
-    object->GetInstanceTypeId().LookupAttributeByName(attribute, &info);
-    return info.initialValue->SerializeToString(info.checker);
-}
-
-uint32_t
-UintDefault(Ptr<Object> object, const std::string& attribute)
-{
-    return static_cast<uint32_t>(std::stoul(DefaultOf(object, attribute)));
-}
-
-} // namespace
-
-ClusterOptions::ClusterOptions()
-{
-    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
-    transport = DefaultOf(cluster, "Transport");
-    topology = DefaultOf(cluster, "Topology");
-    nicBandwidth = DefaultOf(cluster, "NicBandwidth");
-    nicLatency = DefaultOf(cluster, "NicLatency");
-    nvLinkBandwidth = DefaultOf(cluster, "NvLinkBandwidth");
-    nvLinkLatency = DefaultOf(cluster, "NvLinkLatency");
-    spines = UintDefault(cluster, "Spines");
-    hostsPerLeaf = UintDefault(cluster, "HostsPerLeaf");
-    oversubscription = std::stod(DefaultOf(cluster, "Oversubscription"));
-    mtu = UintDefault(cluster, "Mtu");
-    leavesPerPod = UintDefault(cluster, "LeavesPerPod");
-    coreOversubscription = std::stod(DefaultOf(cluster, "CoreOversubscription"));
-    torusBandwidth = DefaultOf(cluster, "TorusBandwidth");
-}
-
-void
-ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces)
-{
-    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    cluster->SetAttribute("Topology", StringValue(topology));
-    cluster->SetAttribute("TopologyFile", StringValue(topologyFile));
-    cluster->SetAttribute("TopologyDot", StringValue(topologyDot));
-    cluster->SetAttribute("ScaleUpDomain", UintegerValue(scaleUpDomain));
-    cluster->SetAttribute("HostsPerRailGroup", UintegerValue(hostsPerRailGroup));
-    cluster->SetAttribute("LeavesPerPod", UintegerValue(leavesPerPod));
-    cluster->SetAttribute("CoreSwitches", UintegerValue(coreSwitches));
-    cluster->SetAttribute("CoreOversubscription", DoubleValue(coreOversubscription));
-    cluster->SetAttribute("FatTreeK", UintegerValue(fatTreeK));
-    cluster->SetAttribute("TorusDims", StringValue(torusDims));
-    cluster->SetAttribute("TorusBandwidth", StringValue(torusBandwidth));
-    cluster->SetAttribute("Dimensions", StringValue(dimensions));
-    uint32_t g = gpusPerHost;
-    uint32_t h = hosts;
-    // A topology file's hosts and GPUs per host win over the flags; a torus or multi-dim has
-    // as many GPUs as its dimensions make.
-    const TopologySpec spec = cluster->GetTopologySpec();
-    if (!topologyFile.empty())
-    {
-        const TopologyFileContents file = ReadTopologyFile(topologyFile, spec);
-        h = file.keys.count("hosts") ? file.spec.hosts : h;
-        g = file.keys.count("gpusPerHost") ? file.spec.gpusPerHost : g;
-    }
-    if (const uint32_t fixed = FixedRankCount(spec))
-    {
-        if (fixed != ranks)
-        {
-            throw std::invalid_argument((traces.empty() ? "" : traces + ".*.et: ") + "the traces have " +
-                                    std::to_string(ranks) +
-                                        " ranks but the " + spec.kind + " topology has " +
-                                        std::to_string(fixed) + " GPUs");
-        }
-        h = ranks;
-        g = 1;
-    }
-    if (h == 0 && g == 0)
-    {
-        g = ranks % 8 == 0 ? 8 : ranks;
-    }
-    if (g == 0)
-    {
-        g = h > 0 ? ranks / h : 0;
-    }
-    if (h == 0 && g > 0)
-    {
-        h = ranks / g;
-    }
-    if (g == 0 || h == 0 || h * g != ranks)
-    {
-        throw std::invalid_argument((traces.empty() ? "" : traces + ".*.et: ") + "the traces have " +
-                                    std::to_string(ranks) +
-                                    " ranks but the cluster is " + std::to_string(h) + " host(s) x " +
-                                    std::to_string(g) + " GPU(s)");
-    }
-    cluster->SetAttribute("Hosts", UintegerValue(h));
-    cluster->SetAttribute("GpusPerHost", UintegerValue(g));
-    cluster->SetAttribute("Transport", StringValue(transport));
-    cluster->SetAttribute("NicBandwidth", StringValue(nicBandwidth));
-    cluster->SetAttribute("NicLatency", StringValue(nicLatency));
-    cluster->SetAttribute("NvLinkBandwidth", StringValue(nvLinkBandwidth));
-    cluster->SetAttribute("NvLinkLatency", StringValue(nvLinkLatency));
-    cluster->SetAttribute("Spines", UintegerValue(spines));
-    cluster->SetAttribute("HostsPerLeaf", UintegerValue(hostsPerLeaf));
-    cluster->SetAttribute("Oversubscription", DoubleValue(oversubscription));
-    cluster->SetAttribute("Mtu", UintegerValue(mtu));
-
-    Ptr<ComputeModel> compute = CreateObject<ComputeModel>();
-    compute->SetAttribute("ComputeScale", DoubleValue(computeScale));
-    scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
-    // Booleans as the older flags took them.
-    std::string ctrl = ctrlDeps == "true" || ctrlDeps == "1"    ? "honour"
-                       : ctrlDeps == "false" || ctrlDeps == "0" ? "ignore"
-                                                                : ctrlDeps;
-    scenario.SetAppAttribute("CtrlDeps", StringValue(ctrl));
-    scenario.SetAppAttribute("DanglingDeps", StringValue(danglingDeps));
-    scenario.SetAppAttribute("ChunkSize", UintegerValue(chunkSize));
-    if (algorithm != "auto")
-    {
-        for (const char* type : {"AllReduce", "AllGather", "ReduceScatter", "AllToAll", "Broadcast",
-                                 "Reduce", "Gather", "Scatter"})
-        {
-            scenario.SetAppAttribute(std::string(type) + "Algorithm", StringValue(algorithm));
-        }
-    }
-    if (!timeline.empty())
-    {
-        scenario.SetTimeline(timeline);
-    }
-    if (stopSeconds > 0)
-    {
-        scenario.SetStopTime(Seconds(stopSeconds));
-    }
 }
 
 uint32_t

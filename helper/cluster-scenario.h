@@ -25,13 +25,25 @@ namespace ns3
  *
  * \code
  *   ClusterScenario scenario;
- *   scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(2));
- *   scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring"));
- *   ChakraReport report = scenario.Run("traces/step");
+ *   scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(2));     // 2 x 8 GPUs: a
+ *   scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring")); // 16-rank job
+ *   try
+ *   {
+ *       ChakraReport report = scenario.Run("traces/step");
+ *       report.Print(std::cout);
+ *       return report.AllFinished() ? 0 : 1;
+ *   }
+ *   catch (const std::exception& e) // a configuration that cannot run: what to change
+ *   {
+ *       std::cerr << "error: " << e.what() << std::endl;
+ *       return 1;
+ *   }
  * \endcode
  * Run() builds the cluster, installs one ChakraApplication per rank, runs the simulator to
  * the end (or StopTime), gathers the report and destroys the simulator, so a process can run
- * several scenarios one after the other.
+ * several scenarios one after the other. Use it for ready traces on a GpuClusterHelper
+ * cluster; use ChakraHelper directly on nodes a script builds itself (doc/chakra.md, "Scenario
+ * scripts").
  */
 class ClusterScenario
 {
@@ -40,7 +52,11 @@ class ClusterScenario
 
     /** \return the cluster to configure (attributes) before Run() */
     Ptr<GpuClusterHelper> GetCluster() const;
-    /** Sets an attribute of every ChakraApplication. */
+    /**
+     * Sets an attribute of every ChakraApplication.
+     * \throws std::invalid_argument for an unknown attribute or a value it refuses (with the
+     *         valid values)
+     */
     void SetAppAttribute(const std::string& name, const AttributeValue& value);
     /** Writes a Chrome trace JSON timeline. */
     void SetTimeline(const std::string& path);
@@ -77,6 +93,8 @@ class ClusterScenario
      * Runs the traces <prefix>.<rank>.et, one rank per GPU.
      * \return the report
      * \throws TraceError if a trace is missing; std::invalid_argument on a bad configuration
+     *         (one that cannot run: the message says what to change), e.g. a cluster with
+     *         another number of GPUs than the traces have ranks
      */
     ChakraReport Run(const std::string& tracePrefix);
 
@@ -108,56 +126,6 @@ class ClusterScenario
     uint64_t m_nodesDone{0};
     uint64_t m_events{0};
     double m_wallSeconds{0};
-};
-
-/**
- * \ingroup chakra
- * \brief The cluster and replay settings that command-line front ends expose, as strings and
- * numbers (defaults read from the attributes' defaults), applied to a ClusterScenario.
- */
-struct ClusterOptions
-{
-    ClusterOptions();
-
-    uint32_t hosts{0};       //!< 0: derived from the rank count
-    uint32_t gpusPerHost{0}; //!< 0: 8 when the rank count is a multiple of 8, else all on one host
-    std::string transport;   //!< transport model (tcp, ...)
-    std::string topology;
-    std::string nicBandwidth;
-    std::string nicLatency;
-    std::string nvLinkBandwidth;
-    std::string nvLinkLatency;
-    uint32_t spines{0};
-    uint32_t hostsPerLeaf{0};
-    double oversubscription{1.0};
-    std::string topologyFile;     //!< YAML/JSON topology ("" = none): its values win
-    std::string topologyDot;      //!< write the topology's Graphviz picture here ("" = no)
-    uint32_t scaleUpDomain{0};    //!< GPUs per NVLink domain (0: a host)
-    uint32_t hostsPerRailGroup{0};
-    uint32_t leavesPerPod{0};
-    uint32_t coreSwitches{0};
-    double coreOversubscription{1.0};
-    uint32_t fatTreeK{0};
-    std::string torusDims;        //!< torus: "4x4x4"
-    std::string torusBandwidth;
-    std::string dimensions;       //!< multi-dim: "Ring:8:3600Gbps:250ns,..."
-    uint32_t mtu{0};
-    std::string algorithm{"auto"}; //!< for every collective type
-    uint64_t chunkSize{0};
-    double computeScale{1.0};
-    std::string ctrlDeps{"auto"}; //!< auto, honour or ignore (ChakraApplication::CtrlDeps)
-    std::string danglingDeps{"warn"};
-    std::string timeline;   //!< "" = none
-    double stopSeconds{0};  //!< 0 = run to the end
-
-    /**
-     * Resolves hosts x gpusPerHost for \p ranks (hosts or GPUs per host a topology file sets
-     * are taken from it; a torus or multi-dim topology has its own GPU count) and configures
-     * the scenario.
-     * \param traces the traces' prefix, named in the error (may be empty)
-     * \throws std::invalid_argument when the cluster cannot hold exactly \p ranks ranks
-     */
-    void Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces = "");
 };
 
 /**

@@ -1,6 +1,7 @@
 #include "gpu-cluster-helper.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/mpi-context.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
@@ -8,6 +9,7 @@
 #include "ns3/topology-summary.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +17,7 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(GpuClusterHelper);
+NS_OBJECT_ENSURE_REGISTERED(GpuClusterRank);
 
 TypeId
 GpuClusterHelper::GetTypeId()
@@ -29,9 +32,9 @@ GpuClusterHelper::GetTypeId()
                           "(RoCEv2 with PFC, ECN and DCQCN devices), tcp (ns-3 TCP over IPv4), "
                           "flow (max-min fair flows), or auto: rdma up to AutoPacketLimit "
                           "GPUs, flow above (the report says which ran and why).",
-                          StringValue("rdma"),
-                          MakeStringAccessor(&GpuClusterHelper::m_transport),
-                          MakeStringChecker())
+                          EnumValue(CommTransport::RDMA),
+                          MakeEnumAccessor(&GpuClusterHelper::m_transportRequested),
+                          CommTransport::MakeModelChecker(true))
             .AddAttribute("AutoPacketLimit",
                           "Transport auto: the largest cluster (GPUs) simulated at packet level "
                           "(rdma); larger ones run on the flow model. The default keeps a "
@@ -73,11 +76,13 @@ GpuClusterHelper::GetTypeId()
                           MakeTimeAccessor(&GpuClusterHelper::m_nicLatency),
                           MakeTimeChecker())
             .AddAttribute("Topology",
-                          "The fabric: single-switch, leaf-spine, ring, rail-optimized, fat-tree, "
-                          "clos (host-based), torus, multi-dim (GPUs with direct links).",
-                          StringValue("single-switch"),
-                          MakeStringAccessor(&GpuClusterHelper::m_topology),
-                          MakeStringChecker())
+                          "The fabric: single-switch, leaf-spine, ring, rail-optimized, "
+                          "rail-only (rail-optimized without spines), fat-tree, clos "
+                          "(host-based), torus, multi-dim (GPUs with direct links).",
+                          EnumValue(0),
+                          MakeEnumAccessor(&GpuClusterHelper::SetTopologyKind,
+                                           &GpuClusterHelper::GetTopologyKind),
+                          MakeTopologyKindChecker())
             .AddAttribute("HostsPerLeaf",
                           "leaf-spine, clos: hosts whose NICs share a leaf switch.",
                           UintegerValue(1),
@@ -202,7 +207,18 @@ GpuClusterHelper::Build()
     {
         throw std::logic_error("GpuClusterHelper::Build called twice");
     }
-    m_graph = BuildTopology(GetTopologySpec());
+    // The values came from a topology file: an error is the file's and names it (a value the
+    // file checks alone may still make a cluster no builder or switch can make).
+    const std::string from = m_topologyFile.empty() ? "" : m_topologyFile + ": ";
+    try
+    {
+        m_graph = BuildTopology(GetTopologySpec());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string what = e.what();
+        throw std::invalid_argument(what.compare(0, from.size(), from) == 0 ? what : from + what);
+    }
     if (!m_topologyDot.empty())
     {
         WriteTopologyDot(*m_graph, m_topologyDot);
@@ -222,7 +238,18 @@ GpuClusterHelper::Build()
         (v < ranks ? m_gpus : m_switches).Create(1, m_partition.processOf[v]);
     }
     NodeContainer all(m_gpus, m_switches);
-    m_fabric->Install(m_graph, all);
+    try
+    {
+        m_fabric->Install(m_graph, all);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(from + e.what());
+    }
+    for (uint32_t rank = 0; rank < ranks; ++rank)
+    {
+        m_gpus.Get(rank)->AggregateObject(CreateObject<GpuClusterRank>(rank, this));
+    }
     if (processes > 1)
     {
         CheckRemoteLinks(*m_graph, all, m_partition, m_transport);
@@ -300,7 +327,20 @@ GpuClusterHelper::GetFabric() const
 std::string
 GpuClusterHelper::GetTransportModel() const
 {
-    return m_transport;
+    return m_transport.empty() ? CommTransport::GetModelName(m_transportRequested) : m_transport;
+}
+
+void
+GpuClusterHelper::SetTopologyKind(int index)
+{
+    m_topology = TopologyKindNames().at(static_cast<std::size_t>(index));
+}
+
+int
+GpuClusterHelper::GetTopologyKind() const
+{
+    const auto names = TopologyKindNames();
+    return static_cast<int>(std::find(names.begin(), names.end(), m_topology) - names.begin());
 }
 
 std::string
@@ -312,8 +352,9 @@ GpuClusterHelper::GetTransportChoice() const
 void
 GpuClusterHelper::ChooseTransport(uint32_t ranks)
 {
-    if (m_transport != "auto")
+    if (m_transportRequested != CommTransport::AUTO)
     {
+        m_transport = CommTransport::GetModelName(m_transportRequested);
         return;
     }
     const std::string size = std::to_string(ranks) + " GPUs";
@@ -484,6 +525,40 @@ uint32_t
 GpuClusterHelper::GetNvLinkMtu() const
 {
     return m_nvLinkMtu;
+}
+
+TypeId
+GpuClusterRank::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::GpuClusterRank").SetParent<Object>().SetGroupName("Chakra");
+    return tid;
+}
+
+GpuClusterRank::GpuClusterRank() = default;
+
+GpuClusterRank::GpuClusterRank(uint32_t rank, Ptr<const GpuClusterHelper> cluster)
+    : m_rank(rank),
+      m_cluster(cluster)
+{
+}
+
+uint32_t
+GpuClusterRank::GetRank() const
+{
+    return m_rank;
+}
+
+Ptr<const GpuClusterHelper>
+GpuClusterRank::GetCluster() const
+{
+    return m_cluster;
+}
+
+void
+GpuClusterRank::DoDispose()
+{
+    m_cluster = nullptr;
+    Object::DoDispose();
 }
 
 } // namespace ns3

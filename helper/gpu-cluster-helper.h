@@ -119,8 +119,13 @@ class GpuClusterHelper : public Object
   private:
     /** Resolves Transport "auto" for a cluster of \p ranks GPUs (see the attribute). */
     void ChooseTransport(uint32_t ranks);
+    /** The Topology attribute: \p index in TopologyKindNames(). */
+    void SetTopologyKind(int index);
+    /** \return the Topology attribute's index in TopologyKindNames() */
+    int GetTopologyKind() const;
 
-    std::string m_transport;
+    CommTransport::Model m_transportRequested; //!< Transport (may be auto)
+    std::string m_transport; //!< the model that runs (Build resolves auto)
     std::string m_transportChoice; //!< why "auto" chose m_transport
     uint32_t m_autoPacketLimit;
     uint32_t m_hosts;
@@ -156,6 +161,38 @@ class GpuClusterHelper : public Object
     NodeContainer m_gpus;     //!< topology nodes 0 .. ranks-1
     NodeContainer m_switches; //!< the other topology nodes
     ClusterPartition m_partition;
+};
+
+/**
+ * \ingroup chakra
+ * \brief Aggregated to every GPU node a GpuClusterHelper builds: the node's rank and its
+ * cluster, so that ChakraHelper::Install(cluster->GetRankNodes()) wires each rank to the
+ * cluster's fabric without being told.
+ */
+class GpuClusterRank : public Object
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    /**
+     * \param rank the node's rank
+     * \param cluster the cluster that built it
+     */
+    GpuClusterRank(uint32_t rank, Ptr<const GpuClusterHelper> cluster);
+    GpuClusterRank();
+
+    /** \return the node's rank */
+    uint32_t GetRank() const;
+    /** \return the cluster that built the node (nullptr once disposed) */
+    Ptr<const GpuClusterHelper> GetCluster() const;
+
+  protected:
+    /** Drops the cluster: it holds the node (a cycle Simulator::Destroy must break). */
+    void DoDispose() override;
+
+  private:
+    uint32_t m_rank{0};
+    Ptr<const GpuClusterHelper> m_cluster;
 };
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "gpu-catalog.h"
 
 #include "ns3/et-reader.h"
+#include "ns3/quantity-parser.h"
 #include "ns3/rank-consistency.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-linker.h"
@@ -110,18 +111,19 @@ PatternRegex(const std::string& pattern, const std::string& option)
     return std::regex(regex);
 }
 
-/** "3600000000000bps" -> "3600 Gbps" (the text as given if it is no data rate) */
+/** "3600Gbps" or "450GB/s" -> "3600 Gbps" (the text as given if it is no bandwidth) */
 std::string
 RateText(const std::string& rate)
 {
-    std::istringstream in(rate);
-    DataRate parsed;
-    in >> parsed;
-    if (in.fail())
+    try
+    {
+        const DataRate parsed = ParseBandwidth(rate, "");
+        return FormatFixed(static_cast<double>(parsed.GetBitRate()) / 1e9, 0) + " Gbps";
+    }
+    catch (const std::invalid_argument&)
     {
         return rate;
     }
-    return FormatFixed(static_cast<double>(parsed.GetBitRate()) / 1e9, 0) + " Gbps";
 }
 
 std::optional<uint32_t>
@@ -418,7 +420,7 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     }
     if (!m_nvLinkFromTrace)
     {
-        m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " as given" +
+        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " as given" +
                              (gpu.empty() ? std::string() : " (the traces' GPU: " + gpu + ")"));
         return;
     }
@@ -426,12 +428,12 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     auto spec = LookUpGpuLinks(gpu, why);
     if (!spec)
     {
-        m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " (the default: " + why +
+        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " (the default: " + why +
                              "; set --nvlink-bandwidth)");
         return;
     }
-    options.nvLinkBandwidth = spec->DataRate();
-    m_hardware.push_back("NVLink " + RateText(options.nvLinkBandwidth) + " = " +
+    options.Set("nvlink-bandwidth", spec->DataRate());
+    m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " = " +
                          FormatFixed(spec->gbPerSecond, 0) + " GB/s per direction: the traces ran "
                          "on " + gpu + " (" + spec->model + ", " + spec->generation + "; " +
                          spec->source + ", halved for one direction)");

@@ -12,6 +12,6 @@ echo "== generating a data-parallel step for 16 ranks: 16 layers, 16 MiB of grad
 "$bin/chakra_et_info" "$out/dp-step.0.et"
 echo "== simulating on 2 hosts x 8 GPUs (NVSwitch inside a host, 400 Gbps NIC per GPU)"
 start=$(date +%s.%N)
-"$bin/chakra-cluster" --trace="$out/dp-step" --hosts=2 --gpusPerHost=8 \
-  --out="$out/report" --timeline="$out/timeline.json" --rows=16
+"$bin/chakra-cluster" --trace="$out/dp-step" --hosts=2 --gpus-per-host=8 \
+  --output="$out/report" --timeline="$out/timeline.json" --rows=16
 echo "== done in $(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)") s wall"

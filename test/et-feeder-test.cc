@@ -580,6 +580,40 @@ BOOST_AUTO_TEST_CASE(self_dependency_next_to_a_running_parent)
     }
 }
 
+BOOST_AUTO_TEST_CASE(duplicate_ids_in_the_window_or_long_gone)
+{
+    // Issue 23 item 15: a duplicate id is refused with the file and the id whether the first
+    // node is still loaded (in flight here) or finished and forgotten 100,000 nodes before,
+    // through a window of 16: every id read stays in a CompactIdSet.
+    TempDir dir;
+    WriteSimple(dir.File("window.et"), {{1, {}}, {2, {1}}, {1, {}}});
+    EtFeeder feeder(dir.File("window.et"));
+    BOOST_REQUIRE(feeder.HasNodesToIssue());
+    BOOST_REQUIRE(feeder.GetNextIssuableNode()->GetId() == 1u); // node 1 in flight
+    std::string error;
+    try
+    {
+        feeder.HasNodesToIssue();
+    }
+    catch (const TraceError& e)
+    {
+        error = e.what();
+    }
+    BOOST_TEST(error == dir.File("window.et") + ": node 1 (n1, message 3): duplicate node id");
+
+    std::vector<std::pair<uint64_t, std::vector<uint64_t>>> nodes;
+    for (uint64_t id = 0; id < 100000; ++id)
+    {
+        nodes.push_back({id, id == 0 ? std::vector<uint64_t>{} : std::vector<uint64_t>{id - 1}});
+    }
+    nodes.push_back({5, {}});
+    WriteSimple(dir.File("gone.et"), nodes);
+    EtFeederOptions small;
+    small.windowSize = 16;
+    BOOST_TEST(FeedError(dir.File("gone.et"), small) ==
+               dir.File("gone.et") + ": node 5 (n5, message 100001): duplicate node id");
+}
+
 BOOST_AUTO_TEST_CASE(ids_need_not_start_at_zero_nor_be_dense)
 {
     TempDir dir;

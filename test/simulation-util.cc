@@ -14,18 +14,23 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
 {
     ClusterScenario scenario;
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    cluster->SetAttribute("Hosts", UintegerValue(config.hosts));
-    cluster->SetAttribute("GpusPerHost", UintegerValue(config.gpusPerHost));
-    cluster->SetAttribute("Transport", StringValue(config.transport));
-    cluster->SetAttribute("Topology", StringValue(config.topology));
-    cluster->SetAttribute("NicBandwidth", StringValue(config.nicBandwidth));
-    cluster->SetAttribute("NicLatency", StringValue(config.nicLatency));
-    cluster->SetAttribute("NvLinkBandwidth", StringValue(config.nvLinkBandwidth));
-    cluster->SetAttribute("NvLinkLatency", StringValue(config.nvLinkLatency));
-    cluster->SetAttribute("Mtu", UintegerValue(config.mtu));
-    cluster->SetAttribute("Spines", UintegerValue(config.spines));
-    cluster->SetAttribute("HostsPerLeaf", UintegerValue(config.hostsPerLeaf));
-    cluster->SetAttribute("Oversubscription", DoubleValue(config.oversubscription));
+    // Through the checked path scripts and tools use: a bad name is an std::invalid_argument
+    // that lists the valid ones (SetAttribute alone would abort the test program).
+    auto set = [&](const std::string& name, const AttributeValue& value) {
+        cluster->SetAttribute(name, *CheckAttributeValue(GpuClusterHelper::GetTypeId(), name, value));
+    };
+    set("Hosts", UintegerValue(config.hosts));
+    set("GpusPerHost", UintegerValue(config.gpusPerHost));
+    set("Transport", StringValue(config.transport));
+    set("Topology", StringValue(config.topology));
+    set("NicBandwidth", StringValue(config.nicBandwidth));
+    set("NicLatency", StringValue(config.nicLatency));
+    set("NvLinkBandwidth", StringValue(config.nvLinkBandwidth));
+    set("NvLinkLatency", StringValue(config.nvLinkLatency));
+    set("Mtu", UintegerValue(config.mtu));
+    set("Spines", UintegerValue(config.spines));
+    set("HostsPerLeaf", UintegerValue(config.hostsPerLeaf));
+    set("Oversubscription", DoubleValue(config.oversubscription));
     for (const auto& [name, value] : config.appAttributes)
     {
         scenario.SetAppAttribute(name, StringValue(value));

@@ -12,8 +12,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -535,7 +541,8 @@ BOOST_AUTO_TEST_CASE(bad_files)
     BOOST_TEST(message.find("bad.yaml: line 3: unknown key 'spine'") != std::string::npos,
                message);
     message = error("kind: leaf-spine\nnicBandwidth: fast\n");
-    BOOST_TEST(message.find("line 2: 'nicBandwidth': 'fast' is not a rate") != std::string::npos,
+    BOOST_TEST(message.find("line 2: 'nicBandwidth': 'fast' is not a bandwidth") !=
+                   std::string::npos,
                message);
     message = error("topology: [ Ring, Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 1, 1 ]\n"
                     "latency: [ 1, 1 ]\n");
@@ -552,6 +559,132 @@ BOOST_AUTO_TEST_CASE(bad_files)
     BOOST_TEST(message.find("line 2") != std::string::npos, message);
     BOOST_CHECK_THROW(ReadTopologyFile(dir.File("none.yaml"), TopologySpec()),
                       std::invalid_argument);
+}
+
+// Issue 23 items 13-15, issue 30 item 9: values that aborted (NS_FATAL_ERROR), hung or were
+// read wrongly are refused where the file gives them, naming the file, the line and the key.
+BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
+{
+    TempDir dir;
+    auto error = [&](const std::string& text) {
+        const std::string path = dir.File("net.yaml");
+        WriteText(path, text);
+        try
+        {
+            ReadTopologyFile(path, TopologySpec());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"kind: leaf-spine\nmtu: 65536\n", "line 2: 'mtu': 65536 is not a whole number from 576 "
+                                           "to 65535"},
+        {"kind: leaf-spine\nmtu: 0\n", "line 2: 'mtu'"},
+        {"kind: leaf-spine\nspines: 100000\n", "line 2: 'spines': 100000 is not a whole number"},
+        {"kind: leaf-spine\nspines: -1\n", "line 2: 'spines'"},
+        {"kind: leaf-spine\nhostsPerLeaf: 0\n", "line 2: 'hostsPerLeaf'"},
+        {"kind: clos\nleavesPerPod: 0\n", "line 2: 'leavesPerPod'"},
+        {"kind: leaf-spine\noversubscription: 0\n", "line 2: 'oversubscription'"},
+        {"kind: clos\ncoreOversubscription: -2\n", "line 2: 'coreOversubscription'"},
+        {"kind: leaf-spine\nnicBandwidth: 1\n", "line 2: 'nicBandwidth': 1 bit/s"},
+        {"kind: leaf-spine\nnvLinkBandwidth: 0bps\n", "line 2: 'nvLinkBandwidth'"},
+        {"kind: leaf-spine\nnicBandwidth: 18446744073709551616bps\n", "line 2: 'nicBandwidth'"},
+        {"kind: leaf-spine\nnicLatency: 1000y\n", "line 2: 'nicLatency': '1000y': unknown unit"},
+        {"kind: leaf-spine\nnicLatency: -1ns\n", "line 2: 'nicLatency'"},
+        {"kind: leaf-spine\nnvLinkLatency: 1000000s\n", "line 2: 'nvLinkLatency'"},
+        {"kind: leaf-spine\nhosts: 4\nhosts: 8\n", "line 3: key 'hosts' is given twice"},
+        {"kind: rail-onyl\n", "line 1: 'kind': unknown topology 'rail-onyl' (did you mean "
+                              "'rail-only'?)"},
+        {"kind: rail-only\nspines: 2\n", "'spines': rail-only has no spines"},
+        {"kind: torus\n", "needs its dimensions"},
+        {"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 1e19 ]\n",
+         "line 4: 'latency': 1e+19 ns is outside 0 .. 1s"},
+        {"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1e12 ]\nlatency: [ 500 ]\n",
+         "line 3: 'bandwidth'"},
+        {"topology: [ Ring ]\nnpus_count: [ 0 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n",
+         "line 2: 'npus_count'"},
+    };
+    for (const auto& [text, expected] : cases)
+    {
+        const std::string message = error(text);
+        BOOST_TEST_INFO(text);
+        BOOST_TEST(message.find(dir.File("net.yaml")) == 0u, message);
+        BOOST_TEST(message.find(expected) != std::string::npos, message);
+    }
+}
+
+// Issue 23 item 13/15: "500 ns" with a space is 500 nanoseconds (ns-3 read it as 500 s), and a
+// rate with a space is that rate.
+BOOST_AUTO_TEST_CASE(values_with_a_space_are_read_as_written)
+{
+    TempDir dir;
+    const std::string path = dir.File("net.yaml");
+    WriteText(path, "kind: leaf-spine\nnicLatency: 500 ns\nnvLinkBandwidth: 400 Gbps\n"
+                    "nicBandwidth: 25 GB/s\nfabricLatency: 0.5 us\n");
+    const TopologySpec spec = ReadTopologyFile(path, TopologySpec()).spec;
+    BOOST_TEST(spec.nicLatency == NanoSeconds(500));
+    BOOST_TEST(spec.nvLinkBandwidth.GetBitRate() == 400000000000ull);
+    BOOST_TEST(spec.nicBandwidth.GetBitRate() == 25ull * 8 * 1000000000ull); // bytes/s x 8
+    BOOST_TEST(spec.fabricLatency == NanoSeconds(500));
+}
+
+// Issue 30 item 4: a FIFO given as the topology file blocked for ever in the open. It is
+// refused at once; a writer that never meets a reader gives up after two seconds, so the test
+// fails (rather than hangs) on a reader that opens the FIFO: that reader then gets a valid file.
+BOOST_AUTO_TEST_CASE(a_fifo_is_not_read)
+{
+    TempDir dir;
+    const std::string fifo = dir.File("net.yaml");
+    BOOST_REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    std::thread writer([fifo]() {
+        for (int attempt = 0; attempt < 200; ++attempt)
+        {
+            const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0)
+            {
+                const std::string text = "kind: single-switch\n";
+                (void)!write(fd, text.data(), text.size());
+                close(fd);
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    });
+    std::string message = "no error";
+    try
+    {
+        ReadTopologyFile(fifo, TopologySpec());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        message = e.what();
+    }
+    writer.join();
+    BOOST_TEST(message.find(fifo + ": not a regular file") == 0u, message);
+}
+
+// Issue 30 item 9: what the builders refuse in a file's values (here a rail-only cluster of
+// two rail groups, which nothing joins) is the file's error and names it.
+BOOST_AUTO_TEST_CASE(builder_errors_name_the_file)
+{
+    TempDir dir;
+    const std::string path = dir.File("rails.yaml");
+    WriteText(path, "kind: rail-only\nhosts: 4\ngpusPerHost: 2\nhostsPerRailGroup: 2\n");
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    cluster->SetAttribute("TopologyFile", StringValue(path));
+    try
+    {
+        cluster->Build();
+        BOOST_FAIL("two rail groups without spines were built");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        BOOST_TEST(std::string(e.what()).find(path + ": rail-only") == 0u, e.what());
+    }
+    Simulator::Destroy();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

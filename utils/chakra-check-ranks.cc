@@ -6,7 +6,7 @@
  *
  * Exit status: 0 consistent, 1 mismatches found (or a file could not be read), 2 usage error.
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/rank-consistency.h"
 #include "ns3/rank-traces.h"

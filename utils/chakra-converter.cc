@@ -5,7 +5,7 @@
  *
  * The reference Chakra converter's form. The rules are in doc/converter.md.
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/trace-converter.h"
 

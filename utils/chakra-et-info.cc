@@ -1,7 +1,7 @@
 /*
  * chakra_et_info: what is in a .et trace (node types, collectives, bytes, dependencies).
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/et-summary.h"
 #include "ns3/trace-limits.h"

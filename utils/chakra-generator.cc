@@ -1,7 +1,7 @@
 /*
  * chakra_generator: synthetic per-rank Chakra traces (<prefix>.<rank>.et).
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/astra-sim-export.h"
 #include "ns3/trace-set-output.h"

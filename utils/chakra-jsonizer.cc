@@ -3,7 +3,7 @@
  *
  * Same flags as the reference Chakra jsonizer; .et -> JSON -> .et gives back the same bytes.
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/et-json.h"
 
@@ -17,10 +17,10 @@ main(int argc, char** argv)
                        "Writes a Chakra .et trace (plain or gzip'd) as one JSON document; with "
                        "--reverse, writes the .et\ndescribed by such a JSON document. Outputs "
                        "ending in .gz are gzip'd. Outputs appear only when complete.");
-    args.AddOption("input_filename", "input file (.et, or JSON with --reverse)", "", true,
-                   {"input-filename", "input"});
-    args.AddOption("output_filename", "output file (JSON, or .et with --reverse)", "", true,
-                   {"output-filename", "output"});
+    args.AddOption("input-filename", "input file (.et, or JSON with --reverse)", "", true,
+                   {"input"});
+    args.AddOption("output-filename", "output file (JSON, or .et with --reverse)", "", true,
+                   {"output"});
     args.AddFlag("reverse", "convert JSON to .et instead of .et to JSON");
     args.AddFlag("quiet", "print nothing on success");
     bool done = false;
@@ -30,8 +30,8 @@ main(int argc, char** argv)
         return code;
     }
     return ns3::RunTool(program, [&]() {
-        const std::string input = args.Get("input_filename");
-        const std::string output = args.Get("output_filename");
+        const std::string input = args.Get("input-filename");
+        const std::string output = args.Get("output-filename");
         uint64_t nodes = args.Has("reverse") ? ns3::ConvertJsonToEt(input, output)
                                              : ns3::ConvertEtToJson(input, output);
         if (!args.Has("quiet"))

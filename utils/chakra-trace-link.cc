@@ -4,7 +4,7 @@
  * Same flags as the reference Chakra trace linker; the output is described in
  * doc/linked-trace.md, the matching rules in doc/trace-linker.md.
  */
-#include "tool-args.h"
+#include "ns3/tool-args.h"
 
 #include "ns3/trace-linker.h"
 
@@ -27,7 +27,7 @@ main(int argc, char** argv)
                    "Kineto trace JSON (or the legacy autograd-profiler trace)", "", true,
                    {"chakra_device_trace"});
     args.AddOption("rank", "rank of the traces (recorded in the output)", "", true);
-    args.AddOption("output-file", "linked trace to write", "", true, {"output_file"});
+    args.AddOption("output-file", "linked trace to write", "", true, {"output"});
     args.AddOption("log-level", "summary verbosity: DEBUG, INFO, WARNING, ERROR or CRITICAL",
                    "INFO", false, {"log_level"});
     bool done = false;

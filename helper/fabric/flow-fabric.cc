@@ -1,6 +1,7 @@
 #include "flow-fabric.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/flow-transport.h"
 #include "ns3/mpi-context.h"
 #include "ns3/rdma-transport.h"
@@ -31,9 +32,12 @@ FlowFabric::GetTypeId()
                           "wire; queue pairs share a NIC max-min fair from the start and a "
                           "send completes when the ACK of its last byte is back: SendBuffer "
                           "and FifoAtSource are tcp's).",
-                          StringValue("rdma"),
-                          MakeStringAccessor(&FlowFabric::m_packetModel),
-                          MakeStringChecker())
+                          EnumValue(CommTransport::RDMA),
+                          MakeEnumAccessor(&FlowFabric::m_packetModel),
+                          MakeEnumChecker(CommTransport::TCP,
+                                          "tcp",
+                                          CommTransport::RDMA,
+                                          "rdma"))
             .AddAttribute("SendBuffer",
                           "A send completes locally once at most this many bytes of it remain "
                           "unsent (the tcp model's socket buffer, TcpTransport::BufferSize); "
@@ -98,16 +102,17 @@ FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
                                     "); run it without mpirun, or use tcp for distributed runs");
     }
     FlowNetwork::Settings settings;
-    if (!FramingOf(m_packetModel, settings.framing))
+    const std::string packetModel = CommTransport::GetModelName(m_packetModel);
+    if (!FramingOf(packetModel, settings.framing))
     {
-        throw std::invalid_argument("FlowFabric: unknown PacketModel '" + m_packetModel +
+        throw std::invalid_argument("FlowFabric: unknown PacketModel '" + packetModel +
                                     "' (known: tcp, rdma)");
     }
     m_ranks = topology->GetRankCount();
     m_network = CreateObject<FlowNetwork>();
     settings.sendBuffer = m_sendBuffer;
     settings.fifoAtSource = m_fifoAtSource;
-    if (m_packetModel == "rdma")
+    if (m_packetModel == CommTransport::RDMA)
     {
         // A NIC serves its queue pairs round robin at their rates (no FIFO of windows), and a
         // send is done when the ACK of its last packet is back (RdmaQueuePair): an ACK is
@@ -160,7 +165,7 @@ FlowFabric::GetReportTables() const
     auto row = [&table](const std::string& name, uint64_t value) {
         table.rows.push_back({name, std::to_string(value)});
     };
-    table.rows.push_back({"packet model framing", m_packetModel});
+    table.rows.push_back({"packet model framing", CommTransport::GetModelName(m_packetModel)});
     row("messages", s.messages);
     row("stream bytes", s.streamBytes);
     row("ordered pairs (channels)", s.channels);

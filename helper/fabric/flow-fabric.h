@@ -7,6 +7,7 @@
 
 #include "cluster-fabric.h"
 
+#include "ns3/comm-transport.h"
 #include "ns3/flow-network.h"
 
 #include <string>
@@ -53,7 +54,7 @@ class FlowFabric : public ClusterFabric
     void DoDispose() override;
 
   private:
-    std::string m_packetModel;
+    CommTransport::Model m_packetModel; //!< PacketModel: tcp or rdma
     uint64_t m_sendBuffer;
     bool m_fifoAtSource;
     Ptr<FlowNetwork> m_network;

@@ -2,6 +2,10 @@
 
 #include "topology-parts.h"
 
+#include "ns3/enum.h"
+#include "ns3/name-suggestion.h"
+#include "ns3/quantity-parser.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -212,6 +216,13 @@ Builders()
         {"leaf-spine", BuildLeafSpine},
         {"ring", BuildRing},
         {"rail-optimized", BuildRailOptimized},
+        // Rail-optimized without the spine tier: PXN over NVLink between rails.
+        {"rail-only",
+         [](const TopologySpec& spec, ClusterTopology& topology) {
+             TopologySpec railOnly = spec;
+             railOnly.spines = 0;
+             BuildRailOptimized(railOnly, topology);
+         }},
         {"fat-tree", BuildFatTree},
         {"clos", BuildClos},
         {"torus", BuildTorus},
@@ -296,6 +307,128 @@ ListTopologyKinds()
         list += (list.empty() ? "" : ", ") + name;
     }
     return list;
+}
+
+std::vector<std::string>
+TopologyKindNames()
+{
+    std::vector<std::string> names;
+    for (const auto& [name, builder] : Builders())
+    {
+        names.push_back(name);
+    }
+    return names;
+}
+
+Ptr<const AttributeChecker>
+MakeTopologyKindChecker()
+{
+    Ptr<EnumChecker> checker = Create<EnumChecker>();
+    const auto names = TopologyKindNames();
+    for (std::size_t i = 0; i < names.size(); ++i)
+    {
+        checker->Add(static_cast<int>(i), names[i]);
+    }
+    return checker;
+}
+
+namespace
+{
+
+void
+CheckCount(uint64_t value, uint64_t low, uint64_t high, const std::string& field)
+{
+    if (value < low || value > high)
+    {
+        throw std::invalid_argument(field + " = " + std::to_string(value) + " is outside " +
+                                    std::to_string(low) + " .. " + std::to_string(high));
+    }
+}
+
+void
+CheckRatio(double value, const std::string& field)
+{
+    if (!(value >= TopologyLimits::kMinOversubscription) ||
+        !(value <= TopologyLimits::kMaxOversubscription))
+    {
+        throw std::invalid_argument(field + " = " + Number(value) + " is outside " +
+                                    Number(TopologyLimits::kMinOversubscription) + " .. " +
+                                    Number(TopologyLimits::kMaxOversubscription));
+    }
+}
+
+} // namespace
+
+void
+ValidateTopologySpec(const TopologySpec& spec)
+{
+    const auto kinds = TopologyKindNames();
+    if (std::find(kinds.begin(), kinds.end(), spec.kind) == kinds.end())
+    {
+        throw std::invalid_argument("unknown topology '" + spec.kind + "'" +
+                                    DidYouMean(spec.kind, kinds) + " (" + ListTopologyKinds() +
+                                    ")");
+    }
+    CheckBandwidth(spec.nicBandwidth, "nicBandwidth");
+    CheckBandwidth(spec.nvLinkBandwidth, "nvLinkBandwidth");
+    CheckBandwidth(spec.ringBandwidth, "ringBandwidth", true);
+    CheckBandwidth(spec.torusBandwidth, "torusBandwidth", true);
+    CheckLatency(spec.nicLatency, "nicLatency");
+    CheckLatency(spec.nvLinkLatency, "nvLinkLatency");
+    CheckLatency(spec.fabricLatency, "fabricLatency");
+    CheckCount(spec.mtu, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu, "mtu");
+    CheckCount(spec.nvLinkMtu, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu, "nvLinkMtu");
+    CheckCount(spec.hostsPerLeaf, 1, TopologyLimits::kMaxHostsPerLeaf, "hostsPerLeaf");
+    CheckCount(spec.spines, 0, TopologyLimits::kMaxSpines, "spines");
+    CheckCount(spec.leavesPerPod, 1, TopologyLimits::kMaxLeavesPerPod, "leavesPerPod");
+    CheckCount(spec.coreSwitches, 0, TopologyLimits::kMaxCoreSwitches, "coreSwitches");
+    CheckCount(spec.fatTreeK, 0, TopologyLimits::kMaxFatTreeK, "fatTreeK");
+    CheckRatio(spec.oversubscription, "oversubscription");
+    CheckRatio(spec.coreOversubscription, "coreOversubscription");
+    if (spec.kind == "torus")
+    {
+        if (spec.torusDims.empty())
+        {
+            throw std::invalid_argument("the torus topology needs its dimensions: torusDims "
+                                        "(--torus-dims), e.g. 4x4 or 4x4x4");
+        }
+        for (uint32_t size : spec.torusDims)
+        {
+            CheckCount(size, 1, TopologyLimits::kMaxDimensionSize, "a torusDims size");
+        }
+    }
+    if (spec.kind == "multi-dim")
+    {
+        if (spec.dimensions.empty())
+        {
+            throw std::invalid_argument("the multi-dim topology needs its dimensions "
+                                        "(--dimensions), e.g. Ring:8:3600Gbps:250ns,"
+                                        "Switch:4:400Gbps:500ns");
+        }
+        for (std::size_t d = 0; d < spec.dimensions.size(); ++d)
+        {
+            const std::string what = "dimension " + std::to_string(d);
+            CheckCount(spec.dimensions[d].size, 1, TopologyLimits::kMaxDimensionSize,
+                       what + " size");
+            CheckBandwidth(spec.dimensions[d].bandwidth, what + " bandwidth");
+            CheckLatency(spec.dimensions[d].latency, what + " latency");
+        }
+    }
+    const uint32_t fixed = FixedRankCount(spec);
+    if (fixed == 0)
+    {
+        CheckCount(spec.hosts, 1, TopologyLimits::kMaxHosts, "hosts");
+        CheckCount(spec.gpusPerHost, 1, TopologyLimits::kMaxGpusPerHost, "gpusPerHost");
+        CheckCount(spec.scaleUpDomain, 0, TopologyLimits::kMaxGpus, "scaleUpDomain");
+        CheckCount(spec.hostsPerRailGroup, 0, TopologyLimits::kMaxHosts, "hostsPerRailGroup");
+    }
+    const uint64_t gpus = fixed > 0 ? fixed : uint64_t(spec.hosts) * spec.gpusPerHost;
+    if (gpus > TopologyLimits::kMaxGpus)
+    {
+        throw std::invalid_argument(std::to_string(gpus) + " GPUs is more than the " +
+                                    std::to_string(TopologyLimits::kMaxGpus) +
+                                    " a cluster may have");
+    }
 }
 
 uint32_t
@@ -391,22 +524,8 @@ ParseDimensions(const std::string& text)
             throw std::invalid_argument(what + ": size '" + fields[1] + "' is not 1 to 65535");
         }
         dimension.size = static_cast<uint32_t>(size);
-        DataRateValue rate;
-        TimeValue latency;
-        if (!rate.DeserializeFromString(fields[2], MakeDataRateChecker()) ||
-            rate.Get().GetBitRate() == 0)
-        {
-            throw std::invalid_argument(what + ": bandwidth '" + fields[2] +
-                                        "' is not a rate (e.g. 400Gbps)");
-        }
-        if (!latency.DeserializeFromString(fields[3], MakeTimeChecker()) ||
-            latency.Get().IsStrictlyNegative())
-        {
-            throw std::invalid_argument(what + ": latency '" + fields[3] +
-                                        "' is not a time (e.g. 500ns)");
-        }
-        dimension.bandwidth = rate.Get();
-        dimension.latency = latency.Get();
+        dimension.bandwidth = ParseBandwidth(fields[2], what + ": bandwidth");
+        dimension.latency = ParseLatency(fields[3], what + ": latency");
         dimensions.push_back(dimension);
     }
     if (dimensions.empty())
@@ -436,24 +555,10 @@ FormatDimensions(const std::vector<DimensionSpec>& dimensions)
 std::shared_ptr<ClusterTopology>
 BuildTopology(const TopologySpec& spec)
 {
+    ValidateTopologySpec(spec);
     auto builder = std::find_if(Builders().begin(), Builders().end(), [&](const auto& entry) {
         return entry.first == spec.kind;
     });
-    if (builder == Builders().end())
-    {
-        throw std::invalid_argument("unknown topology '" + spec.kind + "' (" +
-                                    ListTopologyKinds() + ")");
-    }
-    if (FixedRankCount(spec) == 0 && (spec.hosts == 0 || spec.gpusPerHost == 0))
-    {
-        throw std::invalid_argument("a cluster needs at least one host and one GPU per host");
-    }
-    if (spec.hostsPerLeaf == 0 || !(spec.oversubscription > 0) ||
-        !(spec.coreOversubscription > 0))
-    {
-        throw std::invalid_argument("hostsPerLeaf, oversubscription and coreOversubscription "
-                                    "must be positive");
-    }
     auto topology = std::make_shared<ClusterTopology>();
     builder->second(spec, *topology);
     return topology;

@@ -7,6 +7,7 @@
 #define CHAKRA_TOPOLOGY_BUILDER_H
 
 #include "ns3/cluster-topology.h"
+#include "ns3/attribute.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
@@ -57,7 +58,7 @@ struct DimensionSpec
  */
 struct TopologySpec
 {
-    std::string kind{"single-switch"}; //!< see ListTopologyKinds
+    std::string kind{"single-switch"}; //!< see ListTopologyKinds (rail-only: rail-optimized, no spines)
     uint32_t hosts{2};
     uint32_t gpusPerHost{8};
     DataRate nvLinkBandwidth{"3600Gbps"};
@@ -83,6 +84,38 @@ struct TopologySpec
 };
 
 /**
+ * \ingroup chakra
+ * \brief Bounds on a cluster's counts: far above any cluster built, far below what would make
+ * a run hang or exhaust memory (a "-1" read as 4294967295 spines).
+ */
+struct TopologyLimits
+{
+    static constexpr uint32_t kMaxHosts = 1u << 20;
+    static constexpr uint32_t kMaxGpusPerHost = 1024;
+    static constexpr uint32_t kMaxGpus = 1u << 21;       //!< every GPU of the cluster
+    static constexpr uint32_t kMaxSpines = 4096;         //!< spines (per pod in clos)
+    static constexpr uint32_t kMaxLeavesPerPod = 4096;
+    static constexpr uint32_t kMaxCoreSwitches = 65536;
+    static constexpr uint32_t kMaxHostsPerLeaf = 65536;
+    static constexpr uint32_t kMaxFatTreeK = 1024;
+    static constexpr uint32_t kMinMtu = 576;             //!< IPv4's minimum datagram
+    static constexpr uint32_t kMaxMtu = 65535;
+    static constexpr double kMinOversubscription = 0.01;
+    static constexpr double kMaxOversubscription = 1000;
+    static constexpr uint32_t kMaxDimensionSize = 65535; //!< torus and multi-dim dimensions
+};
+
+/**
+ * Checks every field of a cluster against TopologyLimits and QuantityLimits (rates 1 Mbps to
+ * 100 Tbps, latencies 0 to 1 s): the last line of defence for values that came from attributes
+ * set in a script (flags and topology files check theirs where they are read).
+ * \param spec the cluster
+ * \throws std::invalid_argument naming the field (as TopologySpec, attributes and topology
+ *         files spell it: nicBandwidth, spines, ...) and its bounds
+ */
+void ValidateTopologySpec(const TopologySpec& spec);
+
+/**
  * Builds the graph of a cluster.
  *
  * Host-based kinds: GPUs (rank = host x gpusPerHost + gpu), one NVSwitch per NVLink domain
@@ -104,6 +137,15 @@ std::shared_ptr<ClusterTopology> BuildTopology(const TopologySpec& spec);
 
 /** \return the topology kinds BuildTopology knows, comma separated */
 std::string ListTopologyKinds();
+
+/** \return the topology kinds BuildTopology knows, in order */
+std::vector<std::string> TopologyKindNames();
+
+/**
+ * \return the checker of an attribute naming a topology kind (GpuClusterHelper::Topology): the
+ *         value is the kind's index in TopologyKindNames(), its text the kind's name
+ */
+Ptr<const AttributeChecker> MakeTopologyKindChecker();
 
 /**
  * \return the number of GPUs of a dimensional topology (the product of its dimensions), or 0

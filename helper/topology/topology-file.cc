@@ -1,6 +1,16 @@
 #include "topology-file.h"
 
+#include "topology-parts.h"
+
+#include "ns3/name-suggestion.h"
+#include "ns3/quantity-parser.h"
+
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <cmath>
 #include <functional>
@@ -12,6 +22,9 @@ namespace ns3
 
 namespace
 {
+
+/** A topology file is a few lines; anything larger is not one (and is not read whole). */
+constexpr off_t kMaxFileBytes = 16 << 20;
 
 /** Bytes in ASTRA-sim's GB (its analytical backend converts GB/s with 2^30). */
 constexpr double kAstraGigabyte = 1073741824.0;
@@ -45,17 +58,18 @@ class Reader
         return node.Scalar();
     }
 
-    uint32_t Count(const YAML::Node& node, const std::string& key, uint32_t low) const
+    uint32_t Count(const YAML::Node& node, const std::string& key, uint32_t low, uint32_t high)
+        const
     {
         const std::string text = Text(node, key);
-        char* end = nullptr;
-        const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || text[0] == '-' || value < low || value > 1u << 30)
+        try
         {
-            Fail(node, "'" + key + "': '" + text + "' is not a whole number from " +
-                           std::to_string(low));
+            return static_cast<uint32_t>(ParseWholeNumber(text, "'" + key + "'", low, high));
         }
-        return static_cast<uint32_t>(value);
+        catch (const std::invalid_argument& e)
+        {
+            Fail(node, e.what());
+        }
     }
 
     double Real(const YAML::Node& node, const std::string& key) const
@@ -70,59 +84,88 @@ class Reader
         return value;
     }
 
-    double Positive(const YAML::Node& node, const std::string& key) const
+    /** An oversubscription ratio (TopologyLimits). */
+    double Ratio(const YAML::Node& node, const std::string& key) const
     {
-        const double value = Real(node, key);
-        if (!(value > 0))
+        try
         {
-            Fail(node, "'" + key + "' must be positive");
+            return ParseRealNumber(Text(node, key),
+                                   "'" + key + "'",
+                                   TopologyLimits::kMinOversubscription,
+                                   TopologyLimits::kMaxOversubscription);
         }
-        return value;
+        catch (const std::invalid_argument& e)
+        {
+            Fail(node, e.what());
+        }
     }
 
-    /** A rate: ns-3 DataRate text, or a number of bit/s. */
-    DataRate Rate(const YAML::Node& node, const std::string& key) const
+    /**
+     * A rate: text with a unit ("400Gbps", "400 Gb/s", "50GB/s"), or a number of bit/s; within
+     * QuantityLimits (0 where it means the default).
+     */
+    DataRate Rate(const YAML::Node& node, const std::string& key, bool zeroAllowed = false) const
     {
         const std::string text = Text(node, key);
-        char* end = nullptr;
-        const double number = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0')
+        try
         {
-            if (!(number >= 0) || number > 1e18)
+            char* end = nullptr;
+            const double number = std::strtod(text.c_str(), &end);
+            if (!text.empty() && *end == '\0' && std::isfinite(number) && number >= 0 &&
+                number <= QuantityLimits::kMaxBitRate)
             {
-                Fail(node, "'" + key + "': " + text + " bit/s is not a rate");
+                const DataRate rate(static_cast<uint64_t>(std::llround(number)));
+                CheckBandwidth(rate, "'" + key + "': " + text + " bit/s", zeroAllowed);
+                return rate;
             }
-            return DataRate(static_cast<uint64_t>(number));
+            return ParseBandwidth(text, "'" + key + "'", zeroAllowed);
         }
-        DataRateValue value;
-        if (!value.DeserializeFromString(text, MakeDataRateChecker()))
+        catch (const std::invalid_argument& e)
         {
-            Fail(node, "'" + key + "': '" + text + "' is not a rate (e.g. 400Gbps)");
+            Fail(node, e.what());
         }
-        return value.Get();
     }
 
-    /** A time: ns-3 Time text, or a number of nanoseconds. */
+    /** A latency: text with a unit ("500ns", "0.5 us"), or a number of nanoseconds; 0 to 1 s. */
     Time Delay(const YAML::Node& node, const std::string& key) const
     {
         const std::string text = Text(node, key);
-        char* end = nullptr;
-        const double number = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0')
+        try
         {
-            if (!(number >= 0) || number > 1e15)
+            char* end = nullptr;
+            const double number = std::strtod(text.c_str(), &end);
+            if (!text.empty() && *end == '\0')
             {
-                Fail(node, "'" + key + "': " + text + " ns is not a latency");
+                if (!(number >= 0) || number > QuantityLimits::kMaxLatencyNs)
+                {
+                    throw std::invalid_argument("'" + key + "': " + text +
+                                                " ns is outside 0 .. 1s");
+                }
+                return NanoSeconds(static_cast<int64_t>(std::llround(number)));
             }
-            return NanoSeconds(static_cast<int64_t>(std::llround(number)));
+            return ParseLatency(text, "'" + key + "'");
         }
-        TimeValue value;
-        if (!value.DeserializeFromString(text, MakeTimeChecker()) ||
-            value.Get().IsStrictlyNegative())
+        catch (const std::invalid_argument& e)
         {
-            Fail(node, "'" + key + "': '" + text + "' is not a time (e.g. 500ns)");
+            Fail(node, e.what());
         }
-        return value.Get();
+    }
+
+    /**
+     * Refuses a mapping that repeats a key: YAML forbids it, and yaml-cpp would keep one of the
+     * values silently.
+     */
+    void CheckUniqueKeys(const YAML::Node& map) const
+    {
+        std::set<std::string> seen;
+        for (const auto& entry : map)
+        {
+            const std::string key = entry.first.Scalar();
+            if (!seen.insert(key).second)
+            {
+                Fail(entry.first, "key '" + key + "' is given twice");
+            }
+        }
     }
 
     /** A list of per-dimension values with as many entries as dimensions. */
@@ -174,13 +217,21 @@ ReadAstraSim(const Reader& reader, const YAML::Node& root, TopologyFileContents&
             reader.Fail(topology[d], "unknown topology '" + shape +
                                          "' (Ring, FullyConnected, Switch)");
         }
-        dimension.size = reader.Count(npus[d], "npus_count", 1);
-        const double gbps = reader.Positive(bandwidth[d], "bandwidth");
-        dimension.bandwidth = DataRate(static_cast<uint64_t>(std::llround(gbps * kAstraGigabyte * 8)));
-        const double ns = reader.Real(latency[d], "latency");
-        if (ns < 0)
+        dimension.size = reader.Count(npus[d], "npus_count", 1, TopologyLimits::kMaxDimensionSize);
+        // GB/s with ASTRA-sim's GB (2^30 bytes); latency in ns. Both within QuantityLimits.
+        const double gbps = reader.Real(bandwidth[d], "bandwidth");
+        const double bps = gbps * kAstraGigabyte * 8;
+        if (!(bps >= QuantityLimits::kMinBitRate && bps <= QuantityLimits::kMaxBitRate))
         {
-            reader.Fail(latency[d], "'latency' must not be negative");
+            reader.Fail(bandwidth[d], "'bandwidth': " + topology::Number(gbps) +
+                                          " GB/s is outside 1Mbps .. 100Tbps");
+        }
+        dimension.bandwidth = DataRate(static_cast<uint64_t>(std::llround(bps)));
+        const double ns = reader.Real(latency[d], "latency");
+        if (!(ns >= 0 && ns <= QuantityLimits::kMaxLatencyNs))
+        {
+            reader.Fail(latency[d], "'latency': " + topology::Number(ns) +
+                                        " ns is outside 0 .. 1s (1e9 ns)");
         }
         dimension.latency = NanoSeconds(static_cast<int64_t>(std::llround(ns)));
         contents.spec.dimensions.push_back(dimension);
@@ -197,50 +248,82 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
     TopologySpec& s = contents.spec;
     using Field = std::function<void(const YAML::Node&, const std::string&)>;
     const std::map<std::string, Field> fields = {
-        {"kind", [&](const YAML::Node& n, const std::string& k) { s.kind = reader.Text(n, k); }},
-        {"hosts", [&](const YAML::Node& n, const std::string& k) { s.hosts = reader.Count(n, k, 1); }},
+        {"kind",
+         [&](const YAML::Node& n, const std::string& k) {
+             s.kind = reader.Text(n, k);
+             const auto kinds = TopologyKindNames();
+             if (std::find(kinds.begin(), kinds.end(), s.kind) == kinds.end())
+             {
+                 reader.Fail(n, "'kind': unknown topology '" + s.kind + "'" +
+                                    DidYouMean(s.kind, kinds) + " (" + ListTopologyKinds() + ")");
+             }
+         }},
+        {"hosts",
+         [&](const YAML::Node& n, const std::string& k) {
+             s.hosts = reader.Count(n, k, 1, TopologyLimits::kMaxHosts);
+         }},
         {"gpusPerHost",
-         [&](const YAML::Node& n, const std::string& k) { s.gpusPerHost = reader.Count(n, k, 1); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.gpusPerHost = reader.Count(n, k, 1, TopologyLimits::kMaxGpusPerHost);
+         }},
         {"nvLinkBandwidth",
          [&](const YAML::Node& n, const std::string& k) { s.nvLinkBandwidth = reader.Rate(n, k); }},
         {"nvLinkLatency",
          [&](const YAML::Node& n, const std::string& k) { s.nvLinkLatency = reader.Delay(n, k); }},
         {"nvLinkMtu",
-         [&](const YAML::Node& n, const std::string& k) { s.nvLinkMtu = reader.Count(n, k, 576); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.nvLinkMtu = reader.Count(n, k, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu);
+         }},
         {"nicBandwidth",
          [&](const YAML::Node& n, const std::string& k) { s.nicBandwidth = reader.Rate(n, k); }},
         {"nicLatency",
          [&](const YAML::Node& n, const std::string& k) { s.nicLatency = reader.Delay(n, k); }},
-        {"mtu", [&](const YAML::Node& n, const std::string& k) { s.mtu = reader.Count(n, k, 576); }},
+        {"mtu",
+         [&](const YAML::Node& n, const std::string& k) {
+             s.mtu = reader.Count(n, k, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu);
+         }},
         {"hostsPerLeaf",
-         [&](const YAML::Node& n, const std::string& k) { s.hostsPerLeaf = reader.Count(n, k, 1); }},
-        {"spines", [&](const YAML::Node& n, const std::string& k) { s.spines = reader.Count(n, k, 0); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.hostsPerLeaf = reader.Count(n, k, 1, TopologyLimits::kMaxHostsPerLeaf);
+         }},
+        {"spines",
+         [&](const YAML::Node& n, const std::string& k) {
+             s.spines = reader.Count(n, k, 0, TopologyLimits::kMaxSpines);
+         }},
         {"oversubscription",
          [&](const YAML::Node& n, const std::string& k) {
-             s.oversubscription = reader.Positive(n, k);
+             s.oversubscription = reader.Ratio(n, k);
          }},
         {"ringBandwidth",
-         [&](const YAML::Node& n, const std::string& k) { s.ringBandwidth = reader.Rate(n, k); }},
+         [&](const YAML::Node& n, const std::string& k) { s.ringBandwidth = reader.Rate(n, k, true); }},
         {"fabricLatency",
          [&](const YAML::Node& n, const std::string& k) { s.fabricLatency = reader.Delay(n, k); }},
         {"scaleUpDomain",
-         [&](const YAML::Node& n, const std::string& k) { s.scaleUpDomain = reader.Count(n, k, 0); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.scaleUpDomain = reader.Count(n, k, 0, TopologyLimits::kMaxGpus);
+         }},
         {"hostsPerRailGroup",
          [&](const YAML::Node& n, const std::string& k) {
-             s.hostsPerRailGroup = reader.Count(n, k, 0);
+             s.hostsPerRailGroup = reader.Count(n, k, 0, TopologyLimits::kMaxHosts);
          }},
         {"leavesPerPod",
-         [&](const YAML::Node& n, const std::string& k) { s.leavesPerPod = reader.Count(n, k, 1); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.leavesPerPod = reader.Count(n, k, 1, TopologyLimits::kMaxLeavesPerPod);
+         }},
         {"coreSwitches",
-         [&](const YAML::Node& n, const std::string& k) { s.coreSwitches = reader.Count(n, k, 0); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.coreSwitches = reader.Count(n, k, 0, TopologyLimits::kMaxCoreSwitches);
+         }},
         {"coreOversubscription",
          [&](const YAML::Node& n, const std::string& k) {
-             s.coreOversubscription = reader.Positive(n, k);
+             s.coreOversubscription = reader.Ratio(n, k);
          }},
         {"fatTreeK",
-         [&](const YAML::Node& n, const std::string& k) { s.fatTreeK = reader.Count(n, k, 0); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.fatTreeK = reader.Count(n, k, 0, TopologyLimits::kMaxFatTreeK);
+         }},
         {"torusBandwidth",
-         [&](const YAML::Node& n, const std::string& k) { s.torusBandwidth = reader.Rate(n, k); }},
+         [&](const YAML::Node& n, const std::string& k) { s.torusBandwidth = reader.Rate(n, k, true); }},
         {"torusDims",
          [&](const YAML::Node& n, const std::string& k) {
              if (n.IsSequence())
@@ -248,7 +331,7 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                  s.torusDims.clear();
                  for (const auto& size : n)
                  {
-                     s.torusDims.push_back(reader.Count(size, k, 1));
+                     s.torusDims.push_back(reader.Count(size, k, 1, TopologyLimits::kMaxDimensionSize));
                  }
                  return;
              }
@@ -274,6 +357,7 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                  {
                      reader.Fail(item, "a dimension must be {shape, size, bandwidth, latency}");
                  }
+                 reader.CheckUniqueKeys(item);
                  DimensionSpec dimension;
                  for (const auto& entry : item)
                  {
@@ -290,7 +374,7 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                      }
                      else if (key == "size")
                      {
-                         dimension.size = reader.Count(value, key, 1);
+                         dimension.size = reader.Count(value, key, 1, TopologyLimits::kMaxDimensionSize);
                      }
                      else if (key == "bandwidth")
                      {
@@ -310,6 +394,11 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
              }
          }},
     };
+    std::vector<std::string> names;
+    for (const auto& [name, read] : fields)
+    {
+        names.push_back(name);
+    }
     for (const auto& entry : root)
     {
         const std::string key = entry.first.as<std::string>();
@@ -317,14 +406,20 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
         if (field == fields.end())
         {
             std::string known;
-            for (const auto& [name, read] : fields)
+            for (const auto& name : names)
             {
                 known += (known.empty() ? "" : ", ") + name;
             }
-            reader.Fail(entry.first, "unknown key '" + key + "' (" + known + ")");
+            reader.Fail(entry.first, "unknown key '" + key + "'" + DidYouMean(key, names) +
+                                         " (" + known + ")");
         }
         field->second(entry.second, key);
         contents.keys.insert(key);
+    }
+    if (s.kind == "rail-only" && contents.keys.count("spines") && s.spines > 0)
+    {
+        reader.Fail(root["spines"], "'spines': rail-only has no spines (kind: rail-optimized "
+                                    "has them)");
     }
 }
 
@@ -336,6 +431,24 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
     TopologyFileContents contents;
     contents.spec = defaults;
     Reader reader(path);
+    // A FIFO, a device or a directory would block or never end: only regular files are read
+    // (as the trace readers do).
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0)
+    {
+        throw std::invalid_argument(path + ": cannot read the topology file: " +
+                                    std::strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode))
+    {
+        throw std::invalid_argument(path + ": not a regular file (a topology file is YAML or "
+                                           "JSON text)");
+    }
+    if (info.st_size > kMaxFileBytes)
+    {
+        throw std::invalid_argument(path + ": " + std::to_string(info.st_size) +
+                                    " bytes is too large for a topology file");
+    }
     try
     {
         const YAML::Node root = YAML::LoadFile(path);
@@ -345,6 +458,7 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
                                                "ASTRA-sim's topology / npus_count / bandwidth / "
                                                "latency)");
         }
+        reader.CheckUniqueKeys(root);
         if (root["npus_count"])
         {
             ReadAstraSim(reader, root, contents);
@@ -372,6 +486,14 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
             where += ": line " + std::to_string(e.mark.line + 1);
         }
         throw std::invalid_argument(where + ": " + e.msg);
+    }
+    try
+    {
+        ValidateTopologySpec(contents.spec);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(path + ": " + e.what());
     }
     return contents;
 }

@@ -6,6 +6,7 @@
 #include "trace-limits.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -91,9 +92,14 @@ RecordedMicros(const EtNode& node)
 std::string
 AlgorithmAttributeHelp(const char* collective)
 {
-    return std::string("Algorithm for ") + collective +
-           ": auto, ring, direct, halving-doubling, tree or hierarchical (an algorithm that "
-           "cannot run a call falls back to the default).";
+    std::string names;
+    for (const std::string& name : CollectiveAlgorithmNames())
+    {
+        names += ", " + name;
+    }
+    return std::string("Algorithm for ") + collective + ": auto" + names +
+           " (an algorithm that cannot run a call falls back to the default; the report's "
+           "collective table names the one that ran).";
 }
 
 } // namespace
@@ -119,18 +125,18 @@ ChakraApplication::GetTypeId()
             .AddAttribute("Transport",
                           "Transport model used when no transport object was set "
                           "(SetTransport): tcp (see CommTransport::ListModels).",
-                          StringValue("tcp"),
-                          MakeStringAccessor(&ChakraApplication::m_transportModel),
-                          MakeStringChecker())
+                          EnumValue(CommTransport::TCP),
+                          MakeEnumAccessor(&ChakraApplication::m_transportModel),
+                          CommTransport::MakeModelChecker(false))
             .AddAttribute("CallOrder",
                           "How the calls of one communicator wait for each other on a rank, in "
                           "program order: 'posted' (a call starts once every earlier call has "
                           "started: one queue per communicator, as NCCL enqueues) or 'serial' "
                           "(a call starts once every earlier call has completed: one call at "
                           "a time, as NCCL's kernels of one communicator run).",
-                          StringValue("posted"),
-                          MakeStringAccessor(&ChakraApplication::m_callOrder),
-                          MakeStringChecker())
+                          EnumValue(POSTED),
+                          MakeEnumAccessor(&ChakraApplication::m_callOrder),
+                          MakeEnumChecker(POSTED, "posted", SERIAL, "serial"))
             .AddAttribute("ReplayDelay",
                           "Time between the application's start and the replay of the trace "
                           "(lets TCP connections open); reported times start here.",
@@ -149,9 +155,14 @@ ChakraApplication::GetTypeId()
                           "(honour, except in traces of the reference Chakra converter, whose "
                           "ctrl_deps are call-tree links with cycles: ignored there, with a "
                           "warning).",
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_ctrlDeps),
-                          MakeStringChecker())
+                          EnumValue(CTRL_AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_ctrlDeps),
+                          MakeEnumChecker(CTRL_AUTO,
+                                          "auto",
+                                          CTRL_HONOUR,
+                                          "honour",
+                                          CTRL_IGNORE,
+                                          "ignore"))
             .AddAttribute("HonourDataDeps",
                           "A node waits for its data_deps.",
                           BooleanValue(true),
@@ -160,9 +171,9 @@ ChakraApplication::GetTypeId()
             .AddAttribute("DanglingDeps",
                           "A dependency on an id not in the trace: 'warn' (satisfied, with a "
                           "warning) or 'error' (the nodes waiting for it are reported stuck).",
-                          StringValue("warn"),
-                          MakeStringAccessor(&ChakraApplication::m_danglingDeps),
-                          MakeStringChecker())
+                          EnumValue(DANGLING_WARN),
+                          MakeEnumAccessor(&ChakraApplication::m_danglingDeps),
+                          MakeEnumChecker(DANGLING_WARN, "warn", DANGLING_ERROR, "error"))
             .AddAttribute("WindowSize",
                           "Nodes the feeder holds in memory (and looks ahead for ready nodes).",
                           UintegerValue(65536),
@@ -170,44 +181,44 @@ ChakraApplication::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("AllReduceAlgorithm",
                           AlgorithmAttributeHelp("all-reduce"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_allReduceAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_allReduceAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("AllGatherAlgorithm",
                           AlgorithmAttributeHelp("all-gather"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_allGatherAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_allGatherAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("ReduceScatterAlgorithm",
                           AlgorithmAttributeHelp("reduce-scatter"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_reduceScatterAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_reduceScatterAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("AllToAllAlgorithm",
                           AlgorithmAttributeHelp("all-to-all"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_allToAllAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_allToAllAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("BroadcastAlgorithm",
                           AlgorithmAttributeHelp("broadcast"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_broadcastAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_broadcastAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("ReduceAlgorithm",
                           AlgorithmAttributeHelp("reduce"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_reduceAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_reduceAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("GatherAlgorithm",
                           AlgorithmAttributeHelp("gather"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_gatherAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_gatherAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("ScatterAlgorithm",
                           AlgorithmAttributeHelp("scatter"),
-                          StringValue("auto"),
-                          MakeStringAccessor(&ChakraApplication::m_scatterAlgorithm),
-                          MakeStringChecker())
+                          EnumValue(CollectiveAlgorithmKind::AUTO),
+                          MakeEnumAccessor(&ChakraApplication::m_scatterAlgorithm),
+                          MakeCollectiveAlgorithmChecker())
             .AddAttribute("ChunkSize",
                           "Pipeline chunk size in bytes: a collective is split into "
                           "ceil(size / ChunkSize) chunks (at most MaxChunks). 0: the "
@@ -326,7 +337,8 @@ ChakraApplication::GetTransport()
 {
     if (!m_transport)
     {
-        ObjectFactory factory(CommTransport::LookupModel(m_transportModel).GetName());
+        ObjectFactory factory(
+            CommTransport::LookupModel(CommTransport::GetModelName(m_transportModel)).GetName());
         m_transport = factory.Create<CommTransport>();
     }
     return m_transport;
@@ -355,29 +367,14 @@ ChakraApplication::StartApplication()
     {
         EtFeederOptions options;
         options.windowSize = m_windowSize;
-        if (m_ctrlDeps != "auto" && m_ctrlDeps != "honour" && m_ctrlDeps != "ignore")
-        {
-            Fail("CtrlDeps must be 'auto', 'honour' or 'ignore', not '" + m_ctrlDeps + "'");
-            return;
-        }
-        options.honourCtrlDeps = m_ctrlDeps != "ignore";
+        options.honourCtrlDeps = m_ctrlDeps != CTRL_IGNORE;
         options.honourDataDeps = m_honourDataDeps;
-        if (m_danglingDeps != "warn" && m_danglingDeps != "error")
-        {
-            Fail("DanglingDeps must be 'warn' or 'error', not '" + m_danglingDeps + "'");
-            return;
-        }
-        options.danglingAsSatisfied = m_danglingDeps == "warn";
+        options.danglingAsSatisfied = m_danglingDeps == DANGLING_WARN;
         options.warn = [this](const std::string& message) { Warn(message); };
         options.onRead = [this](const EtNode& node) { NumberCall(node); };
-        if (m_callOrder != "posted" && m_callOrder != "serial")
-        {
-            Fail("CallOrder must be 'posted' or 'serial', not '" + m_callOrder + "'");
-            return;
-        }
         GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
-        if (m_ctrlDeps == "auto" && HasCallTreeCtrlDeps(m_feeder->GetMetadata()))
+        if (m_ctrlDeps == CTRL_AUTO && HasCallTreeCtrlDeps(m_feeder->GetMetadata()))
         {
             m_feeder->SetHonourCtrlDeps(false);
             Warn(m_tracePath +
@@ -543,7 +540,7 @@ bool
 ChakraApplication::IsCallsTurn(const std::string& pg, uint64_t seq)
 {
     const CallOrderState& order = m_callOrders[pg];
-    return seq == order.started && (m_callOrder != "serial" || order.completed == order.started);
+    return seq == order.started && (m_callOrder != SERIAL || order.completed == order.started);
 }
 
 void
@@ -864,7 +861,7 @@ ChakraApplication::DescribeUnreceived(const CommTransport::UnreceivedMessage& me
            " never made that call";
 }
 
-std::string
+CollectiveAlgorithmKind::Kind
 ChakraApplication::AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const
 {
     switch (type)
@@ -887,7 +884,7 @@ ChakraApplication::AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const
     case ChakraProtoMsg::SCATTER:
         return m_scatterAlgorithm;
     default:
-        return "auto";
+        return CollectiveAlgorithmKind::AUTO;
     }
 }
 

@@ -4,6 +4,7 @@
 #ifndef CHAKRA_APPLICATION_H
 #define CHAKRA_APPLICATION_H
 
+#include "ns3/collective-algorithm.h"
 #include "ns3/collective.h"
 #include "comm-group-file.h"
 #include "communicator.h"
@@ -203,7 +204,7 @@ class ChakraApplication : public Application
     bool IsCallsTurn(const std::string& pg, uint64_t seq);
     void Warn(const std::string& message);
     /** \return the algorithm attribute for a collective type */
-    std::string AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
+    CollectiveAlgorithmKind::Kind AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
     /**
      * \return the time a collective node ends after its last message on this rank:
      *         CollectiveOverhead + bytes / CollectiveOverheadRate + its call delay
@@ -216,22 +217,42 @@ class ChakraApplication : public Application
     // Attributes.
     std::string m_tracePath;
     Ptr<ComputeModel> m_computeModel;
-    std::string m_transportModel;
-    std::string m_callOrder;
+    /** How the calls of one communicator wait for each other (the CallOrder attribute). */
+    enum CallOrder : int
+    {
+        POSTED, //!< a call starts once every earlier call has started
+        SERIAL, //!< a call starts once every earlier call has completed
+    };
+    /** Whether nodes wait for their ctrl_deps (the CtrlDeps attribute). */
+    enum CtrlDepsMode : int
+    {
+        CTRL_AUTO,   //!< honour, except in the reference converter's traces
+        CTRL_HONOUR, //!< honour
+        CTRL_IGNORE, //!< ignore
+    };
+    /** What a dependency on an id not in the trace does (the DanglingDeps attribute). */
+    enum DanglingDepsMode : int
+    {
+        DANGLING_WARN,  //!< satisfied, with a warning
+        DANGLING_ERROR, //!< the nodes waiting for it are stuck
+    };
+
+    CommTransport::Model m_transportModel;
+    CallOrder m_callOrder;
     Time m_replayDelay;
     Time m_startOffset;
-    std::string m_ctrlDeps;
+    CtrlDepsMode m_ctrlDeps;
     bool m_honourDataDeps;
-    std::string m_danglingDeps;
+    DanglingDepsMode m_danglingDeps;
     uint32_t m_windowSize;
-    std::string m_allReduceAlgorithm;
-    std::string m_allGatherAlgorithm;
-    std::string m_reduceScatterAlgorithm;
-    std::string m_allToAllAlgorithm;
-    std::string m_broadcastAlgorithm;
-    std::string m_reduceAlgorithm;
-    std::string m_gatherAlgorithm;
-    std::string m_scatterAlgorithm;
+    CollectiveAlgorithmKind::Kind m_allReduceAlgorithm;
+    CollectiveAlgorithmKind::Kind m_allGatherAlgorithm;
+    CollectiveAlgorithmKind::Kind m_reduceScatterAlgorithm;
+    CollectiveAlgorithmKind::Kind m_allToAllAlgorithm;
+    CollectiveAlgorithmKind::Kind m_broadcastAlgorithm;
+    CollectiveAlgorithmKind::Kind m_reduceAlgorithm;
+    CollectiveAlgorithmKind::Kind m_gatherAlgorithm;
+    CollectiveAlgorithmKind::Kind m_scatterAlgorithm;
     uint64_t m_chunkSize;
     uint32_t m_maxChunks;
     Time m_collectiveOverhead;

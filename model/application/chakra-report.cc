@@ -167,8 +167,26 @@ namespace
 {
 
 /** Prints a table with right-aligned columns as wide as their widest cell. */
+/**
+ * \return where the rows a printed table leaves out are: " in DIR/file.csv", or, when no CSV
+ *         files are written, how to get them
+ */
+std::string
+MoreIn(const std::string& file, const std::string& csvDirectory)
+{
+    if (csvDirectory.empty())
+    {
+        return ", not shown (the CSV files have every row: " + file +
+               ", written with --output DIR)";
+    }
+    return " in " + csvDirectory + "/" + file;
+}
+
 void
-PrintTable(std::ostream& os, const ReportTable& table, std::size_t maxRows)
+PrintTable(std::ostream& os,
+           const ReportTable& table,
+           std::size_t maxRows,
+           const std::string& csvDirectory)
 {
     std::vector<std::size_t> width;
     for (const auto& column : table.columns)
@@ -196,7 +214,9 @@ PrintTable(std::ostream& os, const ReportTable& table, std::size_t maxRows)
     {
         if (i == maxRows)
         {
-            os << "... " << table.rows.size() - maxRows << " more in " << table.name << ".csv\n";
+            os << "... " << table.rows.size() - maxRows << " more"
+               << MoreIn(table.name + ".csv", csvDirectory)
+               << "\n";
             break;
         }
         line(table.rows[i]);
@@ -206,7 +226,7 @@ PrintTable(std::ostream& os, const ReportTable& table, std::size_t maxRows)
 } // namespace
 
 void
-ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
+ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& csvDirectory) const
 {
     std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(),
                                          [](const RankStats& r) { return r.finished; });
@@ -225,7 +245,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
     {
         if (i == maxRows)
         {
-            os << "... " << m_ranks.size() - maxRows << " more ranks in ranks.csv\n";
+            os << "... " << m_ranks.size() - maxRows << " more ranks"
+               << MoreIn("ranks.csv", csvDirectory) << "\n";
             break;
         }
         const RankStats& r = m_ranks[i];
@@ -251,7 +272,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
     {
         if (i == maxRows)
         {
-            os << "... " << collectives.size() - maxRows << " more in collectives.csv\n";
+            os << "... " << collectives.size() - maxRows << " more"
+               << MoreIn("collectives.csv", csvDirectory) << "\n";
             break;
         }
         const auto& c = collectives[i];
@@ -264,7 +286,7 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows) const
     }
     for (const auto& table : m_tables)
     {
-        PrintTable(os, table, maxRows);
+        PrintTable(os, table, maxRows, csvDirectory);
     }
     for (const auto& r : m_ranks)
     {

@@ -80,8 +80,16 @@ class ChakraReport
     /** \return every communication record of every rank */
     const std::vector<CommRecord>& GetCommRecords() const;
 
-    /** Prints the report (at most \p maxRows rows per table; CSVs have everything). */
-    void Print(std::ostream& os, std::size_t maxRows = 20) const;
+    /**
+     * Prints the report.
+     * \param os where
+     * \param maxRows at most this many rows per table (the CSV files have every row)
+     * \param csvDirectory where the CSV files are written, named where rows are left out ("":
+     *        none are, and the report says how to get them)
+     */
+    void Print(std::ostream& os,
+               std::size_t maxRows = 20,
+               const std::string& csvDirectory = "") const;
     /**
      * Writes ranks.csv, collectives.csv and comm-ops.csv into \p directory (created if needed).
      * \throws TraceError if a file cannot be written

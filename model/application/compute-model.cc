@@ -3,6 +3,7 @@
 #include "trace-limits.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -24,9 +25,9 @@ ComputeModel::GetTypeId()
             .AddAttribute("Mode",
                           "replay: the trace's durations (scaled); roofline: from num_ops and "
                           "tensor_size where a GPU op has them.",
-                          StringValue("replay"),
-                          MakeStringAccessor(&ComputeModel::m_mode),
-                          MakeStringChecker())
+                          EnumValue(REPLAY),
+                          MakeEnumAccessor(&ComputeModel::m_mode),
+                          MakeEnumChecker(REPLAY, "replay", ROOFLINE, "roofline"))
             .AddAttribute("ComputeScale",
                           "Factor on GPU op durations (0.5: a GPU twice as fast).",
                           DoubleValue(1.0),
@@ -56,7 +57,7 @@ Time
 ComputeModel::GetDuration(const EtNode& node) const
 {
     const bool cpu = node.IsCpuOp();
-    if (!cpu && m_mode == "roofline")
+    if (!cpu && m_mode == ROOFLINE)
     {
         double ops = static_cast<double>(node.GetNumOps());
         double bytes = static_cast<double>(node.GetTensorSize());

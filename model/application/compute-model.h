@@ -34,8 +34,15 @@ class ComputeModel : public Object
     /** \param node a compute node \return its duration */
     Time GetDuration(const EtNode& node) const;
 
+    /** Where durations come from (the Mode attribute). */
+    enum Mode : int
+    {
+        REPLAY,   //!< the trace's durations, scaled
+        ROOFLINE, //!< from num_ops and tensor_size where a GPU op has them
+    };
+
   private:
-    std::string m_mode;        //!< "replay" or "roofline"
+    Mode m_mode;               //!< Mode
     double m_gpuScale;         //!< ComputeScale
     double m_cpuScale;         //!< CpuScale
     double m_peakFlops;        //!< FLOP/s

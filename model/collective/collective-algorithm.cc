@@ -6,6 +6,8 @@
 #include "ring-collective.h"
 #include "tree-collective.h"
 
+#include "ns3/enum.h"
+
 namespace ns3
 {
 
@@ -43,28 +45,75 @@ BuildDisseminationBarrier(const CollectiveRequest& request)
     return builder.Take();
 }
 
+namespace
+{
+
+/** One entry per algorithm: the one table of names (attributes, flags, help texts). */
+struct AlgorithmEntry
+{
+    CollectiveAlgorithmKind::Kind kind;
+    const char* name;
+    std::unique_ptr<CollectiveAlgorithm> (*create)();
+};
+
+template <typename T>
+std::unique_ptr<CollectiveAlgorithm>
+Make()
+{
+    return std::make_unique<T>();
+}
+
+const std::vector<AlgorithmEntry>&
+Algorithms()
+{
+    static const std::vector<AlgorithmEntry> table = {
+        {CollectiveAlgorithmKind::RING, "ring", &Make<RingCollective>},
+        {CollectiveAlgorithmKind::DIRECT, "direct", &Make<DirectCollective>},
+        {CollectiveAlgorithmKind::HALVING_DOUBLING,
+         "halving-doubling",
+         &Make<HalvingDoublingCollective>},
+        {CollectiveAlgorithmKind::TREE, "tree", &Make<TreeCollective>},
+        {CollectiveAlgorithmKind::HIERARCHICAL, "hierarchical", &Make<HierarchicalCollective>},
+    };
+    return table;
+}
+
+} // namespace
+
+Ptr<const AttributeChecker>
+MakeCollectiveAlgorithmChecker()
+{
+    Ptr<EnumChecker> checker = Create<EnumChecker>();
+    checker->AddDefault(static_cast<int>(CollectiveAlgorithmKind::AUTO), "auto");
+    for (const AlgorithmEntry& entry : Algorithms())
+    {
+        checker->Add(static_cast<int>(entry.kind), entry.name);
+    }
+    return checker;
+}
+
+std::string
+CollectiveAlgorithmName(CollectiveAlgorithmKind::Kind kind)
+{
+    for (const AlgorithmEntry& entry : Algorithms())
+    {
+        if (entry.kind == kind)
+        {
+            return entry.name;
+        }
+    }
+    return "auto";
+}
+
 std::unique_ptr<CollectiveAlgorithm>
 CreateCollectiveAlgorithm(const std::string& name)
 {
-    if (name == "ring")
+    for (const AlgorithmEntry& entry : Algorithms())
     {
-        return std::make_unique<RingCollective>();
-    }
-    if (name == "direct")
-    {
-        return std::make_unique<DirectCollective>();
-    }
-    if (name == "halving-doubling")
-    {
-        return std::make_unique<HalvingDoublingCollective>();
-    }
-    if (name == "tree")
-    {
-        return std::make_unique<TreeCollective>();
-    }
-    if (name == "hierarchical")
-    {
-        return std::make_unique<HierarchicalCollective>();
+        if (name == entry.name)
+        {
+            return entry.create();
+        }
     }
     return nullptr;
 }
@@ -72,15 +121,20 @@ CreateCollectiveAlgorithm(const std::string& name)
 std::vector<std::string>
 CollectiveAlgorithmNames()
 {
-    return {"ring", "direct", "halving-doubling", "tree", "hierarchical"};
+    std::vector<std::string> names;
+    for (const AlgorithmEntry& entry : Algorithms())
+    {
+        names.emplace_back(entry.name);
+    }
+    return names;
 }
 
 std::unique_ptr<CollectiveAlgorithm>
-ChooseCollectiveAlgorithm(const std::string& requested, const CollectiveRequest& request)
+ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested, const CollectiveRequest& request)
 {
-    if (requested != "auto")
+    if (requested != CollectiveAlgorithmKind::AUTO)
     {
-        auto algorithm = CreateCollectiveAlgorithm(requested);
+        auto algorithm = CreateCollectiveAlgorithm(CollectiveAlgorithmName(requested));
         if (algorithm && algorithm->Supports(request))
         {
             return algorithm;

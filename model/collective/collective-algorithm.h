@@ -7,6 +7,9 @@
 #include "collective-schedule.h"
 #include "et_def.pb.h"
 
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -63,12 +66,40 @@ class CollectiveAlgorithm
 };
 
 /**
+ * \ingroup chakra
+ * \brief The algorithms a <Type>Algorithm attribute names (EnumValue). AUTO lets the call
+ * choose (ChooseCollectiveAlgorithm).
+ */
+struct CollectiveAlgorithmKind
+{
+    /** The algorithm (an unscoped enum: ns-3's EnumValue holds an int). */
+    enum Kind : int
+    {
+        AUTO,
+        RING,
+        DIRECT,
+        HALVING_DOUBLING,
+        TREE,
+        HIERARCHICAL,
+    };
+};
+
+/**
+ * \return the checker of the <Type>Algorithm attributes: auto and every algorithm's name, so
+ *         that a misspelt name is refused where it is given, with the valid ones
+ */
+Ptr<const AttributeChecker> MakeCollectiveAlgorithmChecker();
+
+/** \return the name of \p kind ("auto", "ring", ...) */
+std::string CollectiveAlgorithmName(CollectiveAlgorithmKind::Kind kind);
+
+/**
  * \param name "ring", "direct", "halving-doubling", "tree", "hierarchical"
- * \return the algorithm, or nullptr for an unknown name
+ * \return the algorithm, or nullptr for an unknown name (and for "auto")
  */
 std::unique_ptr<CollectiveAlgorithm> CreateCollectiveAlgorithm(const std::string& name);
 
-/** \return the names CreateCollectiveAlgorithm accepts */
+/** \return the names CreateCollectiveAlgorithm accepts (without "auto") */
 std::vector<std::string> CollectiveAlgorithmNames();
 
 /**
@@ -76,12 +107,12 @@ std::vector<std::string> CollectiveAlgorithmNames();
  * the collective type (like NCCL's): hierarchical for all-reduce, all-gather and
  * reduce-scatter when members span several hosts evenly, ring otherwise for those and for
  * broadcast and reduce; direct for all-to-all, gather and scatter; barrier is a dissemination
- * barrier (direct).
- * \param requested "auto" or an algorithm name
+ * barrier (direct). The algorithm that runs is what the report's collective table names.
+ * \param requested AUTO or an algorithm
  * \param request the call
  * \return the algorithm (never nullptr)
  */
-std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(const std::string& requested,
+std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested,
                                                                 const CollectiveRequest& request);
 
 /**

@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -46,9 +47,9 @@ RdmaSwitch::GetTypeId()
                           "XOFF threshold of an ingress port: dynamic (PfcAlpha x free shared "
                           "buffer) or static (PfcStaticThreshold). With PFC off, the same "
                           "threshold decides drops.",
-                          StringValue("dynamic"),
-                          MakeStringAccessor(&RdmaSwitch::m_thresholdMode),
-                          MakeStringChecker())
+                          EnumValue(DYNAMIC),
+                          MakeEnumAccessor(&RdmaSwitch::m_thresholdMode),
+                          MakeEnumChecker(DYNAMIC, "dynamic", STATIC, "static"))
             .AddAttribute("PfcStaticThreshold",
                           "Static XOFF threshold per ingress port, bytes.",
                           UintegerValue(256u << 10),
@@ -180,12 +181,7 @@ RdmaSwitch::SizeBuffer()
     {
         return;
     }
-    if (m_thresholdMode != "dynamic" && m_thresholdMode != "static")
-    {
-        throw std::invalid_argument("RdmaSwitch PfcThreshold must be 'dynamic' or 'static', not '" +
-                                    m_thresholdMode + "'");
-    }
-    m_dynamic = m_thresholdMode == "dynamic";
+    m_dynamic = m_thresholdMode == DYNAMIC;
     // In 128 bits: a long cable's nanoseconds times a high rate pass 64 bits (1,000,000 s at
     // 3.6 Tbps: 7e27), and a sum of headrooms that wrapped could pass for a small one.
     constexpr Uint128 kMaxBytes = std::numeric_limits<uint64_t>::max();

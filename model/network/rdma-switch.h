@@ -161,7 +161,13 @@ class RdmaSwitch : public Object
     // Attributes.
     uint64_t m_bufferSize;
     bool m_pfcEnabled;
-    std::string m_thresholdMode;
+    /** How an ingress port's XOFF threshold is set (PfcThreshold). */
+    enum ThresholdMode : int
+    {
+        DYNAMIC, //!< PfcAlpha x the free shared buffer
+        STATIC,  //!< PfcStaticThreshold
+    };
+    ThresholdMode m_thresholdMode;
     uint64_t m_staticThreshold;
     double m_alpha;
     uint64_t m_headroomAttribute;

@@ -1,5 +1,6 @@
 #include "comm-transport.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
@@ -19,6 +20,7 @@ namespace
 const std::vector<std::pair<std::string, std::string>>&
 Models()
 {
+    // In the order of CommTransport::Model.
     static const std::vector<std::pair<std::string, std::string>> models = {
         {"tcp", "ns3::TcpTransport"},
         {"rdma", "ns3::RdmaTransport"},
@@ -57,7 +59,7 @@ CommTransport::LookupModel(const std::string& model)
 }
 
 std::string
-CommTransport::ListModels()
+CommTransport::ListModels(bool withAuto)
 {
     std::string list;
     for (const auto& [name, typeName] : Models())
@@ -68,7 +70,32 @@ CommTransport::ListModels()
             list += (list.empty() ? "" : ", ") + name;
         }
     }
-    return list;
+    return withAuto ? list + ", auto" : list;
+}
+
+Ptr<const AttributeChecker>
+CommTransport::MakeModelChecker(bool withAuto)
+{
+    Ptr<EnumChecker> checker = Create<EnumChecker>();
+    for (std::size_t i = 0; i < Models().size(); ++i)
+    {
+        checker->Add(static_cast<int>(i), Models()[i].first);
+    }
+    if (withAuto)
+    {
+        checker->Add(AUTO, "auto");
+    }
+    return checker;
+}
+
+std::string
+CommTransport::GetModelName(Model model)
+{
+    if (model == AUTO)
+    {
+        return "auto";
+    }
+    return Models().at(static_cast<std::size_t>(model)).first;
 }
 
 void

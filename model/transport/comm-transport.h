@@ -56,14 +56,31 @@ class CommTransport : public Object
     CommTransport();
     ~CommTransport() override;
 
+    /** The transport models (the Transport attributes' EnumValue). */
+    enum Model : int
+    {
+        TCP,
+        RDMA,
+        FLOW,
+        AUTO, //!< GpuClusterHelper only: chosen by the cluster's size
+    };
+    /**
+     * \param withAuto whether "auto" is a valid value (GpuClusterHelper's Transport)
+     * \return the checker of a Transport attribute: every model this build knows by name
+     */
+    static Ptr<const AttributeChecker> MakeModelChecker(bool withAuto);
+    /** \return the name of \p model ("tcp", "rdma", "flow", "auto") */
+    static std::string GetModelName(Model model);
+
     /**
      * \param model a transport model name ("tcp", ...)
      * \return the TypeId of its implementation
      * \throws std::invalid_argument for an unknown model (the message lists the known ones)
      */
     static TypeId LookupModel(const std::string& model);
-    /** \return the names of the models this build knows, comma separated */
-    static std::string ListModels();
+    /** \return the names of the models this build knows, comma separated (with ", auto" when
+     *  \p withAuto) */
+    static std::string ListModels(bool withAuto = false);
 
     /**
      * Wiring, before Start.

@@ -2,6 +2,7 @@
 
 #include "rdma-transport.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -36,9 +37,9 @@ RdmaNic::GetTypeId()
                           "Congestion control of every queue pair: none (line rate; PFC alone "
                           "keeps the fabric lossless, as Meta's RoCE training fabrics run) or "
                           "dcqcn (DcqcnRateControl's parameters).",
-                          StringValue("none"),
-                          MakeStringAccessor(&RdmaNic::m_congestionControl),
-                          MakeStringChecker())
+                          EnumValue(0),
+                          MakeEnumAccessor(&RdmaNic::m_congestionControl),
+                          RdmaRateControl::MakeModelChecker())
             .AddAttribute("AckInterval",
                           "The receiver acknowledges every this many packets (and the last "
                           "packet of every message): RoCE NICs coalesce ACKs.",
@@ -196,7 +197,7 @@ RdmaNic::GetQueuePair(uint32_t peer)
     config.payloadPerPacket = m_payloadSize > 0 ? std::min(m_payloadSize, mtuPayload) : mtuPayload;
     config.payloadPerPacket = std::max<uint32_t>(config.payloadPerPacket, MessageHeader::kSize);
     auto queuePair = std::make_unique<RdmaQueuePair>(config,
-                                                     RdmaRateControl::Create(m_congestionControl),
+                                                     RdmaRateControl::Create(RdmaRateControl::GetModelName(m_congestionControl)),
                                                      m_ports[port].device->GetDataRate(),
                                                      Simulator::Now());
     RdmaQueuePair& ref = *queuePair;

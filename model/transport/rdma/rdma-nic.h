@@ -143,7 +143,7 @@ class RdmaNic : public Object
     void SendControl(const RdmaQueuePair& queuePair, Ptr<Packet> packet);
 
     // Attributes.
-    std::string m_congestionControl;
+    uint32_t m_congestionControl; //!< index of RdmaRateControl's models (CongestionControl)
     uint32_t m_ackInterval;
     Time m_cnpInterval;
     Time m_retransmitTimeout;

@@ -1,5 +1,6 @@
 #include "rdma-rate-control.h"
 
+#include "ns3/enum.h"
 #include "ns3/object-factory.h"
 
 #include <stdexcept>
@@ -60,6 +61,23 @@ RdmaRateControl::ListModels()
         list += (list.empty() ? "" : ", ") + model;
     }
     return list;
+}
+
+Ptr<const AttributeChecker>
+RdmaRateControl::MakeModelChecker()
+{
+    Ptr<EnumChecker> checker = ns3::Create<EnumChecker>();
+    for (std::size_t i = 0; i < Models().size(); ++i)
+    {
+        checker->Add(static_cast<int>(i), Models()[i].first);
+    }
+    return checker;
+}
+
+std::string
+RdmaRateControl::GetModelName(uint32_t index)
+{
+    return Models().at(index).first;
 }
 
 void

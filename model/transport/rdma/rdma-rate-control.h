@@ -37,6 +37,13 @@ class RdmaRateControl : public Object
     static Ptr<RdmaRateControl> Create(const std::string& name);
     /** \return the known model names, comma separated */
     static std::string ListModels();
+    /**
+     * \return the checker of an attribute that names a model (RdmaNic::CongestionControl): the
+     *         value is the model's index in the table of models, its text the model's name
+     */
+    static Ptr<const AttributeChecker> MakeModelChecker();
+    /** \param index a value of MakeModelChecker's attributes \return the model's name */
+    static std::string GetModelName(uint32_t index);
 
     /**
      * Starts the model for a new queue pair.

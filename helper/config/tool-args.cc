@@ -1,5 +1,11 @@
 #include "tool-args.h"
 
+#include "attribute-text.h"
+#include "name-suggestion.h"
+
+#include "ns3/command-line.h"
+#include "ns3/global-value.h"
+
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -8,10 +14,61 @@
 namespace ns3
 {
 
+namespace
+{
+
+/** ns-3's CommandLine arguments that print something about the ns-3 build and exit. */
+bool
+IsNs3PrintFlag(const std::string& flag)
+{
+    for (const char* name :
+         {"PrintAttributes", "PrintTypeIds", "PrintGroups", "PrintGroup", "PrintGlobals"})
+    {
+        if (flag == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+IsGlobalValue(const std::string& name)
+{
+    for (auto it = GlobalValue::Begin(); it != GlobalValue::End(); ++it)
+    {
+        if ((*it)->GetName() == name)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 ToolArgs::ToolArgs(std::string program, std::string summary)
     : m_program(std::move(program)),
       m_summary(std::move(summary))
 {
+}
+
+void
+ToolArgs::Declare(Spec spec)
+{
+    if (!spec.positional)
+    {
+        std::vector<std::string> names = spec.aliases;
+        names.push_back(spec.name);
+        for (const std::string& name : names)
+        {
+            if (Find(name) != nullptr)
+            {
+                throw std::logic_error(m_program + ": flag --" + name + " declared twice");
+            }
+        }
+    }
+    m_specs.push_back(std::move(spec));
 }
 
 void
@@ -21,19 +78,50 @@ ToolArgs::AddOption(const std::string& name,
                     bool required,
                     const std::vector<std::string>& aliases)
 {
-    m_specs.push_back({name, help, defaultValue, required, false, false, aliases});
+    Spec spec;
+    spec.name = name;
+    spec.help = help;
+    spec.defaultValue = defaultValue;
+    spec.required = required;
+    spec.aliases = aliases;
+    Declare(spec);
 }
 
 void
-ToolArgs::AddFlag(const std::string& name, const std::string& help)
+ToolArgs::AddFlag(const std::string& name,
+                  const std::string& help,
+                  const std::vector<std::string>& aliases)
 {
-    m_specs.push_back({name, help, "", false, true, false, {}});
+    Spec spec;
+    spec.name = name;
+    spec.help = help;
+    spec.boolean = true;
+    spec.aliases = aliases;
+    Declare(spec);
+}
+
+void
+ToolArgs::AddOptionalValue(const std::string& name,
+                           const std::string& help,
+                           const std::vector<std::string>& aliases)
+{
+    Spec spec;
+    spec.name = name;
+    spec.help = help;
+    spec.optionalValue = true;
+    spec.aliases = aliases;
+    Declare(spec);
 }
 
 void
 ToolArgs::AddPositional(const std::string& name, const std::string& help, bool required)
 {
-    m_specs.push_back({name, help, "", required, false, true, {}});
+    Spec spec;
+    spec.name = name;
+    spec.help = help;
+    spec.required = required;
+    spec.positional = true;
+    Declare(spec);
 }
 
 void
@@ -49,28 +137,90 @@ ToolArgs::GetMorePositionals() const
     return m_more;
 }
 
+void
+ToolArgs::EnableNs3Attributes()
+{
+    m_ns3 = true;
+}
+
+const std::vector<std::pair<std::string, std::string>>&
+ToolArgs::GetNs3Attributes() const
+{
+    return m_ns3Attributes;
+}
+
 const ToolArgs::Spec*
 ToolArgs::Find(const std::string& flag) const
 {
-    for (const auto& spec : m_specs)
+    // The exact spelling first, then the folded one (--nicBandwidth, --nic_bandwidth).
+    for (int pass = 0; pass < 2; ++pass)
     {
-        if (spec.positional)
+        for (const auto& spec : m_specs)
         {
-            continue;
-        }
-        if (spec.name == flag)
-        {
-            return &spec;
-        }
-        for (const auto& alias : spec.aliases)
-        {
-            if (alias == flag)
+            if (spec.positional)
             {
-                return &spec;
+                continue;
+            }
+            std::vector<std::string> names = spec.aliases;
+            names.push_back(spec.name);
+            for (const auto& name : names)
+            {
+                if (pass == 0 ? name == flag : FoldName(name) == FoldName(flag))
+                {
+                    return &spec;
+                }
             }
         }
     }
     return nullptr;
+}
+
+std::vector<std::string>
+ToolArgs::FlagNames() const
+{
+    std::vector<std::string> names;
+    for (const auto& spec : m_specs)
+    {
+        if (!spec.positional)
+        {
+            names.push_back(spec.name);
+            names.insert(names.end(), spec.aliases.begin(), spec.aliases.end());
+        }
+    }
+    if (m_ns3)
+    {
+        names.insert(names.end(), {"PrintAttributes", "PrintTypeIds", "PrintGlobals"});
+    }
+    names.push_back("help");
+    return names;
+}
+
+bool
+ToolArgs::HandleNs3Flag(const std::string& flag, const std::string& value, bool hasValue)
+{
+    if (!m_ns3)
+    {
+        return false;
+    }
+    if (IsNs3PrintFlag(flag))
+    {
+        // ns-3's own CommandLine prints these (and exits), as in any ns-3 program.
+        CommandLine cmd;
+        cmd.Parse(std::vector<std::string>{m_program,
+                                           "--" + flag + (hasValue ? "=" + value : "")});
+        return true;
+    }
+    if (flag.compare(0, 5, "ns3::") == 0 || IsGlobalValue(flag))
+    {
+        if (!hasValue)
+        {
+            throw std::invalid_argument("--" + flag + " needs a value (--" + flag + "=VALUE)");
+        }
+        SetDefaultFromText(flag, value);
+        m_ns3Attributes.emplace_back(flag, value);
+        return true;
+    }
+    return false;
 }
 
 int
@@ -86,7 +236,7 @@ ToolArgs::Parse(int argc, char** argv, bool& done)
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h")
+        if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
         {
             std::cout << Usage();
             done = true;
@@ -107,7 +257,24 @@ ToolArgs::Parse(int argc, char** argv, bool& done)
             const Spec* spec = Find(flag);
             if (spec == nullptr)
             {
-                return fail("unknown option --" + flag);
+                try
+                {
+                    // "--ns3::Type::Name value" takes the next argument as its value.
+                    if (!hasValue && flag.compare(0, 5, "ns3::") == 0 && m_ns3 && i + 1 < argc)
+                    {
+                        value = argv[++i];
+                        hasValue = true;
+                    }
+                    if (HandleNs3Flag(flag, value, hasValue))
+                    {
+                        continue;
+                    }
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    return fail(e.what());
+                }
+                return fail("unknown option --" + flag + DidYouMean(flag, FlagNames(), "--"));
             }
             if (spec->boolean)
             {
@@ -123,9 +290,16 @@ ToolArgs::Parse(int argc, char** argv, bool& done)
                 m_values[spec->name] = "true";
                 continue;
             }
+            if (spec->optionalValue)
+            {
+                m_values[spec->name] = value;
+                continue;
+            }
             if (!hasValue)
             {
-                if (i + 1 >= argc)
+                const bool nextIsFlag = i + 1 < argc && std::string(argv[i + 1]).size() > 2 &&
+                                        std::string(argv[i + 1]).compare(0, 2, "--") == 0;
+                if (i + 1 >= argc || nextIsFlag)
                 {
                     return fail("--" + flag + " needs a value");
                 }
@@ -200,7 +374,7 @@ ToolArgs::GetInt(const std::string& name) const
     long long value = 0;
     try
     {
-        value = std::stoll(text, &used, 0);
+        value = std::stoll(text, &used, 10);
     }
     catch (const std::exception&)
     {
@@ -227,7 +401,7 @@ ToolArgs::GetDouble(const std::string& name) const
     {
         used = 0;
     }
-    if (text.empty() || used != text.size())
+    if (text.empty() || used != text.size() || !std::isfinite(value))
     {
         throw std::invalid_argument("--" + name + " expects a number, got '" + text + "'");
     }
@@ -254,7 +428,11 @@ ToolArgs::Usage() const
     for (const auto& spec : m_specs)
     {
         std::string left = spec.positional ? "<" + spec.name + ">" : "--" + spec.name;
-        if (!spec.boolean && !spec.positional)
+        if (spec.optionalValue)
+        {
+            left += "[=VALUE]";
+        }
+        else if (!spec.boolean && !spec.positional)
         {
             left += " VALUE";
         }
@@ -280,7 +458,16 @@ ToolArgs::Usage() const
         out << "  " << left << std::string(left.size() < 30 ? 30 - left.size() : 1, ' ')
             << m_moreHelp << "\n";
     }
+    if (m_ns3)
+    {
+        out << "  --ns3::TYPE::ATTRIBUTE=VALUE  any ns-3 attribute's default (e.g. "
+               "--ns3::RdmaNic::CongestionControl=dcqcn); --PrintAttributes=TYPE lists a "
+               "type's attributes, --PrintTypeIds the types, --PrintGlobals the global values "
+               "(--RngRun=N)\n";
+    }
     out << "  --help" << std::string(24, ' ') << "show this help and exit\n";
+    out << "\nValues follow the flag (--name VALUE or --name=VALUE); flags are matched ignoring "
+           "case, '-' and '_' (--nic-bandwidth = --nicBandwidth).\n";
     return out.str();
 }
 

@@ -1,8 +1,6 @@
 /*
- * A small command-line parser shared by the chakra tools.
- *
- * The tools keep the reference Chakra tools' flags ("--input_filename X", space separated, as
- * Python's argparse accepts), which ns-3's CommandLine (only "--name=value") cannot parse.
+ * The command-line parser every chakra tool shares, so that every tool takes its flags the same
+ * way (doc/chakra.md, "Flags").
  */
 #ifndef CHAKRA_TOOL_ARGS_H
 #define CHAKRA_TOOL_ARGS_H
@@ -16,10 +14,21 @@ namespace ns3
 {
 
 /**
+ * \ingroup chakra
  * \brief Declared flags, parsed values and the usage text of one tool.
  *
- * Accepts "--name value", "--name=value" and boolean "--name". Unknown flags, missing values and
- * missing required flags are errors; "--help" prints the usage.
+ * - Flags are written in kebab-case (--nic-bandwidth) and take their value as "--name value"
+ *   or "--name=value" (as Python's argparse, so the reference Chakra tools' own flags such as
+ *   "--input_filename X" work too). A flag is found ignoring case, '-' and '_': --nicBandwidth
+ *   and --nic_bandwidth are --nic-bandwidth. Declared aliases cover other words (--out for
+ *   --output).
+ * - Boolean flags take no value (or =true / =false).
+ * - An optional-value flag (AddOptionalValue) is given alone or as "--name=VALUE".
+ * - With EnableNs3Attributes: "--ns3::Type::Attribute=value" sets an ns-3 attribute default
+ *   (checked: ParseAttributeText), a name of an ns-3 GlobalValue (--RngRun=2) sets it, and
+ *   ns-3's --PrintAttributes=TYPE, --PrintTypeIds, --PrintGroups, --PrintGroup=GROUP,
+ *   --PrintGlobals print what they print in ns-3 programs.
+ * - An unknown flag is an error with the nearest known flag ("did you mean"), not the help.
  */
 class ToolArgs
 {
@@ -37,7 +46,16 @@ class ToolArgs
                    bool required = false,
                    const std::vector<std::string>& aliases = {});
     /** Declares a boolean flag. */
-    void AddFlag(const std::string& name, const std::string& help);
+    void AddFlag(const std::string& name,
+                 const std::string& help,
+                 const std::vector<std::string>& aliases = {});
+    /**
+     * Declares a flag given alone or with "=VALUE" (--timeline, --timeline=FILE): Has() tells
+     * whether it was given, Get() its value ("" when given alone).
+     */
+    void AddOptionalValue(const std::string& name,
+                          const std::string& help,
+                          const std::vector<std::string>& aliases = {});
     /** Declares a positional argument (in order). */
     void AddPositional(const std::string& name, const std::string& help, bool required = true);
 
@@ -45,6 +63,9 @@ class ToolArgs
     void AllowMorePositionals(const std::string& name, const std::string& help);
     /** \return the further positional arguments (see AllowMorePositionals) */
     const std::vector<std::string>& GetMorePositionals() const;
+
+    /** Accepts ns-3 attribute and global-value flags (see the class description). */
+    void EnableNs3Attributes();
 
     /**
      * Parses argv. After "--help" (usage printed) or an error (message printed), \p done is
@@ -66,6 +87,8 @@ class ToolArgs
     double GetDouble(const std::string& name) const;
     /** \return the usage text */
     std::string Usage() const;
+    /** \return the ns-3 attribute flags given ("ns3::Type::Name" -> text), in order */
+    const std::vector<std::pair<std::string, std::string>>& GetNs3Attributes() const;
 
   private:
     /** One declared flag or positional. */
@@ -77,10 +100,20 @@ class ToolArgs
         bool required{false};
         bool boolean{false};
         bool positional{false};
+        bool optionalValue{false};
         std::vector<std::string> aliases;
     };
     /** \return the spec answering to \p flag (name or alias, without dashes), or nullptr */
     const Spec* Find(const std::string& flag) const;
+    /** Declares a spec, refusing a name that folds like an earlier one. */
+    void Declare(Spec spec);
+    /** \return every flag name and alias, with "--" */
+    std::vector<std::string> FlagNames() const;
+    /**
+     * Handles an ns-3 flag (attribute, global value, --Print...).
+     * \return true if \p flag is one (an invalid value throws std::invalid_argument)
+     */
+    bool HandleNs3Flag(const std::string& flag, const std::string& value, bool hasValue);
 
     std::string m_program;                        //!< tool name
     std::string m_summary;                        //!< what it does
@@ -89,6 +122,8 @@ class ToolArgs
     std::string m_moreName;                       //!< name of further positionals ("" = none)
     std::string m_moreHelp;                       //!< their help
     std::vector<std::string> m_more;              //!< further positionals
+    bool m_ns3{false};                            //!< EnableNs3Attributes
+    std::vector<std::pair<std::string, std::string>> m_ns3Attributes; //!< given, in order
 };
 
 /**

@@ -1,0 +1,508 @@
+#include "cluster-options.h"
+
+#include "attribute-text.h"
+#include "name-suggestion.h"
+#include "quantity-parser.h"
+#include "tool-args.h"
+
+#include "ns3/chakra-application.h"
+#include "ns3/cluster-scenario.h"
+#include "ns3/compute-model.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/gpu-cluster-helper.h"
+#include "ns3/nstime.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+#include "ns3/topology-builder.h"
+#include "ns3/topology-file.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** Which object a flag configures. */
+enum class Target
+{
+    CLUSTER, //!< GpuClusterHelper
+    APP,     //!< every ChakraApplication
+    COMPUTE, //!< the applications' ComputeModel
+    RUN,     //!< the scenario itself (hosts x GPUs resolution, stop time)
+};
+
+/** How a flag's text is read. */
+enum class Kind
+{
+    BANDWIDTH,         //!< a rate with its unit
+    BANDWIDTH_OR_ZERO, //!< a rate with its unit, or 0 (the attribute's "0: default")
+    LATENCY,           //!< a time with its unit, 0 to 1 s
+    COUNT,             //!< a whole number between low and high
+    RATIO,             //!< an oversubscription ratio
+    SCALE,             //!< a positive factor
+    NAME,              //!< one of the names of the attribute's EnumValue
+    ALGORITHM,         //!< a collective algorithm, for every collective type
+    CTRL_DEPS,         //!< CtrlDeps' names, or true / false as the older flags took them
+    PATH,              //!< a file name
+    TORUS,             //!< torus dimensions ("4x4x4")
+    DIMENSIONS,        //!< multi-dim dimensions ("Ring:8:3600Gbps:250ns,...")
+    SIZE,              //!< a byte size with an optional unit
+    STOP_TIME,         //!< a duration, a bare number being seconds
+};
+
+/** One flag of the table. */
+struct Flag
+{
+    const char* name;      //!< kebab-case, without dashes
+    Target target;
+    const char* attribute; //!< the attribute it sets ("" for RUN flags)
+    Kind kind;
+    uint64_t low;          //!< COUNT, SIZE
+    uint64_t high;         //!< COUNT, SIZE
+    const char* help;
+};
+
+const std::vector<Flag>&
+Flags()
+{
+    using T = Target;
+    using K = Kind;
+    using L = TopologyLimits;
+    static const std::vector<Flag> flags = {
+        {"hosts", T::RUN, "Hosts", K::COUNT, 0, L::kMaxHosts,
+         "hosts (0: from the rank count)"},
+        {"gpus-per-host", T::RUN, "GpusPerHost", K::COUNT, 0, L::kMaxGpusPerHost,
+         "GPUs per host (0: 8 if the rank count allows, else all on one host)"},
+        {"transport", T::CLUSTER, "Transport", K::NAME, 0, 0,
+         "network model: rdma (RoCEv2 packets, PFC), tcp (ns-3 TCP packets), flow (max-min fair "
+         "flows, for thousands of GPUs) or auto (rdma up to "
+         "ns3::GpuClusterHelper::AutoPacketLimit GPUs, flow above; the report says which ran)"},
+        {"topology", T::CLUSTER, "Topology", K::NAME, 0, 0, "the fabric"},
+        {"nic-bandwidth", T::CLUSTER, "NicBandwidth", K::BANDWIDTH, 0, 0,
+         "NIC link bandwidth, with its unit (400Gbps, 400G, 50GB/s)"},
+        {"nic-latency", T::CLUSTER, "NicLatency", K::LATENCY, 0, 0,
+         "NIC link latency, with its unit (500ns, 1us)"},
+        {"nvlink-bandwidth", T::CLUSTER, "NvLinkBandwidth", K::BANDWIDTH, 0, 0,
+         "NVLink bandwidth per GPU and direction"},
+        {"nvlink-latency", T::CLUSTER, "NvLinkLatency", K::LATENCY, 0, 0, "NVLink latency"},
+        {"fabric-latency", T::CLUSTER, "FabricLatency", K::LATENCY, 0, 0,
+         "latency of switch-to-switch links"},
+        {"mtu", T::CLUSTER, "Mtu", K::COUNT, L::kMinMtu, L::kMaxMtu,
+         "MTU of NIC and fabric links, bytes"},
+        {"spines", T::CLUSTER, "Spines", K::COUNT, 0, L::kMaxSpines,
+         "leaf-spine: spines; clos: spines per pod; rail-optimized: spines joining the rails"},
+        {"hosts-per-leaf", T::CLUSTER, "HostsPerLeaf", K::COUNT, 1, L::kMaxHostsPerLeaf,
+         "leaf-spine, clos: hosts per leaf"},
+        {"oversubscription", T::CLUSTER, "Oversubscription", K::RATIO, 0, 0,
+         "first tier above the NICs (leaf, rail switch, fat-tree edge): downlink / uplink "
+         "capacity"},
+        {"leaves-per-pod", T::CLUSTER, "LeavesPerPod", K::COUNT, 1, L::kMaxLeavesPerPod,
+         "clos: leaves per pod"},
+        {"core-switches", T::CLUSTER, "CoreSwitches", K::COUNT, 0, L::kMaxCoreSwitches,
+         "clos: core switches (0: one per spine plane)"},
+        {"core-oversubscription", T::CLUSTER, "CoreOversubscription", K::RATIO, 0, 0,
+         "clos, fat-tree: spine tier downlink / uplink capacity"},
+        {"fat-tree-k", T::CLUSTER, "FatTreeK", K::COUNT, 0, L::kMaxFatTreeK,
+         "fat-tree: switch radix k (0: smallest that fits)"},
+        {"scale-up-domain", T::CLUSTER, "ScaleUpDomain", K::COUNT, 0, L::kMaxGpus,
+         "GPUs per NVLink domain (0: a host; e.g. 72)"},
+        {"hosts-per-rail-group", T::CLUSTER, "HostsPerRailGroup", K::COUNT, 0, L::kMaxHosts,
+         "rail-optimized: hosts per rail group (0: all)"},
+        {"ring-bandwidth", T::CLUSTER, "RingBandwidth", K::BANDWIDTH_OR_ZERO, 0, 0,
+         "ring: link bandwidth between host switches (0: GPUs per host x NIC)"},
+        {"torus-dims", T::CLUSTER, "TorusDims", K::TORUS, 0, 0,
+         "torus: GPUs per dimension, e.g. 4x4x4"},
+        {"torus-bandwidth", T::CLUSTER, "TorusBandwidth", K::BANDWIDTH_OR_ZERO, 0, 0,
+         "torus: link bandwidth (0: the NIC's)"},
+        {"dimensions", T::CLUSTER, "Dimensions", K::DIMENSIONS, 0, 0,
+         "multi-dim: Shape:size:bandwidth:latency,... (Ring, FullyConnected, Switch)"},
+        {"topology-file", T::CLUSTER, "TopologyFile", K::PATH, 0, 0,
+         "YAML/JSON topology file (ours, or ASTRA-sim's network.yml); a flag may not set what "
+         "the file sets"},
+        {"topology-dot", T::CLUSTER, "TopologyDot", K::PATH, 0, 0,
+         "write the topology as a Graphviz file"},
+        {"algorithm", T::APP, "AllReduceAlgorithm", K::ALGORITHM, 0, 0,
+         "collective algorithm for every collective type (per type: "
+         "--ns3::ChakraApplication::AllReduceAlgorithm=...)"},
+        {"chunk-size", T::APP, "ChunkSize", K::SIZE, 0, uint64_t(1) << 40,
+         "pipeline chunk size in bytes (0: the algorithm's default)"},
+        {"ctrl-deps", T::APP, "CtrlDeps", K::CTRL_DEPS, 0, 0,
+         "ctrl_deps: auto (ignored in reference-converter traces, whose ctrl_deps are call-tree "
+         "links), honour or ignore (true/false also accepted)"},
+        {"dangling-deps", T::APP, "DanglingDeps", K::NAME, 0, 0,
+         "dependencies on ids not in a trace: warn or error"},
+        {"compute-scale", T::COMPUTE, "ComputeScale", K::SCALE, 0, 0,
+         "factor on GPU compute durations (0.5: twice as fast)"},
+        {"stop-time", T::RUN, "", K::STOP_TIME, 0, 0,
+         "stop the simulation at this simulated time (2ms; a bare number is seconds; 0: never)"},
+    };
+    return flags;
+}
+
+const Flag*
+FindFlag(const std::string& name)
+{
+    for (const Flag& flag : Flags())
+    {
+        if (FoldName(flag.name) == FoldName(name))
+        {
+            return &flag;
+        }
+    }
+    return nullptr;
+}
+
+TypeId
+TypeOf(Target target)
+{
+    switch (target)
+    {
+    case Target::APP:
+        return ChakraApplication::GetTypeId();
+    case Target::COMPUTE:
+        return ComputeModel::GetTypeId();
+    default:
+        return GpuClusterHelper::GetTypeId();
+    }
+}
+
+/** \return the attribute's current default as people write it */
+std::string
+DefaultText(const Flag& flag)
+{
+    if (flag.target == Target::RUN)
+    {
+        return "0";
+    }
+    TypeId::AttributeInformation info;
+    if (!TypeOf(flag.target).LookupAttributeByName(flag.attribute, &info))
+    {
+        return "";
+    }
+    if (const auto* rate = dynamic_cast<const DataRateValue*>(PeekPointer(info.initialValue)))
+    {
+        return rate->Get().GetBitRate() == 0 ? "0" : FormatBandwidth(rate->Get());
+    }
+    if (const auto* time = dynamic_cast<const TimeValue*>(PeekPointer(info.initialValue)))
+    {
+        return FormatLatency(time->Get());
+    }
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+/** \return the flag's value, checked, as the attribute takes it */
+Ptr<AttributeValue>
+Convert(const Flag& flag, const std::string& text)
+{
+    const std::string what = std::string("--") + flag.name;
+    switch (flag.kind)
+    {
+    case Kind::BANDWIDTH:
+        return Create<DataRateValue>(ParseBandwidth(text, what));
+    case Kind::BANDWIDTH_OR_ZERO:
+        return Create<DataRateValue>(ParseBandwidth(text, what, true));
+    case Kind::LATENCY:
+        return Create<TimeValue>(ParseLatency(text, what));
+    case Kind::COUNT:
+        return Create<UintegerValue>(ParseWholeNumber(text, what, flag.low, flag.high));
+    case Kind::SIZE:
+        return Create<UintegerValue>(ParseByteSize(text, what, flag.low, flag.high));
+    case Kind::RATIO:
+        return Create<DoubleValue>(ParseRealNumber(text,
+                                                   what,
+                                                   TopologyLimits::kMinOversubscription,
+                                                   TopologyLimits::kMaxOversubscription));
+    case Kind::SCALE:
+        return Create<DoubleValue>(ParseRealNumber(text, what, 0, 1000, true));
+    case Kind::NAME:
+    case Kind::ALGORITHM:
+        return ParseAttributeText(TypeOf(flag.target), flag.attribute, text, what);
+    case Kind::CTRL_DEPS: {
+        // Booleans as the older flags took them.
+        const std::string name = text == "true" || text == "1"    ? "honour"
+                                 : text == "false" || text == "0" ? "ignore"
+                                                                  : text;
+        return ParseAttributeText(TypeOf(flag.target), flag.attribute, name, what);
+    }
+    case Kind::PATH:
+        if (text.empty())
+        {
+            throw std::invalid_argument(what + ": an empty file name");
+        }
+        return Create<StringValue>(text);
+    case Kind::TORUS:
+    case Kind::DIMENSIONS:
+        try
+        {
+            if (flag.kind == Kind::TORUS)
+            {
+                ParseTorusDims(text);
+            }
+            else
+            {
+                ParseDimensions(text);
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(what + ": " + e.what());
+        }
+        return Create<StringValue>(text);
+    case Kind::STOP_TIME:
+        return Create<TimeValue>(ParseDuration(text, what, Seconds(1e7), true));
+    }
+    return nullptr;
+}
+
+const char* const kCollectiveTypes[] = {"AllReduce", "AllGather", "ReduceScatter", "AllToAll",
+                                        "Broadcast", "Reduce",    "Gather",        "Scatter"};
+
+} // namespace
+
+void
+ClusterOptions::AddFlags(ToolArgs& args)
+{
+    for (const Flag& flag : Flags())
+    {
+        std::string help = flag.help;
+        if (flag.kind == Kind::NAME || flag.kind == Kind::ALGORITHM ||
+            flag.kind == Kind::CTRL_DEPS)
+        {
+            TypeId::AttributeInformation info;
+            TypeOf(flag.target).LookupAttributeByName(flag.attribute, &info);
+            help += " (" + DescribeAcceptedValues(info.checker) + ")";
+        }
+        args.AddOption(flag.name, help, DefaultText(flag));
+    }
+}
+
+std::vector<std::string>
+ClusterOptions::GetFlagNames()
+{
+    std::vector<std::string> names;
+    for (const Flag& flag : Flags())
+    {
+        names.emplace_back(flag.name);
+    }
+    return names;
+}
+
+void
+ClusterOptions::Read(const ToolArgs& args)
+{
+    for (const Flag& flag : Flags())
+    {
+        if (args.Has(flag.name))
+        {
+            Set(flag.name, args.Get(flag.name));
+        }
+    }
+}
+
+void
+ClusterOptions::Set(const std::string& name, const std::string& text)
+{
+    const Flag* flag = FindFlag(name);
+    if (flag == nullptr)
+    {
+        throw std::invalid_argument("unknown cluster option --" + name +
+                                    DidYouMean(name, GetFlagNames(), "--"));
+    }
+    m_values[flag->name] = Convert(*flag, text);
+    m_text[flag->name] = text;
+}
+
+bool
+ClusterOptions::Has(const std::string& name) const
+{
+    const Flag* flag = FindFlag(name);
+    return flag != nullptr && m_text.count(flag->name) > 0;
+}
+
+std::string
+ClusterOptions::GetText(const std::string& name) const
+{
+    const Flag* flag = FindFlag(name);
+    if (flag == nullptr)
+    {
+        throw std::invalid_argument("unknown cluster option --" + name);
+    }
+    auto it = m_text.find(flag->name);
+    return it != m_text.end() ? it->second : DefaultText(*flag);
+}
+
+void
+ClusterOptions::SetClusterAttributes(GpuClusterHelper& cluster) const
+{
+    for (const Flag& flag : Flags())
+    {
+        auto it = m_values.find(flag.name);
+        if (flag.target == Target::CLUSTER && it != m_values.end())
+        {
+            cluster.SetAttribute(flag.attribute, *it->second);
+        }
+    }
+    // Rail-only has no spines: a --spines given with it would be ignored, silently.
+    if (m_text.count("spines") > 0 && std::stoull(m_text.at("spines")) > 0 &&
+        m_text.count("topology") > 0 && m_text.at("topology") == "rail-only")
+    {
+        throw std::invalid_argument("--spines: the rail-only topology has no spines "
+                                    "(--topology rail-optimized has them)");
+    }
+}
+
+void
+ClusterOptions::CheckFileConflicts(const GpuClusterHelper& cluster) const
+{
+    const auto file = m_text.find("topology-file");
+    if (file == m_text.end())
+    {
+        return;
+    }
+    // The file's keys are the flags' names in camelCase ("kind" is --topology).
+    const TopologyFileContents contents = ReadTopologyFile(file->second, cluster.GetTopologySpec());
+    for (const auto& [name, text] : m_text)
+    {
+        for (const std::string& key : contents.keys)
+        {
+            if (FoldName(key) == FoldName(name) || (key == "kind" && name == "topology"))
+            {
+                throw std::invalid_argument("--" + name + " and the topology file " + file->second +
+                                            " ('" + key + "') both set it: give it in one place");
+            }
+        }
+    }
+}
+
+void
+ClusterOptions::ApplyToCluster(GpuClusterHelper& cluster) const
+{
+    SetClusterAttributes(cluster);
+    CheckFileConflicts(cluster);
+    for (const char* name : {"hosts", "gpus-per-host"})
+    {
+        auto it = m_values.find(name);
+        const auto* count = it == m_values.end()
+                                ? nullptr
+                                : dynamic_cast<const UintegerValue*>(PeekPointer(it->second));
+        if (count != nullptr && count->Get() > 0)
+        {
+            cluster.SetAttribute(FindFlag(name)->attribute, *it->second);
+        }
+    }
+    ValidateTopologySpec(cluster.GetTopologySpec());
+}
+
+void
+ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces) const
+{
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+    SetClusterAttributes(*cluster);
+    CheckFileConflicts(*cluster);
+    auto count = [this](const char* name) -> uint32_t {
+        auto it = m_values.find(name);
+        return it == m_values.end()
+                   ? 0
+                   : static_cast<uint32_t>(
+                         dynamic_cast<const UintegerValue&>(*it->second).Get());
+    };
+    uint32_t g = count("gpus-per-host");
+    uint32_t h = count("hosts");
+    const std::string where = traces.empty() ? "" : traces + ".*.et: ";
+    // A topology file's hosts and GPUs per host are the cluster's; a torus or multi-dim has
+    // as many GPUs as its dimensions make.
+    const TopologySpec spec = cluster->GetTopologySpec();
+    // Checked before the ranks are fitted: a torus without dimensions is that, not "1 GPU".
+    ValidateTopologySpec(spec);
+    if (m_text.count("topology-file") > 0)
+    {
+        const TopologyFileContents file = ReadTopologyFile(m_text.at("topology-file"), spec);
+        h = file.keys.count("hosts") ? file.spec.hosts : h;
+        g = file.keys.count("gpusPerHost") ? file.spec.gpusPerHost : g;
+    }
+    if (const uint32_t fixed = FixedRankCount(spec))
+    {
+        if (fixed != ranks)
+        {
+            throw std::invalid_argument(where + "the traces have " + std::to_string(ranks) +
+                                        " ranks but the " + spec.kind + " topology has " +
+                                        std::to_string(fixed) + " GPUs");
+        }
+        h = ranks;
+        g = 1;
+    }
+    if (h == 0 && g == 0)
+    {
+        g = ranks % 8 == 0 ? 8 : ranks;
+    }
+    if (g == 0)
+    {
+        g = h > 0 ? ranks / h : 0;
+    }
+    if (h == 0 && g > 0)
+    {
+        h = ranks / g;
+    }
+    if (g == 0 || h == 0 || uint64_t(h) * g != ranks)
+    {
+        throw std::invalid_argument(where + "the traces have " + std::to_string(ranks) +
+                                    " ranks but the cluster is " + std::to_string(h) +
+                                    " host(s) x " + std::to_string(g) +
+                                    " GPU(s): give --hosts and --gpus-per-host whose product is " +
+                                    std::to_string(ranks) + " (or one of them)");
+    }
+    cluster->SetAttribute("Hosts", UintegerValue(h));
+    cluster->SetAttribute("GpusPerHost", UintegerValue(g));
+    // The whole cluster is checked now, before anything describes it.
+    ValidateTopologySpec(cluster->GetTopologySpec());
+
+    Ptr<ComputeModel> compute;
+    for (const Flag& flag : Flags())
+    {
+        auto it = m_values.find(flag.name);
+        if (it == m_values.end())
+        {
+            continue;
+        }
+        if (flag.kind == Kind::ALGORITHM)
+        {
+            for (const char* type : kCollectiveTypes)
+            {
+                scenario.SetAppAttribute(std::string(type) + "Algorithm", *it->second);
+            }
+        }
+        else if (flag.target == Target::APP)
+        {
+            scenario.SetAppAttribute(flag.attribute, *it->second);
+        }
+        else if (flag.target == Target::COMPUTE)
+        {
+            compute = compute ? compute : CreateObject<ComputeModel>();
+            compute->SetAttribute(flag.attribute, *it->second);
+        }
+    }
+    if (compute)
+    {
+        scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
+    }
+    if (!timeline.empty())
+    {
+        scenario.SetTimeline(timeline);
+    }
+    auto stop = m_values.find("stop-time");
+    if (stop != m_values.end())
+    {
+        const Time at = dynamic_cast<const TimeValue&>(*stop->second).Get();
+        if (at.IsStrictlyPositive())
+        {
+            scenario.SetStopTime(at);
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,102 @@
+/*
+ * ClusterOptions: the cluster and replay flags of the command-line front ends (chakra-cluster,
+ * chakra_replay, scripts/sweep.py through them), written once as a table that maps each flag
+ * onto the attribute it sets.
+ */
+#ifndef CHAKRA_CLUSTER_OPTIONS_H
+#define CHAKRA_CLUSTER_OPTIONS_H
+
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class ClusterScenario;
+class GpuClusterHelper;
+class ToolArgs;
+
+/**
+ * \ingroup chakra
+ * \brief The flags that describe a cluster and a replay, each checked when it is given.
+ *
+ * One table (cluster-options.cc) holds every flag: its name (kebab-case), the attribute it sets
+ * (GpuClusterHelper, ChakraApplication or ComputeModel), the kind of value (a bandwidth or a
+ * latency with its unit, a count with bounds, a name of an enumeration...) and its help; the
+ * default shown in the help is the attribute's default. Only the flags given are applied, so a
+ * --ns3::GpuClusterHelper::Name=value default set elsewhere holds for the others.
+ *
+ * \code
+ *   ToolArgs args("my-tool", "...");
+ *   ClusterOptions::AddFlags(args);
+ *   ... args.Parse(argc, argv, done) ...
+ *   ClusterOptions options;
+ *   options.Read(args);                    // throws std::invalid_argument naming a bad flag
+ *   ClusterScenario scenario;
+ *   options.Apply(scenario, ranks, prefix); // the cluster is checked whole here
+ * \endcode
+ */
+class ClusterOptions
+{
+  public:
+    /** Declares every flag of the table on \p args. */
+    static void AddFlags(ToolArgs& args);
+    /** \return the flag names of the table, in order */
+    static std::vector<std::string> GetFlagNames();
+
+    /**
+     * Takes every table flag given on \p args (Set).
+     * \throws std::invalid_argument naming the first flag whose value is not valid
+     */
+    void Read(const ToolArgs& args);
+    /**
+     * Sets a flag as if given on the command line.
+     * \param flag the flag's name without dashes ("nic-bandwidth")
+     * \param text its value
+     * \throws std::invalid_argument naming the flag: unknown flag (with a near name), a value
+     *         without its unit, out of bounds, not one of the valid names (listed)
+     */
+    void Set(const std::string& flag, const std::string& text);
+    /** \return true if \p flag was given (Set) */
+    bool Has(const std::string& flag) const;
+    /** \return the text given for \p flag, or its default's text */
+    std::string GetText(const std::string& flag) const;
+
+    /**
+     * Resolves hosts x GPUs per host for \p ranks (a topology file's hosts and gpusPerHost are
+     * taken from it; a torus or multi-dim has its own GPU count), sets the given flags' attributes
+     * on the scenario's cluster and applications, and checks the cluster whole.
+     * \param scenario the scenario
+     * \param ranks the traces' rank count
+     * \param traces the traces' prefix, named in the error (may be empty)
+     * \throws std::invalid_argument when the cluster cannot hold exactly \p ranks ranks, a flag
+     *         and the topology file both set one value, or the cluster is not valid
+     */
+    void Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces = "") const;
+
+    /**
+     * Sets the given cluster flags on \p cluster alone (no ranks to fit: hosts and GPUs per
+     * host as given or their defaults), for a picture or summary of a topology without a run.
+     * \throws std::invalid_argument as Apply
+     */
+    void ApplyToCluster(GpuClusterHelper& cluster) const;
+
+    std::string timeline; //!< Chrome trace JSON to write ("" = none; not a table flag)
+
+  private:
+    /** Sets the cluster's attributes of the given flags (hosts and GPUs per host aside). */
+    void SetClusterAttributes(GpuClusterHelper& cluster) const;
+    /** Throws if a given flag is also a key of the topology file. */
+    void CheckFileConflicts(const GpuClusterHelper& cluster) const;
+
+    std::map<std::string, std::string> m_text;                //!< given flags, checked
+    std::map<std::string, Ptr<AttributeValue>> m_values;      //!< their attribute values
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_CLUSTER_OPTIONS_H

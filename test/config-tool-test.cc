@@ -1,0 +1,261 @@
+/*
+ * The configuration a new user types, at the command line of chakra-cluster and chakra_replay
+ * (issue 23 items 1, 2, 10, 11, 13, 14, 15; issue 30 items 1, 4, 9): each case is the
+ * command of the issue. Before, these ran the wrong thing with exit 0 (a misspelt algorithm, a
+ * bandwidth without unit, "500 ns"), aborted (exit 134, "terminate called ..."), divided by
+ * zero (SIGFPE) or never ended; now each either runs what was asked or exits 1 (2 for a
+ * misspelt flag) with one line naming the flag or file key.
+ */
+#define BOOST_TEST_MODULE config_tool
+#include "chakra-test-data.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+using chakra_test::RunCommand;
+using chakra_test::TempDir;
+using chakra_test::ToolPath;
+using chakra_test::WriteFileBytes;
+
+namespace
+{
+
+/** A 4-rank all-reduce of 1 MiB, written once per test program. */
+struct Job
+{
+    Job()
+    {
+        prefix = dir.File("ar");
+        const auto result = RunCommand(ToolPath("chakra_generator") +
+                                       " --workload collective --ranks 4 --size 1MiB "
+                                       "--output-prefix " +
+                                       prefix);
+        BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+    }
+    TempDir dir;
+    std::string prefix;
+};
+
+const Job&
+TheJob()
+{
+    static const Job job;
+    return job;
+}
+
+/** chakra-cluster on the job with \p flags, bounded in time (a hang is a failure). */
+chakra_test::CommandResult
+Cluster(const std::string& flags)
+{
+    return RunCommand("timeout 60 " + ToolPath("chakra-cluster") + " --trace " +
+                      TheJob().prefix + " --quiet " + flags);
+}
+
+bool
+Contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+/** Checks a refused command: exit \p code, one error line that contains \p expected. */
+void
+ExpectRefused(const chakra_test::CommandResult& result,
+              const std::string& tool,
+              const std::string& expected,
+              int code = 1)
+{
+    BOOST_TEST(result.exitCode == code, result.output);
+    BOOST_TEST(Contains(result.output, tool + ": error: "), result.output);
+    BOOST_TEST(Contains(result.output, expected), result.output);
+    BOOST_TEST(!Contains(result.output, "terminate called"), result.output);
+    BOOST_TEST(!Contains(result.output, "== chakra simulation report"), result.output);
+    BOOST_TEST(!Contains("\n" + result.output, "\ncluster: "), result.output);
+}
+
+} // namespace
+
+// Item 1: a misspelt algorithm name ran the default with exit 0 ("rings" looked 6x faster).
+BOOST_AUTO_TEST_CASE(misspelt_algorithms_are_refused)
+{
+    for (const std::string name : {"rings", "halving_doubling", "Ring", "xyz"})
+    {
+        BOOST_TEST_INFO(name);
+        ExpectRefused(Cluster("--algorithm=" + name), "chakra-cluster",
+                      "--algorithm: '" + name + "' is not valid");
+    }
+    ExpectRefused(Cluster("--ns3::ChakraApplication::AllReduceAlgorithm=foo"), "chakra-cluster",
+                  "'foo' is not valid", 2);
+    TempDir out;
+    ExpectRefused(RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
+                             " --output " + out.File("r") + " --algorithm rings"),
+                  "chakra_replay", "did you mean 'ring'?");
+    ExpectRefused(RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
+                             " --output " + out.File("r") +
+                             " --ns3::ChakraApplication::AllReduceAlgorithm=foo"),
+                  "chakra_replay", "'foo' is not valid", 2);
+    // A valid name runs, and the report names it.
+    const auto ring = Cluster("--algorithm ring");
+    BOOST_TEST(ring.exitCode == 0, ring.output);
+    BOOST_TEST(Contains(ring.output, " ring "), ring.output);
+    // The transport list names auto.
+    ExpectRefused(Cluster("--transport=rdam"), "chakra-cluster", "one of: tcp, rdma, flow, auto");
+}
+
+// Item 2: a bandwidth without unit was 100 bit/s (a run that never ended); "100G" aborted.
+BOOST_AUTO_TEST_CASE(bandwidths_take_their_units)
+{
+    ExpectRefused(Cluster("--nicBandwidth=100"), "chakra-cluster", "--nic-bandwidth: '100' has no unit");
+    for (const auto& [text, shown] : std::vector<std::pair<std::string, std::string>>{
+             {"100G", "NIC 100 Gbps"},
+             {"100Gbps", "NIC 100 Gbps"},
+             {"400Gb/s", "NIC 400 Gbps"},
+             {"25GB/s", "NIC 200 Gbps"}})
+    {
+        const auto result = Cluster("--nicBandwidth=" + text + " --hosts 2 --gpus-per-host 2");
+        BOOST_TEST_INFO(text);
+        BOOST_TEST(result.exitCode == 0, result.output);
+        BOOST_TEST(Contains(result.output, shown), result.output);
+    }
+    TempDir out;
+    const auto replay = RunCommand(ToolPath("chakra_replay") + " --quiet --et " +
+                                   TheJob().prefix + " --output " + out.File("r") +
+                                   " --nic-bandwidth 100G --hosts 2");
+    BOOST_TEST(replay.exitCode == 0, replay.output);
+    const std::string report = chakra_test::ReadFileBytes(out.File("r/report.txt"));
+    BOOST_TEST(Contains(report, "NIC 100 Gbps"), report);
+}
+
+// Items 13, 14, 15; issue 30 item 1: values handed to ns-3 unchecked (exit 134), hangs, SIGFPE,
+// "500 ns" read as 500 s.
+BOOST_AUTO_TEST_CASE(bad_values_are_refused_with_the_flag)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--mtu=0", "--mtu: "},
+        {"--mtu=575", "--mtu: "},
+        {"--mtu=65536", "--mtu: "},
+        {"--mtu=1e3", "--mtu: "},
+        {"--hostsPerLeaf=0", "--hosts-per-leaf: "},
+        {"--leavesPerPod=0", "--leaves-per-pod: "},
+        {"--oversubscription=0", "--oversubscription: "},
+        {"--oversubscription=-1", "--oversubscription: "},
+        {"--coreOversubscription=0", "--core-oversubscription: "},
+        {"--computeScale=-1", "--compute-scale: "},
+        {"--nicBandwidth=abc", "--nic-bandwidth: "},
+        {"--nicBandwidth=-1Gbps", "--nic-bandwidth: "},
+        {"--nicBandwidth=NaNbps", "--nic-bandwidth: "},
+        {"--nicBandwidth=1e18bps", "--nic-bandwidth: "},
+        {"--nicLatency=-1ns", "--nic-latency: "},
+        {"--nicLatency=abc", "--nic-latency: "},
+        {"--nicLatency=1000y", "--nic-latency: "},
+        {"--nvLinkBandwidth=0bps", "--nvlink-bandwidth: "},
+        {"--nvLinkBandwidth=1bps", "--nvlink-bandwidth: "},
+        {"--nvLinkBandwidth=18446744073709551616bps", "--nvlink-bandwidth: "},
+        {"--torusBandwidth=1bps", "--torus-bandwidth: "},
+        {"--spines=-1", "--spines: "},
+        {"--nvLinkLatency=1000000s", "--nvlink-latency: "},
+        {"--transport=tcp --hosts=2 --gpusPerHost=2 --nicBandwidth=0bps", "--nic-bandwidth: "},
+        {"--transport=tcp --hosts=2 --gpusPerHost=2 --nicBandwidth=0.4bps", "--nic-bandwidth: "},
+        {"--transport=tcp --hosts=2 --gpusPerHost=2 --nicBandwidth=99999999999999999999999bps",
+         "--nic-bandwidth: "},
+        {"--hosts=2147483649 --gpusPerHost=2", "--hosts: "},
+        {"--topology=torus", "needs its dimensions: torusDims (--torus-dims)"},
+    };
+    for (const auto& [flags, expected] : cases)
+    {
+        BOOST_TEST_INFO(flags);
+        ExpectRefused(Cluster(flags), "chakra-cluster", expected);
+    }
+    // "500 ns" with a space is 500 ns, not 500 s.
+    const auto spaced = Cluster("'--nicLatency=500 ns' --hosts 2 --gpus-per-host 2");
+    BOOST_TEST(spaced.exitCode == 0, spaced.output);
+    BOOST_TEST(Contains(spaced.output, "NIC 400 Gbps / 500 ns"), spaced.output);
+}
+
+// Item 10: rail-only is a topology of its own name, misspelt flags say what was meant, and the
+// help is not printed instead.
+BOOST_AUTO_TEST_CASE(messages_say_what_to_do)
+{
+    const auto railOnly = Cluster("--topology rail-only --hosts 2 --gpus-per-host 2");
+    BOOST_TEST(railOnly.exitCode == 0, railOnly.output);
+    BOOST_TEST(Contains(railOnly.output, "rail-only (2 rails of 2 hosts"), railOnly.output);
+    ExpectRefused(Cluster("--topology=rails"), "chakra-cluster", "one of: single-switch");
+    const auto misspelt = Cluster("--nicBandwith=100G");
+    ExpectRefused(misspelt, "chakra-cluster", "did you mean '--nic-bandwidth'?", 2);
+    BOOST_TEST(std::count(misspelt.output.begin(), misspelt.output.end(), '\n') <= 2);
+    // Without --output, rows left out of the printed report are not "in ranks.csv".
+    const auto rows = Cluster("--rows 1");
+    BOOST_TEST(rows.exitCode == 0, rows.output);
+    BOOST_TEST(!Contains(rows.output, "more in ranks.csv"), rows.output);
+    BOOST_TEST(Contains(rows.output, "written with --output DIR"), rows.output);
+}
+
+// Item 11: one convention: "--name value" and "--name=value", kebab-case with the old camelCase
+// kept; --out and --output; --timeline alone or with a file.
+BOOST_AUTO_TEST_CASE(one_flag_convention)
+{
+    TempDir out;
+    const auto spaced = Cluster("--nic-bandwidth 100Gbps --gpus-per-host 2 --hosts 2 --output " +
+                                out.File("a") + " --timeline");
+    BOOST_TEST(spaced.exitCode == 0, spaced.output);
+    BOOST_TEST(chakra_test::FileExists(out.File("a/ranks.csv")));
+    BOOST_TEST(chakra_test::FileExists(out.File("a/timeline.json")));
+    const auto camel = Cluster("--nicBandwidth=100Gbps --gpusPerHost=2 --hosts=2 --out=" +
+                               out.File("b") + " --timeline=" + out.File("b.json"));
+    BOOST_TEST(camel.exitCode == 0, camel.output);
+    BOOST_TEST(chakra_test::FileExists(out.File("b/ranks.csv")));
+    BOOST_TEST(chakra_test::FileExists(out.File("b.json")));
+    const auto replay = RunCommand(ToolPath("chakra_replay") + " --quiet --et=" +
+                                   TheJob().prefix + " --out=" + out.File("c") +
+                                   " --gpusPerHost=2 --timeline=" + out.File("c.json"));
+    BOOST_TEST(replay.exitCode == 0, replay.output);
+    BOOST_TEST(chakra_test::FileExists(out.File("c/ranks.csv")));
+    BOOST_TEST(chakra_test::FileExists(out.File("c.json")));
+}
+
+// Smaller item: --topology-dot draws the cluster without a trace or a run.
+BOOST_AUTO_TEST_CASE(topology_picture_without_a_run)
+{
+    TempDir out;
+    const auto result = RunCommand(ToolPath("chakra-cluster") +
+                                   " --topology rail-optimized --hosts 8 --gpus-per-host 8 "
+                                   "--topology-dot " +
+                                   out.File("rail.dot"));
+    BOOST_TEST(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(chakra_test::ReadFileBytes(out.File("rail.dot")), "graph"));
+    BOOST_TEST(!Contains(result.output, "== chakra simulation report"), result.output);
+}
+
+// Items 13, 15 and issue 30 items 4, 9: topology files: a value with a space, values out of
+// bounds (named with the file and key), a FIFO (blocked for ever).
+BOOST_AUTO_TEST_CASE(topology_files)
+{
+    TempDir dir;
+    const std::string good = dir.File("good.yaml");
+    WriteFileBytes(good, "kind: single-switch\nhosts: 2\ngpusPerHost: 2\nnicLatency: 500 ns\n"
+                         "nvLinkBandwidth: 400 Gbps\n");
+    const auto ran = Cluster("--topology-file " + good);
+    BOOST_TEST(ran.exitCode == 0, ran.output);
+    BOOST_TEST(Contains(ran.output, "NVLink 400 Gbps / 250 ns"), ran.output);
+    BOOST_TEST(Contains(ran.output, "NIC 400 Gbps / 500 ns"), ran.output);
+    const std::string mtu = dir.File("mtu.yaml");
+    WriteFileBytes(mtu, "kind: single-switch\nhosts: 2\ngpusPerHost: 2\nmtu: 65536\n");
+    ExpectRefused(Cluster("--topology-file " + mtu), "chakra-cluster", mtu + ": line 4: 'mtu'");
+    const std::string astra = dir.File("network.yml");
+    WriteFileBytes(astra, "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
+                          "latency: [ 1e19 ]\n");
+    ExpectRefused(Cluster("--topology-file " + astra), "chakra-cluster",
+                  astra + ": line 4: 'latency'");
+    const std::string kind = dir.File("kind.yaml");
+    WriteFileBytes(kind, "kind: x\n");
+    ExpectRefused(Cluster("--topology-file " + kind), "chakra-cluster",
+                  kind + ": line 1: 'kind': unknown topology 'x'");
+    const std::string fifo = dir.File("fifo.yaml");
+    BOOST_REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    ExpectRefused(RunCommand("timeout 20 " + ToolPath("chakra-cluster") + " --trace " +
+                             TheJob().prefix + " --topology-file " + fifo),
+                  "chakra-cluster", fifo + ": not a regular file");
+}
