@@ -42,8 +42,8 @@ namespace ns3
  * Run() builds the cluster, installs one ChakraApplication per rank, runs the simulator to
  * the end (or StopTime), gathers the report and destroys the simulator, so a process can run
  * several scenarios one after the other. Use it for ready traces on a GpuClusterHelper
- * cluster; use ChakraHelper directly on nodes a script builds itself (doc/chakra.md, "Scenario
- * scripts").
+ * cluster; use ChakraHelper directly on nodes a script builds itself (doc/chakra.md, "Quick
+ * start").
  */
 class ClusterScenario
 {

@@ -232,7 +232,14 @@ GpuClusterHelper::Build()
     // One process: everything on 0. Several (MPI): each node is created with the system id of
     // its process, and the fabric's links between processes become remote channels.
     const uint32_t processes = MpiContext::GetProcessCount();
-    m_partition = PartitionCluster(*m_graph, processes, m_partitionPolicy);
+    try
+    {
+        m_partition = PartitionCluster(*m_graph, processes, m_partitionPolicy);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("ns3::GpuClusterHelper::Partition: ") + e.what());
+    }
     for (uint32_t v = 0; v < nodes; ++v)
     {
         (v < ranks ? m_gpus : m_switches).Create(1, m_partition.processOf[v]);
