@@ -135,7 +135,10 @@ RunCommand(const std::string& command)
 std::string
 ToolPath(const std::string& name)
 {
-    return std::string(CHAKRA_TOOL_DIR) + "/" + name;
+    // CHAKRA_TOOL_DIR in the environment runs the tool tests against another build's tools
+    // (e.g. an older commit's, to see a new test fail there).
+    const char* dir = std::getenv("CHAKRA_TOOL_DIR");
+    return std::string(dir != nullptr && *dir != '\0' ? dir : CHAKRA_TOOL_DIR) + "/" + name;
 }
 
 std::string

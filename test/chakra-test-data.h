@@ -65,7 +65,8 @@ struct CommandResult
 /** Runs a shell command, capturing stdout and stderr. */
 CommandResult RunCommand(const std::string& command);
 
-/** \return the path of a built tool (chakra_jsonizer, ...) */
+/** \return the path of a built tool (chakra_jsonizer, ...): in $CHAKRA_TOOL_DIR if set, else
+ *  in this build's tool directory */
 std::string ToolPath(const std::string& name);
 
 /** \return the whole content of a file ("" if missing) */
