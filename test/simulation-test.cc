@@ -308,6 +308,48 @@ BOOST_AUTO_TEST_CASE(comm_groups_file_errors_name_the_file_and_communicator)
     BOOST_TEST(FindCommGroupFile(dir.File("u")).empty());
 }
 
+BOOST_AUTO_TEST_CASE(communication_without_comm_size_warns_once_per_trace_or_fails_when_strict)
+{
+    // Issue 23 item 4: an ASTRA-sim ResNet trace has 54 all-reduces without comm_size, which
+    // ran as 0 bytes, silently. Here: three all-reduces and a send without it, a barrier
+    // (no data, no size needed) and one all-reduce with it.
+    TempDir dir;
+    std::string prefix = dir.File("sizeless");
+    const std::string sizeless = Attr("comm_type", "int64_val", "0");
+    const std::string barrier = Attr("comm_type", "int64_val", "9");
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        const std::string p2p = rank == 0 ? TraceNode(16, "send", "COMM_SEND_NODE",
+                                                      Attr("comm_dst", "int64_val", "1"), {15})
+                                          : TraceNode(16, "recv", "COMM_RECV_NODE",
+                                                      Attr("comm_src", "int64_val", "0"), {15});
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(3, "ar1", "COMM_COLL_NODE", sizeless) + "," +
+                           TraceNode(7, "ar2", "COMM_COLL_NODE", sizeless, {3}) + "," +
+                           TraceNode(9, "sync", "COMM_COLL_NODE", barrier, {7}) + "," +
+                           TraceNode(12, "ar3", "COMM_COLL_NODE", sizeless, {9}) + "," +
+                           TraceNode(15, "ar4", "COMM_COLL_NODE", AllReduce(1 << 20, ""), {12}) +
+                           "," + p2p);
+    }
+    ChakraReport report = chakra_test::RunCluster(prefix, chakra_test::ClusterConfig());
+    BOOST_REQUIRE(report.AllFinished());
+    for (const auto& rank : report.GetRanks())
+    {
+        BOOST_REQUIRE(!rank.warnings.empty());
+        BOOST_TEST(rank.warnings.front() ==
+                   prefix + "." + std::to_string(rank.rank) +
+                       ".et: 4 communication node(s) without comm_size ran as 0 bytes: node(s) 3, "
+                       "7, 12, 16 (MissingCommSize=error, or --strict, makes it an error)");
+    }
+    chakra_test::ClusterConfig strict;
+    strict.appAttributes = {{"MissingCommSize", "error"}};
+    report = chakra_test::RunCluster(prefix, strict);
+    BOOST_TEST(!report.AllFinished());
+    BOOST_TEST(report.GetRanks()[0].error ==
+               prefix + ".0.et: node 3 (ar1): no comm_size, so the size of the call is unknown "
+                        "(MissingCommSize=error; 'warn' runs it as 0 bytes)");
+}
+
 BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)
 {
     TempDir dir;

@@ -174,6 +174,15 @@ ChakraApplication::GetTypeId()
                           EnumValue(DANGLING_WARN),
                           MakeEnumAccessor(&ChakraApplication::m_danglingDeps),
                           MakeEnumChecker(DANGLING_WARN, "warn", DANGLING_ERROR, "error"))
+            .AddAttribute("MissingCommSize",
+                          "A communication node without comm_size (ASTRA-sim's traces have "
+                          "collectives written without it): 'warn' (it runs as 0 bytes, and one "
+                          "warning per trace gives their number and first ids) or 'error' (the "
+                          "rank fails on the first one, naming it; --strict in chakra_replay and "
+                          "chakra-cluster). Barriers carry no data and need none.",
+                          EnumValue(MISSING_SIZE_WARN),
+                          MakeEnumAccessor(&ChakraApplication::m_missingCommSize),
+                          MakeEnumChecker(MISSING_SIZE_WARN, "warn", MISSING_SIZE_ERROR, "error"))
             .AddAttribute("WindowSize",
                           "Nodes the feeder holds in memory (and looks ahead for ready nodes).",
                           UintegerValue(65536),
@@ -960,6 +969,10 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     Communicator& comm = CommunicatorOf(*node);
     CollectiveRequest request;
     request.type = *type;
+    if (!CheckCommSize(*node))
+    {
+        return;
+    }
     request.bytes = NodeCommBytes(*node);
     request.size = comm.Size();
     request.me = comm.myIndex;
@@ -1058,6 +1071,31 @@ ChakraApplication::TimeAfterTransfer(const EtNode& node, uint64_t bytes) const
     return micros > 0 ? NodeDuration(node, "collective overhead and call delay", micros) : Time();
 }
 
+bool
+ChakraApplication::CheckCommSize(const EtNode& node)
+{
+    if (node.HasAttr("comm_size") || (node.GetType() == ChakraProtoMsg::COMM_COLL_NODE &&
+                                      node.GetCommType() == ChakraProtoMsg::BARRIER))
+    {
+        return true;
+    }
+    NS_LOG_FUNCTION(this << node.GetId());
+    if (m_missingCommSize == MISSING_SIZE_ERROR)
+    {
+        Fail(node.Describe() + ": no comm_size, so the size of the call is unknown "
+                               "(MissingCommSize=error; 'warn' runs it as 0 bytes)");
+        return false;
+    }
+    // Named in one warning at the end, with the count: one line per trace, not per node.
+    constexpr std::size_t kListed = 10;
+    if (m_sizelessIds.size() < kListed)
+    {
+        m_sizelessIds.push_back(node.GetId());
+    }
+    ++m_sizelessNodes;
+    return true;
+}
+
 void
 ChakraApplication::SetCallDelays(std::unordered_map<uint64_t, Time> delays)
 {
@@ -1082,6 +1120,10 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     uint64_t bytes = 0;
     peer = send ? node->GetCommDst() : node->GetCommSrc();
     tag = node->GetCommTag().value_or(0);
+    if (!CheckCommSize(*node))
+    {
+        return;
+    }
     bytes = NodeCommBytes(*node);
     if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= PeerCount())
     {
@@ -1199,6 +1241,24 @@ RankStats
 ChakraApplication::GetStats()
 {
     RankStats stats = m_stats;
+    if (m_sizelessNodes > 0)
+    {
+        std::string ids;
+        for (uint64_t id : m_sizelessIds)
+        {
+            ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        }
+        if (m_sizelessNodes > m_sizelessIds.size())
+        {
+            ids += " and " + std::to_string(m_sizelessNodes - m_sizelessIds.size()) + " more";
+        }
+        // First among the warnings: the report shows each rank's first one.
+        stats.warnings.insert(stats.warnings.begin(),
+                              m_tracePath + ": " + std::to_string(m_sizelessNodes) +
+                                  " communication node(s) without comm_size ran as 0 bytes: " +
+                                  "node(s) " + ids +
+                                  " (MissingCommSize=error, or --strict, makes it an error)");
+    }
     auto compute = Merge(m_computeIntervals);
     auto comm = Merge(m_commIntervals);
     stats.computeBusy = Total(compute);

@@ -211,6 +211,12 @@ class ChakraApplication : public Application
      * \throws TraceError if that is beyond the bounds of a node's duration
      */
     Time TimeAfterTransfer(const EtNode& node, uint64_t bytes) const;
+    /**
+     * Applies MissingCommSize to a communication node without comm_size (barriers carry no
+     * data and need none).
+     * \return false if the rank failed on it
+     */
+    bool CheckCommSize(const EtNode& node);
     /** \return pipeline chunks for a call */
     uint32_t ChunksFor(const std::string& algorithm, uint64_t bytes) const;
 
@@ -258,6 +264,15 @@ class ChakraApplication : public Application
     Time m_collectiveOverhead;
     DataRate m_collectiveOverheadRate;
     std::unordered_map<uint64_t, Time> m_callDelays; //!< node id -> rank-local delay
+    /** What a communication node without comm_size does (the MissingCommSize attribute). */
+    enum MissingCommSizeMode : int
+    {
+        MISSING_SIZE_WARN,  //!< it runs as 0 bytes; one warning per trace, with count and ids
+        MISSING_SIZE_ERROR, //!< the rank fails on the first one
+    };
+    MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
+    uint64_t m_sizelessNodes{0};         //!< communication nodes run without comm_size
+    std::vector<uint64_t> m_sizelessIds; //!< the first of them (for the warning)
     std::shared_ptr<const CommGroupFile> m_commGroups; //!< numbered communicators (or null)
 
     // Wiring.
