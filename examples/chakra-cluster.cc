@@ -55,6 +55,9 @@ main(int argc, char* argv[])
                    "left) on stderr about every this many wall-clock seconds (0: never)",
                    "1");
     args.AddFlag("quiet", "no progress lines");
+    args.AddFlag("strict",
+                 "what would be a warning about the traces is an error: communication nodes "
+                 "without comm_size (else run as 0 bytes; ns3::ChakraApplication::MissingCommSize)");
     args.EnableNs3Attributes();
 
     // Launched by mpirun: this process takes part in one distributed simulation. (Before the
@@ -126,6 +129,10 @@ main(int argc, char* argv[])
         }
         ClusterScenario scenario;
         options.Apply(scenario, ranks, trace);
+        if (args.Has("strict"))
+        {
+            scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
+        }
         out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
         scenario.SetBeforeRun([&](const std::vector<Ptr<ChakraApplication>>&) {
             out << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;

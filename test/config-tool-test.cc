@@ -8,6 +8,7 @@
  */
 #define BOOST_TEST_MODULE config_tool
 #include "chakra-test-data.h"
+#include "simulation-util.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -258,4 +259,29 @@ BOOST_AUTO_TEST_CASE(topology_files)
     ExpectRefused(RunCommand("timeout 20 " + ToolPath("chakra-cluster") + " --trace " +
                              TheJob().prefix + " --topology-file " + fifo),
                   "chakra-cluster", fifo + ": not a regular file");
+}
+
+// Item 4 (the simulator's part, chakra-cluster): a collective without comm_size runs as 0
+// bytes with a warning in the report, and --strict makes it an error.
+BOOST_AUTO_TEST_CASE(strict_refuses_a_collective_without_its_size)
+{
+    using chakra_test::Attr;
+    TempDir dir;
+    const std::string prefix = dir.File("nosize");
+    for (uint32_t rank = 0; rank < 2; ++rank)
+    {
+        chakra_test::WriteJsonTrace(
+            prefix + "." + std::to_string(rank) + ".et",
+            chakra_test::TraceNode(7, "allreduce", "COMM_COLL_NODE",
+                                   Attr("comm_type", "int64_val", "0") + ", " +
+                                       chakra_test::Gpu(7)));
+    }
+    const auto lenient = RunCommand(ToolPath("chakra-cluster") + " --quiet --trace " + prefix);
+    BOOST_TEST(lenient.exitCode == 0, lenient.output);
+    BOOST_TEST(Contains(lenient.output, "comm_size"), lenient.output);
+    const auto strict =
+        RunCommand(ToolPath("chakra-cluster") + " --quiet --strict --trace " + prefix);
+    BOOST_TEST(strict.exitCode == 1, strict.output);
+    BOOST_TEST(Contains(strict.output, "comm_size"), strict.output);
+    BOOST_TEST(Contains(strict.output, "node 7"), strict.output);
 }
