@@ -301,7 +301,8 @@ BOOST_AUTO_TEST_CASE(nesting_is_bounded_where_the_limit_is_passed)
         BOOST_TEST(reader.GetError() == JsonTooDeepMessage());
     }
     // 100,000 levels: no recursion in the reader, so no stack overflow.
-    JsonEventReader deep(std::string(100000, '['));
+    const std::string hundredThousand(100000, '[');
+    JsonEventReader deep(hundredThousand);
     DomBuilder builder;
     BOOST_TEST(!deep.Read(builder));
     BOOST_TEST(deep.IsTooDeep());

@@ -78,6 +78,8 @@ class JsonEventReader
      * \param maxDepth deepest nesting of arrays and objects accepted
      */
     explicit JsonEventReader(const std::string& text, uint32_t maxDepth = kMaxJsonDepth);
+    /** The reader keeps a pointer into its text: a temporary would be gone before Read. */
+    explicit JsonEventReader(std::string&& text, uint32_t maxDepth = kMaxJsonDepth) = delete;
 
     /**
      * Reads the whole text.
