@@ -8,6 +8,7 @@
 #include <functional>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
@@ -329,6 +330,130 @@ DescribeTopology(const ClusterTopology& topology)
     return text.str();
 }
 
+namespace
+{
+
+/** \return the Graphviz attributes of a node of kind \p kind, after its label */
+const char*
+DotStyle(ClusterTopology::NodeKind kind)
+{
+    switch (kind)
+    {
+    case ClusterTopology::GPU:
+        return ", shape=box, style=filled, fillcolor=\"#cfe8cf\"";
+    case ClusterTopology::NVSWITCH:
+        return ", shape=ellipse, style=filled, fillcolor=\"#9fd49f\"";
+    default:
+        return ", shape=box, style=\"rounded,filled\", fillcolor=\"#cfd8e8\"";
+    }
+}
+
+/**
+ * Writes the nodes of a topology picture. Switched fabrics are drawn by tier, bottom to top:
+ * GPUs in rank order, NVSwitches, then each tier of fabric switches (leaf or rail, spine,
+ * core; a dimension's switches in a multi-dimensional network), each tier on one rank of the
+ * picture in node order (an invisible chain of flat edges keeps that order: dot places the
+ * tail of a flat edge left of its head).
+ * Wide tiers make a strip: the nodes are then made smaller and the drawing stretched upwards
+ * to a readable aspect (about 5:2).
+ * Without switches (torus, ring of GPUs), GPUs are grouped by their line instead, for neato.
+ */
+void
+WriteDotNodes(const ClusterTopology& topology, std::ostream& out)
+{
+    const auto& nodes = topology.GetNodes();
+    auto declare = [&](uint32_t v, const char* indent) {
+        out << indent << "n" << v << " [label=" << Quoted(nodes[v].label) << DotStyle(nodes[v].kind)
+            << "];\n";
+    };
+    std::vector<std::vector<uint32_t>> tiers(2); // GPUs, NVSwitches, then the switch tiers
+    for (uint32_t v = 0; v < nodes.size(); ++v)
+    {
+        std::size_t tier = 0;
+        if (nodes[v].kind == ClusterTopology::NVSWITCH)
+        {
+            tier = 1;
+        }
+        else if (nodes[v].kind == ClusterTopology::SWITCH)
+        {
+            tier = 2 + nodes[v].group;
+            tiers.resize(std::max(tiers.size(), tier + 1));
+        }
+        tiers[tier].push_back(v);
+    }
+    if (tiers.size() == 2 && tiers[1].empty())
+    {
+        // GPUs only, linked to one another: one box per group (a torus's dimension-0 line).
+        std::map<uint32_t, std::vector<uint32_t>> groups;
+        for (uint32_t v : tiers[0])
+        {
+            groups[nodes[v].group].push_back(v);
+        }
+        for (const auto& [group, members] : groups)
+        {
+            out << "  subgraph cluster_" << group << " {\n    style=rounded; color=grey;\n";
+            for (uint32_t v : members)
+            {
+                declare(v, "    ");
+            }
+            out << "  }\n";
+        }
+        return;
+    }
+    out << "  newrank=true;\n"; // rank=same across the whole graph
+    std::size_t widest = 0;
+    for (const auto& tier : tiers)
+    {
+        widest = std::max(widest, tier.size());
+    }
+    // Past about 24 nodes a tier makes a strip: smaller nodes closer together, and ratio
+    // (height / width) makes dot spread the tiers upwards (node sizes stay).
+    if (widest > 24)
+    {
+        out << "  ratio=0.4;\n  nodesep=0.06;\n"
+            << "  node [fontsize=7, width=0.3, height=0.25, margin=\"0.02,0.02\"];\n";
+    }
+    std::vector<uint32_t> firsts; // the first node of every tier, bottom to top
+    for (const auto& tier : tiers)
+    {
+        if (tier.empty())
+        {
+            continue;
+        }
+        firsts.push_back(tier.front());
+        out << "  { rank=same;\n";
+        for (uint32_t v : tier)
+        {
+            declare(v, "    ");
+        }
+        if (tier.size() > 1)
+        {
+            out << "    ";
+            for (std::size_t i = 0; i < tier.size(); ++i)
+            {
+                out << (i == 0 ? "" : " -- ") << "n" << tier[i];
+            }
+            out << " [style=invis];\n";
+        }
+        out << "  }\n";
+    }
+    // Each tier one rank above the one below: a switch linked to GPUs would otherwise share
+    // the NVSwitches' rank (a rail switch, a leaf).
+    if (firsts.size() > 1)
+    {
+        out << "  ";
+        for (std::size_t i = 0; i < firsts.size(); ++i)
+        {
+            out << (i == 0 ? "" : " -- ") << "n" << firsts[i];
+        }
+        out << " [style=invis];\n";
+    }
+    // (No box around an NVLink domain: dot's clusters override the order of flat edges. The
+    // NVSwitch above its GPUs, with green links, shows the domain.)
+}
+
+} // namespace
+
 void
 WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
 {
@@ -341,65 +466,11 @@ WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
         {
             throw std::runtime_error(path + ": cannot write the topology picture");
         }
-        const auto& nodes = topology.GetNodes();
         const auto& links = topology.GetLinks();
         const bool labels = links.size() <= 64;
         out << "// " << topology.GetName() << "\n";
         out << "graph topology {\n  rankdir=BT;\n  node [fontsize=10];\n";
-        // GPUs of one NVLink domain (or host, or dimension-0 line) and their NVSwitch together.
-        uint32_t maxGroup = 0;
-        for (const auto& node : nodes)
-        {
-            if (node.kind != ClusterTopology::SWITCH)
-            {
-                maxGroup = std::max(maxGroup, node.group);
-            }
-        }
-        for (uint32_t group = 0; group <= maxGroup; ++group)
-        {
-            std::ostringstream members;
-            for (uint32_t v = 0; v < nodes.size(); ++v)
-            {
-                if (nodes[v].kind != ClusterTopology::SWITCH && nodes[v].group == group)
-                {
-                    members << "    n" << v << " [label=" << Quoted(nodes[v].label)
-                            << (nodes[v].kind == ClusterTopology::GPU
-                                    ? ", shape=box, style=filled, fillcolor=\"#cfe8cf\""
-                                    : ", shape=ellipse, style=filled, fillcolor=\"#9fd49f\"")
-                            << "];\n";
-                }
-            }
-            if (!members.str().empty())
-            {
-                out << "  subgraph cluster_" << group << " {\n    style=rounded; color=grey;\n"
-                    << members.str() << "  }\n";
-            }
-        }
-        // Switches of one tier on one rank of the picture.
-        uint32_t maxTier = 0;
-        for (const auto& node : nodes)
-        {
-            if (node.kind == ClusterTopology::SWITCH)
-            {
-                maxTier = std::max(maxTier, node.group);
-            }
-        }
-        for (uint32_t tier = 0; tier <= maxTier; ++tier)
-        {
-            std::ostringstream members;
-            for (uint32_t v = 0; v < nodes.size(); ++v)
-            {
-                if (nodes[v].kind == ClusterTopology::SWITCH && nodes[v].group == tier)
-                {
-                    members << " n" << v << " [label=" << Quoted(nodes[v].label)
-                            << ", shape=box, style=\"rounded,filled\", fillcolor=\"#cfd8e8\"];";
-                }
-            }
-            if (!members.str().empty())
-            {
-                out << "  { rank=same;" << members.str() << " }\n";
-            }
-        }
+        WriteDotNodes(topology, out);
         for (const auto& link : links)
         {
             const bool scaleUp = link.kind == ClusterTopology::SCALE_UP;

@@ -67,9 +67,12 @@ TopologySummary Summarize(const ClusterTopology& topology);
 std::string DescribeTopology(const ClusterTopology& topology);
 
 /**
- * Writes the topology as a Graphviz graph: GPUs grouped by NVLink domain (or host), switches
- * by tier, NVLink links green, fabric links black with their rate (small graphs). Render it
- * with "dot -Tsvg topology.dot -o topology.svg" (trees) or "neato" (tori).
+ * Writes the topology as a Graphviz graph, by tier from the bottom: GPUs in rank order,
+ * NVSwitches, then each tier of fabric switches (leaf or rail, spine, core), each on one rank
+ * in node order; NVLink links green, fabric links black with their rate (small graphs); wide
+ * tiers (64 GPUs) drawn smaller and stretched to about 5:2. Render it with
+ * "dot -Tsvg topology.dot -o topology.svg", or "neato" for GPUs without switches (tori,
+ * grouped by their dimension-0 line).
  * \throws std::runtime_error naming the file if it cannot be written (nothing left behind)
  */
 void WriteTopologyDot(const ClusterTopology& topology, const std::string& path);
