@@ -232,7 +232,16 @@ ChakraHelper::GetReport()
     }
     if (m_timeline)
     {
-        m_timeline->Close();
+        // A failed run's timeline would be read as the run's: kept only if every rank of the
+        // job (every process's, in a distributed run) finished without an error.
+        if (MpiContext::Sum(report.AllFinished() ? 0 : 1) == 0)
+        {
+            m_timeline->Close();
+        }
+        else
+        {
+            m_timeline->Discard();
+        }
     }
     return report;
 }

@@ -68,7 +68,10 @@ class ChakraHelper
      * attribute's model.
      */
     void SetTransportFactory(std::function<Ptr<CommTransport>(uint32_t rank)> factory);
-    /** Writes a Chrome trace JSON timeline of the run to \p path (see Finish()). */
+    /**
+     * Writes a Chrome trace JSON timeline of the run to \p path (by GetReport(), and only if
+     * every rank finished without an error).
+     */
     void EnableTimeline(const std::string& path);
     /**
      * Reads the members of numbered communicators from \p path (ASTRA-sim's
@@ -91,7 +94,8 @@ class ChakraHelper
     const std::vector<Ptr<ChakraApplication>>& GetApplications() const;
 
     /**
-     * Gathers every rank's results (call after Simulator::Run) and closes the timeline.
+     * Gathers every rank's results (call after Simulator::Run) and closes the timeline: it is
+     * written if every rank of the job finished without an error, dropped otherwise.
      * \return the report
      */
     ChakraReport GetReport();

@@ -4,14 +4,17 @@
 #include "gpu-catalog.h"
 
 #include "ns3/et-reader.h"
+#include "ns3/et-summary.h"
 #include "ns3/quantity-parser.h"
 #include "ns3/rank-consistency.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-linker.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/string.h"
 #include "ns3/text-format.h"
 #include "ns3/trace-error.h"
+#include "ns3/trace-limits.h"
 #include "ns3/trace-file.h"
 
 #include <algorithm>
@@ -143,7 +146,8 @@ FirstNumber(const std::string& name)
 std::vector<RankTraceFiles>
 DiscoverRankTraces(const std::string& directory,
                    const std::string& hostPattern,
-                   const std::string& devicePattern)
+                   const std::string& devicePattern,
+                   std::vector<std::string>* skipped)
 {
     std::error_code error;
     if (!fs::is_directory(directory, error))
@@ -151,13 +155,34 @@ DiscoverRankTraces(const std::string& directory,
         throw TraceError(directory, "", "not a directory");
     }
     std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(directory))
+    fs::directory_iterator listing(directory, error);
+    for (; !error && listing != fs::directory_iterator(); listing.increment(error))
     {
-        std::string name = entry.path().filename().string();
-        if (entry.is_regular_file() && (EndsWith(name, ".json") || EndsWith(name, ".json.gz")))
+        const std::string name = listing->path().filename().string();
+        if (!EndsWith(name, ".json") && !EndsWith(name, ".json.gz"))
+        {
+            continue;
+        }
+        // Without an error code, a link that loops (or points nowhere) throws out of the
+        // whole search: one bad entry must not hide the job's traces.
+        std::error_code status;
+        const bool regular = listing->is_regular_file(status);
+        if (status)
+        {
+            if (skipped)
+            {
+                skipped->push_back(directory + "/" + name + ": skipped: " + status.message());
+            }
+            continue;
+        }
+        if (regular)
         {
             files.push_back(name);
         }
+    }
+    if (error)
+    {
+        throw TraceError(directory, "", "cannot list the directory: " + error.message());
     }
     std::sort(files.begin(), files.end());
     const std::regex hostRegex =
@@ -310,6 +335,12 @@ ReplayPipeline::SetMeasuredOffsets(bool enable)
 }
 
 void
+ReplayPipeline::SetStrict(bool strict)
+{
+    m_strict = strict;
+}
+
+void
 ReplayPipeline::SetCalibration(bool enable)
 {
     m_calibrate = enable;
@@ -321,11 +352,64 @@ ReplayPipeline::SetNvLinkFromTrace(bool enable)
     m_nvLinkFromTrace = enable;
 }
 
+void
+ReplayPipeline::MakeDirectory(const std::string& path)
+{
+    std::error_code error;
+    const fs::path target(path);
+    std::vector<std::string> missing;
+    for (fs::path p = target; !p.empty() && !fs::exists(p, error); p = p.parent_path())
+    {
+        missing.push_back(p.string());
+        if (p == p.parent_path())
+        {
+            break;
+        }
+    }
+    fs::create_directories(target);
+    m_written.insert(m_written.end(), missing.rbegin(), missing.rend());
+}
+
+void
+ReplayPipeline::Discard()
+{
+    // Newest first: files before the directories that hold them.
+    for (auto it = m_written.rbegin(); it != m_written.rend(); ++it)
+    {
+        std::error_code error;
+        if (*it == m_kept || (fs::is_directory(*it, error) && !fs::is_empty(*it, error)))
+        {
+            continue; // the listing an error names, or a directory with files of others
+        }
+        fs::remove(*it, error);
+    }
+    m_written.clear();
+}
+
+ReplayPipeline::DiscardUnlessKept::DiscardUnlessKept(ReplayPipeline& pipeline)
+    : m_pipeline(pipeline)
+{
+}
+
+ReplayPipeline::DiscardUnlessKept::~DiscardUnlessKept()
+{
+    if (!m_keep)
+    {
+        m_pipeline.Discard();
+    }
+}
+
+void
+ReplayPipeline::DiscardUnlessKept::Keep()
+{
+    m_keep = true;
+}
+
 std::string
 ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
 {
-    fs::create_directories(m_out + "/linked");
-    fs::create_directories(m_out + "/et");
+    MakeDirectory(m_out + "/linked");
+    MakeDirectory(m_out + "/et");
     const std::string prefix = m_out + "/et/trace";
     const auto n = static_cast<int64_t>(ranks.size());
     std::vector<std::string> etFiles;
@@ -341,10 +425,20 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
             LinkResult linked = TraceLinker().Link(files.host, files.device, files.rank);
             input = m_out + "/linked/trace." + std::to_string(files.rank) + ".json.gz";
             WriteLinkedTrace(linked, input);
+            m_written.push_back(input);
             const LinkSummary& s = linked.summary;
             Say(where + ": linked " + std::to_string(s.hostOpsLinked) + "/" +
                 std::to_string(s.hostOps) + " host ops, attached " +
                 std::to_string(s.gpuOpsAttached) + "/" + std::to_string(s.gpuOps) + " GPU ops");
+            if (static_cast<double>(s.iterationDur) / 1e3 > static_cast<double>(kMaxNodeMicros))
+            {
+                // The measured step is what the replay is compared with: an absurd one would
+                // give an error of -100% and look like a result.
+                throw TraceError(files.device, s.iterationName,
+                                 "duration " + FormatFixed(static_cast<double>(s.iterationDur) / 1e3, 0) +
+                                     " us is not a duration a trace can have (0 to " +
+                                     std::to_string(kMaxNodeMicros) + " us, one hour)");
+            }
             if (s.iterationDur > 0)
             {
                 MeasuredIteration iteration;
@@ -356,9 +450,63 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
         }
         ConversionOptions options;
         options.rank = files.rank;
-        options.worldSize = n;
+        // The job's size is what the trace says (trace_link.world_size from Kineto, else the
+        // largest process group), not the number of files found: a job whose last rank's
+        // files are missing would otherwise be replayed as a smaller job.
         std::string et = prefix + "." + std::to_string(files.rank) + ".et";
         ConversionReport converted = TraceConverter(options).Convert(input, et);
+        m_written.push_back(et);
+        if (converted.worldSize && *converted.worldSize != n)
+        {
+            const std::string folder = fs::path(files.host).parent_path().string();
+            std::string missing;
+            for (int64_t r = n; r < *converted.worldSize && r < n + 10; ++r)
+            {
+                missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+            }
+            if (*converted.worldSize > n + 10)
+            {
+                missing += " .. " + std::to_string(*converted.worldSize - 1);
+            }
+            throw TraceError(
+                files.host, "",
+                "the job has " + std::to_string(*converted.worldSize) +
+                    " ranks (world size " + (converted.linked ? "of the linked trace: Kineto's "
+                                                                "distributedInfo" :
+                                                                "of its largest process group") +
+                    "), but " + folder + " has the traces of " + std::to_string(n) + " rank(s)" +
+                    (*converted.worldSize > n ? std::string(": missing rank") +
+                                                    (*converted.worldSize > n + 1 ? "s " : " ") +
+                                                    missing
+                                              : ": traces of another job mixed in?"));
+        }
+
+        // The simulator's bounds (a node at most an hour, a call at most 1 TiB), checked now
+        // and named by the rank's input: the converted file is an intermediate that an error
+        // removes, and the simulator would find the value only when it reached the node.
+        try
+        {
+            SummarizeEt(et, [](const EtNode& node) {
+                NodeDuration(node, "duration_micros", node.GetDurationMicros());
+                const auto type = node.GetType();
+                if (type == ChakraProtoMsg::COMM_COLL_NODE ||
+                    type == ChakraProtoMsg::COMM_SEND_NODE || type == ChakraProtoMsg::COMM_RECV_NODE)
+                {
+                    NodeCommBytes(node);
+                }
+            });
+        }
+        catch (const TraceError& e)
+        {
+            std::string what = e.what();
+            if (!e.GetFile().empty() && what.compare(0, e.GetFile().size() + 2, e.GetFile() + ": ") == 0)
+            {
+                what = what.substr(e.GetFile().size() + 2);
+            }
+            throw TraceError(files.device.empty() ? files.host : files.device, "",
+                             "rank " + std::to_string(files.rank) +
+                                 " cannot be simulated: in its converted trace, " + what);
+        }
         Say(where + ": converted " + std::to_string(converted.outputNodes) + " nodes, " +
             std::to_string(converted.GetCollectiveCount()) + " collectives, " +
             std::to_string(converted.sends + converted.recvs) + " sends/recvs" +
@@ -367,7 +515,9 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
                  : ""));
         etFiles.push_back(et);
     }
-    RankConsistencyReport consistency = CheckRankConsistency(etFiles);
+    RankConsistencyOptions checks;
+    checks.strict = m_strict;
+    RankConsistencyReport consistency = CheckRankConsistency(etFiles, checks);
     std::ostringstream text;
     text << consistency;
     m_consistency.clear();
@@ -385,6 +535,8 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
         AtomicOutputFile file(listing);
         file.Write(text.str());
         file.Commit();
+        m_written.push_back(listing);
+        m_kept = listing;
         throw TraceError(prefix + ".*.et", "",
                          "the ranks disagree on their communication (" +
                              std::to_string(consistency.mismatchCount) + " mismatches, all in " +
@@ -396,9 +548,14 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     for (const auto& warning : consistency.warnings)
     {
         // What may be wrong without making the ranks disagree (different GPU models, no
-        // world size to check the files against, comm_size missing): said now, not only in
-        // report.txt.
-        Say("warning: " + warning);
+        // world size to check the files against, comm_size missing): said whatever the
+        // progress setting (GetWarnings), not only in report.txt; strict, it is an error.
+        if (m_strict)
+        {
+            throw TraceError(fs::path(ranks.front().host).parent_path().string(), "",
+                             warning + " (an error with --strict)");
+        }
+        m_warnings.push_back(warning);
     }
     return prefix;
 }
@@ -442,7 +599,7 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
 ChakraReport
 ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
 {
-    fs::create_directories(m_out);
+    MakeDirectory(m_out);
     const uint32_t ranks = CountTraceRanks(prefix);
     if (ranks == 0)
     {
@@ -534,6 +691,7 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     auto simulate = [&](const CollectiveCostFit& cost, ClusterOptions runOptions) {
         ClusterScenario scenario;
         runOptions.Apply(scenario, ranks, prefix);
+        scenario.SetAppAttribute("MissingCommSize", StringValue(m_strict ? "error" : "warn"));
         scenario.SetAppAttribute("CollectiveOverhead",
                                  TimeValue(NanoSeconds(std::llround(cost.fixedUs * 1e3))));
         if (cost.usPerByte > 0)
@@ -601,8 +759,27 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
     {
         m_validation.callDelays = delayTotals;
     }
+    if (!report.AllFinished())
+    {
+        // A failed run's figures would be read as the run's: nothing is written, the tool
+        // prints what went wrong (and its timeline was dropped, ChakraHelper::GetReport).
+        return report;
+    }
     report.WriteCsv(m_out);
     m_validation.WriteCsv(m_out + "/validation.csv");
+    for (const char* name : {"ranks.csv", "collectives.csv", "comm-ops.csv", "validation.csv"})
+    {
+        m_written.push_back(m_out + "/" + name);
+    }
+    for (const auto& table : report.GetTables())
+    {
+        m_written.push_back(m_out + "/" + table.name + ".csv");
+    }
+    if (!options.timeline.empty())
+    {
+        m_written.push_back(options.timeline);
+    }
+    m_written.push_back(m_out + "/report.txt");
     AtomicOutputFile text(m_out + "/report.txt");
     std::ostringstream body;
     body << "cluster: " << describedCluster << "\n";
@@ -641,6 +818,12 @@ const std::vector<std::string>&
 ReplayPipeline::GetHardwareNotes() const
 {
     return m_hardware;
+}
+
+const std::vector<std::string>&
+ReplayPipeline::GetWarnings() const
+{
+    return m_warnings;
 }
 
 } // namespace ns3

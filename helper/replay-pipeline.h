@@ -38,16 +38,19 @@ struct RankTraceFiles
  * Finds the per-rank traces of a job in a directory: every *.json / *.json.gz file is a host
  * execution trace or a device trace (told apart by content), and its rank is the first number
  * in its name, unless patterns are given ("dlrm_eg_{rank}.json.gz"; '*' matches anything).
+ * Entries whose type cannot be known (a symbolic link in a loop, or to nothing) are skipped.
  * \param directory the directory
  * \param hostPattern pattern of host trace names ("" = detect)
  * \param devicePattern pattern of device trace names ("" = detect)
+ * \param[out] skipped if not null, one line per entry skipped (its path and why)
  * \return the files by rank, ranks 0..n-1 (device empty for a host-only job)
  * \throws TraceError when ranks are missing, duplicated, or only some have a device trace;
  *         std::invalid_argument when a pattern has no "{rank}"
  */
 std::vector<RankTraceFiles> DiscoverRankTraces(const std::string& directory,
                                                const std::string& hostPattern = "",
-                                               const std::string& devicePattern = "");
+                                               const std::string& devicePattern = "",
+                                               std::vector<std::string>* skipped = nullptr);
 
 /**
  * \ingroup chakra
@@ -90,6 +93,13 @@ class ReplayPipeline
     /** SetRankStart(MEASURED_OFFSETS) if \p enable, else SetRankStart(TOGETHER). */
     void SetMeasuredOffsets(bool enable);
     /**
+     * Strict (default: off): what would only be a warning about the input is an error. Prepare
+     * refuses the ranks' warnings (CheckRankConsistency: communication without comm_size, a job
+     * size the traces cannot confirm, different GPU models), and Simulate runs with
+     * ChakraApplication::MissingCommSize = error.
+     */
+    void SetStrict(bool strict);
+    /**
      * Replays what the measurement shows beyond the models (default: on). When the traces
      * carry measured collective calls, Simulate:
      * - adds each rank's measured rank-local delay after the calls whose members complete
@@ -111,17 +121,22 @@ class ReplayPipeline
     /**
      * Links (when device traces exist) and converts every rank into <out>/et/trace.<r>.et,
      * checks that the ranks agree on their collectives, and records the measured iterations.
+     * The job's size is what the traces say (Kineto's distributedInfo world_size, carried by
+     * the linked trace, or the largest process group): a job of 8 ranks with 7 ranks' files
+     * is an error naming the missing ranks. Traces that communicate without saying their
+     * job's size get a warning (GetWarnings) that missing ranks could go unnoticed.
      * \param ranks the input files
      * \return the .et prefix
-     * \throws TraceError on bad input, or when the ranks disagree on their collectives or
-     *         messages (the first mismatch in the message, all of them in
-     *         <out>/consistency.txt)
+     * \throws TraceError on bad input, a job size other than the ranks found, or when the
+     *         ranks disagree on their collectives or messages (the first mismatch in the
+     *         message, all of them in <out>/consistency.txt)
      */
     std::string Prepare(const std::vector<RankTraceFiles>& ranks);
 
     /**
-     * Simulates <prefix>.<r>.et on the cluster the options describe and writes report.txt,
-     * the CSVs, validation.csv and (with options.timeline) the timeline into the output.
+     * Simulates <prefix>.<r>.et on the cluster the options describe and, if every rank
+     * finished without an error, writes report.txt, the CSVs, validation.csv and (with
+     * options.timeline) the timeline into the output; a failed run writes none of them.
      * Measured collective times come from the .et files' start times and durations; measured
      * iterations from Prepare (none with ready .et files).
      * \return the report
@@ -130,15 +145,51 @@ class ReplayPipeline
      */
     ChakraReport Simulate(const std::string& prefix, ClusterOptions options);
 
+    /**
+     * Removes everything this pipeline wrote (the linked and converted traces, the reports)
+     * and the directories it created, after an error: a failed run leaves no half of its
+     * output. A consistency listing that an error names (Prepare) is kept.
+     */
+    void Discard();
+
+    /**
+     * Discards what the pipeline wrote when it goes out of scope, unless Keep() was called
+     * first: a tool whose run ends in an error (an exception, a failed simulation) leaves no
+     * half of its output.
+     */
+    class DiscardUnlessKept
+    {
+      public:
+        /** \param pipeline the pipeline whose outputs are guarded */
+        explicit DiscardUnlessKept(ReplayPipeline& pipeline);
+        ~DiscardUnlessKept();
+        DiscardUnlessKept(const DiscardUnlessKept&) = delete;
+        DiscardUnlessKept& operator=(const DiscardUnlessKept&) = delete;
+        /** The run succeeded: its outputs stay. */
+        void Keep();
+
+      private:
+        ReplayPipeline& m_pipeline;
+        bool m_keep{false};
+    };
+
     /** \return the validation of the last Simulate (measurements from Prepare, if any) */
     const ReplayValidation& GetValidation() const;
     /** \return the rank-consistency summary lines of Prepare */
     const std::vector<std::string>& GetConsistencyNotes() const;
     /** \return what Simulate chose for the hardware and why (NVLink from the GPU, ...) */
     const std::vector<std::string>& GetHardwareNotes() const;
+    /**
+     * \return what may make the replay answer another question than the user's, found by
+     *         Prepare and Simulate (a job size the traces do not give, ...): tools print them
+     *         whatever the progress setting
+     */
+    const std::vector<std::string>& GetWarnings() const;
 
   private:
     void Say(const std::string& line) const;
+    /** Creates \p path and its missing parents, remembering what it created (Discard). */
+    void MakeDirectory(const std::string& path);
     /** Sets options.nvLinkBandwidth from the traces' GPU (if enabled) and notes why. */
     void ChooseNvLink(const std::string& prefix, ClusterOptions& options);
 
@@ -146,12 +197,16 @@ class ReplayPipeline
     std::function<void(const std::string&)> m_progress;
     double m_wallProgress{0}; //!< seconds between wall-clock progress lines; 0: none
     RankStart m_rankStart{RankStart::AUTO};
+    bool m_strict{false};
     bool m_nvLinkFromTrace{false};
     bool m_calibrate{true};
     std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank
     ReplayValidation m_validation;
     std::vector<std::string> m_consistency;
     std::vector<std::string> m_hardware;
+    std::vector<std::string> m_warnings;
+    std::vector<std::string> m_written; //!< files and directories this pipeline made, in order
+    std::string m_kept;                 //!< a file Discard keeps (the consistency listing)
 };
 
 } // namespace ns3

@@ -249,6 +249,47 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_a_job_with_missing_ranks)
     BOOST_TEST(error.find(prefix + ".<rank>.et") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(replay_of_a_job_that_fails_writes_nothing_and_says_why_on_stderr)
+{
+    // Issue 23 item 15: an error found while the simulation streams a trace (here, a send
+    // nobody receives) went to stdout inside the report, with nothing on stderr, and the CSVs
+    // and the timeline were written. Now: nothing on stdout, one error line on stderr, and
+    // nothing of the run in --output (a directory that was there keeps what it had).
+    TempDir dir;
+    WriteFileBytes(dir.File("r0.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 0, "name": "orphan_send", "type": "COMM_SEND_NODE", "attr": [
+          {"name": "comm_dst", "type": "int64_val", "value": 1},
+          {"name": "comm_size", "type": "int64_val", "value": 4096},
+          {"name": "comm_tag", "type": "int64_val", "value": 5}]}]})");
+    WriteFileBytes(dir.File("r1.json"), R"({"metadata": {"version": "0.0.4"}, "nodes": [
+        {"id": 0, "name": "work", "type": "COMP_NODE", "duration_micros": 5}]})");
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        const std::string r = std::to_string(rank);
+        BOOST_REQUIRE(RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                 dir.File("r" + r + ".json") + " --output " +
+                                 dir.File("job." + r + ".et"))
+                          .exitCode == 0);
+    }
+    const std::string replay = Tool("chakra_replay") + " --et " + dir.File("job") + " --quiet";
+    // A new output directory: not created in the end.
+    auto onStdout =
+        RunCommand("(" + replay + " --output " + dir.File("new") + " --timeline 2>/dev/null)");
+    BOOST_TEST(onStdout.exitCode == 1);
+    BOOST_TEST(onStdout.output.empty(), onStdout.output);
+    const std::string error =
+        ExpectFailure("chakra_replay", replay + " --output " + dir.File("new") + " --timeline",
+                      "rank 1 ran its whole trace, but 1 message(s) sent to it were never "
+                      "received: rank 0 sent 4096 bytes with tag 5 (node 0, a send)");
+    BOOST_TEST(!FileExists(dir.File("new")));
+    // An existing one: what it held stays, nothing is added.
+    RunCommand("mkdir " + dir.File("old") + " && echo keep > " + dir.File("old/keep.txt"));
+    ExpectFailure("chakra_replay", replay + " --output " + dir.File("old") + " --timeline",
+                  "never received");
+    auto listing = RunCommand("ls -A " + dir.File("old"));
+    BOOST_TEST(listing.output == "keep.txt\n");
+}
+
 BOOST_AUTO_TEST_CASE(cluster_run_stopped_mid_transfer_ends_cleanly)
 {
     // Two hosts exchanging 64 MiB over TCP, stopped after 1 ms of simulated time: the report

@@ -311,6 +311,138 @@ BOOST_AUTO_TEST_CASE(gloo_with_calibration_is_within_five_percent_per_rank_and_o
     BOOST_TEST(std::abs(std::stod(calls[3][14]) - 6311.5) < 10.0, "simulated local " << calls[3][14]);
 }
 
+namespace
+{
+
+/** The lines of \p output that start with "chakra_replay: <kind>: ". */
+std::vector<std::string>
+ToolLines(const std::string& output, const std::string& kind)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(output);
+    const std::string start = "chakra_replay: " + kind + ": ";
+    for (std::string line; std::getline(in, line);)
+    {
+        if (line.rfind(start, 0) == 0)
+        {
+            lines.push_back(line);
+        }
+    }
+    return lines;
+}
+
+/** Links \p names of the shared folder \p folder into \p dir (the traces stay in place). */
+void
+LinkTraces(const std::string& folder, const std::vector<std::string>& names, const std::string& dir)
+{
+    for (const auto& name : names)
+    {
+        BOOST_REQUIRE(RunCommand("ln -s " + chakra_test::SharedData(folder) + "/" + name + " " +
+                                 dir + "/")
+                          .exitCode == 0);
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_job_without_its_last_ranks_files_is_refused_and_leaves_nothing)
+{
+    // Issue 23 item 15: the DLRM folder without rank 7's two files replayed 7 ranks of the
+    // 8-rank job, exit 0. The linked traces say world size 8 (Kineto's distributedInfo). A
+    // symbolic link that loops, beside them, used to stop the discovery; it is skipped, with a
+    // warning.
+    TempDir in;
+    TempDir out;
+    std::vector<std::string> names;
+    for (int rank = 0; rank < 7; ++rank)
+    {
+        names.push_back("dlrm_eg_" + std::to_string(rank) + ".json.gz");
+        names.push_back("worker" + std::to_string(rank) + "_*.json.gz");
+    }
+    LinkTraces("host-device/param-dlrm-8rank", names, in.Path());
+    BOOST_REQUIRE(RunCommand("ln -s loop.json " + in.File("loop.json")).exitCode == 0);
+    auto result = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") +
+                                    " --hosts 1 --gpus-per-host 7"));
+    BOOST_TEST_INFO(result.output);
+    BOOST_TEST(result.exitCode == 1);
+    const auto errors = ToolLines(result.output, "error");
+    BOOST_REQUIRE(errors.size() == 1u);
+    BOOST_TEST(errors[0] == "chakra_replay: error: " + in.Path() + "/dlrm_eg_0.json.gz: the job "
+                            "has 8 ranks (world size of the linked trace: Kineto's "
+                            "distributedInfo), but " + in.Path() + " has the traces of 7 "
+                            "rank(s): missing rank 7");
+    const auto warnings = ToolLines(result.output, "warning");
+    BOOST_REQUIRE(warnings.size() == 1u);
+    BOOST_TEST(warnings[0].find(in.Path() + "/loop.json: skipped: ") != std::string::npos);
+    // Nothing of the run is left: not linked/, not et/, not the output directory it made.
+    BOOST_TEST(!chakra_test::FileExists(out.File("run")));
+}
+
+BOOST_AUTO_TEST_CASE(the_gloo_job_without_rank_1_is_said_unchecked_or_refused_when_strict)
+{
+    // Issue 23 item 15: the gloo pair without rank 1 replays as one rank. Its traces (the
+    // legacy profiler, no process_group:init) do not say the job's size: a warning says the
+    // number of files cannot be checked; --strict makes it an error that leaves nothing.
+    TempDir in;
+    TempDir out;
+    LinkTraces("host-device/torch113-gloo", {"pytorch_et_0.json.gz", "kineto_trace_0.json.gz"},
+               in.Path());
+    auto result = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") +
+                                    " --quiet"));
+    BOOST_TEST_INFO(result.output);
+    BOOST_TEST(result.exitCode == 0);
+    const auto warnings = ToolLines(result.output, "warning");
+    BOOST_REQUIRE(warnings.size() == 1u);
+    BOOST_TEST(warnings[0].find("cannot be checked") != std::string::npos);
+    auto strict = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("strict") +
+                                    " --quiet --strict"));
+    BOOST_TEST_INFO(strict.output);
+    BOOST_TEST(strict.exitCode == 1);
+    const auto errors = ToolLines(strict.output, "error");
+    BOOST_REQUIRE(errors.size() == 1u);
+    BOOST_TEST(errors[0].find("chakra_replay: error: " + in.Path() + ": ") == 0u);
+    BOOST_TEST(errors[0].find("cannot be checked") != std::string::npos);
+    BOOST_TEST(!chakra_test::FileExists(out.File("strict")));
+}
+
+BOOST_AUTO_TEST_CASE(absurd_kineto_durations_are_an_error_naming_the_kineto_trace)
+{
+    // Issue 30 item 9: a Kineto trace with a duration of 1e15 us made chakra_replay exit 1
+    // with no error line (the converted node failed inside the simulation, reported on
+    // stdout), or, on the profiler step, "succeed" with an error of -100%.
+    for (const std::string event : {"aten::empty", "ProfilerStep#0"})
+    {
+        TempDir in;
+        TempDir out;
+        LinkTraces("host-device/torch113-gloo",
+                   {"pytorch_et_0.json.gz", "pytorch_et_1.json.gz", "kineto_trace_1.json.gz"},
+                   in.Path());
+        auto events = nlohmann::json::parse(chakra_test::ReadMaybeGzip(
+            chakra_test::SharedData("host-device/torch113-gloo/kineto_trace_0.json.gz")));
+        for (auto& e : events)
+        {
+            // The step (at 374 us), or the aten::empty at 417 us inside it.
+            if (e["name"] == event && e["ts"].get<double>() >= (event == "aten::empty" ? 417 : 374))
+            {
+                e["dur"] = 1e15;
+                break;
+            }
+        }
+        chakra_test::WriteFileBytes(in.File("kineto_trace_0.json"), events.dump());
+        auto result = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") +
+                                        " --quiet"));
+        BOOST_TEST_INFO(event << "\n" << result.output);
+        BOOST_TEST(result.exitCode == 1);
+        const auto errors = ToolLines(result.output, "error");
+        BOOST_REQUIRE(errors.size() == 1u);
+        BOOST_TEST(errors[0].find("chakra_replay: error: " + in.File("kineto_trace_0.json") +
+                                  ": ") == 0u);
+        BOOST_TEST(errors[0].find("1000000000000000 us is not a duration a trace can have") !=
+                   std::string::npos);
+        BOOST_TEST(!chakra_test::FileExists(out.File("run")));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(a_linked_trace_given_as_host_trace_is_refused)
 {
     // Linking dlrm rank 0's linked output again would give 522 GPU ops instead of 261.

@@ -162,7 +162,10 @@ BOOST_AUTO_TEST_CASE(send_that_nobody_receives_fails_the_run_naming_rank_peer_an
     {
         chakra_test::ClusterConfig config;
         config.transport = transport;
+        // The timeline of a failed run would be read as the run's: it is not written.
+        config.timeline = dir.File(std::string(transport) + ".json");
         ChakraReport report = chakra_test::RunCluster(prefix, config);
+        BOOST_TEST(!chakra_test::FileExists(config.timeline));
         BOOST_TEST_INFO(transport << ": " << report.GetRanks()[1].error);
         BOOST_TEST(!report.AllFinished());
         BOOST_TEST(report.GetRanks()[0].finished);

@@ -7,6 +7,7 @@
 #include "ns3/quantity-parser.h"
 #include "ns3/replay-pipeline.h"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -55,6 +56,10 @@ main(int argc, char** argv)
                    "about every SECONDS of wall-clock time while simulating (0: none)",
                    "1");
     args.AddFlag("quiet", "no progress lines");
+    args.AddFlag("strict",
+                 "what would be a warning about the input is an error: communication nodes "
+                 "without comm_size (else run as 0 bytes), a job size the traces cannot "
+                 "confirm, ranks on different GPU models");
     args.EnableNs3Attributes();
     bool done = false;
     int code = args.Parse(argc, argv, done);
@@ -80,6 +85,8 @@ main(int argc, char** argv)
             ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
         const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
         ReplayPipeline pipeline(out);
+        // An error anywhere below leaves nothing in the output (linked/, et/, reports).
+        ReplayPipeline::DiscardUnlessKept whole(pipeline);
         if (args.Has("measured-offsets") && args.Has("start-together"))
         {
             throw std::invalid_argument("give at most one of --measured-offsets and "
@@ -90,6 +97,7 @@ main(int argc, char** argv)
                                                            : ReplayPipeline::RankStart::AUTO);
         pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
         pipeline.SetCalibration(!args.Has("no-calibration"));
+        pipeline.SetStrict(args.Has("strict"));
         if (!args.Has("quiet"))
         {
             pipeline.SetProgress([&](const std::string& line) {
@@ -100,11 +108,35 @@ main(int argc, char** argv)
         std::string prefix = args.Get("et");
         if (args.Has("traces"))
         {
+            std::vector<std::string> skipped;
             auto ranks = DiscoverRankTraces(args.Get("traces"), args.Get("host-pattern"),
-                                            args.Get("device-pattern"));
+                                            args.Get("device-pattern"), &skipped);
+            for (const auto& entry : skipped)
+            {
+                std::cerr << program << ": warning: " << entry << std::endl;
+            }
             prefix = pipeline.Prepare(ranks);
         }
         ChakraReport report = pipeline.Simulate(prefix, options);
+        for (const auto& warning : pipeline.GetWarnings())
+        {
+            std::cerr << program << ": warning: " << warning << std::endl;
+        }
+        if (!report.AllFinished())
+        {
+            // Simulate wrote nothing of a failed run, and the guard removes what Prepare wrote:
+            // the diagnosis goes to stderr, above the error line (unless the error line is all
+            // of it: one rank's error).
+            const auto& all = report.GetRanks();
+            const auto failed = std::count_if(all.begin(), all.end(),
+                                              [](const RankStats& r) { return !r.finished; });
+            if (failed > 1 || report.DescribeFailure().find("did not finish") != std::string::npos)
+            {
+                report.PrintProblems(std::cerr);
+            }
+            throw std::runtime_error(report.DescribeFailure());
+        }
+        whole.Keep();
         report.Print(std::cout, rows, out);
         pipeline.GetValidation().Print(std::cout, rows);
         const bool timeline = args.Has("timeline") && report.AllFinished();

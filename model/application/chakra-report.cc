@@ -288,6 +288,45 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
     {
         PrintTable(os, table, maxRows, csvDirectory);
     }
+    PrintProblems(os, maxRows);
+}
+
+std::string
+ChakraReport::DescribeFailure() const
+{
+    for (const auto& r : m_ranks)
+    {
+        if (!r.error.empty())
+        {
+            // Errors name their rank or their trace file; the rank is said once more if not.
+            const std::string rank = "rank " + std::to_string(r.rank) + " ";
+            return r.error.compare(0, rank.size(), rank) == 0 ? r.error
+                                                              : "rank " + std::to_string(r.rank) +
+                                                                    ": " + r.error;
+        }
+    }
+    std::size_t unfinished = 0;
+    const RankStats* first = nullptr;
+    for (const auto& r : m_ranks)
+    {
+        if (!r.finished)
+        {
+            ++unfinished;
+            first = first ? first : &r;
+        }
+    }
+    if (!first)
+    {
+        return "";
+    }
+    return std::to_string(unfinished) + " of " + std::to_string(m_ranks.size()) +
+           " ranks did not finish; rank " + std::to_string(first->rank) + " waits for: " +
+           (first->stuck.empty() ? std::string("?") : first->stuck.front());
+}
+
+void
+ChakraReport::PrintProblems(std::ostream& os, std::size_t maxRows) const
+{
     for (const auto& r : m_ranks)
     {
         if (!r.error.empty())

@@ -79,6 +79,17 @@ class ChakraReport
     std::vector<CollectiveSummary> GetCollectives() const;
     /** \return every communication record of every rank */
     const std::vector<CommRecord>& GetCommRecords() const;
+    /**
+     * \return one line on why the run failed (a tool's error line): the first rank's error,
+     *         or how many ranks did not finish and what the first one waits for; "" if every
+     *         rank finished
+     */
+    std::string DescribeFailure() const;
+    /**
+     * Prints what went wrong, the end of Print: each rank's error, what each unfinished rank
+     * waits for, and the warnings.
+     */
+    void PrintProblems(std::ostream& os, std::size_t maxRows = 20) const;
 
     /**
      * Prints the report.

@@ -221,6 +221,14 @@ TimelineWriter::Close()
     m_file->Commit();
 }
 
+void
+TimelineWriter::Discard()
+{
+    m_closed = true;
+    m_file.reset(); // removes the temporary file
+    m_parts.clear();
+}
+
 uint64_t
 TimelineWriter::GetEventCount() const
 {

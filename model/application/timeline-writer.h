@@ -64,6 +64,11 @@ class TimelineWriter
 
     /** Finishes the document and moves the file into place. */
     void Close();
+    /**
+     * Drops the timeline of a run that failed: no file appears (a half-true timeline would be
+     * read as the run's). In a distributed run every process calls it instead of Close().
+     */
+    void Discard();
 
     ~TimelineWriter();
     TimelineWriter(const TimelineWriter&) = delete;
