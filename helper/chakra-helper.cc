@@ -9,6 +9,8 @@
 #include "ns3/timeline-writer.h"
 #include "ns3/trace-error.h"
 
+#include <algorithm>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace ns3
@@ -130,6 +132,7 @@ ApplicationContainer
 ChakraHelper::Install(NodeContainer nodes)
 {
     const uint32_t ranks = nodes.GetN();
+    m_ranks = ranks;
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
         if (!Exists(GetTracePath(rank)))
@@ -216,6 +219,78 @@ ChakraHelper::Install(NodeContainer nodes)
     return container;
 }
 
+void
+ChakraHelper::CheckJobSize(ChakraReport& report) const
+{
+    // This process's ranks: the highest rank named, a world_size seen, communication run.
+    int64_t highest = -1;
+    bool worldSize = false;
+    bool communicates = false;
+    if (m_commGroups)
+    {
+        for (const auto& [id, members] : m_commGroups->groups)
+        {
+            for (uint32_t r : members)
+            {
+                highest = std::max<int64_t>(highest, r);
+            }
+        }
+    }
+    for (const auto& app : m_apps)
+    {
+        highest = std::max(highest, app->GetHighestNamedRank());
+        worldSize = worldSize || app->HasWorldSize();
+        communicates = communicates || !app->GetCommRecords().empty();
+    }
+    if (MpiContext::GetProcessCount() > 1)
+    {
+        const auto parts = MpiContext::GatherToFirst(std::to_string(highest) + " " +
+                                                     std::to_string(worldSize) + " " +
+                                                     std::to_string(communicates));
+        if (MpiContext::GetProcessId() != 0)
+        {
+            return;
+        }
+        for (const auto& part : parts)
+        {
+            std::istringstream in(part);
+            int64_t otherHighest = -1;
+            int otherWorldSize = 0;
+            int otherCommunicates = 0;
+            in >> otherHighest >> otherWorldSize >> otherCommunicates;
+            highest = std::max(highest, otherHighest);
+            worldSize = worldSize || otherWorldSize != 0;
+            communicates = communicates || otherCommunicates != 0;
+        }
+    }
+    // With a world_size, FindRankTraces checked the files before the run; without
+    // communication, the ranks do not depend on each other.
+    if (worldSize || !communicates || m_ranks == 0)
+    {
+        return;
+    }
+    const int64_t last = static_cast<int64_t>(m_ranks) - 1;
+    if (highest < 0)
+    {
+        report.AddWarning(
+            "the traces carry no world_size and name no rank (no process group members, no "
+            "comm-groups file, no send or receive peer): the job is taken to have " +
+            std::to_string(m_ranks) + " ranks, one per trace file; a missing or an extra "
+            "rank's trace could not be detected");
+    }
+    else if (highest < last)
+    {
+        report.AddWarning(
+            "the traces carry no world_size, and no process group, comm-groups file, send or "
+            "receive names rank" +
+            (last > highest + 1 ? "s " + std::to_string(highest + 1) + " .. " +
+                                      std::to_string(last)
+                                : " " + std::to_string(last)) +
+            " (the highest rank named is " + std::to_string(highest) + " of " +
+            std::to_string(m_ranks) + " trace files): traces of another job mixed in?");
+    }
+}
+
 const std::vector<Ptr<ChakraApplication>>&
 ChakraHelper::GetApplications() const
 {
@@ -230,6 +305,7 @@ ChakraHelper::GetReport()
     {
         report.AddRank(app->GetStats(), app->GetCommRecords());
     }
+    CheckJobSize(report);
     if (m_timeline)
     {
         // A failed run's timeline would be read as the run's: kept only if every rank of the

@@ -103,6 +103,17 @@ class ChakraHelper
     /** \return the comm-groups file the applications use ("" if none) */
     std::string GetCommGroupFile() const;
 
+    /**
+     * Without a world_size in any trace's metadata (ASTRA-sim's traces have none), is the
+     * number of trace files the job's? The ranks the traces named while they ran (process
+     * group and comm-groups file members, send and receive peers, roots) are the evidence:
+     * a named rank without a trace is an error the run already stopped on; ranks past the
+     * highest named get a warning (files of another job?), and a job that communicates
+     * without naming any rank gets a warning that the check could not be made. The warning
+     * goes to \p report (ChakraReport::AddWarning; in a distributed run, on process 0).
+     */
+    void CheckJobSize(ChakraReport& report) const;
+
   private:
     std::string m_prefix;
     ObjectFactory m_factory;
@@ -112,6 +123,7 @@ class ChakraHelper
     std::shared_ptr<TimelineWriter> m_timeline;
     std::optional<std::string> m_commGroupFile; //!< as set (unset: look beside the traces)
     std::shared_ptr<const CommGroupFile> m_commGroups;
+    uint32_t m_ranks{0}; //!< the job's ranks (Install)
     std::vector<Ptr<ChakraApplication>> m_apps;
 };
 

@@ -353,6 +353,80 @@ BOOST_AUTO_TEST_CASE(communication_without_comm_size_warns_once_per_trace_or_fai
                         "(MissingCommSize=error; 'warn' runs it as 0 bytes)");
 }
 
+BOOST_AUTO_TEST_CASE(job_size_without_world_size_is_checked_against_the_ranks_named)
+{
+    // Issue 30 item 6: ASTRA-sim's traces carry no world_size, so a missing or an extra rank
+    // file was simulated silently. Without it, the ranks the traces name (group members,
+    // peers) are the evidence; a job that names none gets a warning that it cannot be checked.
+    TempDir dir;
+    auto jobWarnings = [](const ChakraReport& report) {
+        std::string all;
+        for (const auto& warning : report.GetWarnings())
+        {
+            all += warning + "\n";
+        }
+        return all;
+    };
+    chakra_test::ClusterConfig config;
+    config.gpusPerHost = 3;
+    // A ring of sends over ranks 0 -> 1 -> 2 -> 0: every file's rank is named.
+    const std::string ring = dir.File("ring");
+    for (int rank = 0; rank < 3; ++rank)
+    {
+        WriteJsonTrace(ring + "." + std::to_string(rank) + ".et",
+                       TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", (rank + 1) % 3, 64, 0)) +
+                           "," +
+                           TraceNode(1, "recv", "COMM_RECV_NODE", P2p("comm_src", (rank + 2) % 3, 64, 0)));
+    }
+    ChakraReport report = chakra_test::RunCluster(ring, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(jobWarnings(report).empty());
+    // Ranks 0 and 1 exchange a message; rank 2 only computes: is its file this job's?
+    const std::string extra = dir.File("extra");
+    WriteJsonTrace(extra + ".0.et", TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, 64, 0)));
+    WriteJsonTrace(extra + ".1.et", TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, 64, 0)));
+    WriteJsonTrace(extra + ".2.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
+    report = chakra_test::RunCluster(extra, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(jobWarnings(report) ==
+               "the traces carry no world_size, and no process group, comm-groups file, send or "
+               "receive names rank 2 (the highest rank named is 1 of 3 trace files): traces of "
+               "another job mixed in?\n");
+    // An all-reduce on the world: nothing names a rank, nothing to check against.
+    const std::string world = dir.File("world");
+    for (int rank = 0; rank < 3; ++rank)
+    {
+        WriteJsonTrace(world + "." + std::to_string(rank) + ".et",
+                       TraceNode(0, "ar", "COMM_COLL_NODE", AllReduce(1 << 16, "")));
+    }
+    report = chakra_test::RunCluster(world, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(jobWarnings(report).find("the traces carry no world_size and name no rank") == 0u);
+    std::ostringstream printed;
+    report.Print(printed);
+    BOOST_TEST(printed.str().find("  job: the traces carry no world_size") != std::string::npos);
+    // The same traces with world_size 3: the files were counted before the run, no warning.
+    for (int rank = 0; rank < 3; ++rank)
+    {
+        const std::string json = world + "." + std::to_string(rank) + ".json";
+        chakra_test::WriteFileBytes(json,
+                                    R"({"metadata": {"version": "0.0.4", "attr": [{"name": )"
+                                    R"("world_size", "type": "int64_val", "value": 3}]}, )"
+                                    R"("nodes": [)" +
+                                        TraceNode(0, "ar", "COMM_COLL_NODE", AllReduce(1 << 16, "")) +
+                                        "]}");
+        ConvertJsonToEt(json, world + "." + std::to_string(rank) + ".et");
+    }
+    report = chakra_test::RunCluster(world, config);
+    BOOST_REQUIRE(report.AllFinished());
+    BOOST_TEST(jobWarnings(report).empty());
+    // A peer beyond the files: the run stops, and the error says what may be missing.
+    WriteJsonTrace(extra + ".1.et", TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 3, 64, 0)));
+    report = chakra_test::RunCluster(extra, config);
+    BOOST_TEST(report.GetRanks()[1].error.find("comm_src 3 is not a rank of this job (0..2; a "
+                                               "rank's trace missing?)") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)
 {
     TempDir dir;

@@ -279,6 +279,10 @@ GatherReport(const ChakraReport& local)
     {
         report.AddTable(table);
     }
+    for (const auto& warning : local.GetWarnings())
+    {
+        report.AddWarning(warning); // found by process 0 (ChakraHelper::GetReport)
+    }
     return report;
 }
 

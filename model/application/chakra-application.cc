@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
+#include "ns3/et-attribute.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -335,6 +336,24 @@ ChakraApplication::GetRank() const
     return m_rank;
 }
 
+int64_t
+ChakraApplication::GetHighestNamedRank() const
+{
+    return m_highestNamed;
+}
+
+bool
+ChakraApplication::HasWorldSize() const
+{
+    return m_worldSizeKnown;
+}
+
+void
+ChakraApplication::NameRank(int64_t rank)
+{
+    m_highestNamed = std::max(m_highestNamed, rank);
+}
+
 void
 ChakraApplication::SetTransport(Ptr<CommTransport> transport)
 {
@@ -383,6 +402,7 @@ ChakraApplication::StartApplication()
         options.onRead = [this](const EtNode& node) { NumberCall(node); };
         GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
+        m_worldSizeKnown = FindAttribute(m_feeder->GetMetadata().attr(), "world_size") != nullptr;
         if (m_ctrlDeps == CTRL_AUTO && HasCallTreeCtrlDeps(m_feeder->GetMetadata()))
         {
             m_feeder->SetHonourCtrlDeps(false);
@@ -980,6 +1000,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     if (node->HasAttr("root_rank"))
     {
         auto rootRank = static_cast<uint32_t>(node->GetUint("root_rank"));
+        NameRank(rootRank);
         auto it = std::find(comm.ranks->begin(), comm.ranks->end(), rootRank);
         if (it == comm.ranks->end())
         {
@@ -1125,11 +1146,15 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
         return;
     }
     bytes = NodeCommBytes(*node);
+    if (peer)
+    {
+        NameRank(*peer);
+    }
     if (!peer || *peer < 0 || static_cast<uint64_t>(*peer) >= PeerCount())
     {
         Fail(node->Describe() + ": " + (send ? "comm_dst" : "comm_src") +
              (peer ? " " + std::to_string(*peer) + " is not a rank of this job (0.." +
-                         std::to_string(PeerCount() - 1) + ")"
+                         std::to_string(PeerCount() - 1) + (*peer >= 0 ? "; a rank's trace missing?)" : ")")
                    : " is missing"));
         return;
     }
@@ -1190,6 +1215,10 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
         m_declaredGroups = m_declaredGroups || !groups.empty();
         for (const auto& group : groups)
         {
+            for (uint32_t r : group.ranks)
+            {
+                NameRank(r);
+            }
             Communicator comm;
             comm.name = group.name;
             comm.id = CommunicatorId(group.name);
@@ -1228,7 +1257,7 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
             {
                 Fail(node->Describe() + ": process group '" + group.name +
                      "' names a rank beyond the " + std::to_string(PeerCount()) +
-                     " ranks of this job");
+                     " ranks of this job (a rank's trace missing?)");
                 return;
             }
             m_communicators[comm.name] = comm;

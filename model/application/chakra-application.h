@@ -131,6 +131,14 @@ class ChakraApplication : public Application
     /** \return this rank */
     uint32_t GetRank() const;
     /**
+     * \return the highest rank this rank's trace has named so far (a process group member, a
+     *         send or receive peer, a collective's root), -1 if none: with HasWorldSize, what
+     *         the job's size can be checked against (ChakraHelper::GetReport)
+     */
+    int64_t GetHighestNamedRank() const;
+    /** \return true if this rank's trace metadata gives the job's size (world_size) */
+    bool HasWorldSize() const;
+    /**
      * Uses this transport instead of creating one of the Transport attribute's model (helpers
      * that configure the transport call this before the simulation starts).
      */
@@ -175,6 +183,8 @@ class ChakraApplication : public Application
     void RunMetadata(std::shared_ptr<const EtNode> node);
     /** \return the communicator a node names (the world if unknown) */
     Communicator& CommunicatorOf(const EtNode& node);
+    /** Records that the trace names \p rank (GetHighestNamedRank). */
+    void NameRank(int64_t rank);
     /** \return a communicator of this rank made of \p members (global ranks, with this rank) */
     Communicator MakeCommunicator(const std::string& name, std::vector<uint32_t> members) const;
     /** \return how to name a communicator id in messages ("communicator 'tp0'") */
@@ -295,6 +305,8 @@ class ChakraApplication : public Application
     std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
     std::map<std::string, Communicator> m_communicators; //!< by pg name
     bool m_declaredGroups{false}; //!< a process_group:init node declared some groups
+    int64_t m_highestNamed{-1};   //!< see GetHighestNamedRank
+    bool m_worldSizeKnown{false}; //!< the metadata has world_size
     /** Ids (CommunicatorId) of the groups process_group:init declared without this rank, sorted:
      *  a collective on one of them is a trace error (8 bytes a group, not its member list). */
     std::vector<uint64_t> m_foreignGroups;

@@ -163,6 +163,18 @@ ChakraReport::GetTables() const
     return m_tables;
 }
 
+void
+ChakraReport::AddWarning(const std::string& warning)
+{
+    m_warnings.push_back(warning);
+}
+
+const std::vector<std::string>&
+ChakraReport::GetWarnings() const
+{
+    return m_warnings;
+}
+
 namespace
 {
 
@@ -346,7 +358,7 @@ ChakraReport::PrintProblems(std::ostream& os, std::size_t maxRows) const
             }
         }
     }
-    std::size_t warnings = 0;
+    std::size_t warnings = m_warnings.size();
     for (const auto& r : m_ranks)
     {
         warnings += r.warnings.size();
@@ -354,6 +366,10 @@ ChakraReport::PrintProblems(std::ostream& os, std::size_t maxRows) const
     if (warnings > 0)
     {
         os << "\nwarnings " << warnings << " (first per rank):\n";
+        for (const auto& warning : m_warnings)
+        {
+            os << "  job: " << warning << "\n";
+        }
         std::size_t shown = 0;
         for (const auto& r : m_ranks)
         {

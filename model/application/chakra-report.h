@@ -66,6 +66,10 @@ class ChakraReport
     const std::string& GetTransportModel() const;
     /** Adds a table (printed and written as CSV). */
     void AddTable(ReportTable table);
+    /** Adds a warning about the whole job (printed with the ranks' warnings). */
+    void AddWarning(const std::string& warning);
+    /** \return the warnings about the whole job */
+    const std::vector<std::string>& GetWarnings() const;
     /** \return the tables added */
     const std::vector<ReportTable>& GetTables() const;
 
@@ -116,6 +120,7 @@ class ChakraReport
     std::string m_transportModel;
     std::string m_transportChoice; //!< how the model was chosen (transport "auto")
     std::vector<ReportTable> m_tables;
+    std::vector<std::string> m_warnings; //!< about the whole job
 };
 
 } // namespace ns3
