@@ -640,22 +640,31 @@ BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
     BOOST_TEST(topology->GetNodes()[16].kind == ClusterTopology::NVSWITCH);
 }
 
+namespace
+{
+
+/** Writes \p text to \p path and reads it as a topology file. \return the error, or "no error" */
+std::string
+FileError(const std::string& path, const std::string& text)
+{
+    WriteText(path, text);
+    try
+    {
+        ReadTopologyFile(path, TopologySpec());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(bad_files)
 {
     TempDir dir;
-    auto error = [&](const std::string& text) {
-        const std::string path = dir.File("bad.yaml");
-        WriteText(path, text);
-        try
-        {
-            ReadTopologyFile(path, TopologySpec());
-        }
-        catch (const std::invalid_argument& e)
-        {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    auto error = [&](const std::string& text) { return FileError(dir.File("bad.yaml"), text); };
     std::string message = error("kind: leaf-spine\nhosts: 4\nspine: 2\n");
     BOOST_TEST(message.find("bad.yaml: line 3: unknown key 'spine'") != std::string::npos,
                message);
@@ -685,19 +694,7 @@ BOOST_AUTO_TEST_CASE(bad_files)
 BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
 {
     TempDir dir;
-    auto error = [&](const std::string& text) {
-        const std::string path = dir.File("net.yaml");
-        WriteText(path, text);
-        try
-        {
-            ReadTopologyFile(path, TopologySpec());
-        }
-        catch (const std::invalid_argument& e)
-        {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    auto error = [&](const std::string& text) { return FileError(dir.File("net.yaml"), text); };
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"kind: leaf-spine\nmtu: 65536\n", "line 2: 'mtu': 65536 is not a whole number from 576 "
                                            "to 65535"},

@@ -10,11 +10,8 @@
 namespace ns3
 {
 
-namespace
-{
-
 std::string
-Trimmed(const std::string& text)
+TrimBlanks(const std::string& text)
 {
     const auto begin = text.find_first_not_of(" \t");
     if (begin == std::string::npos)
@@ -23,6 +20,9 @@ Trimmed(const std::string& text)
     }
     return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
 }
+
+namespace
+{
 
 /** A number and what follows it. */
 struct NumberAndUnit
@@ -39,7 +39,7 @@ struct NumberAndUnit
 bool
 SplitNumber(const std::string& text, NumberAndUnit& out)
 {
-    const std::string trimmed = Trimmed(text);
+    const std::string trimmed = TrimBlanks(text);
     std::size_t i = 0;
     auto digits = [&]() {
         const std::size_t start = i;
@@ -74,7 +74,7 @@ SplitNumber(const std::string& text, NumberAndUnit& out)
         }
     }
     out.number = std::strtod(trimmed.substr(0, i).c_str(), nullptr);
-    out.unit = Trimmed(trimmed.substr(i));
+    out.unit = TrimBlanks(trimmed.substr(i));
     return std::isfinite(out.number);
 }
 
@@ -235,13 +235,13 @@ ParseLatency(const std::string& text, const std::string& what)
 uint64_t
 ParseByteSize(const std::string& text, const std::string& what, uint64_t low, uint64_t high)
 {
-    const std::string trimmed = Trimmed(text);
+    const std::string trimmed = TrimBlanks(text);
     std::size_t digits = 0;
     while (digits < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[digits])))
     {
         ++digits;
     }
-    const std::string unit = Trimmed(trimmed.substr(digits));
+    const std::string unit = TrimBlanks(trimmed.substr(digits));
     static const std::vector<std::pair<std::string, long double>> units = {
         {"", 1},          {"B", 1},           {"KiB", 1024.0L},    {"MiB", 1048576.0L},
         {"GiB", 1073741824.0L},               {"TiB", 1099511627776.0L},
@@ -274,7 +274,7 @@ ParseByteSize(const std::string& text, const std::string& what, uint64_t low, ui
 uint64_t
 ParseWholeNumber(const std::string& text, const std::string& what, uint64_t low, uint64_t high)
 {
-    const std::string trimmed = Trimmed(text);
+    const std::string trimmed = TrimBlanks(text);
     const std::string range = "a whole number from " + std::to_string(low) + " to " +
                               std::to_string(high);
     bool digitsOnly = !trimmed.empty() && trimmed.size() <= 19;
@@ -304,7 +304,7 @@ ParseRealNumber(const std::string& text,
     std::ostringstream range;
     range << (lowOpen ? "above " : "from ") << low << (lowOpen ? " up to " : " to ") << high;
     // A sign is allowed here (a negative value is out of range, and says so).
-    std::string body = Trimmed(text);
+    std::string body = TrimBlanks(text);
     const bool negative = !body.empty() && body[0] == '-';
     if (!body.empty() && (body[0] == '-' || body[0] == '+'))
     {
@@ -319,7 +319,7 @@ ParseRealNumber(const std::string& text,
     const double value = negative ? -parsed.number : parsed.number;
     if (value < low || value > high || (lowOpen && value == low))
     {
-        throw std::invalid_argument(what + ": " + Trimmed(text) + " is not a number " +
+        throw std::invalid_argument(what + ": " + TrimBlanks(text) + " is not a number " +
                                     range.str());
     }
     return value;

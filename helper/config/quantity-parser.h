@@ -129,6 +129,9 @@ void CheckBandwidth(DataRate rate, const std::string& what, bool zeroAllowed = f
  */
 void CheckLatency(Time latency, const std::string& what);
 
+/** \return \p text without surrounding blanks (spaces and tabs), as the parsers read it */
+std::string TrimBlanks(const std::string& text);
+
 /** \return a rate as people write it: "400Gbps", "2.5Gbps", "100Mbps" */
 std::string FormatBandwidth(DataRate rate);
 

@@ -78,10 +78,7 @@ ToolArgs::AddOption(const std::string& name,
                     bool required,
                     const std::vector<std::string>& aliases)
 {
-    Spec spec;
-    spec.name = name;
-    spec.help = help;
-    spec.defaultValue = defaultValue;
+    Spec spec{name, help, defaultValue};
     spec.required = required;
     spec.aliases = aliases;
     Declare(spec);
@@ -92,9 +89,7 @@ ToolArgs::AddFlag(const std::string& name,
                   const std::string& help,
                   const std::vector<std::string>& aliases)
 {
-    Spec spec;
-    spec.name = name;
-    spec.help = help;
+    Spec spec{name, help};
     spec.boolean = true;
     spec.aliases = aliases;
     Declare(spec);
@@ -105,9 +100,7 @@ ToolArgs::AddOptionalValue(const std::string& name,
                            const std::string& help,
                            const std::vector<std::string>& aliases)
 {
-    Spec spec;
-    spec.name = name;
-    spec.help = help;
+    Spec spec{name, help};
     spec.optionalValue = true;
     spec.aliases = aliases;
     Declare(spec);
@@ -116,9 +109,7 @@ ToolArgs::AddOptionalValue(const std::string& name,
 void
 ToolArgs::AddPositional(const std::string& name, const std::string& help, bool required)
 {
-    Spec spec;
-    spec.name = name;
-    spec.help = help;
+    Spec spec{name, help};
     spec.required = required;
     spec.positional = true;
     Declare(spec);

@@ -94,6 +94,14 @@ class ToolArgs
     /** One declared flag or positional. */
     struct Spec
     {
+        /** A flag or positional named \p n, with help \p h and default \p d. */
+        Spec(std::string n, std::string h, std::string d = "")
+            : name(std::move(n)),
+              help(std::move(h)),
+              defaultValue(std::move(d))
+        {
+        }
+
         std::string name;
         std::string help;
         std::string defaultValue;

@@ -246,18 +246,6 @@ Folded(const std::string& text)
     return folded;
 }
 
-/** \return the text without surrounding blanks */
-std::string
-Trimmed(const std::string& text)
-{
-    const auto begin = text.find_first_not_of(" \t");
-    if (begin == std::string::npos)
-    {
-        return "";
-    }
-    return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
 } // namespace
 
 std::string
@@ -472,7 +460,7 @@ ParseTorusDims(const std::string& text)
     std::istringstream items(normalised);
     while (std::getline(items, item, 'x'))
     {
-        item = Trimmed(item);
+        item = TrimBlanks(item);
         char* end = nullptr;
         const unsigned long long size = std::strtoull(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0' || size == 0 || size > 65535 || item[0] == '-')
@@ -498,13 +486,13 @@ ParseDimensions(const std::string& text)
     while (std::getline(items, item, ','))
     {
         const std::string what = "dimension " + std::to_string(dimensions.size()) + " '" +
-                                 Trimmed(item) + "'";
+                                 TrimBlanks(item) + "'";
         std::vector<std::string> fields;
         std::string field;
         std::istringstream parts(item);
         while (std::getline(parts, field, ':'))
         {
-            fields.push_back(Trimmed(field));
+            fields.push_back(TrimBlanks(field));
         }
         if (fields.size() != 4)
         {
