@@ -10,11 +10,15 @@
  * and converting (classification, dependencies, writing the .et), and the best CPU time of the
  * process (on a shared machine other processes stretch the wall time, far less the CPU time).
  * Peak RSS is the process's maximum resident set size (getrusage), so it covers the largest
- * trace given.
+ * trace given. Beside it, the CPU time of nlohmann/json's DOM parse of the same text and the
+ * ratio, a yardstick that a slow or loaded machine stretches as much as the converter.
  */
 #include "ns3/pytorch-trace.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-error.h"
+#include "ns3/trace-file.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -98,12 +102,26 @@ main(int argc, char** argv)
                     bestConvert = convert;
                 }
             }
+            // A yardstick on the same machine at the same moment, so that a slow or loaded
+            // machine shows in both: nlohmann/json's parse of the same text into a DOM (the
+            // converter cost 1.1-1.2 x this before its own JSON reader, 0.5-0.6 x after).
+            double bestDom = 1e30;
+            const std::string text = ns3::ReadWholeFile(input);
+            for (int round = 0; round < 5; ++round)
+            {
+                const double cpuStart = CpuSeconds();
+                const auto nodes = nlohmann::json::parse(text)["nodes"].size();
+                bestDom = std::min(bestDom, CpuSeconds() - cpuStart);
+                (void)nodes;
+            }
             std::cout << input << "\n  nodes: " << report.inputNodes << " in, "
                       << report.outputNodes << " out; collectives "
                       << report.GetCollectiveCount() << "\n  wall: " << bestTotal
                       << " s (read " << bestRead << " s, convert+write " << bestConvert
                       << " s), best of 5\n  CPU: " << bestCpu
-                      << " s, best of 5\n  peak RSS so far: " << PeakRssKiB() / 1024.0
+                      << " s, best of 5 (nlohmann DOM parse of the same text: " << bestDom
+                      << " s CPU; ratio " << bestCpu / bestDom
+                      << ")\n  peak RSS so far: " << PeakRssKiB() / 1024.0
                       << " MiB" << std::endl;
         }
     }
