@@ -4,6 +4,7 @@
 #include "ns3/boolean.h"
 #include "ns3/compute-model.h"
 #include "ns3/double.h"
+#include "ns3/et-reader.h"
 #include "ns3/mpi-context.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
@@ -105,10 +106,26 @@ ClusterScenario::FormatProgress(const WallProgress& progress)
 {
     std::ostringstream line;
     line << std::fixed << std::setprecision(3) << "simulated "
-         << progress.simulated.GetSeconds() * 1e3 << " ms, " << progress.nodesDone
-         << " nodes done, " << progress.events << " events, " << std::setprecision(2)
+         << progress.simulated.GetSeconds() * 1e3 << " ms, " << progress.nodesDone;
+    if (progress.nodesTotal > 0)
+    {
+        line << "/" << progress.nodesTotal << " nodes done (" << std::setprecision(0)
+             << 100.0 * static_cast<double>(progress.nodesDone) /
+                    static_cast<double>(progress.nodesTotal)
+             << "%)";
+    }
+    else
+    {
+        line << " nodes done";
+    }
+    line << ", " << progress.events << " events, " << std::setprecision(2)
          << progress.eventsPerSecond / 1e6 << " M events/s, wall " << std::setprecision(1)
          << progress.wallSeconds << " s";
+    if (progress.secondsLeft >= 0)
+    {
+        line << ", about " << std::setprecision(progress.secondsLeft < 10 ? 1 : 0)
+             << progress.secondsLeft << " s left";
+    }
     return line.str();
 }
 
@@ -135,8 +152,17 @@ ClusterScenario::WallProbe()
         WallProgress progress;
         progress.simulated = Simulator::Now();
         progress.nodesDone = m_nodesDone;
+        progress.nodesTotal = m_nodesTotal;
         progress.events = Simulator::GetEventCount();
         progress.wallSeconds = now - m_runStart;
+        if (m_nodesDone > 0 && m_nodesTotal >= m_nodesDone)
+        {
+            // At the speed so far: rough (a collective's nodes cost more than a compute
+            // node's), but it says minutes from hours.
+            progress.secondsLeft = progress.wallSeconds *
+                                   static_cast<double>(m_nodesTotal - m_nodesDone) /
+                                   static_cast<double>(m_nodesDone);
+        }
         progress.eventsPerSecond =
             static_cast<double>(progress.events - m_lastLineEvents) / (now - m_lastLine);
         m_lastLine = now;
@@ -247,10 +273,31 @@ ClusterScenario::Run(const std::string& tracePrefix)
         Simulator::Schedule(m_progressInterval, &ClusterScenario::Progress, this);
     }
     m_nodesDone = 0;
+    m_nodesTotal = 0;
     if (wallProbes)
     {
+        bool countable = true;
         for (const Ptr<ChakraApplication>& app : chakra.GetApplications())
         {
+            // The total of "done/total": one reading of each trace before the run (the
+            // feeder reads it again as it goes; a small cost beside simulating the nodes).
+            // A trace that cannot be read fails its rank in the run, with the report's
+            // error: here it only leaves the total out.
+            StringValue path;
+            app->GetAttribute("TracePath", path);
+            try
+            {
+                EtReader reader(path.Get());
+                ChakraProtoMsg::Node node;
+                while (countable && reader.ReadNode(node))
+                {
+                    ++m_nodesTotal;
+                }
+            }
+            catch (const std::exception&)
+            {
+                countable = false;
+            }
             app->TraceConnectWithoutContext(
                 "NodeFinished",
                 Callback<void, uint32_t, std::shared_ptr<const EtNode>, Time, Time>(
@@ -258,6 +305,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
                         ++m_nodesDone;
                     }));
         }
+        m_nodesTotal = countable ? m_nodesTotal : 0;
         m_runStart = SteadySeconds();
         m_lastProbe = m_runStart;
         m_lastLine = m_runStart;

@@ -72,6 +72,10 @@ class ClusterScenario
     {
         Time simulated;           //!< simulated time now
         uint64_t nodesDone{0};    //!< trace nodes finished, all ranks (this process's)
+        uint64_t nodesTotal{0};   //!< nodes of those ranks' traces (counted before the run)
+        /** Wall-clock seconds left, estimated from the nodes done so far at the speed so far;
+         *  negative: no estimate yet. */
+        double secondsLeft{-1};
         uint64_t events{0};       //!< simulator events processed so far
         double wallSeconds{0};    //!< wall-clock seconds since the simulation started
         double eventsPerSecond{0}; //!< events per wall-clock second since the previous line
@@ -84,8 +88,8 @@ class ClusterScenario
      */
     void SetWallClockProgress(double seconds, std::function<void(const WallProgress&)> hook);
     /**
-     * \return a progress line: "simulated 1.234 ms, 1024 nodes done, 5000000 events, 2.51 M
-     *         events/s, wall 2.0 s"
+     * \return a progress line: "simulated 1.234 ms, 1024/4096 nodes done (25%), 5000000 events,
+     *         2.51 M events/s, wall 2.0 s, about 6 s left"
      */
     static std::string FormatProgress(const WallProgress& progress);
 
@@ -124,6 +128,7 @@ class ClusterScenario
     double m_lastLine{0};       //!< wall-clock seconds of the previous progress line
     uint64_t m_lastLineEvents{0};
     uint64_t m_nodesDone{0};
+    uint64_t m_nodesTotal{0}; //!< nodes of the traces this process runs (wall-clock progress)
     uint64_t m_events{0};
     double m_wallSeconds{0};
 };

@@ -79,9 +79,36 @@ BOOST_AUTO_TEST_CASE(wall_clock_progress_reports_a_growing_run_and_changes_nothi
     BOOST_TEST(lines.front().simulated < watched.GetIterationTime());
     BOOST_TEST(lines.front().nodesDone < kNodes);
     BOOST_TEST(lines.back().nodesDone <= kNodes);
+    // Done of the whole (issue 23: "64 nodes done" said nothing of how far the run was), and
+    // the time left at the speed so far: wall x (total - done) / done, once a node is done.
+    for (const auto& line : lines)
+    {
+        BOOST_TEST(line.nodesTotal == kNodes);
+        if (line.nodesDone == 0)
+        {
+            BOOST_TEST(line.secondsLeft < 0.0);
+        }
+        else
+        {
+            BOOST_TEST(line.secondsLeft ==
+                       line.wallSeconds * static_cast<double>(kNodes - line.nodesDone) /
+                           static_cast<double>(line.nodesDone));
+        }
+    }
+    ClusterScenario::WallProgress example;
+    example.simulated = MicroSeconds(1234);
+    example.nodesDone = 1024;
+    example.nodesTotal = 4096;
+    example.events = 5000000;
+    example.eventsPerSecond = 2.51e6;
+    example.wallSeconds = 2.0;
+    example.secondsLeft = 6.0;
+    BOOST_TEST(ClusterScenario::FormatProgress(example) ==
+               "simulated 1.234 ms, 1024/4096 nodes done (25%), 5000000 events, 2.51 M events/s, "
+               "wall 2.0 s, about 6.0 s left");
     const std::string text = ClusterScenario::FormatProgress(lines.back());
     BOOST_TEST(text.find("simulated ") == 0u);
-    BOOST_TEST(text.find(" nodes done, ") != std::string::npos);
+    BOOST_TEST(text.find("/8 nodes done (") != std::string::npos);
     BOOST_TEST(text.find(" M events/s") != std::string::npos);
     // An interval longer than the run: no line.
     lines.clear();
@@ -105,7 +132,7 @@ BOOST_AUTO_TEST_CASE(chakra_cluster_prints_progress_on_stderr_unless_quiet)
     const std::string printed = run(" --progress=0.000000001");
     BOOST_TEST_INFO(printed);
     BOOST_TEST(printed.find("chakra-cluster: simulated ") != std::string::npos);
-    BOOST_TEST(printed.find(" nodes done, ") != std::string::npos);
+    BOOST_TEST(printed.find("/8 nodes done (") != std::string::npos);
     const std::string silenced = run(" --progress=0.000000001 --quiet");
     BOOST_TEST_INFO(silenced);
     BOOST_TEST(silenced.find("simulated ") == std::string::npos);

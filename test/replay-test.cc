@@ -509,7 +509,7 @@ BOOST_AUTO_TEST_CASE(progress_lines_come_while_simulating_unless_quiet)
     BOOST_TEST(chatty.exitCode == 0);
     const auto at = chatty.output.find(line);
     BOOST_TEST(at != std::string::npos);
-    BOOST_TEST(chatty.output.find(" nodes done, ", at) != std::string::npos);
+    BOOST_TEST(chatty.output.find(" nodes done (", at) != std::string::npos); // done/total
     BOOST_TEST(chatty.output.find(" M events/s, wall ", at) != std::string::npos);
     for (const std::string& silent : {std::string(" --quiet"), std::string(" --progress 0")})
     {

@@ -594,6 +594,78 @@ BOOST_AUTO_TEST_CASE(data_parallel_step_overlaps_gradient_allreduce_with_backwar
     BOOST_TEST(std::count(ranks.begin(), ranks.end(), '\n') == 5);
 }
 
+BOOST_AUTO_TEST_CASE(timeline_names_threads_by_what_ran_and_labels_communication)
+{
+    // Issue 23: threads were named "stream 20", "cpu thread 3" in the order of their first
+    // event, and communication events carried only their bytes. Per rank: compute on stream 7,
+    // an all-reduce on stream 20, a CPU op on thread 3, a send and a receive on no stream (the
+    // send ends at once, the receive when the peer's message arrives: it has an event).
+    TempDir dir;
+    std::string prefix = dir.File("lanes");
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        const int peer = 1 - rank;
+        const std::string p2p =
+            TraceNode(4, "send", "COMM_SEND_NODE", P2p("comm_dst", peer, 4096, 9), {2}) + "," +
+            TraceNode(5, "recv", "COMM_RECV_NODE", P2p("comm_src", peer, 4096, 9), {2});
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(1, "gemm", "COMP_NODE", Gpu(7), {}, 10) + "," +
+                           TraceNode(2, "ar", "COMM_COLL_NODE",
+                                     AllReduce(1 << 20, "") + ", " + Gpu(20), {1}) +
+                           "," + TraceNode(3, "host_op", "COMP_NODE", Cpu(3), {}, 5) + "," + p2p);
+    }
+    chakra_test::ClusterConfig config;
+    config.timeline = dir.File("timeline.json");
+    ChakraReport report = chakra_test::RunCluster(prefix, config);
+    BOOST_REQUIRE(report.AllFinished());
+    nlohmann::json timeline = nlohmann::json::parse(chakra_test::ReadFileBytes(config.timeline));
+    for (int rank = 0; rank < 2; ++rank)
+    {
+        std::map<int, std::string> names;
+        std::map<int, int> places;
+        std::map<std::string, nlohmann::json> events;
+        for (const auto& event : timeline["traceEvents"])
+        {
+            if (event["pid"] != rank)
+            {
+                continue;
+            }
+            if (event["name"] == "thread_name")
+            {
+                names[event["tid"].get<int>()] = event["args"]["name"];
+            }
+            else if (event["name"] == "thread_sort_index")
+            {
+                places[event["tid"].get<int>()] = event["args"]["sort_index"];
+            }
+            else if (event["ph"] == "X")
+            {
+                events[event["name"].get<std::string>()] = event;
+            }
+        }
+        // Host threads first, then streams by number.
+        std::map<int, std::string> shown;
+        for (const auto& [tid, place] : places)
+        {
+            shown[place] = names.at(tid);
+        }
+        BOOST_TEST((shown == std::map<int, std::string>{{0, "host thread 3"},
+                                                       {1, "compute stream 7"},
+                                                       {2, "communication stream 20"},
+                                                       {3, "communication"}}));
+        const nlohmann::json& ar = events.at("ar")["args"];
+        BOOST_TEST(ar["bytes"] == 1 << 20);
+        BOOST_TEST(ar["collective"] == "ALL_REDUCE");
+        BOOST_TEST(ar["communicator"] == "world");
+        BOOST_TEST(ar["call"] == "0");
+        BOOST_TEST(ar["ranks"] == "2");
+        BOOST_TEST(ar["algorithm"] == report.GetCollectives().at(0).algorithm);
+        const nlohmann::json& p2p = events.at("recv")["args"];
+        BOOST_TEST(p2p["from"] == "rank " + std::to_string(1 - rank));
+        BOOST_TEST(p2p["tag"] == "9");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(missing_trace_and_bad_attributes_are_clear_errors)
 {
     TempDir dir;

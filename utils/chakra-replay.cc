@@ -52,7 +52,8 @@ main(int argc, char** argv)
                           "OUTPUT/timeline.json, or to FILE with --timeline=FILE");
     args.AddOption("rows", "rows per table in the printed report", "20");
     args.AddOption("progress",
-                   "print a progress line (simulated time, nodes done, events/s) on stderr "
+                   "print a progress line (simulated time, nodes done of all, events/s, time "
+                   "left) on stderr "
                    "about every SECONDS of wall-clock time while simulating (0: none)",
                    "1");
     args.AddFlag("quiet", "no progress lines");

@@ -671,7 +671,10 @@ ChakraApplication::RunByType(std::shared_ptr<const EtNode> node)
 }
 
 void
-ChakraApplication::Complete(std::shared_ptr<const EtNode> node, Time start, const std::string& lane)
+ChakraApplication::Complete(std::shared_ptr<const EtNode> node,
+                            Time start,
+                            const std::string& lane,
+                            const std::vector<std::pair<std::string, std::string>>& args)
 {
     --m_running;
     const Time end = Simulator::Now();
@@ -697,7 +700,7 @@ ChakraApplication::Complete(std::shared_ptr<const EtNode> node, Time start, cons
         {
             m_timeline->Add(m_rank, lane, node->GetName(),
                             compute ? "compute" : (comm ? "communication" : "other"), relStart,
-                            relEnd, comm ? node->GetCommSize() : 0);
+                            relEnd, comm ? node->GetCommSize() : 0, args);
         }
     }
     m_nodeFinished(m_rank, node, relStart, relEnd);
@@ -1058,7 +1061,13 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
                 m_finishingCollectives.erase(id);
                 ++m_callOrders[pg].completed;
                 StartParkedCalls(pg);
-                Complete(node, start, lane);
+                // What the timeline shows with the call: which call of which communicator.
+                Complete(node, start, lane,
+                         {{"collective", record.kind},
+                          {"communicator", record.pg.empty() ? "world" : record.pg},
+                          {"call", std::to_string(record.seq)},
+                          {"ranks", std::to_string(record.commSize)},
+                          {"algorithm", record.algorithm}});
             };
             if (afterTransfer.IsZero())
             {
@@ -1179,12 +1188,14 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
                       (send ? "send to rank " : "waits for a message from rank ") +
                       std::to_string(*peer) + " with tag " + std::to_string(tag) + " (" +
                       std::to_string(bytes) + " bytes)";
-    auto done = [this, node, start, lane, record, id]() mutable {
+    auto done = [this, node, start, lane, record, id, tag]() mutable {
         record.end = Simulator::Now() - m_replayStart;
         m_commRecords.push_back(record);
         m_collectiveFinished(record);
         m_activeP2p.erase(id);
-        Complete(node, start, lane);
+        Complete(node, start, lane,
+                 {{record.kind == "SEND" ? "to" : "from", "rank " + std::to_string(record.peer)},
+                  {"tag", std::to_string(tag)}});
     };
     CallSignature call;
     call.node = id;

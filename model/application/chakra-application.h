@@ -175,8 +175,17 @@ class ChakraApplication : public Application
     void Run(std::shared_ptr<const EtNode> node);
     /** Run's dispatch by node type (may throw TraceError for a bad node). */
     void RunByType(std::shared_ptr<const EtNode> node);
-    /** A node finished. */
-    void Complete(std::shared_ptr<const EtNode> node, Time start, const std::string& lane);
+    /**
+     * A node finished.
+     * \param node the node
+     * \param start when it started
+     * \param lane the timeline's lane ("" for none)
+     * \param args what the timeline shows with the event (a call's type, communicator, ...)
+     */
+    void Complete(std::shared_ptr<const EtNode> node,
+                  Time start,
+                  const std::string& lane,
+                  const std::vector<std::pair<std::string, std::string>>& args = {});
     void RunCompute(std::shared_ptr<const EtNode> node);
     void RunCollective(std::shared_ptr<const EtNode> node);
     void RunPointToPoint(std::shared_ptr<const EtNode> node);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 
@@ -105,8 +106,8 @@ TimelineWriter::WritePiece(const std::string& piece, bool first)
     m_wroteRecord = true;
 }
 
-uint32_t
-TimelineWriter::LaneId(uint32_t rank, RankPart& part, const std::string& lane)
+TimelineWriter::Lane&
+TimelineWriter::LaneOf(uint32_t rank, RankPart& part, const std::string& lane)
 {
     auto it = part.lanes.find(lane);
     if (it != part.lanes.end())
@@ -121,11 +122,61 @@ TimelineWriter::LaneId(uint32_t rank, RankPart& part, const std::string& lane)
                     std::to_string(rank) + ", \"args\": {\"sort_index\": " +
                     std::to_string(rank) + "}}");
     }
-    uint32_t id = static_cast<uint32_t>(part.lanes.size()) + 1;
-    part.lanes[lane] = id;
-    WriteRecord(part, "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
-                ", \"tid\": " + std::to_string(id) + ", \"args\": {\"name\": " + Quote(lane) + "}}");
-    return id;
+    Lane& added = part.lanes[lane];
+    added.id = static_cast<uint32_t>(part.lanes.size());
+    return added;
+}
+
+void
+TimelineWriter::NameLanes(uint32_t rank, RankPart& part)
+{
+    // Host threads first, then streams, each by number; a lane of neither kind last.
+    auto numberOf = [](const std::string& lane, const std::string& prefix) -> int64_t {
+        if (lane.compare(0, prefix.size(), prefix) != 0)
+        {
+            return -1;
+        }
+        try
+        {
+            return std::stoll(lane.substr(prefix.size()));
+        }
+        catch (const std::exception&)
+        {
+            return -1;
+        }
+    };
+    std::vector<std::pair<std::pair<int, int64_t>, const std::string*>> order;
+    for (const auto& [lane, info] : part.lanes)
+    {
+        const int64_t thread = numberOf(lane, "cpu thread ");
+        const int64_t stream = numberOf(lane, "stream ");
+        order.push_back({{thread >= 0 ? 0 : (stream >= 0 ? 1 : 2), std::max(thread, stream)},
+                         &lane});
+    }
+    std::sort(order.begin(), order.end());
+    for (std::size_t place = 0; place < order.size(); ++place)
+    {
+        const std::string& lane = *order[place].second;
+        const Lane& info = part.lanes.at(lane);
+        std::string name = lane;
+        if (order[place].first.first == 0)
+        {
+            name = "host thread " + std::to_string(order[place].first.second);
+        }
+        else if (order[place].first.first == 1)
+        {
+            name = std::string(info.compute && info.communication ? "compute and communication"
+                               : info.communication              ? "communication"
+                                                                 : "compute") +
+                   " stream " + std::to_string(order[place].first.second);
+        }
+        const std::string where =
+            "\"pid\": " + std::to_string(rank) + ", \"tid\": " + std::to_string(info.id);
+        WriteRecord(part, "{\"name\": \"thread_name\", \"ph\": \"M\", " + where +
+                              ", \"args\": {\"name\": " + Quote(name) + "}}");
+        WriteRecord(part, "{\"name\": \"thread_sort_index\", \"ph\": \"M\", " + where +
+                              ", \"args\": {\"sort_index\": " + std::to_string(place) + "}}");
+    }
 }
 
 void
@@ -135,17 +186,24 @@ TimelineWriter::Add(uint32_t rank,
                     const std::string& category,
                     Time start,
                     Time end,
-                    uint64_t bytes)
+                    uint64_t bytes,
+                    const Args& args)
 {
     RankPart& part = m_parts[rank];
-    uint32_t tid = LaneId(rank, part, lane);
+    Lane& thread = LaneOf(rank, part, lane);
+    (category == "compute" ? thread.compute : thread.communication) = true;
     std::string record = "{\"name\": " + Quote(name) + ", \"cat\": " + Quote(category) +
                          ", \"ph\": \"X\", \"ts\": " + FormatMicros(start) +
                          ", \"dur\": " + FormatMicros(end - start) + ", \"pid\": " +
-                         std::to_string(rank) + ", \"tid\": " + std::to_string(tid);
-    if (bytes > 0)
+                         std::to_string(rank) + ", \"tid\": " + std::to_string(thread.id);
+    std::string values = bytes > 0 ? "\"bytes\": " + std::to_string(bytes) : "";
+    for (const auto& [key, value] : args)
     {
-        record += ", \"args\": {\"bytes\": " + std::to_string(bytes) + "}";
+        values += (values.empty() ? "" : ", ") + Quote(key) + ": " + Quote(value);
+    }
+    if (!values.empty())
+    {
+        record += ", \"args\": {" + values + "}";
     }
     record += "}";
     WriteRecord(part, record);
@@ -160,6 +218,10 @@ TimelineWriter::Close()
         return;
     }
     m_closed = true;
+    for (auto& [rank, part] : m_parts)
+    {
+        NameLanes(rank, part);
+    }
     const uint32_t self = MpiContext::GetProcessId();
     auto writeLocal = [this](const RankPart& part) {
         bool first = true;

@@ -24,18 +24,24 @@ namespace ns3
  * \ingroup chakra
  * \brief Streams complete events ("ph": "X") to a Chrome trace JSON file.
  *
- * Ranks are processes; each rank's GPU streams, CPU threads and communication are its threads
- * ("lanes", numbered per rank in the order of their first event). The file lists the ranks in
- * rank order, each rank's events in the order they happened, so that it does not depend on how
- * the ranks' events interleave, nor, in a distributed (MPI) run, on which process ran a rank.
- * Events are kept per rank until Close(); past 256 KiB a rank's events go to an unnamed
- * temporary file (memory stays bounded). The file appears when Close() is called.
+ * Ranks are processes, in rank order; each rank's GPU streams, CPU threads and communication
+ * are its threads ("lanes", numbered per rank in the order of their first event), named by what
+ * ran on them ("host thread 3", "compute stream 7", "communication stream 20", "compute and
+ * communication stream 0", "communication" for calls on no stream or thread) and shown in that
+ * order (host threads, then streams by number). The file lists each rank's events in the order
+ * they happened, so that it does not depend on how the ranks' events interleave, nor, in a
+ * distributed (MPI) run, on which process ran a rank. Events are kept per rank until Close();
+ * past 256 KiB a rank's events go to an unnamed temporary file (memory stays bounded). The file
+ * appears when Close() is called.
  */
 class TimelineWriter
 {
   public:
     /** \param path the JSON file (gzip'd if it ends in .gz) */
     explicit TimelineWriter(const std::string& path);
+
+    /** Named values shown with an event (its "args"), in order. */
+    using Args = std::vector<std::pair<std::string, std::string>>;
 
     /**
      * Adds a complete event.
@@ -46,6 +52,7 @@ class TimelineWriter
      * \param start start
      * \param end end
      * \param bytes bytes moved (0: none), shown in the event's args
+     * \param args more of the event's args (a collective's type, communicator, ...)
      */
     void Add(uint32_t rank,
              const std::string& lane,
@@ -53,7 +60,8 @@ class TimelineWriter
              const std::string& category,
              Time start,
              Time end,
-             uint64_t bytes = 0);
+             uint64_t bytes = 0,
+             const Args& args = {});
 
     /**
      * Distributed runs (MPI): the process that runs each rank. Close() is then collective:
@@ -78,16 +86,25 @@ class TimelineWriter
     uint64_t GetEventCount() const;
 
   private:
+    /** What ran on a lane: names it. */
+    struct Lane
+    {
+        uint32_t id{0};             //!< thread id
+        bool compute{false};        //!< a compute event ran on it
+        bool communication{false};  //!< a communication event ran on it
+    };
     /** One rank's records, in the order they were added (joined by ",\n"). */
     struct RankPart
     {
-        std::map<std::string, uint32_t> lanes; //!< lane -> thread id
+        std::map<std::string, Lane> lanes; //!< lane -> its thread
         std::string pending;                   //!< records not yet spilled
         std::vector<std::pair<uint64_t, uint64_t>> spilled; //!< (offset, size) in m_spill
     };
 
-    /** \return the thread id of a lane, writing its metadata the first time */
-    uint32_t LaneId(uint32_t rank, RankPart& part, const std::string& lane);
+    /** \return the thread of a lane (the rank's metadata is written with its first lane) */
+    Lane& LaneOf(uint32_t rank, RankPart& part, const std::string& lane);
+    /** Writes each lane's name and place (after the rank's events: known only then). */
+    void NameLanes(uint32_t rank, RankPart& part);
     void WriteRecord(RankPart& part, const std::string& json);
     /** Calls \p sink with a rank's records, in non-empty pieces. */
     void ReadPart(const RankPart& part, const std::function<void(const std::string&)>& sink);
