@@ -184,17 +184,26 @@ main(int argc, char* argv[])
             }
         } cleanup{madeOutDir ? outDir : ""};
         ChakraReport report = scenario.Run(trace);
-        report.Print(out, rows, outDir.empty() ? "" : outDir);
-        if (!outDir.empty() && first)
+        // A failed run's report stays on stdout (what each rank waits for is its diagnosis),
+        // but its figures are not written as results (no CSV; the timeline was dropped), and
+        // the error is said on stderr.
+        const bool succeeded = report.AllFinished();
+        report.Print(out, rows, outDir.empty() || !succeeded ? "" : outDir);
+        if (!outDir.empty() && first && succeeded)
         {
             report.WriteCsv(outDir);
             out << "\nCSV files in " << outDir << "\n";
         }
-        if (!options.timeline.empty() && report.AllFinished())
+        if (!options.timeline.empty() && succeeded)
         {
             out << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
         }
-        return report.AllFinished() ? 0 : 1;
+        if (!succeeded && first)
+        {
+            out.flush();
+            std::cerr << program << ": error: " << report.DescribeFailure() << std::endl;
+        }
+        return succeeded ? 0 : 1;
     }
     catch (const std::invalid_argument& e)
     {

@@ -288,6 +288,15 @@ BOOST_AUTO_TEST_CASE(replay_of_a_job_that_fails_writes_nothing_and_says_why_on_s
                   "never received");
     auto listing = RunCommand("ls -A " + dir.File("old"));
     BOOST_TEST(listing.output == "keep.txt\n");
+    // chakra-cluster: the report (the failed rank's error in it) stays on stdout, the error
+    // line is on stderr, and neither CSVs nor a timeline are written.
+    ExpectFailure("chakra-cluster",
+                  Tool("chakra-cluster") + " --trace=" + dir.File("job") + " --quiet --output " +
+                      dir.File("cluster") + " --timeline",
+                  "chakra-cluster: error: rank 1 ran its whole trace, but 1 message(s) sent to "
+                  "it were never received");
+    BOOST_TEST(!FileExists(dir.File("cluster/ranks.csv")));
+    BOOST_TEST(!FileExists(dir.File("cluster/timeline.json")));
 }
 
 BOOST_AUTO_TEST_CASE(cluster_run_stopped_mid_transfer_ends_cleanly)
