@@ -195,6 +195,24 @@ MpiSession::MpiSession(int* argc, char*** argv)
     {
         return;
     }
+    // MpiInterface::Enable picks its interface (granted time window or null messages) from
+    // the simulator type bound now, so a choice still waiting in argv (a program that parses
+    // its flags after this) is bound first; with the wrong interface the null-message
+    // simulator crashed (tcp) or waited for ever (rdma) on its first receive.
+    const std::string flag = "--SimulatorImplementationType";
+    for (int i = 1; i < *argc; ++i)
+    {
+        const std::string arg = (*argv)[i];
+        if (arg.compare(0, flag.size() + 1, flag + "=") == 0)
+        {
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue(arg.substr(flag.size() + 1)));
+        }
+        else if (arg == flag && i + 1 < *argc)
+        {
+            GlobalValue::Bind("SimulatorImplementationType", StringValue((*argv)[i + 1]));
+        }
+    }
     StringValue chosen;
     GlobalValue::GetValueByName("SimulatorImplementationType", chosen);
     if (chosen.Get() != "ns3::NullMessageSimulatorImpl")

@@ -71,13 +71,14 @@ class MpiContext
  *   int main(int argc, char* argv[])
  *   {
  *       CommandLine cmd;  ... cmd.Parse(argc, argv);
- *       MpiSession mpi(&argc, &argv); // after Parse: --SimulatorImplementationType may be set
+ *       MpiSession mpi(&argc, &argv);
  *       ...
  *   }
  * \endcode
  * When launched by an MPI launcher, it selects ns-3's DistributedSimulatorImpl (the
- * granted-time-window algorithm) unless the command line chose ns3::NullMessageSimulatorImpl,
- * and calls MpiInterface::Enable. Launched without one, nothing changes: the program runs as
+ * granted-time-window algorithm) unless the command line chose ns3::NullMessageSimulatorImpl
+ * (`--SimulatorImplementationType=...`, read from argv here, so the session may come before
+ * or after the program parses its flags), and calls MpiInterface::Enable. Launched without one, nothing changes: the program runs as
  * it always does, on one process.
  */
 class MpiSession
