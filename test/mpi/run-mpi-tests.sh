@@ -6,18 +6,22 @@
 #   test/mpi/run-mpi-tests.sh BIN_DIR [WORK_DIR]
 #
 # BIN_DIR holds chakra-cluster and chakra_generator of an ns-3 built with MPI
-# (scripts/build-ns3-mpi.sh prints it). Scenarios:
+# (scripts/build-ns3-mpi.sh prints it). Every case names its transport (-tcp, -rdma) and passes
+# it explicitly: the default transport is rdma, and a case without the flag would silently run
+# the other model than its name says. Scenarios, each on both transports:
 #   demo-4x4   the demo's data-parallel step (16 ranks, 16 layers of 16 MiB) on 4 hosts x 4 GPUs
-#   demo-2x8   the same step on the demo's own cluster, 2 hosts x 8 GPUs (at most 2 processes)
+#              (1, 2 and 4 processes)
+#   demo-2x8   the same step on the demo's own cluster, 2 hosts x 8 GPUs (2 processes)
+#   demo-4x4-rr  demo-4x4 with the hosts dealt out in turn (round-robin partition, 2 processes)
 #   ar64       a 64-rank all-reduce (ALLREDUCE_SIZE, default 4MiB) on 8 hosts x 8 GPUs, one
-#              switch
-#   demo-4x4-rdma, ar64-rdma   the demo step and the all-reduce on the RDMA fabric (2, 4)
-#   gather16-pfc  a 16-rank gather of 1 MiB on the RDMA fabric, a static PFC threshold: the
-#              switch pauses NICs of other processes (PFC frames cross: checked); its times
-#              are reported, not checked (KNOWN, as ar64-ls)
-#   ar64-nm-tcp, ar64-nm-rdma  ar64 with ns-3's NullMessageSimulatorImpl (2 processes)
+#              switch (1, 2 and 4 processes)
+#   ar64-nm    ar64 with ns-3's NullMessageSimulatorImpl (2 processes)
 #   ar64-ls    the same on a leaf-spine (2 hosts per leaf, 2 spines): reported, not checked
-#              (KNOWN below: a few ns differ with 2 and 4 processes; doc/building.md says why)
+#              (KNOWN below: a few ns may differ with 2 and 4 processes; doc/building.md says why)
+# and on rdma only:
+#   gather16-pfc  a 16-rank gather of 1 MiB, a static PFC threshold: the switch pauses NICs of
+#              other processes (PFC frames cross: checked); its times are reported, not
+#              checked (KNOWN, as ar64-ls)
 # Prints one line per run with its wall time (doc/benchmarks.md) and "N passed, N failed".
 set -uo pipefail
 bin=${1:?usage: $0 BIN_DIR [WORK_DIR]}
@@ -53,12 +57,14 @@ run() {
   rm -rf "$dir" && mkdir -p "$dir"
   local start end
   start=$(date +%s.%N)
+  # A run that hangs (processes waiting for each other's messages) fails after RUN_TIMEOUT
+  # seconds (default 600) instead of holding the whole test: exit status 124.
   if [ "$np" = 0 ]; then
-    "$bin/chakra-cluster" "$@" --out="$dir/csv" --timeline="$dir/timeline.json" \
-      > "$dir/stdout" 2> "$dir/stderr"
-  else
-    "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" --out="$dir/csv" \
+    timeout "${RUN_TIMEOUT:-600}" "$bin/chakra-cluster" "$@" --out="$dir/csv" \
       --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
+  else
+    timeout "${RUN_TIMEOUT:-600}" "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" \
+      --out="$dir/csv" --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
   fi
   echo $? > "$dir/status"
   end=$(date +%s.%N)
@@ -94,61 +100,55 @@ ar64=(--trace="$work/ar" --hosts=8 --gpusPerHost=8)
 ar64ls=(--trace="$work/ar" --hosts=8 --gpusPerHost=8 --topology=leaf-spine --hostsPerLeaf=2
         --spines=2)
 
-run demo-4x4 0 "${demo44[@]}"
-if [ "$(cat "$work/demo-4x4-np0/status")" = 0 ] && grep -q "finished 16/16" "$work/demo-4x4-np0/stdout"; then
-  pass "demo-4x4: the one-process run finishes every rank"
-else
-  fail "demo-4x4: the one-process run failed: $(tail -3 "$work/demo-4x4-np0/stderr")"
-fi
-for np in 1 2 4; do
-  run demo-4x4 "$np" "${demo44[@]}"
-  same demo-4x4 "$np"
-done
-run demo-2x8 0 "${demo28[@]}"
-run demo-2x8 2 "${demo28[@]}"
-same demo-2x8 2
-# Another partition of the same cluster: the hosts in turn.
-run demo-4x4-rr 0 "${demo44[@]}"
-run demo-4x4-rr 2 "${demo44[@]}" --ns3::GpuClusterHelper::Partition=round-robin
-same demo-4x4-rr 2
-
-run ar64 0 "${ar64[@]}"
-grep -q "finished 64/64" "$work/ar64-np0/stdout" && pass "ar64: the one-process run finishes" ||
-  fail "ar64: the one-process run did not finish: $(tail -3 "$work/ar64-np0/stderr")"
-for np in 1 2 4; do
-  run ar64 "$np" "${ar64[@]}"
-  same ar64 "$np"
-done
-
-# The RDMA fabric: links between processes are RdmaRemoteChannels (frames and their class,
-# PFC frames included, sent to the other process); the fabric and rdma tables of the report
-# gather each port's and NIC's counters from the process that ran it.
-rdma=(--transport=rdma)
-run demo-4x4-rdma 0 "${demo44[@]}" "${rdma[@]}"
-for np in 2 4; do
-  run demo-4x4-rdma "$np" "${demo44[@]}" "${rdma[@]}"
-  same demo-4x4-rdma "$np"
-done
-run ar64-rdma 0 "${ar64[@]}" "${rdma[@]}"
-for np in 2 4; do
-  run ar64-rdma "$np" "${ar64[@]}" "${rdma[@]}"
-  same ar64-rdma "$np"
-done
-# ns-3's other algorithm, null messages: it needs a stop time (its null messages keep every
-# process's event queue non-empty, so it never sees the end), here well after the last rank.
-nm=(--stopTime=0.001)
 for transport in tcp rdma; do
-  run "ar64-nm-$transport" 0 "${ar64[@]}" --transport="$transport" "${nm[@]}"
-  run "ar64-nm-$transport" 2 "${ar64[@]}" --transport="$transport" "${nm[@]}" \
+  on=(--transport="$transport")
+  run "demo-4x4-$transport" 0 "${demo44[@]}" "${on[@]}"
+  if [ "$(cat "$work/demo-4x4-$transport-np0/status")" = 0 ] &&
+     grep -q "finished 16/16" "$work/demo-4x4-$transport-np0/stdout" &&
+     grep -q "^transport model: $transport" "$work/demo-4x4-$transport-np0/stdout"; then
+    pass "demo-4x4-$transport: the one-process run finishes every rank on $transport"
+  else
+    fail "demo-4x4-$transport: the one-process run failed or ran another model: $(grep "^transport model" "$work/demo-4x4-$transport-np0/stdout") $(tail -3 "$work/demo-4x4-$transport-np0/stderr")"
+  fi
+  for np in 1 2 4; do
+    run "demo-4x4-$transport" "$np" "${demo44[@]}" "${on[@]}"
+    same "demo-4x4-$transport" "$np"
+  done
+  run "demo-2x8-$transport" 0 "${demo28[@]}" "${on[@]}"
+  run "demo-2x8-$transport" 2 "${demo28[@]}" "${on[@]}"
+  same "demo-2x8-$transport" 2
+  # Another partition of the same cluster: the hosts in turn.
+  run "demo-4x4-rr-$transport" 0 "${demo44[@]}" "${on[@]}"
+  run "demo-4x4-rr-$transport" 2 "${demo44[@]}" "${on[@]}" \
+    --ns3::GpuClusterHelper::Partition=round-robin
+  same "demo-4x4-rr-$transport" 2
+
+  run "ar64-$transport" 0 "${ar64[@]}" "${on[@]}"
+  if grep -q "finished 64/64" "$work/ar64-$transport-np0/stdout" &&
+     grep -q "^transport model: $transport" "$work/ar64-$transport-np0/stdout"; then
+    pass "ar64-$transport: the one-process run finishes on $transport"
+  else
+    fail "ar64-$transport: the one-process run did not finish on $transport: $(tail -3 "$work/ar64-$transport-np0/stderr")"
+  fi
+  for np in 1 2 4; do
+    run "ar64-$transport" "$np" "${ar64[@]}" "${on[@]}"
+    same "ar64-$transport" "$np"
+  done
+  # ns-3's other algorithm, null messages: it needs a stop time (its null messages keep every
+  # process's event queue non-empty, so it never sees the end), here well after the last rank.
+  nm=(--stopTime=0.001)
+  run "ar64-nm-$transport" 0 "${ar64[@]}" "${on[@]}" "${nm[@]}"
+  run "ar64-nm-$transport" 2 "${ar64[@]}" "${on[@]}" "${nm[@]}" \
     --SimulatorImplementationType=ns3::NullMessageSimulatorImpl
   same "ar64-nm-$transport" 2
 done
+
 # An incast with PFC: 15 ranks send 1 MiB each to rank 0; with a static XOFF threshold the
 # switch pauses the senders' NICs, several of which run in other processes than the switch.
 # Every PAUSE and RESUME the switch sends must reach its NIC (received = sent in the gathered
 # fabric table). Not byte for byte: many frames reach the switch, and PFC frames the NICs, at
 # the same nanosecond as local events; see the leaf-spine below.
-gather16=(--trace="$work/ga" --hosts=4 --gpusPerHost=4 "${rdma[@]}"
+gather16=(--trace="$work/ga" --hosts=4 --gpusPerHost=4 --transport=rdma
           --ns3::RdmaSwitch::PfcThreshold=static)
 # pfc NAME P: "sent received" PFC frames of the run's fabric table (total row)
 pfc() {
@@ -178,14 +178,16 @@ done
 # Known difference: on the leaf-spine, packets of different processes reach a switch at the
 # same nanosecond; ns-3 runs same-time events in the order they were scheduled, and a packet
 # from another process is scheduled at the next synchronization, after the local ones.
-run ar64-ls 0 "${ar64ls[@]}"
-for np in 2 4; do
-  run ar64-ls "$np" "${ar64ls[@]}"
-  if cmp -s "$work/ar64-ls-np0/csv/ranks.csv" "$work/ar64-ls-np$np/csv/ranks.csv"; then
-    echo "ar64-ls: $np process(es): the same ranks.csv"
-  else
-    echo "KNOWN: ar64-ls: $np process(es): $(grep "iteration time" "$work/ar64-ls-np$np/stdout") vs one process: $(grep "iteration time" "$work/ar64-ls-np0/stdout")"
-  fi
+for transport in tcp rdma; do
+  run "ar64-ls-$transport" 0 "${ar64ls[@]}" --transport="$transport"
+  for np in 2 4; do
+    run "ar64-ls-$transport" "$np" "${ar64ls[@]}" --transport="$transport"
+    if cmp -s "$work/ar64-ls-$transport-np0/csv/ranks.csv" "$work/ar64-ls-$transport-np$np/csv/ranks.csv"; then
+      echo "ar64-ls-$transport: $np process(es): the same ranks.csv"
+    else
+      echo "KNOWN: ar64-ls-$transport: $np process(es): $(grep "iteration time" "$work/ar64-ls-$transport-np$np/stdout") vs one process: $(grep "iteration time" "$work/ar64-ls-$transport-np0/stdout")"
+    fi
+  done
 done
 
 # Invalid partitions: one clear error (said once), exit status non-zero, no report.
