@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Parameter sweep: run chakra-cluster over a grid of flags, in parallel, one CSV row per run.
 
-  scripts/sweep.py --trace PREFIX --out DIR \
+  scripts/sweep.py --trace PREFIX --output DIR \
       --grid nicBandwidth=100Gbps,200Gbps,400Gbps --grid topology=single-switch,leaf-spine \
       [--grid gpusPerHost=4,8] [--grid algorithm=ring,hierarchical] [--set ctrlDeps=false] \
       [--jobs N] [--plot]
 
 Every combination of the --grid values is one run of build/bin/chakra-cluster with those flags
-(and the --set ones). DIR/sweep.csv gets one row per run: the flags, the iteration time, the
+(and the --set ones). A FLAG is a chakra-cluster flag in any spelling it takes (nic-bandwidth,
+nicBandwidth); its CSV column is the name as given, and --x/--series match it in any spelling. DIR/sweep.csv gets one row per run: the flags, the iteration time, the
 largest and mean exposed communication over the ranks, and per collective type the mean bus
 bandwidth (busbw_<TYPE>_GBps) and the mean time of one call (time_<TYPE>_us). Runs go in
 parallel (default: the number of cores); the CSV is in grid order, so the same flags give the
@@ -60,7 +61,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", required=True, help="trace prefix (PREFIX.<rank>.et)")
-    parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--output", "--out", dest="out", required=True,
+                        help="output directory (--out: the older spelling)")
     parser.add_argument("--grid", action="append", default=[], metavar="FLAG=V1,V2,...",
                         help="a chakra-cluster flag and the values to sweep (repeatable)")
     parser.add_argument("--set", action="append", default=[], metavar="FLAG=VALUE",
@@ -183,7 +185,7 @@ def run_program(binary, trace, flags, tracker):
 
 def run_in(work, binary, trace, flags, tracker):
     """One run with its outputs in the directory work; returns (metrics, error)."""
-    command = [binary, f"--trace={trace}", f"--out={work}"]
+    command = [binary, f"--trace={trace}", f"--output={work}"]
     command += command_flags(flags)
     process = (tracker.start(command) if tracker else
                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -297,21 +299,39 @@ def numeric_axis(values):
     return None
 
 
+def fold_flag(name):
+    """A flag name as chakra-cluster matches it: case, '-' and '_' ignored, so that
+    nic-bandwidth, nicBandwidth and nic_bandwidth name one flag."""
+    return re.sub(r"[-_]", "", name).lower()
+
+
+def grid_name(name, names):
+    """The grid dimension that `name` spells (folded as chakra-cluster folds flags), or None."""
+    matches = [n for n in names if fold_flag(n) == fold_flag(name)]
+    return matches[0] if matches else None
+
+
 def plot_choices(args, names):
     """Checks the plot's flags against the grid before anything runs; returns (x, series)."""
-    x_name = args.x or ("nicBandwidth" if "nicBandwidth" in names else names[0])
-    for option, name in (("--x", x_name), ("--series", args.series)):
-        if name is not None and name not in names:
+    chosen = {}
+    default_x = grid_name("nic-bandwidth", names) or names[0]
+    for option, name in (("--x", args.x or default_x), ("--series", args.series)):
+        if name is None:
+            chosen[option] = None
+            continue
+        chosen[option] = grid_name(name, names)
+        if chosen[option] is None:
             sys.exit(f"sweep: error: {option} {name} is not a grid dimension "
                      f"(the grid: {', '.join(names)})")
-    if args.series is not None and args.series == x_name:
+    x_name = chosen["--x"]
+    if chosen["--series"] is not None and chosen["--series"] == x_name:
         sys.exit(f"sweep: error: --series {args.series} is also the x axis")
     for metric in args.y:
         if not is_metric(metric) or metric in ("error", "model_run"):
             sys.exit(f"sweep: error: --y {metric} is not a metric column (iteration_us, "
                      f"exposed_comm_max_us, exposed_comm_mean_us, busbw_<TYPE>_GBps, "
                      f"time_<TYPE>_us, fabric_*)")
-    return x_name, args.series
+    return x_name, chosen["--series"]
 
 
 def gnuplot_text(text):
@@ -467,7 +487,7 @@ def read_previous(path, flag_columns):
     flags = [column for column in header if not is_metric(column)]
     if sorted(flags) != sorted(flag_columns) or "error" not in header:
         sys.exit(f"sweep: error: {path} was written for the flags {', '.join(flags) or 'none'}, "
-                 f"this sweep has {', '.join(flag_columns)}: use another --out or remove it")
+                 f"this sweep has {', '.join(flag_columns)}: use another --output or remove it")
     return {tuple(row[column] for column in flag_columns): row for row in rows}
 
 
@@ -524,8 +544,16 @@ def main():
     # With a remote scheduler the program is looked for on the workers, not here.
     if not os.path.exists(args.binary) and not args.scheduler:
         sys.exit(f"sweep: error: {args.binary} not found (build first: make)")
-    os.makedirs(args.out, exist_ok=True)
     names = [name for name, _ in grid]
+    # nicBandwidth and nic-bandwidth are one chakra-cluster flag: given twice, the later would
+    # silently win in every run while the CSV showed both columns.
+    seen = {}
+    for name in names + [name for name, _ in fixed]:
+        if fold_flag(name) in seen:
+            sys.exit(f"sweep: error: {seen[fold_flag(name)]} and {name} are the same "
+                     f"chakra-cluster flag: give it once")
+        seen[fold_flag(name)] = name
+    os.makedirs(args.out, exist_ok=True)
     if args.plot:
         x_name, series_name = plot_choices(args, names)
     flag_columns = names + [f"--{name}" for name, _ in fixed]

@@ -55,7 +55,7 @@ echo "install-test: ${#programs[@]} installed programs start: ${programs[*]}"
   { cat "$work/info.txt" >&2; fail "the installed chakra_et_info failed"; }
 "$prefix/bin/chakra_check_ranks" "$work/ar" > "$work/check.txt" 2>&1 ||
   { cat "$work/check.txt" >&2; fail "the installed chakra_check_ranks failed"; }
-"$prefix/bin/chakra-cluster" --trace="$work/ar" --hosts=2 --gpusPerHost=2 > "$work/run.txt" 2>&1 ||
+"$prefix/bin/chakra-cluster" --trace="$work/ar" --hosts=2 --gpus-per-host=2 > "$work/run.txt" 2>&1 ||
   { cat "$work/run.txt" >&2; fail "the installed chakra-cluster failed"; }
 grep -q "finished 4/4" "$work/run.txt" || { cat "$work/run.txt" >&2; fail "not every rank finished"; }
 echo "install-test: installed chakra_generator + chakra-cluster: $(grep "iteration time" "$work/run.txt")"

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$build/bin/chakra_generator" --workload data-parallel --ranks 4 --layers 2 --layer-bytes 1MiB \
   --output-prefix "$out/dp" 2>/dev/null
 sweep() {
-  python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$1" --binary "$build/bin/chakra-cluster" \
+  python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$1" --binary "$build/bin/chakra-cluster" \
     --grid nicBandwidth=50Gbps,200Gbps --grid topology=single-switch,ring --set gpusPerHost=2 --jobs 2
 }
 sweep "$out/a" 2>/dev/null
@@ -25,13 +25,13 @@ grep -q "busbw_ALL_REDUCE_GBps" "$out/a/sweep.csv" || fail "missing bus bandwidt
 awk -F, 'NR > 1 { t[$1 "," $2] = $5 }
          END { if (t["50Gbps,single-switch"] < t["200Gbps,single-switch"]) exit 1 }' \
   "$out/a/sweep.csv" || fail "50 Gbps faster than 200 Gbps"
-if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/c" --binary "$build/bin/chakra-cluster" \
+if python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$out/c" --binary "$build/bin/chakra-cluster" \
      --grid topology=hypercube 2> "$out/err.txt"; then
   fail "an unknown topology should fail"
 fi
 grep -q "FAILED" "$out/err.txt" || fail "no clear failure line"
 # Topology variants (each with flags of its own) and transports as grid dimensions.
-python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/v" --binary "$build/bin/chakra-cluster" \
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$out/v" --binary "$build/bin/chakra-cluster" \
   --variant rail:topology=rail-optimized,gpusPerHost=2,spines=1 \
   --variant torus:topology=torus,torusDims=2x2 --transport tcp --jobs 2 2>/dev/null ||
   fail "a sweep over topology variants failed"
@@ -40,7 +40,7 @@ rows=$(($(wc -l < "$out/v/sweep.csv") - 1))
 head -1 "$out/v/sweep.csv" | grep -q "^transport,variant," || fail "missing transport/variant columns"
 grep -q "^tcp,\"torus:topology=torus,torusDims=2x2\",1," "$out/v/sweep.csv" || fail "missing the torus variant row"
 # transport auto: the row says which model ran (4 GPUs: rdma up to a limit of 4, flow above 3).
-python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/auto" --binary "$build/bin/chakra-cluster" \
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$out/auto" --binary "$build/bin/chakra-cluster" \
   --grid ns3::GpuClusterHelper::AutoPacketLimit=3,4 --transport auto --set gpusPerHost=2 2>/dev/null ||
   fail "a sweep with transport auto failed"
 model_of() { # the model_run column of the row whose limit is $1
@@ -49,7 +49,7 @@ model_of() { # the model_run column of the row whose limit is $1
 }
 [ "$(model_of 3)" = flow ] || fail "auto above the limit: expected flow, got '$(model_of 3)'"
 [ "$(model_of 4)" = rdma ] || fail "auto within the limit: expected rdma, got '$(model_of 4)'"
-if python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/w" --binary "$build/bin/chakra-cluster" \
+if python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$out/w" --binary "$build/bin/chakra-cluster" \
      --variant "broken" 2> "$out/err2.txt"; then
   fail "a variant without flags should fail"
 fi
@@ -60,7 +60,7 @@ grep -q "is not NAME:FLAG=V" "$out/err2.txt" || fail "no clear error for a bad v
 plot_sweep() { # DIR ARGS...: the sweep of algorithms x bandwidths, plotted as asked
   local dir=$1
   shift
-  python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$dir" --binary "$build/bin/chakra-cluster" \
+  python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$dir" --binary "$build/bin/chakra-cluster" \
     --grid algorithm=ring,tree,direct --grid nicBandwidth=50Gbps,200Gbps --set gpusPerHost=2 \
     --jobs 2 --plot "$@"
 }
@@ -70,8 +70,8 @@ grep -q Traceback "$out/p.err" && fail "a traceback: $(cat "$out/p.err")"
 [ -s "$out/p/sweep-time_ALL_REDUCE_us.png" ] || fail "no picture of time_ALL_REDUCE_us"
 # The collective's time is the report's: the step has one all-reduce (2 layers of 1 MiB, one
 # 25 MiB bucket); the same run made directly gives the time_us of collectives.csv.
-"$build/bin/chakra-cluster" --trace="$out/dp" --gpusPerHost=2 --algorithm=tree \
-  --nicBandwidth=50Gbps --out="$out/direct" > /dev/null
+"$build/bin/chakra-cluster" --trace="$out/dp" --gpus-per-host=2 --algorithm=tree \
+  --nic-bandwidth=50Gbps --output="$out/direct" > /dev/null
 direct=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "time_us") c = i; next }
                   { n++; t = $c } END { if (n == 1) printf "%.3f", t }' "$out/direct/collectives.csv")
 [ -n "$direct" ] || fail "the step should have one all-reduce"
@@ -96,9 +96,9 @@ actual=$(grep -v '^$' "$out/p/sweep-time_ALL_REDUCE_us-plot.dat")
 grep -q "set xtics ('ring' 0, 'tree' 1, 'direct' 2)" "$out/p/sweep-time_ALL_REDUCE_us-plot.gp" ||
   fail "the algorithms are not the x axis' labels"
 # Log axes; bandwidths placed by their value (Gbps); a third flag: one panel per value.
-python3 "$root/scripts/sweep.py" --trace "$out/dp" --out "$out/l" --binary "$build/bin/chakra-cluster" \
-  --grid nicBandwidth=25Gbps,100Gbps,400Gbps --grid algorithm=ring,tree \
-  --grid topology=single-switch,ring --set gpusPerHost=2 --jobs 2 --plot --series algorithm \
+python3 "$root/scripts/sweep.py" --trace "$out/dp" --output "$out/l" --binary "$build/bin/chakra-cluster" \
+  --grid nic-bandwidth=25Gbps,100Gbps,400Gbps --grid algorithm=ring,tree \
+  --grid topology=single-switch,ring --set gpus-per-host=2 --jobs 2 --plot --series Algorithm \
   --log-x --log-y --y busbw_ALL_REDUCE_GBps --y exposed_comm_max_us 2> "$out/l.err" ||
   fail "a log-log plot failed: $(tail -3 "$out/l.err")"
 for metric in busbw_ALL_REDUCE_GBps exposed_comm_max_us; do
@@ -121,6 +121,8 @@ expect_sweep_error() { # TEXT ARGS...
   return 0
 }
 expect_sweep_error "--x topology is not a grid dimension" --x topology
+expect_sweep_error "nicBandwidth and nic_bandwidth are the same chakra-cluster flag" \
+  --grid nic_bandwidth=1Gbps
 expect_sweep_error "--series algorithm is also the x axis" --x algorithm --series algorithm
 expect_sweep_error "--y speed is not a metric column" --y speed
 expect_sweep_error "--log-x needs numbers on the x axis; algorithm has names" --x algorithm --log-x

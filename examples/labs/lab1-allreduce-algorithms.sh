@@ -43,9 +43,9 @@ for layout in $layouts; do
     "$build/bin/chakra_generator" --workload collective --collective all_reduce --ranks "$n" \
       --size "$size" --output-prefix "$out/ar" 2>/dev/null
     for algorithm in ring tree hierarchical; do
-      "$build/bin/chakra-cluster" --trace="$out/ar" --hosts="$hosts" --gpusPerHost="$gpus" \
-        --nicBandwidth="$nic" --algorithm="$algorithm" --transport="$transport" \
-        --out="$out/run" > "$out/run.txt"
+      "$build/bin/chakra-cluster" --trace="$out/ar" --hosts="$hosts" --gpus-per-host="$gpus" \
+        --nic-bandwidth="$nic" --algorithm="$algorithm" --transport="$transport" \
+        --output="$out/run" > "$out/run.txt"
       if [ "$first" = 1 ]; then
         # The cluster as chakra-cluster built it, then the table's header.
         grep "^cluster:" "$out/run.txt"

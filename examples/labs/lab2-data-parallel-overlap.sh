@@ -15,7 +15,7 @@ else
   layers=8; buckets="0 48MiB 128MiB"; scales="1 0.5 0.25"; small_buckets="0 2MiB 4MiB"
   latencies="500ns 20us"; bandwidths="25Gbps,50Gbps,100Gbps,200Gbps,400Gbps"
 fi
-cluster=(--hosts=2 --gpusPerHost=8)
+cluster=(--hosts=2 --gpus-per-host=8)
 
 # rank0 DIR: rank 0's row of DIR/ranks.csv as "finish compute comm exposed".
 rank0() {
@@ -36,7 +36,7 @@ for bucket in $buckets; do
     --output-prefix "$out/dp-$bucket" 2>/dev/null
   for scale in $scales; do
     "$build/bin/chakra-cluster" --trace="$out/dp-$bucket" "${cluster[@]}" \
-      --nicBandwidth=25Gbps --computeScale="$scale" --out="$out/run" > "$out/run.txt"
+      --nic-bandwidth=25Gbps --compute-scale="$scale" --output="$out/run" > "$out/run.txt"
     [ "$bucket" != 0 ] || [ "$scale" != 1 ] || grep "^cluster:" "$out/run.txt" > "$out/cluster.txt"
     read -r finish compute comm exposed < <(rank0 "$out/run")
     calls=$(($(wc -l < "$out/run/collectives.csv") - 1))
@@ -57,7 +57,7 @@ for bucket in $small_buckets; do
     --output-prefix "$out/small-$bucket" 2>/dev/null
   for latency in $latencies; do
     "$build/bin/chakra-cluster" --trace="$out/small-$bucket" "${cluster[@]}" \
-      --nicBandwidth=25Gbps --nicLatency="$latency" --out="$out/run" > /dev/null
+      --nic-bandwidth=25Gbps --nic-latency="$latency" --output="$out/run" > /dev/null
     read -r finish compute comm exposed < <(rank0 "$out/run")
     calls=$(($(wc -l < "$out/run/collectives.csv") - 1))
     printf "%-9s %-12s %11s %13s %16s\n" "$bucket" "$latency" "$calls" "$finish" "$exposed"
@@ -67,7 +67,7 @@ done
 # 3. Question 4: the step with one all-reduce per layer, GPUs 2x as fast, over faster NICs
 # (scripts/sweep.py; its CSV and a plot of the exposed communication in $out/sweep/).
 rm -rf "$out/sweep"  # a sweep resumes: an earlier run's rows would be kept
-python3 "$here/scripts/sweep.py" --trace "$out/dp-0" --out "$out/sweep" \
+python3 "$here/scripts/sweep.py" --trace "$out/dp-0" --output "$out/sweep" \
   --binary "$build/bin/chakra-cluster" --grid nicBandwidth="$bandwidths" --set hosts=2 \
   --set gpusPerHost=8 --set computeScale=0.5 --plot --log-x --y exposed_comm_max_us \
   > /dev/null 2>&1

@@ -26,8 +26,8 @@ fi
 "$build/bin/chakra_generator" --workload moe --ranks 16 --experts-per-rank 2 --layers "$layers" \
   --tokens "$tokens" --hidden 4096 --top-k 2 --output-prefix "$out/moe" 2>/dev/null
 # The cluster and its fabric as chakra-cluster builds them (oversubscription 1).
-"$build/bin/chakra-cluster" --trace="$out/moe" --hosts=4 --gpusPerHost=4 --topology=leaf-spine \
-  --hostsPerLeaf=2 --spines=2 --nicBandwidth=100Gbps --transport="$transport" --stopTime=1e-9 \
+"$build/bin/chakra-cluster" --trace="$out/moe" --hosts=4 --gpus-per-host=4 --topology=leaf-spine \
+  --hosts-per-leaf=2 --spines=2 --nic-bandwidth=100Gbps --transport="$transport" --stop-time=1e-9 \
   --rows=0 2>/dev/null | grep "^\(cluster\|topology\):" || true
 if [ "$transport" = rdma ]; then
   # The rdma model's parameters this lab talks about, as the program has them.
@@ -44,7 +44,7 @@ print(f"DCQCN ({sys.argv[2]} in this run): additive increase "
 PY
 fi
 rm -rf "$out/sweep"  # a sweep resumes: an earlier run's rows would be kept
-python3 "$here/scripts/sweep.py" --trace "$out/moe" --out "$out/sweep" \
+python3 "$here/scripts/sweep.py" --trace "$out/moe" --output "$out/sweep" \
   --binary "$build/bin/chakra-cluster" --grid oversubscription="$grid" \
   --set hosts=4 --set gpusPerHost=4 --set topology=leaf-spine --set hostsPerLeaf=2 \
   --set spines=2 --set nicBandwidth=100Gbps --set transport="$transport" "${rdma_flags[@]}" \

@@ -35,18 +35,18 @@ rm -f "$out"/dp.*.et
   --layer-bytes 32MiB --output-prefix "$out/dp" 2>/dev/null
 for workload in moe dp; do
   rm -rf "$out/$workload-sweep"  # a sweep resumes: an earlier run's rows would be kept
-  python3 "$here/scripts/sweep.py" --trace "$out/$workload" --out "$out/$workload-sweep" \
+  python3 "$here/scripts/sweep.py" --trace "$out/$workload" --output "$out/$workload-sweep" \
     --binary "$build/bin/chakra-cluster" "${variants[@]}" --transport "$transport" \
     --set hosts="$hosts" --set gpusPerHost="$gpus" --set nicBandwidth=100Gbps \
     --jobs 2 > /dev/null 2>&1
 done
 # The cluster (from the first design), the bisection bandwidth and diameter of each design.
 lines="^\(cluster\|topology\):"
-for topology in "leaf-spine --hostsPerLeaf=1 --spines=4 --oversubscription=2" \
+for topology in "leaf-spine --hosts-per-leaf=1 --spines=4 --oversubscription=2" \
                 "rail-optimized --spines=4 --oversubscription=2" "rail-optimized --spines=0"; do
   # shellcheck disable=SC2086
-  "$build/bin/chakra-cluster" --trace="$out/dp" --hosts="$hosts" --gpusPerHost="$gpus" \
-    --nicBandwidth=100Gbps --transport="$transport" --topology=$topology --stopTime=1e-9 \
+  "$build/bin/chakra-cluster" --trace="$out/dp" --hosts="$hosts" --gpus-per-host="$gpus" \
+    --nic-bandwidth=100Gbps --transport="$transport" --topology=$topology --stop-time=1e-9 \
     --rows=0 2>/dev/null | grep "$lines" || true
   lines="^topology:"
 done

@@ -52,9 +52,9 @@ done
 # no PFC (drops, go-back-N).
 run() {
   local name=$1; shift
-  "$build/bin/chakra-cluster" --trace="$out/incast" --out="$out/$name" --quiet \
-    --transport=rdma --hosts=8 --gpusPerHost=1 --topology=leaf-spine --hostsPerLeaf=4 \
-    --spines=1 --nicBandwidth=100Gbps "$@" > "$out/$name.txt"
+  "$build/bin/chakra-cluster" --trace="$out/incast" --output="$out/$name" --quiet \
+    --transport=rdma --hosts=8 --gpus-per-host=1 --topology=leaf-spine --hosts-per-leaf=4 \
+    --spines=1 --nic-bandwidth=100Gbps "$@" > "$out/$name.txt"
 }
 run pfc --ns3::RdmaNic::CongestionControl=none
 run pfc-dcqcn --ns3::RdmaNic::CongestionControl=dcqcn
