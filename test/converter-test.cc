@@ -1022,6 +1022,40 @@ BOOST_AUTO_TEST_CASE(astra_sim_form_refuses_what_astra_sim_does_not_run)
     BOOST_TEST(chakra_test::ListDir(dir.Path()).size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(process_group_whose_size_disagrees_with_its_list_is_an_error)
+{
+    // Issue 23 item 15: group "5" lists ranks 1 and 3 but says group_size 4 (or lists rank 3
+    // twice). Written through, the simulator ran the group's collectives over the list while the
+    // trace said otherwise; now the input, the node and the group are named, and nothing is
+    // written.
+    const std::vector<std::pair<Json, std::string>> cases = {
+        {Json::array({1, 3}), "lists 2 ranks but its group_size is 4"},
+        {Json::array({1, 3, 3, 0}), "lists rank 3 twice"},
+    };
+    for (const auto& [ranks, message] : cases)
+    {
+        Json nodes = Roots({{2, 1}});
+        nodes.push_back(PgInit(3, 2,
+                               Json::array({{{"pg_name", "5"}, {"ranks", ranks},
+                                             {"group_size", 4}}})));
+        TempDir dir;
+        chakra_test::WriteFileBytes(dir.File("g.json"), Trace(nodes, Link(1, 4)).dump());
+        std::string error;
+        try
+        {
+            TraceConverter().Convert(dir.File("g.json"), dir.File("g.0.et"));
+        }
+        catch (const TraceError& e)
+        {
+            error = e.what();
+        }
+        BOOST_TEST(error.find(dir.File("g.json") + ": node 3") == 0u, error);
+        BOOST_TEST(error.find("process group \"5\"") != std::string::npos, error);
+        BOOST_TEST(error.find(message) != std::string::npos, error);
+        BOOST_TEST(chakra_test::ListDir(dir.Path()).size() == 1u);
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(point_to_point)

@@ -187,6 +187,32 @@ BOOST_AUTO_TEST_CASE(json_held_in_strings_is_bounded_too)
                "t.0.et: node 5: inputs.values, byte 128: " + JsonTooDeepMessage());
 }
 
+BOOST_AUTO_TEST_CASE(process_groups_whose_size_disagrees_with_their_list)
+{
+    // Issue 23 item 15: the list won silently over group_size (and a rank listed twice made a
+    // group of three members out of two ranks). The simulator, chakra_check_ranks and the
+    // ASTRA-sim export read groups with this parser.
+    std::string error;
+    auto groups = ParseProcessGroups(R"([{"pg_name": "a", "ranks": [0, 1], "group_size": 4}])", error);
+    BOOST_TEST(groups.empty());
+    BOOST_TEST(error == "process group 'a' lists 2 ranks but its group size is 4");
+    error.clear();
+    groups = ParseProcessGroups(R"([{"pg_name": "b", "ranks": [2, 0, 2], "pg_size": 3}])", error);
+    BOOST_TEST(groups.empty());
+    BOOST_TEST(error == "process group 'b' lists rank 2 twice");
+    // What PyTorch writes stays accepted: the default group with no list and its size, and a
+    // list with its size.
+    error.clear();
+    groups = ParseProcessGroups(
+        R"([{"pg_name": "0", "ranks": [], "group_size": 4}, {"pg_name": "1", "ranks": [3, 1], "group_size": 2}])",
+        error);
+    BOOST_TEST(error.empty(), error);
+    BOOST_REQUIRE(groups.size() == 2u);
+    BOOST_TEST(groups[0].ranks.empty());
+    BOOST_TEST(groups[0].size == 4u);
+    BOOST_TEST((groups[1].ranks == std::vector<uint32_t>{3, 1}));
+}
+
 BOOST_AUTO_TEST_CASE(numbers_too_large_for_a_double_name_the_file)
 {
     TempDir dir;

@@ -112,6 +112,23 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
         {
             pg.size = static_cast<int64_t>(pg.ranks.size());
         }
+        else if (*pg.size != static_cast<int64_t>(pg.ranks.size()))
+        {
+            // Written through, the list would win in the simulator while the size said else.
+            throw TraceError(path, groupWhere,
+                             "lists " + std::to_string(pg.ranks.size()) +
+                                 " ranks but its group_size is " + std::to_string(*pg.size));
+        }
+        {
+            std::vector<int64_t> sorted = pg.ranks;
+            std::sort(sorted.begin(), sorted.end());
+            auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+            if (twice != sorted.end())
+            {
+                throw TraceError(path, groupWhere,
+                                 "lists rank " + std::to_string(*twice) + " twice");
+            }
+        }
         group["ranks"] = pg.ranks;
         if (pg.size)
         {

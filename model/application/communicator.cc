@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <optional>
@@ -410,6 +411,24 @@ ParseProcessGroups(const std::string& text, std::string& error)
                 }
                 group.size = static_cast<uint32_t>(size);
             }
+        }
+        // A size that disagrees with the list, or a rank listed twice, left the list to win
+        // silently: the collective then ran over other ranks than the trace's job had.
+        std::vector<uint32_t> sorted = group.ranks;
+        std::sort(sorted.begin(), sorted.end());
+        auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+        if (twice != sorted.end())
+        {
+            error = "process group '" + group.name + "' lists rank " + std::to_string(*twice) +
+                    " twice";
+            return {};
+        }
+        if (!group.ranks.empty() && group.size != 0 && group.size != group.ranks.size())
+        {
+            error = "process group '" + group.name + "' lists " +
+                    std::to_string(group.ranks.size()) + " ranks but its group size is " +
+                    std::to_string(group.size);
+            return {};
         }
         if (group.size == 0)
         {
