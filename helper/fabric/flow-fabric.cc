@@ -6,6 +6,7 @@
 #include "ns3/mpi-context.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
+#include "ns3/tcp-transport.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
@@ -26,9 +27,15 @@ FlowFabric::GetTypeId()
             .AddConstructor<FlowFabric>()
             .AddAttribute("PacketModel",
                           "The packet model whose per-packet headers the flows pay, so that a "
-                          "flow's goodput is that model's: tcp (52 bytes of IPv4 + TCP + "
-                          "timestamps per MTU, 2 bytes of PPP on the wire) or rdma (44 bytes of "
-                          "IPv4 + UDP + BTH + ICRC per MTU, 38 bytes of Ethernet framing on the "
+                          "flow's goodput is that model's: tcp (" +
+                              std::to_string(TcpTransport::kHeaderBytes) +
+                              " bytes of IPv4 + TCP + timestamps per MTU, " +
+                              std::to_string(TcpTransport::kLinkFramingBytes) +
+                              " bytes of PPP on the wire) or rdma (" +
+                              std::to_string(RoceV2Header::kDataOverhead) +
+                              " bytes of IPv4 + UDP + BTH + ICRC per MTU, " +
+                              std::to_string(RdmaNetDevice::kFramingBytes) +
+                              " bytes of Ethernet framing on the "
                           "wire; queue pairs share a NIC max-min fair from the start and a "
                           "send completes when the ACK of its last byte is back: SendBuffer "
                           "and FifoAtSource are tcp's).",
@@ -75,8 +82,8 @@ FlowFabric::FramingOf(const std::string& packetModel, FlowNetwork::Framing& fram
 {
     if (packetModel == "tcp")
     {
-        framing.headerBytes = 52;  // IPv4 20 + TCP 20 + timestamp option 12
-        framing.wireExtraBytes = 2; // PPP header of ns-3's point-to-point links
+        framing.headerBytes = TcpTransport::kHeaderBytes;
+        framing.wireExtraBytes = TcpTransport::kLinkFramingBytes;
         return true;
     }
     if (packetModel == "rdma")

@@ -75,8 +75,10 @@ class FlowNetwork : public Object
     /** Per-packet framing of the packet model the flows stand for. */
     struct Framing
     {
-        uint32_t headerBytes{52};   //!< bytes of each packet inside the MTU that are not stream
-        uint32_t wireExtraBytes{2}; //!< bytes each packet takes on the wire beyond the MTU
+        // No defaults of its own: FlowFabric::FramingOf takes them from the packet model's
+        // classes (TcpTransport, RoceV2Header, RdmaNetDevice), the one place each is written.
+        uint32_t headerBytes{0};    //!< bytes of each packet inside the MTU that are not stream
+        uint32_t wireExtraBytes{0}; //!< bytes each packet takes on the wire beyond the MTU
     };
 
     /** What the flows stand in for. */

@@ -28,8 +28,6 @@ namespace
 {
 /** Largest single write to a socket (bounded by the free buffer space anyway). */
 constexpr uint64_t kMaxWrite = 1u << 24;
-/** IPv4 (20) + TCP (20) + timestamp option (12) bytes per segment. */
-constexpr uint32_t kTcpIpOverhead = 52;
 } // namespace
 
 TypeId
@@ -47,7 +45,9 @@ TcpTransport::GetTypeId()
                           MakeUintegerChecker<uint16_t>())
             .AddAttribute("SegmentSize",
                           "TCP segment payload in bytes; 0: the MTU of the interface the route "
-                          "to the peer leaves by, minus 52 (IPv4, TCP and timestamp headers).",
+                          "to the peer leaves by, minus " +
+                              std::to_string(kHeaderBytes) +
+                              " (IPv4, TCP and timestamp headers).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TcpTransport::m_segmentSize),
                           MakeUintegerChecker<uint32_t>())
@@ -157,11 +157,11 @@ TcpTransport::SegmentSize(uint32_t peer) const
             }
         }
     }
-    if (mtu == std::numeric_limits<uint32_t>::max() || mtu <= kTcpIpOverhead + 64)
+    if (mtu == std::numeric_limits<uint32_t>::max() || mtu <= kHeaderBytes + 64)
     {
         mtu = 1500;
     }
-    return mtu - kTcpIpOverhead;
+    return mtu - kHeaderBytes;
 }
 
 void

@@ -67,6 +67,16 @@ class TcpTransport : public CommTransport
     /** Signature of the Retransmission trace: the bytes of the segment sent again. */
     typedef void (*RetransmissionCallback)(uint32_t bytes);
 
+    /**
+     * Bytes of each TCP segment inside the MTU that are not stream: IPv4 (20), TCP (20) and the
+     * timestamp option (12). The one place this framing is written: the segment size, the flow
+     * model's tcp framing (FlowFabric) and the docs' closed forms follow it.
+     */
+    static constexpr uint32_t kHeaderBytes = 20 + 20 + 12;
+    /** Bytes each packet takes on the wire beyond the MTU: the PPP header of ns-3's
+     *  point-to-point devices, which the IP fabric uses. */
+    static constexpr uint32_t kLinkFramingBytes = 2;
+
   protected:
     void DoDispose() override;
     void DoSend(uint32_t dst, const MessageHeader& header, Done done) override;
