@@ -14,6 +14,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <iostream>
+#include <sstream>
 #include <vector>
 
 using namespace ns3;
@@ -413,6 +416,136 @@ BOOST_AUTO_TEST_CASE(left_out_rows_say_where_they_are)
     std::ostringstream with;
     report.Print(with, 2, "out");
     BOOST_TEST(Contains(with.str(), "... 2 more ranks in out/ranks.csv"), with.str());
+}
+
+namespace
+{
+
+/** What ToolArgs::Parse made of one command line. */
+struct Parsed
+{
+    int code{0};       //!< returned exit code
+    bool done{false};  //!< the tool should exit now
+    std::string error; //!< what it printed on stderr
+};
+
+/** Parses \p words (the program name first) with \p args, capturing stderr. */
+Parsed
+ParseWords(ToolArgs& args, std::vector<std::string> words)
+{
+    std::vector<char*> argv;
+    for (auto& word : words)
+    {
+        argv.push_back(word.data());
+    }
+    std::ostringstream captured;
+    std::streambuf* old = std::cerr.rdbuf(captured.rdbuf());
+    Parsed parsed;
+    parsed.code = args.Parse(static_cast<int>(argv.size()), argv.data(), parsed.done);
+    std::cerr.rdbuf(old);
+    parsed.error = captured.str();
+    return parsed;
+}
+
+/** A tool's flags: every kind ToolArgs declares. */
+ToolArgs
+ExampleTool()
+{
+    ToolArgs args("tool", "an example");
+    args.AddPositional("input", "input file");
+    args.AllowMorePositionals("more", "further files");
+    args.AddOption("output-file", "output", "out.et", false, {"output"});
+    args.AddOption("ranks", "rank count");
+    args.AddFlag("quiet", "say less");
+    args.AddOptionalValue("timeline", "timeline file");
+    return args;
+}
+
+} // namespace
+
+// Issue 23 item 11 and issue 24 (one command-line library): every form a tool takes, parsed
+// alike whatever does the tokenizing underneath. Expected values are the command lines' own.
+BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
+{
+    {
+        ToolArgs args = ExampleTool();
+        auto p = ParseWords(args, {"tool", "in.json", "--outputFile", "o.et", "--ranks=-1",
+                                   "--quiet", "--timeline", "extra1", "extra2"});
+        BOOST_TEST(p.code == 0);
+        BOOST_TEST(!p.done, p.error);
+        BOOST_TEST(args.Get("input") == "in.json");
+        BOOST_TEST(args.Get("output-file") == "o.et"); // camelCase folded
+        BOOST_TEST(args.Get("ranks") == "-1");         // a negative value is a value
+        BOOST_TEST(args.Has("quiet"));
+        BOOST_TEST(args.Has("timeline"));
+        BOOST_TEST(args.Get("timeline").empty()); // alone: no value, and extra1 is not taken
+        BOOST_TEST((args.GetMorePositionals() == std::vector<std::string>{"extra1", "extra2"}));
+    }
+    {
+        ToolArgs args = ExampleTool();
+        auto p = ParseWords(args, {"tool", "--output=a.et", "--ranks", "4", "in.json",
+                                   "--timeline=t.json", "--quiet=false", "--ranks", "8",
+                                   "--output_file", "b.et"});
+        BOOST_TEST(p.code == 0, p.error);
+        BOOST_TEST(args.Get("output-file") == "b.et"); // given twice: the last counts
+        BOOST_TEST(args.Get("ranks") == "8");
+        BOOST_TEST(args.Get("input") == "in.json");
+        BOOST_TEST(args.Get("timeline") == "t.json");
+        BOOST_TEST(!args.Has("quiet"));
+        BOOST_TEST(args.GetMorePositionals().empty());
+    }
+    {
+        ToolArgs args = ExampleTool();
+        auto p = ParseWords(args, {"tool", "in.json"});
+        BOOST_TEST(p.code == 0, p.error);
+        BOOST_TEST(args.Get("output-file") == "out.et"); // the default
+        BOOST_TEST(!args.Has("output-file"));
+        BOOST_TEST(!args.Has("timeline"));
+    }
+    // Mistakes: one line naming the flag, exit 2.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> mistakes = {
+        {{"tool", "in.json", "--ranks"}, "tool: error: --ranks needs a value"},
+        {{"tool", "in.json", "--ranks", "--quiet"}, "tool: error: --ranks needs a value"},
+        {{"tool", "in.json", "--rank=2"}, "unknown option --rank (did you mean '--ranks'?)"},
+        {{"tool", "in.json", "--quiet=loud"}, "--quiet takes no value"},
+        {{"tool"}, "missing argument <input>"},
+    };
+    for (const auto& [words, message] : mistakes)
+    {
+        ToolArgs args = ExampleTool();
+        auto p = ParseWords(args, words);
+        BOOST_TEST(p.code == 2, message);
+        BOOST_TEST(p.done, message);
+        BOOST_TEST(Contains(p.error, message), p.error);
+        BOOST_TEST(std::count(p.error.begin(), p.error.end(), '\n') == 1, p.error);
+    }
+    {
+        ToolArgs args("tool", "no further files");
+        args.AddPositional("input", "input file");
+        auto p = ParseWords(args, {"tool", "a", "b"});
+        BOOST_TEST(p.code == 2);
+        BOOST_TEST(Contains(p.error, "unexpected argument 'b'"), p.error);
+    }
+    {
+        ToolArgs args("tool", "required");
+        args.AddOption("trace", "prefix", "", true);
+        auto p = ParseWords(args, {"tool"});
+        BOOST_TEST(Contains(p.error, "missing required option --trace"), p.error);
+    }
+    // ns-3 attributes, "=" and space forms, checked where given.
+    {
+        ToolArgs args("tool", "ns-3");
+        args.EnableNs3Attributes();
+        auto p = ParseWords(args, {"tool", "--ns3::RdmaNic::CongestionControl", "dcqcn",
+                                   "--ns3::TcpTransport::Port=7800"});
+        BOOST_TEST(p.code == 0, p.error);
+        BOOST_TEST(args.GetNs3Attributes().size() == 2u);
+        ToolArgs bad("tool", "ns-3");
+        bad.EnableNs3Attributes();
+        p = ParseWords(bad, {"tool", "--ns3::RdmaNic::CongestionControl=cubic"});
+        BOOST_TEST(p.code == 2);
+        BOOST_TEST(Contains(p.error, "dcqcn"), p.error); // lists the valid names
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
