@@ -4,6 +4,7 @@
 # Other targets: make build, make bench, make clean;
 #   make test-sanitize  the module and every test under ASan+UBSan+LSan (build-sanitize/)
 #   make fuzz           libFuzzer targets, FUZZ_SECONDS each (default 60; build-fuzz/)
+#   make format-check   every C++ file follows ns-3's style (.clang-format); make format applies it
 
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -11,7 +12,7 @@ JOBS ?= 2
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps configure build demo test test-sanitize fuzz bench clean
+.PHONY: all deps configure build demo test test-sanitize fuzz bench clean format format-check
 
 all: build
 
@@ -48,6 +49,12 @@ bench: build
 test-mpi:
 	JOBS=$(JOBS) scripts/build-ns3-mpi.sh
 	test/mpi/run-mpi-tests.sh "$$(scripts/build-ns3-mpi.sh --bin-dir)"
+
+format: deps
+	scripts/format.sh apply
+
+format-check: deps
+	scripts/format.sh check
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -14,6 +14,7 @@ packages=(
   python3-distributed                 # scripts/sweep.py --backend dask (Dask distributed)
   zlib1g-dev                          # gzip'd traces
   libjemalloc-dev                     # the programs' allocator (CMakeLists.txt: CHAKRA_JEMALLOC)
+  clang-format                        # make format-check: ns-3's code style (.clang-format)
 )
 
 missing=()
