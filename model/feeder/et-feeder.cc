@@ -1,5 +1,6 @@
 #include "et-feeder.h"
 
+#include "ns3/log.h"
 #include "ns3/trace-error.h"
 
 #include <algorithm>
@@ -9,10 +10,13 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("EtFeeder");
+
 EtFeeder::EtFeeder(const std::string& path, EtFeederOptions options)
     : m_options(std::move(options)),
       m_reader(path)
 {
+    NS_LOG_FUNCTION(this << path << m_options.windowSize);
     if (m_options.windowSize == 0)
     {
         m_options.windowSize = 1;
@@ -39,6 +43,7 @@ HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata)
 void
 EtFeeder::SetHonourCtrlDeps(bool honour)
 {
+    NS_LOG_FUNCTION(this << honour);
     if (m_reader.GetNodesRead() > 0)
     {
         throw std::logic_error("EtFeeder::SetHonourCtrlDeps after nodes were read");
@@ -199,12 +204,14 @@ EtFeeder::Warn(uint64_t missing, const std::vector<uint64_t>& children)
     }
     text << " depend" << (children.size() > 1 ? "" : "s") << " on id " << missing
          << ", which is not in the file: treated as satisfied";
+    NS_LOG_WARN(text.str());
     m_options.warn(text.str());
 }
 
 void
 EtFeeder::ResolveDangling()
 {
+    NS_LOG_FUNCTION(this);
     std::vector<uint64_t> missing;
     for (const auto& [parent, children] : m_waiters)
     {
@@ -267,6 +274,7 @@ EtFeeder::HasNodesToIssue()
 std::shared_ptr<const EtNode>
 EtFeeder::GetNextIssuableNode()
 {
+    NS_LOG_FUNCTION(this);
     if (m_ready.empty())
     {
         return nullptr;
@@ -282,6 +290,7 @@ EtFeeder::GetNextIssuableNode()
 void
 EtFeeder::PushBackIssuableNode(uint64_t id)
 {
+    NS_LOG_FUNCTION(this << id);
     Entry* entry = m_loaded.Find(id);
     if (entry == nullptr || !entry->issued || entry->finished)
     {
@@ -296,6 +305,7 @@ EtFeeder::PushBackIssuableNode(uint64_t id)
 void
 EtFeeder::FreeChildrenNodes(uint64_t id)
 {
+    NS_LOG_FUNCTION(this << id);
     Entry* entry = m_loaded.Find(id);
     if (entry == nullptr || !entry->issued || entry->finished)
     {
@@ -316,6 +326,7 @@ EtFeeder::FreeChildrenNodes(uint64_t id)
 void
 EtFeeder::RemoveNode(uint64_t id)
 {
+    NS_LOG_FUNCTION(this << id);
     Entry* entry = m_loaded.Find(id);
     if (entry == nullptr)
     {
