@@ -25,6 +25,14 @@ def cmake_lists(kind):
     return paths
 
 
+def cmake_programs(variable):
+    """The (name, source) pairs of CMakeLists.txt's set(<variable> name:source ...) block."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, 'CMakeLists.txt')) as cmake:
+        block = re.search(r'set\(%s\s+([^)]*)\)' % variable, cmake.read()).group(1)
+    return [tuple(pair.split(':', 1)) for pair in block.split()]
+
+
 def configure(conf):
     conf.env.append_value('CXXFLAGS', ['-std=c++17'])
     conf.check_cfg(package='protobuf', args=['--cflags', '--libs'], uselib_store='PROTOBUF',
@@ -58,5 +66,6 @@ def build(bld):
         for tool, source in TOOLS.items():
             program = bld.create_ns3_program(tool, ['chakra'])
             program.source = ['utils/%s.cc' % source]
-        example = bld.create_ns3_program('chakra-cluster', ['chakra'])
-        example.source = 'examples/chakra-cluster.cc'
+        for name, source in cmake_programs('chakra_examples'):
+            example = bld.create_ns3_program(name, ['chakra'])
+            example.source = source

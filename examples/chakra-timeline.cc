@@ -1,0 +1,85 @@
+/*
+ * chakra-timeline: write a timeline of a simulated training step, to look at in a browser.
+ *
+ * A data-parallel step (WorkloadGenerator: forward and backward compute per layer, gradient
+ * all-reduces in buckets during the backward pass, then the optimizer) on hosts x GPUs, with
+ * ClusterScenario::SetTimeline: the run writes a Chrome trace JSON with one process per rank,
+ * one thread per stream it used (compute, communication), an event per trace node (name, start,
+ * duration) and per collective. Open the file in https://ui.perfetto.dev (or chrome://tracing)
+ * to see which all-reduces hide behind compute and which do not. The file is written only if
+ * every rank finished.
+ *
+ *   build/bin/chakra-timeline [--timeline=chakra-timeline.json] [--hosts=2] [--gpusPerHost=2]
+ *                             [--layers=4]
+ */
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("ChakraTimeline");
+
+int
+main(int argc, char* argv[])
+{
+    std::string timeline = "chakra-timeline.json";
+    uint32_t hosts = 2;
+    uint32_t gpusPerHost = 2;
+    uint32_t layers = 4;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("timeline", "where to write the timeline (Chrome trace JSON)", timeline);
+    cmd.AddValue("hosts", "hosts", hosts);
+    cmd.AddValue("gpusPerHost", "GPUs (ranks) per host", gpusPerHost);
+    cmd.AddValue("layers", "model layers", layers);
+    cmd.Parse(argc, argv);
+
+    std::string directory = (std::filesystem::temp_directory_path() / "chakra-timeline-XXXXXX");
+    if (mkdtemp(directory.data()) == nullptr)
+    {
+        std::cerr << "cannot create a temporary directory" << std::endl;
+        return 1;
+    }
+    const std::string prefix = directory + "/step";
+    DataParallelSpec spec;
+    spec.ranks = hosts * gpusPerHost;
+    spec.layers = layers;
+    spec.parameterBytesPerLayer = 8u << 20; // 8 MiB of gradients per layer,
+    spec.bucketBytes = 16u << 20;           // all-reduced two layers at a time
+    WorkloadGenerator::WriteDataParallelStep(prefix, spec);
+
+    ClusterScenario scenario;
+    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(hosts));
+    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(gpusPerHost));
+    scenario.SetTimeline(timeline);
+    ChakraReport report;
+    try
+    {
+        report = scenario.Run(prefix);
+    }
+    catch (const std::exception& e) // e.g. a timeline path that cannot be written
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        std::filesystem::remove_all(directory);
+        return 1;
+    }
+    std::filesystem::remove_all(directory);
+    if (!report.AllFinished())
+    {
+        report.PrintProblems(std::cerr);
+        return 1;
+    }
+    const RankStats& rank0 = report.GetRanks().front();
+    std::cout << std::fixed << std::setprecision(3)
+              << "iteration time: " << report.GetIterationTime().GetNanoSeconds() / 1e3
+              << " us; rank 0: compute " << rank0.computeBusy.GetNanoSeconds() / 1e3
+              << " us, communication " << rank0.commTime.GetNanoSeconds() / 1e3
+              << " us, of which exposed " << rank0.exposedComm.GetNanoSeconds() / 1e3 << " us\n";
+    std::cout << "timeline: " << std::filesystem::absolute(timeline).string()
+              << " (open in https://ui.perfetto.dev)" << std::endl;
+    return 0;
+}

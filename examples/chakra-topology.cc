@@ -1,0 +1,144 @@
+/*
+ * chakra-topology: the same 16-GPU all-reduce on each topology family GpuClusterHelper builds.
+ *
+ * --topology picks the family; the program sets the few attributes that give that family a
+ * small 16-GPU shape (4 hosts x 4 GPUs, or 16 GPUs with direct links), prints the cluster's
+ * one-line summary (switches, links, bisection bandwidth, diameter) and the all-reduce's time.
+ * Families: single-switch, leaf-spine, ring, rail-optimized, rail-only, fat-tree, clos (hosts
+ * with an NVSwitch each, one NIC per GPU), torus, multi-dim (GPUs linked directly).
+ * --dot=FILE also draws the cluster as a Graphviz file.
+ *
+ *   build/bin/chakra-topology [--topology=leaf-spine] [--bytes=4194304] [--dot=FILE]
+ */
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("ChakraTopology");
+
+namespace
+{
+
+/**
+ * Gives the cluster a 16-GPU shape of \p family.
+ * \return false for a family this example does not know
+ */
+bool
+ShapeCluster(GpuClusterHelper& cluster, const std::string& family)
+{
+    cluster.SetAttribute("Topology", StringValue(family));
+    cluster.SetAttribute("Hosts", UintegerValue(4));
+    cluster.SetAttribute("GpusPerHost", UintegerValue(4));
+    if (family == "single-switch" || family == "ring" || family == "fat-tree" ||
+        family == "rail-only")
+    {
+        return true; // ring: RingBandwidth 0 = 4 NICs' worth; fat-tree: the smallest k (4)
+    }
+    if (family == "leaf-spine")
+    {
+        cluster.SetAttribute("HostsPerLeaf", UintegerValue(2));
+        cluster.SetAttribute("Spines", UintegerValue(2));
+        return true;
+    }
+    if (family == "rail-optimized")
+    {
+        cluster.SetAttribute("HostsPerRailGroup", UintegerValue(2));
+        cluster.SetAttribute("Spines", UintegerValue(2));
+        return true;
+    }
+    if (family == "clos")
+    {
+        cluster.SetAttribute("HostsPerLeaf", UintegerValue(1));
+        cluster.SetAttribute("LeavesPerPod", UintegerValue(2));
+        cluster.SetAttribute("Spines", UintegerValue(2)); // 2 pods of 2 leaves, 2 spines each
+        return true;
+    }
+    if (family == "torus")
+    {
+        cluster.SetAttribute("TorusDims", StringValue("4x4"));
+        return true;
+    }
+    if (family == "multi-dim")
+    {
+        // ASTRA-sim style: rings of 4 GPUs (NVLink), 4 rings on a switch (NICs).
+        cluster.SetAttribute("Dimensions",
+                             StringValue("Ring:4:3600Gbps:250ns,Switch:4:400Gbps:500ns"));
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string topology = "leaf-spine";
+    uint64_t bytes = 4u << 20;
+    std::string dot;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("topology",
+                 "single-switch, leaf-spine, ring, rail-optimized, rail-only, fat-tree, clos, "
+                 "torus or multi-dim",
+                 topology);
+    cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
+    cmd.AddValue("dot", "also write the topology as a Graphviz file here", dot);
+    cmd.Parse(argc, argv);
+
+    ClusterScenario scenario;
+    Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+    if (!ShapeCluster(*cluster, topology))
+    {
+        std::cerr << "unknown --topology " << topology << std::endl;
+        return 1;
+    }
+    cluster->SetAttribute("TopologyDot", StringValue(dot));
+
+    std::string directory = (std::filesystem::temp_directory_path() / "chakra-topology-XXXXXX");
+    if (mkdtemp(directory.data()) == nullptr)
+    {
+        std::cerr << "cannot create a temporary directory" << std::endl;
+        return 1;
+    }
+    const std::string prefix = directory + "/allreduce";
+    CollectiveBenchSpec spec;
+    spec.ranks = cluster->GetRankCount();
+    spec.bytes = bytes;
+    WorkloadGenerator::WriteCollectiveBench(prefix, spec);
+
+    ChakraReport report;
+    try
+    {
+        report = scenario.Run(prefix);
+    }
+    catch (const std::exception& e) // a shape the family refuses: the message says why
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        std::filesystem::remove_all(directory);
+        return 1;
+    }
+    std::filesystem::remove_all(directory);
+    if (!report.AllFinished())
+    {
+        report.PrintProblems(std::cerr);
+        return 1;
+    }
+    const CollectiveSummary allReduce = report.GetCollectives().front();
+    std::cout << "cluster: " << cluster->Describe() << "\n";
+    std::cout << "topology: " << cluster->DescribeTopology() << "\n";
+    std::cout << std::fixed << std::setprecision(3) << "all-reduce of " << bytes << " bytes on "
+              << allReduce.commSize << " GPUs (" << allReduce.algorithm
+              << "): " << (allReduce.end - allReduce.start).GetNanoSeconds() / 1e3
+              << " us, bus bandwidth " << allReduce.busBwGBps << " GB/s\n";
+    if (!dot.empty())
+    {
+        std::cout << "picture: " << dot << " (dot -Tsvg " << dot << " -o topology.svg)\n";
+    }
+    return 0;
+}
