@@ -6,9 +6,13 @@
 
 #include "ns3/collective-algorithm.h"
 #include "ns3/collective.h"
+#include "collective-call-order.h"
 #include "comm-group-file.h"
+#include "communicator-table.h"
 #include "communicator.h"
 #include "compute-model.h"
+#include "rank-stats.h"
+#include "resource-queues.h"
 #include "ns3/et-feeder.h"
 #include "ns3/comm-transport.h"
 
@@ -30,45 +34,6 @@ namespace ns3
 
 class TimelineWriter;
 class TraceError;
-
-/**
- * \ingroup chakra
- * \brief One communication operation as this rank saw it (for the report).
- */
-struct CommRecord
-{
-    uint32_t rank{0};         //!< this rank
-    uint64_t nodeId{0};       //!< trace node
-    std::string name;         //!< node name
-    std::string kind;         //!< ALL_REDUCE, ..., SEND, RECV
-    uint64_t bytes{0};        //!< comm_size
-    std::string pg;           //!< process group ("" = world)
-    uint32_t commSize{1};     //!< members of the communicator
-    std::string algorithm;    //!< algorithm used (collectives)
-    uint64_t seq{0};          //!< call number on the communicator (collectives)
-    int64_t peer{-1};         //!< peer rank (send/recv)
-    Time start;               //!< issued (relative to replay start)
-    Time end;                 //!< completed (relative to replay start)
-    double traceMicros{0};    //!< duration recorded in the trace (measured, if any)
-};
-
-/**
- * \ingroup chakra
- * \brief Per-rank totals (for the report).
- */
-struct RankStats
-{
-    uint32_t rank{0};
-    bool finished{false};           //!< every node ran
-    Time finishTime;                //!< last node's end (relative to replay start)
-    Time computeBusy;               //!< union of compute intervals
-    Time commTime;                  //!< union of communication intervals
-    Time exposedComm;               //!< communication not overlapped by compute
-    uint64_t nodes{0};              //!< nodes run
-    std::vector<std::string> stuck; //!< what an unfinished rank waits for
-    std::string error;              //!< a fatal trace error, if any
-    std::vector<std::string> warnings;
-};
 
 /**
  * \ingroup chakra
@@ -165,10 +130,22 @@ class ChakraApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
 
+    /** Adds the attributes of replay (trace, dependencies, timing) to \p tid. */
+    static TypeId AddReplayAttributes(TypeId tid);
+    /** Adds the attributes of collectives (algorithms, chunks, software cost) to \p tid. */
+    static TypeId AddCollectiveAttributes(TypeId tid);
+
+    /** Opens the trace (the feeder); false if the rank failed on it. */
+    bool OpenTrace();
     /** Starts replaying the trace. */
     void BeginReplay();
     /** Issues every node the feeder has ready. */
     void Pump();
+    /**
+     * Hands a node to its stream or thread, unless it is a collective call whose turn on its
+     * communicator has not come (CallOrder): then the call order keeps it.
+     */
+    void Issue(std::shared_ptr<const EtNode> node);
     /** Starts one node (or queues it behind its stream/thread). */
     void IssueToResource(std::shared_ptr<const EtNode> node);
     /** Runs a node whose resource is free. */
@@ -186,42 +163,43 @@ class ChakraApplication : public Application
                   Time start,
                   const std::string& lane,
                   const std::vector<std::pair<std::string, std::string>>& args = {});
+    /** Records a finished node's interval and shows it on the timeline. */
+    void RecordInterval(const EtNode& node,
+                        Time start,
+                        const std::string& lane,
+                        const std::vector<std::pair<std::string, std::string>>& args);
     void RunCompute(std::shared_ptr<const EtNode> node);
     void RunCollective(std::shared_ptr<const EtNode> node);
+    /** Replays the recorded duration of a collective without comm_type. */
+    void RunUntypedCollective(std::shared_ptr<const EtNode> node, Time start, const std::string& lane);
+    /** \return false (and fails) if this rank may not call a collective of the node's group */
+    bool CheckMembership(const EtNode& node);
+    /** A collective's messages are through and its software cost spent: it completes. */
+    void FinishCollective(std::shared_ptr<const EtNode> node,
+                          Time start,
+                          const std::string& lane,
+                          CommRecord record);
     void RunPointToPoint(std::shared_ptr<const EtNode> node);
     void RunMetadata(std::shared_ptr<const EtNode> node);
-    /** \return the communicator a node names (the world if unknown) */
-    Communicator& CommunicatorOf(const EtNode& node);
     /** Records that the trace names \p rank (GetHighestNamedRank). */
     void NameRank(int64_t rank);
-    /** \return a communicator of this rank made of \p members (global ranks, with this rank) */
-    Communicator MakeCommunicator(const std::string& name, std::vector<uint32_t> members) const;
-    /** \return how to name a communicator id in messages ("communicator 'tp0'") */
-    std::string CommunicatorLabel(uint64_t id) const;
     /** \return one line on a message that arrived and that no receive took */
     std::string DescribeUnreceived(const CommTransport::UnreceivedMessage& message) const;
-    /** \return the resource (stream or thread) a node occupies, or "" */
-    std::string ResourceOf(const EtNode& node) const;
+    /** \return what an unfinished rank waits for, the cause first */
+    std::vector<std::string> DescribeStuck() const;
+    /** A finished rank with messages nobody received did not finish: says so in \p stats. */
+    void CheckUnreceived(RankStats& stats) const;
+    /** \return the lane a communication node shows on (its resource, or "communication") */
+    static std::string CommunicationLane(const EtNode& node);
     /** Stops the replay with a fatal error. */
     void Fail(const std::string& message);
     /** Fails with a trace error, naming this rank's trace file if the error does not. */
     void FailOnTrace(const TraceError& error);
     /** A problem that makes the whole run meaningless: fails and stops the simulation. */
     void FailRun(const std::string& message);
-    /** Gives collective nodes their number on their communicator, as they are read. */
-    void NumberCall(const EtNode& node);
-    /** \return the call number of a numbered collective node, if it is one */
-    std::optional<uint64_t> CallNumberOf(const EtNode& node) const;
-    /**
-     * Hands a node to its stream or thread, unless it is a collective call whose turn on its
-     * communicator has not come (CallOrder): then it waits in the communicator's queue.
-     */
-    void Issue(std::shared_ptr<const EtNode> node);
-    /** Starts the parked calls of a communicator whose turn has come. */
-    void StartParkedCalls(const std::string& pg);
-    /** \return true if call \p seq may start under CallOrder */
-    bool IsCallsTurn(const std::string& pg, uint64_t seq);
     void Warn(const std::string& message);
+    /** Warns once per \p key in this rank's run. */
+    void WarnOnce(const std::string& key, const std::string& message);
     /** \return the algorithm attribute for a collective type */
     CollectiveAlgorithmKind::Kind AlgorithmFor(ChakraProtoMsg::CollectiveCommType type) const;
     /**
@@ -238,16 +216,12 @@ class ChakraApplication : public Application
     bool CheckCommSize(const EtNode& node);
     /** \return pipeline chunks for a call */
     uint32_t ChunksFor(const std::string& algorithm, uint64_t bytes) const;
+    /** \return the number of ranks in the job */
+    uint32_t PeerCount() const;
 
     // Attributes.
     std::string m_tracePath;
     Ptr<ComputeModel> m_computeModel;
-    /** How the calls of one communicator wait for each other (the CallOrder attribute). */
-    enum CallOrder : int
-    {
-        POSTED, //!< a call starts once every earlier call has started
-        SERIAL, //!< a call starts once every earlier call has completed
-    };
     /** Whether nodes wait for their ctrl_deps (the CtrlDeps attribute). */
     enum CtrlDepsMode : int
     {
@@ -261,14 +235,21 @@ class ChakraApplication : public Application
         DANGLING_WARN,  //!< satisfied, with a warning
         DANGLING_ERROR, //!< the nodes waiting for it are stuck
     };
+    /** What a communication node without comm_size does (the MissingCommSize attribute). */
+    enum MissingCommSizeMode : int
+    {
+        MISSING_SIZE_WARN,  //!< it runs as 0 bytes; one warning per trace, with count and ids
+        MISSING_SIZE_ERROR, //!< the rank fails on the first one
+    };
 
     CommTransport::Model m_transportModel;
-    CallOrder m_callOrder;
+    CollectiveCallOrder::Mode m_callOrderMode;
     Time m_replayDelay;
     Time m_startOffset;
     CtrlDepsMode m_ctrlDeps;
     bool m_honourDataDeps;
     DanglingDepsMode m_danglingDeps;
+    MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
     uint32_t m_windowSize;
     CollectiveAlgorithmKind::Kind m_allReduceAlgorithm;
     CollectiveAlgorithmKind::Kind m_allGatherAlgorithm;
@@ -283,26 +264,21 @@ class ChakraApplication : public Application
     Time m_collectiveOverhead;
     DataRate m_collectiveOverheadRate;
     std::unordered_map<uint64_t, Time> m_callDelays; //!< node id -> rank-local delay
-    /** What a communication node without comm_size does (the MissingCommSize attribute). */
-    enum MissingCommSizeMode : int
-    {
-        MISSING_SIZE_WARN,  //!< it runs as 0 bytes; one warning per trace, with count and ids
-        MISSING_SIZE_ERROR, //!< the rank fails on the first one
-    };
-    MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
-    uint64_t m_sizelessNodes{0};         //!< communication nodes run without comm_size
-    std::vector<uint64_t> m_sizelessIds; //!< the first of them (for the warning)
-    std::shared_ptr<const CommGroupFile> m_commGroups; //!< numbered communicators (or null)
 
     // Wiring.
     uint32_t m_rank{0};
     std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
-    SharedRankList m_hostOf;                             //!< shared by every rank of the job
     Ptr<CommTransport> m_transport;
     std::shared_ptr<TimelineWriter> m_timeline;
 
+    // Collaborators.
+    std::unique_ptr<EtFeeder> m_feeder;   //!< the trace, node by node as they become ready
+    CollectiveCallOrder m_callOrder;      //!< collective calls in program order
+    ResourceQueues m_resources;           //!< streams and host threads
+    CommunicatorTable m_communicators;    //!< process groups
+    RankStatsRecorder m_stats;            //!< what the report says of this rank
+
     // Replay state.
-    std::unique_ptr<EtFeeder> m_feeder;
     Time m_replayStart;         //!< the common replay start (reported times are relative to it)
     bool m_replayStarted{false}; //!< this rank began replaying (after its StartOffset)
     bool m_pumping{false};
@@ -310,46 +286,14 @@ class ChakraApplication : public Application
     bool m_failed{false};
     bool m_finished{false};
     uint64_t m_running{0};
-    std::map<std::string, bool> m_resourceBusy;
-    std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_resourceQueue;
-    std::map<std::string, Communicator> m_communicators; //!< by pg name
-    bool m_declaredGroups{false}; //!< a process_group:init node declared some groups
     int64_t m_highestNamed{-1};   //!< see GetHighestNamedRank
     bool m_worldSizeKnown{false}; //!< the metadata has world_size
-    /** Ids (CommunicatorId) of the groups process_group:init declared without this rank, sorted:
-     *  a collective on one of them is a trace error (8 bytes a group, not its member list). */
-    std::vector<uint64_t> m_foreignGroups;
     std::map<uint64_t, std::shared_ptr<Collective>> m_activeCollectives; //!< by node id
     /** Collectives whose messages are through, in their software cost and call delay: node
      *  id -> when they end (the stuck report lists them). */
     std::map<uint64_t, Time> m_finishingCollectives;
-    /**
-     * Program order of one communicator's calls on this rank. Calls start strictly in their
-     * order (both CallOrder modes), and in "serial" mode also complete in it, so counters
-     * suffice.
-     */
-    struct CallOrderState
-    {
-        uint64_t read{0};      //!< calls numbered so far (the next call's number)
-        uint64_t started{0};   //!< calls 0 .. started-1 have started (been posted)
-        uint64_t completed{0}; //!< calls completed
-        std::map<uint64_t, std::shared_ptr<const EtNode>> parked; //!< ready, waiting their turn
-    };
-    std::map<std::string, CallOrderState> m_callOrders;  //!< by pg name
-    std::unordered_map<uint64_t, uint64_t> m_callNumbers; //!< node id -> call number
-    std::map<uint64_t, std::string> m_activeP2p;          //!< node id -> description
-    std::vector<std::pair<Time, Time>> m_computeIntervals;
-    std::vector<std::pair<Time, Time>> m_commIntervals;
-    std::vector<CommRecord> m_commRecords;
-    RankStats m_stats;
+    std::map<uint64_t, std::string> m_activeP2p; //!< node id -> description
     std::map<std::string, bool> m_warnedOnce;
-
-    /** The world communicator (every rank), created on first use. */
-    Communicator& World();
-    /** \return the number of ranks in the job */
-    uint32_t PeerCount() const;
-    /** \return the host of \p rank (the rank itself when no host map was given) */
-    uint32_t HostOf(uint32_t rank) const;
 
     TracedCallback<uint32_t, std::shared_ptr<const EtNode>> m_nodeIssued;
     TracedCallback<uint32_t, std::shared_ptr<const EtNode>, Time, Time> m_nodeFinished;

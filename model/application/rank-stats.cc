@@ -1,0 +1,167 @@
+#include "rank-stats.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** Merges intervals into a sorted list of disjoint ones. */
+std::vector<std::pair<Time, Time>>
+Merge(std::vector<std::pair<Time, Time>> intervals)
+{
+    std::sort(intervals.begin(), intervals.end());
+    std::vector<std::pair<Time, Time>> merged;
+    for (const auto& interval : intervals)
+    {
+        if (!merged.empty() && interval.first <= merged.back().second)
+        {
+            merged.back().second = std::max(merged.back().second, interval.second);
+        }
+        else
+        {
+            merged.push_back(interval);
+        }
+    }
+    return merged;
+}
+
+Time
+Total(const std::vector<std::pair<Time, Time>>& merged)
+{
+    Time total;
+    for (const auto& [start, end] : merged)
+    {
+        total += end - start;
+    }
+    return total;
+}
+
+/** Length of a \ b for two merged interval lists. */
+Time
+Uncovered(const std::vector<std::pair<Time, Time>>& a, const std::vector<std::pair<Time, Time>>& b)
+{
+    Time covered;
+    std::size_t j = 0;
+    for (const auto& [start, end] : a)
+    {
+        while (j < b.size() && b[j].second <= start)
+        {
+            ++j;
+        }
+        for (std::size_t k = j; k < b.size() && b[k].first < end; ++k)
+        {
+            covered += std::min(end, b[k].second) - std::max(start, b[k].first);
+        }
+    }
+    return Total(a) - covered;
+}
+
+} // namespace
+
+void
+RankStatsRecorder::SetRank(uint32_t rank)
+{
+    m_stats.rank = rank;
+}
+
+void
+RankStatsRecorder::AddCompute(Time start, Time end)
+{
+    m_computeIntervals.emplace_back(start, end);
+}
+
+void
+RankStatsRecorder::AddCommunication(Time start, Time end)
+{
+    m_commIntervals.emplace_back(start, end);
+}
+
+void
+RankStatsRecorder::CountNode()
+{
+    ++m_stats.nodes;
+}
+
+void
+RankStatsRecorder::AddCommRecord(const CommRecord& record)
+{
+    m_commRecords.push_back(record);
+}
+
+const std::vector<CommRecord>&
+RankStatsRecorder::GetCommRecords() const
+{
+    return m_commRecords;
+}
+
+void
+RankStatsRecorder::AddWarning(const std::string& message)
+{
+    m_stats.warnings.push_back(message);
+}
+
+void
+RankStatsRecorder::SetError(const std::string& message)
+{
+    m_stats.error = message;
+}
+
+const std::string&
+RankStatsRecorder::GetError() const
+{
+    return m_stats.error;
+}
+
+void
+RankStatsRecorder::SetFinished(Time time)
+{
+    m_stats.finished = true;
+    m_stats.finishTime = time;
+}
+
+void
+RankStatsRecorder::AddSizelessNode(uint64_t nodeId)
+{
+    // Named in one warning at the end, with the count: one line per trace, not per node.
+    constexpr std::size_t kListed = 10;
+    if (m_sizelessIds.size() < kListed)
+    {
+        m_sizelessIds.push_back(nodeId);
+    }
+    ++m_sizelessNodes;
+}
+
+RankStats
+RankStatsRecorder::Summarize(const std::string& tracePath) const
+{
+    RankStats stats = m_stats;
+    if (m_sizelessNodes > 0)
+    {
+        std::string ids;
+        for (uint64_t id : m_sizelessIds)
+        {
+            ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        }
+        if (m_sizelessNodes > m_sizelessIds.size())
+        {
+            ids += " and " + std::to_string(m_sizelessNodes - m_sizelessIds.size()) + " more";
+        }
+        // First among the warnings: the report shows each rank's first one.
+        stats.warnings.insert(stats.warnings.begin(),
+                              tracePath + ": " + std::to_string(m_sizelessNodes) +
+                                  " communication node(s) without comm_size ran as 0 bytes: " +
+                                  "node(s) " + ids +
+                                  " (MissingCommSize=error, or --strict, makes it an error)");
+    }
+    auto compute = Merge(m_computeIntervals);
+    auto comm = Merge(m_commIntervals);
+    stats.computeBusy = Total(compute);
+    stats.commTime = Total(comm);
+    stats.exposedComm = Uncovered(comm, compute);
+    return stats;
+}
+
+} // namespace ns3

@@ -1,0 +1,111 @@
+/*
+ * RankStats and RankStatsRecorder: what one rank's replay reports.
+ */
+#ifndef CHAKRA_RANK_STATS_H
+#define CHAKRA_RANK_STATS_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra
+ * \brief One communication operation as this rank saw it (for the report).
+ */
+struct CommRecord
+{
+    uint32_t rank{0};         //!< this rank
+    uint64_t nodeId{0};       //!< trace node
+    std::string name;         //!< node name
+    std::string kind;         //!< ALL_REDUCE, ..., SEND, RECV
+    uint64_t bytes{0};        //!< comm_size
+    std::string pg;           //!< process group ("" = world)
+    uint32_t commSize{1};     //!< members of the communicator
+    std::string algorithm;    //!< algorithm used (collectives)
+    uint64_t seq{0};          //!< call number on the communicator (collectives)
+    int64_t peer{-1};         //!< peer rank (send/recv)
+    Time start;               //!< issued (relative to replay start)
+    Time end;                 //!< completed (relative to replay start)
+    double traceMicros{0};    //!< duration recorded in the trace (measured, if any)
+};
+
+/**
+ * \ingroup chakra
+ * \brief Per-rank totals (for the report).
+ */
+struct RankStats
+{
+    uint32_t rank{0};
+    bool finished{false};           //!< every node ran
+    Time finishTime;                //!< last node's end (relative to replay start)
+    Time computeBusy;               //!< union of compute intervals
+    Time commTime;                  //!< union of communication intervals
+    Time exposedComm;               //!< communication not overlapped by compute
+    uint64_t nodes{0};              //!< nodes run
+    std::vector<std::string> stuck; //!< what an unfinished rank waits for
+    std::string error;              //!< a fatal trace error, if any
+    std::vector<std::string> warnings;
+};
+
+/**
+ * \ingroup chakra
+ * \brief Collects what a rank's replay reports as it runs: busy intervals, communication
+ * records, warnings, its error, its finish; and sums them up into RankStats.
+ *
+ * Compute and communication time are unions of intervals (overlapping kernels on two streams
+ * count once), and exposed communication is the part of the communication union that no
+ * compute interval covers.
+ */
+class RankStatsRecorder
+{
+  public:
+    /** \param rank the rank reported */
+    void SetRank(uint32_t rank);
+    /** A node ran from \p start to \p end (relative to the replay start). */
+    void AddCompute(Time start, Time end);
+    /** A communication node ran from \p start to \p end (relative to the replay start). */
+    void AddCommunication(Time start, Time end);
+    /** One more node ran. */
+    void CountNode();
+    /** A communication operation completed on this rank. */
+    void AddCommRecord(const CommRecord& record);
+    /** \return the communication operations, in completion order */
+    const std::vector<CommRecord>& GetCommRecords() const;
+    /** \param message a warning, in the order given */
+    void AddWarning(const std::string& message);
+    /** \param message the rank's fatal error */
+    void SetError(const std::string& message);
+    /** \return the rank's fatal error ("" if none) */
+    const std::string& GetError() const;
+    /** Every node ran; the last ended at \p time (relative to the replay start). */
+    void SetFinished(Time time);
+    /**
+     * A communication node ran without comm_size (as 0 bytes): counted, and the first few
+     * named, for one warning per trace.
+     */
+    void AddSizelessNode(uint64_t nodeId);
+
+    /**
+     * \param tracePath the trace named in the warning on nodes without comm_size
+     * \return the totals so far (stuck lines are the caller's)
+     */
+    RankStats Summarize(const std::string& tracePath) const;
+
+  private:
+    RankStats m_stats;
+    std::vector<std::pair<Time, Time>> m_computeIntervals;
+    std::vector<std::pair<Time, Time>> m_commIntervals;
+    std::vector<CommRecord> m_commRecords;
+    uint64_t m_sizelessNodes{0};         //!< communication nodes run without comm_size
+    std::vector<uint64_t> m_sizelessIds; //!< the first of them (for the warning)
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_RANK_STATS_H

@@ -1,0 +1,306 @@
+/*
+ * The collaborators ChakraApplication owns, each by itself on hand-made nodes: the call order
+ * (numbers and parked calls), the resource queues (streams and host threads), the rank stats
+ * (unions of intervals, exposed communication) and the communicator table.
+ */
+#define BOOST_TEST_MODULE application_parts
+#include "ns3/collective-call-order.h"
+#include "ns3/communicator-table.h"
+#include "ns3/rank-stats.h"
+#include "ns3/resource-queues.h"
+
+#include "ns3/nstime.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+using NodePtr = std::shared_ptr<const EtNode>;
+
+/** A node of \p type with the given integer and string attributes. */
+NodePtr
+MakeNode(uint64_t id,
+         ChakraProtoMsg::NodeType type,
+         const std::vector<std::pair<std::string, int64_t>>& ints = {},
+         const std::string& pg = "")
+{
+    ChakraProtoMsg::Node proto;
+    proto.set_id(id);
+    proto.set_name("node" + std::to_string(id));
+    proto.set_type(type);
+    for (const auto& [name, value] : ints)
+    {
+        auto* attr = proto.add_attr();
+        attr->set_name(name);
+        if (name == "is_cpu_op")
+        {
+            attr->set_bool_val(value != 0);
+        }
+        else
+        {
+            attr->set_int64_val(value);
+        }
+    }
+    if (!pg.empty())
+    {
+        auto* attr = proto.add_attr();
+        attr->set_name("pg_name");
+        attr->set_string_val(pg);
+    }
+    return std::make_shared<const EtNode>(proto);
+}
+
+/** An all-reduce on \p pg. */
+NodePtr
+Call(uint64_t id, const std::string& pg)
+{
+    return MakeNode(id, ChakraProtoMsg::COMM_COLL_NODE, {{"comm_type", ChakraProtoMsg::ALL_REDUCE}}, pg);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(call_order)
+
+BOOST_AUTO_TEST_CASE(calls_are_numbered_per_communicator_in_read_order)
+{
+    CollectiveCallOrder order;
+    order.Number(*Call(10, "tp"));
+    order.Number(*MakeNode(11, ChakraProtoMsg::COMP_NODE));
+    order.Number(*Call(12, "dp"));
+    order.Number(*MakeNode(13, ChakraProtoMsg::COMM_COLL_NODE, {}, "tp")); // no comm_type
+    order.Number(*Call(14, "tp"));
+    BOOST_TEST(order.NumberOf(10).value() == 0u);
+    BOOST_TEST(!order.NumberOf(11).has_value());
+    BOOST_TEST(order.NumberOf(12).value() == 0u);
+    BOOST_TEST(!order.NumberOf(13).has_value());
+    BOOST_TEST(order.NumberOf(14).value() == 1u);
+    order.Completed("tp", 10);
+    BOOST_TEST(!order.NumberOf(10).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(posted_calls_ready_out_of_order_start_in_program_order)
+{
+    CollectiveCallOrder order;
+    std::vector<NodePtr> calls;
+    for (uint64_t id = 0; id < 4; ++id)
+    {
+        calls.push_back(Call(id, "tp"));
+        order.Number(*calls.back());
+    }
+    std::vector<uint64_t> started;
+    auto start = [&started](NodePtr node) { started.push_back(node->GetId()); };
+    // Ready in the order 2, 0, 3, 1.
+    BOOST_TEST(!order.TryStart(calls[2], 2));
+    BOOST_TEST(order.TryStart(calls[0], 0));
+    started.push_back(0);
+    order.StartParked("tp", start);
+    BOOST_TEST(started == std::vector<uint64_t>({0}), "call 2 waits for call 1");
+    BOOST_TEST(!order.TryStart(calls[3], 3));
+    BOOST_TEST(order.DescribeParked().size() == 2u);
+    BOOST_TEST(order.DescribeParked().front().find("waits for call #1 to start") !=
+               std::string::npos);
+    BOOST_TEST(order.TryStart(calls[1], 1));
+    started.push_back(1);
+    order.StartParked("tp", start);
+    BOOST_TEST(started == std::vector<uint64_t>({0, 1, 2, 3}));
+    BOOST_TEST(order.DescribeParked().empty());
+}
+
+BOOST_AUTO_TEST_CASE(serial_calls_wait_for_the_previous_to_complete)
+{
+    CollectiveCallOrder order;
+    order.SetMode(CollectiveCallOrder::SERIAL);
+    auto first = Call(0, "tp");
+    auto second = Call(1, "tp");
+    order.Number(*first);
+    order.Number(*second);
+    std::vector<uint64_t> started;
+    auto start = [&started](NodePtr node) { started.push_back(node->GetId()); };
+    BOOST_TEST(order.TryStart(first, 0));
+    BOOST_TEST(!order.TryStart(second, 1), "posted would start it; serial waits");
+    BOOST_TEST(order.DescribeParked().front().find("waits for call #0 to complete") !=
+               std::string::npos);
+    order.StartParked("tp", start);
+    BOOST_TEST(started.empty());
+    order.Completed("tp", 0);
+    order.StartParked("tp", start);
+    BOOST_TEST(started == std::vector<uint64_t>({1}));
+}
+
+BOOST_AUTO_TEST_CASE(communicators_do_not_wait_for_each_other)
+{
+    CollectiveCallOrder order;
+    auto tp0 = Call(0, "tp");
+    auto dp0 = Call(1, "dp");
+    auto tp1 = Call(2, "tp");
+    order.Number(*tp0);
+    order.Number(*dp0);
+    order.Number(*tp1);
+    BOOST_TEST(!order.TryStart(tp1, 1));
+    BOOST_TEST(order.TryStart(dp0, 0), "dp's call 0 does not wait for tp's call 0");
+}
+
+BOOST_AUTO_TEST_CASE(a_call_completing_at_once_lets_the_next_start_in_order)
+{
+    // Serial order, and every started call completes inside start(): the re-entrant
+    // StartParked must still hand the calls over once each, in number order.
+    CollectiveCallOrder order;
+    order.SetMode(CollectiveCallOrder::SERIAL);
+    std::vector<NodePtr> calls;
+    for (uint64_t id = 0; id < 4; ++id)
+    {
+        calls.push_back(Call(id, ""));
+        order.Number(*calls.back());
+    }
+    std::vector<uint64_t> started;
+    std::function<void(NodePtr)> start = [&](NodePtr node) {
+        started.push_back(node->GetId());
+        order.Completed("", node->GetId());
+        order.StartParked("", start);
+    };
+    BOOST_TEST(!order.TryStart(calls[3], 3));
+    BOOST_TEST(!order.TryStart(calls[1], 1));
+    BOOST_TEST(!order.TryStart(calls[2], 2));
+    BOOST_TEST(order.TryStart(calls[0], 0));
+    start(calls[0]);
+    BOOST_TEST(started == std::vector<uint64_t>({0, 1, 2, 3}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(resource_queues)
+
+BOOST_AUTO_TEST_CASE(resource_of_each_kind_of_node)
+{
+    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(0, ChakraProtoMsg::COMP_NODE)) == "stream 0");
+    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(1, ChakraProtoMsg::COMP_NODE, {{"stream", 7}})) ==
+               "stream 7");
+    BOOST_TEST(ResourceQueues::ResourceOf(
+                   *MakeNode(2, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}, {"tid", 3}})) ==
+               "cpu thread 3");
+    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(3, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}})) ==
+               "cpu thread 0");
+    BOOST_TEST(ResourceQueues::ResourceOf(*Call(4, "")) == "", "a call naming no stream runs beside");
+    BOOST_TEST(ResourceQueues::ResourceOf(
+                   *MakeNode(5, ChakraProtoMsg::COMM_SEND_NODE, {{"stream", 24}})) == "stream 24");
+    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(6, ChakraProtoMsg::METADATA_NODE)) == "");
+}
+
+BOOST_AUTO_TEST_CASE(one_stream_runs_its_nodes_one_at_a_time_in_issue_order)
+{
+    ResourceQueues queues;
+    auto a = MakeNode(0, ChakraProtoMsg::COMP_NODE, {{"stream", 1}});
+    auto b = MakeNode(1, ChakraProtoMsg::COMP_NODE, {{"stream", 1}});
+    auto c = MakeNode(2, ChakraProtoMsg::COMP_NODE, {{"stream", 1}});
+    auto other = MakeNode(3, ChakraProtoMsg::COMP_NODE, {{"stream", 2}});
+    auto free = Call(4, "");
+    BOOST_TEST(queues.Acquire(a));
+    BOOST_TEST(!queues.Acquire(b));
+    BOOST_TEST(!queues.Acquire(c));
+    BOOST_TEST(queues.Acquire(other), "another stream is free");
+    BOOST_TEST(queues.Acquire(free), "a node without a resource never waits");
+    BOOST_TEST(queues.DescribeWaiting() ==
+               std::vector<std::string>({b->Describe() + " queued behind stream 1",
+                                         c->Describe() + " queued behind stream 1"}));
+    BOOST_TEST(queues.Release(*free) == nullptr);
+    BOOST_TEST(queues.Release(*a) == b);
+    BOOST_TEST(queues.Release(*b) == c);
+    BOOST_TEST(queues.Release(*c) == nullptr);
+    BOOST_TEST(queues.Acquire(MakeNode(5, ChakraProtoMsg::COMP_NODE, {{"stream", 1}})),
+               "the stream is free again");
+    BOOST_TEST(!queues.Acquire(MakeNode(6, ChakraProtoMsg::COMP_NODE, {{"stream", 2}})),
+               "stream 2 is still held by node 3");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(rank_stats)
+
+BOOST_AUTO_TEST_CASE(busy_times_are_unions_and_exposed_communication_is_uncovered)
+{
+    RankStatsRecorder recorder;
+    recorder.SetRank(3);
+    // Compute [0, 10] and [5, 15] (two streams): busy 15. Communication [12, 20] and
+    // [30, 40]: 18, of which [15, 20] and [30, 40] no compute covers: 15 exposed.
+    recorder.AddCompute(MicroSeconds(5), MicroSeconds(15));
+    recorder.AddCompute(MicroSeconds(0), MicroSeconds(10));
+    recorder.AddCommunication(MicroSeconds(30), MicroSeconds(40));
+    recorder.AddCommunication(MicroSeconds(12), MicroSeconds(20));
+    recorder.CountNode();
+    recorder.CountNode();
+    recorder.SetFinished(MicroSeconds(40));
+    const RankStats stats = recorder.Summarize("t.0.et");
+    BOOST_TEST(stats.rank == 3u);
+    BOOST_TEST(stats.finished);
+    BOOST_TEST(stats.finishTime == MicroSeconds(40));
+    BOOST_TEST(stats.nodes == 2u);
+    BOOST_TEST(stats.computeBusy == MicroSeconds(15));
+    BOOST_TEST(stats.commTime == MicroSeconds(18));
+    BOOST_TEST(stats.exposedComm == MicroSeconds(15));
+    BOOST_TEST(stats.warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(nodes_without_comm_size_make_one_warning_first)
+{
+    RankStatsRecorder recorder;
+    recorder.AddWarning("earlier warning");
+    for (uint64_t id = 100; id < 112; ++id)
+    {
+        recorder.AddSizelessNode(id);
+    }
+    const RankStats stats = recorder.Summarize("t.0.et");
+    BOOST_TEST_REQUIRE(stats.warnings.size() == 2u);
+    BOOST_TEST(stats.warnings[0] ==
+               "t.0.et: 12 communication node(s) without comm_size ran as 0 bytes: node(s) 100, "
+               "101, 102, 103, 104, 105, 106, 107, 108, 109 and 2 more (MissingCommSize=error, "
+               "or --strict, makes it an error)");
+    BOOST_TEST(stats.warnings[1] == "earlier warning");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(communicator_table)
+
+BOOST_AUTO_TEST_CASE(declared_foreign_and_undeclared_groups)
+{
+    // Rank 2 of 8, four ranks a host.
+    CommunicatorTable table;
+    table.Configure(2, 8, ShareRankList({0, 0, 0, 0, 1, 1, 1, 1}));
+    std::vector<std::string> warnings;
+    table.SetWarnings("t.2.et", [&warnings](const std::string& w) { warnings.push_back(w); });
+
+    const Communicator& world = table.Of(*Call(0, ""));
+    BOOST_TEST(world.Size() == 8u);
+    BOOST_TEST(world.myIndex == 2u);
+
+    table.NoteDeclared(true);
+    BOOST_TEST(table.Declare({"tp", {3, 2, 5}, 3}) == "");
+    BOOST_TEST(table.Declare({"other", {0, 1}, 2}) == "");
+    BOOST_TEST(table.Declare({"big", {2, 9}, 2}).find("names a rank beyond the 8 ranks") !=
+               std::string::npos);
+    const Communicator& tp = table.Of(*Call(1, "tp"));
+    BOOST_TEST(tp.Size() == 3u);
+    BOOST_TEST(tp.myIndex == 1u);
+    BOOST_TEST(*tp.hostOf == std::vector<uint32_t>({0, 0, 1}));
+    BOOST_TEST(table.IsForeign("other"));
+    BOOST_TEST(!table.IsForeign("tp"));
+    BOOST_TEST(table.Label(CommunicatorId("tp")) == "communicator 'tp'");
+    BOOST_TEST(table.Label(CommunicatorId("")) == "the world communicator");
+
+    BOOST_TEST(warnings.empty());
+    const Communicator& undeclared = table.Of(*Call(2, "x"));
+    BOOST_TEST(undeclared.Size() == 8u, "an undeclared group spans every rank");
+    BOOST_TEST(undeclared.name == "x");
+    BOOST_TEST(undeclared.id == CommunicatorId("x"));
+    BOOST_TEST_REQUIRE(warnings.size() == 1u);
+    BOOST_TEST(warnings[0].find("process group 'x'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
