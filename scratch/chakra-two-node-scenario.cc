@@ -53,6 +53,9 @@ main(int argc, char* argv[])
     link.SetDeviceAttribute("DataRate", StringValue(rate));
     link.SetDeviceAttribute("Mtu", UintegerValue(9000));
     link.SetChannelAttribute("Delay", StringValue(delay));
+    // A queue that holds a whole TCP window: the transport starts every flow at its full 1 MiB
+    // window (ns3::TcpTransport::BufferSize), and ns-3's default 100 packets would drop.
+    link.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("2000p"));
     NetDeviceContainer devices = link.Install(gpus);
     InternetStackHelper().Install(gpus);
     Ipv4AddressHelper("10.1.0.0", "255.255.255.0").Assign(devices);
