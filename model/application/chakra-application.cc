@@ -5,17 +5,11 @@
 
 #include "trace-limits.h"
 
-#include "ns3/boolean.h"
-#include "ns3/enum.h"
 #include "ns3/et-attribute.h"
-#include "ns3/data-rate.h"
 #include "ns3/log.h"
-#include "ns3/pointer.h"
 #include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
 #include "ns3/text-format.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cstring>
@@ -71,6 +65,7 @@ ChakraApplication::~ChakraApplication() = default;
 void
 ChakraApplication::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_activeCollectives.clear();
     m_callOrder.Clear();
     if (m_transport)
@@ -90,6 +85,7 @@ ChakraApplication::Configure(uint32_t rank,
                              std::shared_ptr<const std::vector<Address>> peers,
                              SharedRankList hostOf)
 {
+    NS_LOG_FUNCTION(this << rank);
     m_rank = rank;
     m_peers = peers ? std::move(peers) : std::make_shared<const std::vector<Address>>();
     m_communicators.Configure(rank, PeerCount(), std::move(hostOf));
@@ -97,84 +93,23 @@ ChakraApplication::Configure(uint32_t rank,
 }
 
 void
-ChakraApplication::Configure(uint32_t rank,
-                             const std::vector<Address>& peers,
-                             const std::vector<uint32_t>& hostOf)
-{
-    Configure(rank,
-              std::make_shared<const std::vector<Address>>(peers),
-              ShareRankList(hostOf));
-}
-
-uint32_t
-ChakraApplication::PeerCount() const
-{
-    return m_peers ? static_cast<uint32_t>(m_peers->size()) : 0;
-}
-
-void
 ChakraApplication::SetTimeline(std::shared_ptr<TimelineWriter> timeline)
 {
+    NS_LOG_FUNCTION(this << timeline.get());
     m_timeline = std::move(timeline);
-}
-
-uint32_t
-ChakraApplication::GetRank() const
-{
-    return m_rank;
-}
-
-int64_t
-ChakraApplication::GetHighestNamedRank() const
-{
-    return m_highestNamed;
-}
-
-bool
-ChakraApplication::HasWorldSize() const
-{
-    return m_worldSizeKnown;
-}
-
-void
-ChakraApplication::NameRank(int64_t rank)
-{
-    m_highestNamed = std::max(m_highestNamed, rank);
 }
 
 void
 ChakraApplication::SetTransport(Ptr<CommTransport> transport)
 {
+    NS_LOG_FUNCTION(this << transport);
     m_transport = transport;
-}
-
-Ptr<CommTransport>
-ChakraApplication::GetTransport()
-{
-    if (!m_transport)
-    {
-        ObjectFactory factory(
-            CommTransport::LookupModel(CommTransport::GetModelName(m_transportModel)).GetName());
-        m_transport = factory.Create<CommTransport>();
-    }
-    return m_transport;
-}
-
-bool
-ChakraApplication::IsFinished() const
-{
-    return m_finished;
-}
-
-const std::vector<CommRecord>&
-ChakraApplication::GetCommRecords() const
-{
-    return m_stats.GetCommRecords();
 }
 
 void
 ChakraApplication::StartApplication()
 {
+    NS_LOG_FUNCTION(this << m_rank);
     if (!m_computeModel)
     {
         m_computeModel = CreateObject<ComputeModel>();
@@ -190,12 +125,16 @@ ChakraApplication::StartApplication()
     m_transport->Start();
     m_replayStart = Simulator::Now() + m_replayDelay;
     m_replayStarted = false;
+    NS_LOG_INFO("rank " << m_rank << " starts: trace " << m_tracePath << ", "
+                        << m_transport->GetInstanceTypeId().GetName() << ", replay in "
+                        << (m_replayDelay + m_startOffset).As(Time::US));
     Simulator::Schedule(m_replayDelay + m_startOffset, &ChakraApplication::BeginReplay, this);
 }
 
 bool
 ChakraApplication::OpenTrace()
 {
+    NS_LOG_FUNCTION(this << m_tracePath);
     try
     {
         EtFeederOptions options;
@@ -233,11 +172,14 @@ ChakraApplication::OpenTrace()
 void
 ChakraApplication::StopApplication()
 {
+    NS_LOG_FUNCTION(this << m_rank);
 }
 
 void
 ChakraApplication::BeginReplay()
 {
+    NS_LOG_FUNCTION(this << m_rank);
+    NS_LOG_INFO("rank " << m_rank << " begins its replay");
     m_replayStarted = true;
     Pump();
 }
@@ -249,6 +191,7 @@ ChakraApplication::Fail(const std::string& message)
     {
         return;
     }
+    NS_LOG_FUNCTION(this << m_rank);
     m_failed = true;
     // Every error names the trace it comes from (node descriptions do not).
     const bool named = m_tracePath.empty() || message.find(m_tracePath) != std::string::npos;
@@ -290,6 +233,7 @@ ChakraApplication::WarnOnce(const std::string& key, const std::string& message)
 void
 ChakraApplication::Pump()
 {
+    NS_LOG_FUNCTION(this << m_rank);
     if (m_pumping)
     {
         m_pumpAgain = true;
@@ -314,6 +258,9 @@ ChakraApplication::Pump()
         {
             m_finished = true;
             m_stats.SetFinished(Simulator::Now() - m_replayStart);
+            NS_LOG_INFO("rank " << m_rank << " finished its trace at "
+                                << (Simulator::Now() - m_replayStart).As(Time::US)
+                                << " after the replay start");
         }
     }
     catch (const TraceError& e)
@@ -326,6 +273,7 @@ ChakraApplication::Pump()
 void
 ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     auto seq = m_callOrder.NumberOf(node->GetId());
     if (!seq)
     {
@@ -346,6 +294,8 @@ ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
 void
 ChakraApplication::IssueToResource(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
+    NS_LOG_INFO("rank " << m_rank << " issues " << node->Describe());
     m_nodeIssued(m_rank, node);
     if (m_resources.Acquire(node))
     {
@@ -356,6 +306,7 @@ ChakraApplication::IssueToResource(std::shared_ptr<const EtNode> node)
 void
 ChakraApplication::Run(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     ++m_running;
     // A bad number in a node (a size or a duration no trace can have) is found while running
     // it: the rank fails with the file and the node named, whatever called Run.
@@ -404,6 +355,9 @@ ChakraApplication::Complete(std::shared_ptr<const EtNode> node,
                             const std::string& lane,
                             const std::vector<std::pair<std::string, std::string>>& args)
 {
+    NS_LOG_FUNCTION(this << node->GetId() << start);
+    NS_LOG_LOGIC("rank " << m_rank << ": node " << node->GetId() << " done after "
+                         << (Simulator::Now() - start).As(Time::US));
     --m_running;
     if (Simulator::Now() > start)
     {
@@ -466,8 +420,11 @@ ChakraApplication::RecordInterval(const EtNode& node,
 void
 ChakraApplication::RunCompute(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     Time start = Simulator::Now();
     Time duration = m_computeModel->GetDuration(*node);
+    NS_LOG_LOGIC("rank " << m_rank << ": " << node->Describe() << " computes for "
+                         << duration.As(Time::US));
     std::string lane = ResourceQueues::ResourceOf(*node);
     // Always an event, even for zero durations: completing inline would recurse through a
     // stream's queue of waiting nodes.
@@ -486,6 +443,7 @@ ChakraApplication::RunUntypedCollective(std::shared_ptr<const EtNode> node,
                                         Time start,
                                         const std::string& lane)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     // Some reference-converter traces have collectives without comm_type: replay the
     // recorded duration rather than guess.
     WarnOnce("no-comm-type",
@@ -525,6 +483,7 @@ ChakraApplication::CheckMembership(const EtNode& node)
 void
 ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     const Time start = Simulator::Now();
     const std::string lane = CommunicationLane(*node);
     std::optional<ChakraProtoMsg::CollectiveCommType> type;
@@ -620,6 +579,9 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
                               FinishCollective(node, start, lane, std::move(record));
                           });
         });
+    NS_LOG_LOGIC("rank " << m_rank << ": " << record.kind << " call #" << record.seq << " of pg '"
+                         << record.pg << "' (" << record.bytes << " bytes, "
+                         << record.algorithm << ", " << request.chunks << " chunk(s)) starts");
     m_activeCollectives[id] = collective;
     collective->Start();
 }
@@ -630,8 +592,13 @@ ChakraApplication::FinishCollective(std::shared_ptr<const EtNode> node,
                                     const std::string& lane,
                                     CommRecord record)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     const uint64_t id = node->GetId();
     record.end = Simulator::Now() - m_replayStart;
+    NS_LOG_INFO("rank " << m_rank << ": " << record.kind << " call #" << record.seq << " of "
+                        << (record.pg.empty() ? "the world" : "pg '" + record.pg + "'") << " ("
+                        << record.bytes << " bytes, " << record.algorithm << ") completed in "
+                        << (record.end - record.start).As(Time::US));
     m_stats.AddCommRecord(record);
     m_collectiveFinished(record);
     m_finishingCollectives.erase(id);
@@ -672,6 +639,7 @@ ChakraApplication::CheckCommSize(const EtNode& node)
 void
 ChakraApplication::SetCallDelays(std::unordered_map<uint64_t, Time> delays)
 {
+    NS_LOG_FUNCTION(this << delays.size());
     m_callDelays = std::move(delays);
 }
 
@@ -685,6 +653,7 @@ ChakraApplication::SetCommGroups(std::shared_ptr<const CommGroupFile> groups)
 void
 ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     const Time start = Simulator::Now();
     const std::string lane = CommunicationLane(*node);
     const bool send = node->GetType() == ChakraProtoMsg::COMM_SEND_NODE;
@@ -731,8 +700,11 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
                       (send ? "send to rank " : "waits for a message from rank ") +
                       std::to_string(*peer) + " with tag " + std::to_string(tag) + " (" +
                       std::to_string(bytes) + " bytes)";
-    auto done = [this, node, start, lane, record, id, tag]() mutable {
+    auto done = [this, node, start, lane, record, id, tag, send]() mutable {
         record.end = Simulator::Now() - m_replayStart;
+        NS_LOG_INFO("rank " << m_rank << ": " << record.kind << (send ? " to" : " from")
+                            << " rank " << record.peer << " (tag " << tag << ", " << record.bytes
+                            << " bytes) completed in " << (record.end - record.start).As(Time::US));
         m_stats.AddCommRecord(record);
         m_collectiveFinished(record);
         m_activeP2p.erase(id);
@@ -757,6 +729,7 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
 void
 ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
 {
+    NS_LOG_FUNCTION(this << node->GetId());
     if (node->GetName().find("process_group:init") != std::string::npos)
     {
         std::string error;
@@ -766,6 +739,7 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
             Fail(node->Describe() + ": " + error);
             return;
         }
+        NS_LOG_INFO("rank " << m_rank << ": " << groups.size() << " process group(s) declared");
         m_communicators.NoteDeclared(!groups.empty());
         for (const auto& group : groups)
         {

@@ -10,19 +10,21 @@ NS_LOG_COMPONENT_DEFINE("CollectiveCallOrder");
 void
 CollectiveCallOrder::SetMode(Mode mode)
 {
+    NS_LOG_FUNCTION(this << mode);
     m_mode = mode;
 }
 
 void
 CollectiveCallOrder::Number(const EtNode& node)
 {
+    NS_LOG_FUNCTION(this << node.GetId());
     if (node.GetType() != ChakraProtoMsg::COMM_COLL_NODE || !node.GetCommType())
     {
         return;
     }
     const uint64_t seq = m_states[node.GetPgName()].read++;
     m_numbers[node.GetId()] = seq;
-    NS_LOG_DEBUG("node " << node.GetId() << " is call #" << seq << " of pg '" << node.GetPgName()
+    NS_LOG_LOGIC("node " << node.GetId() << " is call #" << seq << " of pg '" << node.GetPgName()
                          << "'");
 }
 
@@ -51,7 +53,7 @@ CollectiveCallOrder::TryStart(std::shared_ptr<const EtNode> node, uint64_t seq)
     const std::string pg = node->GetPgName();
     if (!IsTurn(pg, seq))
     {
-        NS_LOG_DEBUG("call #" << seq << " of pg '" << pg << "' parked until its turn");
+        NS_LOG_LOGIC("call #" << seq << " of pg '" << pg << "' parked until its turn");
         m_states[pg].parked[seq] = std::move(node);
         return false;
     }

@@ -13,6 +13,7 @@ NS_LOG_COMPONENT_DEFINE("CommunicatorTable");
 void
 CommunicatorTable::Configure(uint32_t rank, uint32_t peerCount, SharedRankList hostOf)
 {
+    NS_LOG_FUNCTION(this << rank << peerCount);
     m_rank = rank;
     m_peerCount = peerCount;
     m_hostOf = std::move(hostOf);
@@ -21,6 +22,7 @@ CommunicatorTable::Configure(uint32_t rank, uint32_t peerCount, SharedRankList h
 void
 CommunicatorTable::SetCommGroups(std::shared_ptr<const CommGroupFile> groups)
 {
+    NS_LOG_FUNCTION(this << groups.get());
     m_commGroups = std::move(groups);
 }
 
@@ -83,6 +85,7 @@ CommunicatorTable::World()
 Communicator&
 CommunicatorTable::Of(const EtNode& node)
 {
+    NS_LOG_FUNCTION(this << node.GetId());
     std::string pg = node.GetPgName();
     auto it = m_communicators.find(pg);
     if (it != m_communicators.end())
@@ -165,6 +168,7 @@ CommunicatorTable::Make(const std::string& name, std::vector<uint32_t> members) 
 void
 CommunicatorTable::NoteDeclared(bool any)
 {
+    NS_LOG_FUNCTION(this << any);
     m_declaredGroups = m_declaredGroups || any;
 }
 

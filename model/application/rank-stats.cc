@@ -1,9 +1,13 @@
 #include "rank-stats.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RankStatsRecorder");
 
 namespace
 {
@@ -64,30 +68,35 @@ Uncovered(const std::vector<std::pair<Time, Time>>& a, const std::vector<std::pa
 void
 RankStatsRecorder::SetRank(uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << rank);
     m_stats.rank = rank;
 }
 
 void
 RankStatsRecorder::AddCompute(Time start, Time end)
 {
+    NS_LOG_FUNCTION(this << start << end);
     m_computeIntervals.emplace_back(start, end);
 }
 
 void
 RankStatsRecorder::AddCommunication(Time start, Time end)
 {
+    NS_LOG_FUNCTION(this << start << end);
     m_commIntervals.emplace_back(start, end);
 }
 
 void
 RankStatsRecorder::CountNode()
 {
+    NS_LOG_FUNCTION(this);
     ++m_stats.nodes;
 }
 
 void
 RankStatsRecorder::AddCommRecord(const CommRecord& record)
 {
+    NS_LOG_FUNCTION(this << record.nodeId);
     m_commRecords.push_back(record);
 }
 
@@ -100,12 +109,14 @@ RankStatsRecorder::GetCommRecords() const
 void
 RankStatsRecorder::AddWarning(const std::string& message)
 {
+    NS_LOG_FUNCTION(this << message);
     m_stats.warnings.push_back(message);
 }
 
 void
 RankStatsRecorder::SetError(const std::string& message)
 {
+    NS_LOG_FUNCTION(this << message);
     m_stats.error = message;
 }
 
@@ -118,6 +129,7 @@ RankStatsRecorder::GetError() const
 void
 RankStatsRecorder::SetFinished(Time time)
 {
+    NS_LOG_FUNCTION(this << time);
     m_stats.finished = true;
     m_stats.finishTime = time;
 }
@@ -125,6 +137,7 @@ RankStatsRecorder::SetFinished(Time time)
 void
 RankStatsRecorder::AddSizelessNode(uint64_t nodeId)
 {
+    NS_LOG_FUNCTION(this << nodeId);
     // Named in one warning at the end, with the count: one line per trace, not per node.
     constexpr std::size_t kListed = 10;
     if (m_sizelessIds.size() < kListed)
@@ -137,6 +150,7 @@ RankStatsRecorder::AddSizelessNode(uint64_t nodeId)
 RankStats
 RankStatsRecorder::Summarize(const std::string& tracePath) const
 {
+    NS_LOG_FUNCTION(this << tracePath);
     RankStats stats = m_stats;
     if (m_sizelessNodes > 0)
     {

@@ -48,7 +48,7 @@ ResourceQueues::Acquire(std::shared_ptr<const EtNode> node)
     }
     if (m_busy[resource])
     {
-        NS_LOG_DEBUG("node " << node->GetId() << " waits behind " << resource);
+        NS_LOG_LOGIC("node " << node->GetId() << " waits behind " << resource);
         m_waiting[resource].push_back(std::move(node));
         return false;
     }

@@ -1,6 +1,7 @@
 /*
- * ChakraApplication's attributes, and what they make of a collective call (its algorithm,
- * chunks and software cost). The rest of the class is in chakra-application.cc.
+ * ChakraApplication's configuration: its attributes and what they make of a collective call
+ * (its algorithm, chunks and software cost), and the plain accessors a helper uses before and
+ * after the run. The replay itself is in chakra-application.cc.
  */
 #include "chakra-application.h"
 
@@ -9,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/enum.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -252,6 +254,70 @@ ChakraApplication::TimeAfterTransfer(const EtNode& node, uint64_t bytes) const
     }
     // Bounded like any duration a trace hands over (a rate of a few bit/s would overflow Time).
     return micros > 0 ? NodeDuration(node, "collective overhead and call delay", micros) : Time();
+}
+
+void
+ChakraApplication::Configure(uint32_t rank,
+                             const std::vector<Address>& peers,
+                             const std::vector<uint32_t>& hostOf)
+{
+    Configure(rank,
+              std::make_shared<const std::vector<Address>>(peers),
+              ShareRankList(hostOf));
+}
+
+uint32_t
+ChakraApplication::PeerCount() const
+{
+    return m_peers ? static_cast<uint32_t>(m_peers->size()) : 0;
+}
+
+uint32_t
+ChakraApplication::GetRank() const
+{
+    return m_rank;
+}
+
+int64_t
+ChakraApplication::GetHighestNamedRank() const
+{
+    return m_highestNamed;
+}
+
+bool
+ChakraApplication::HasWorldSize() const
+{
+    return m_worldSizeKnown;
+}
+
+void
+ChakraApplication::NameRank(int64_t rank)
+{
+    m_highestNamed = std::max(m_highestNamed, rank);
+}
+
+Ptr<CommTransport>
+ChakraApplication::GetTransport()
+{
+    if (!m_transport)
+    {
+        ObjectFactory factory(
+            CommTransport::LookupModel(CommTransport::GetModelName(m_transportModel)).GetName());
+        m_transport = factory.Create<CommTransport>();
+    }
+    return m_transport;
+}
+
+bool
+ChakraApplication::IsFinished() const
+{
+    return m_finished;
+}
+
+const std::vector<CommRecord>&
+ChakraApplication::GetCommRecords() const
+{
+    return m_stats.GetCommRecords();
 }
 
 } // namespace ns3
