@@ -30,6 +30,7 @@
  * MTU + 38 (IPv4, UDP, BTH, ICRC; Ethernet header, FCS, preamble, gap); and rdma's sends
  * complete when acknowledged, which adds the last ACK's way back once (PathModel::completion).
  */
+#include "bench-args.h"
 #include "bench-labels.h"
 #include "bench-util.h"
 
@@ -46,7 +47,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -485,35 +485,19 @@ PrintRow(const Row& row)
     std::fflush(stdout);
 }
 
-/** Command-line options. */
+/** Command-line options (defaults: DeclareOptions). */
 struct Options
 {
     bool quick{false};
-    std::vector<uint32_t> ranks{2, 3, 8, 16};
-    std::vector<uint64_t> sizes{64u << 10, 1u << 20, 16u << 20, 256u << 20};
+    std::vector<uint32_t> ranks;
+    std::vector<uint64_t> sizes;
     std::vector<CollectiveCommType> collectives; //!< empty: all
     std::vector<std::string> algorithms;         //!< empty: all
-    std::vector<std::string> sections{"flat", "hierarchical", "astra"};
-    std::vector<std::string> transports{"tcp", "rdma"};
+    std::vector<std::string> sections;
+    std::vector<std::string> transports;
     std::string data;
     bool sizesGiven{false};
 };
-
-std::vector<std::string>
-SplitList(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ','))
-    {
-        if (!item.empty())
-        {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
 
 template <typename T>
 bool
@@ -522,115 +506,59 @@ Contains(const std::vector<T>& list, const T& value)
     return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-void
-Usage()
+/**
+ * Declares the flags on \p args and returns what takes their values into \p options, checking
+ * each (std::invalid_argument naming the flag).
+ */
+std::function<void()>
+DeclareOptions(ToolArgs& args, Options& options)
 {
-    std::fprintf(stderr,
-                 "usage: collective-accuracy-bench [--quick] [--n=2,3,8,16] "
-                 "[--sizes=64KiB,1MiB,16MiB,256MiB] [--collectives=all-reduce,...] "
-                 "[--algorithms=ring,...] [--sections=flat,hierarchical,astra] [--data=DIR] "
-                 "[--transport=tcp,rdma]\n");
-}
-
-/** \return false on a bad option (after printing why) */
-bool
-ParseOptions(int argc, char** argv, Options& options)
-{
-    for (int i = 1; i < argc; ++i)
-    {
-        std::string arg = argv[i];
-        auto value = [&](const std::string& flag) -> std::string {
-            return arg.rfind(flag + "=", 0) == 0 ? arg.substr(flag.size() + 1) : std::string();
-        };
-        if (arg == "--quick")
+    args.AddFlag("quick", "sizes up to 16 MiB only (unless --sizes is given)");
+    args.AddOption("n", "communicator sizes of the flat section (comma separated)", "2,3,8,16");
+    args.AddOption("sizes", "collective sizes (comma separated)", "64KiB,1MiB,16MiB,256MiB");
+    args.AddOption("collectives", "collectives to run (comma separated; default: all)");
+    args.AddOption("algorithms", "algorithms to run (comma separated; default: all)");
+    args.AddOption("sections", "sections to run (comma separated)", "flat,hierarchical,astra");
+    args.AddOption("data",
+                   "the shared traces, for the astra section (default $CHAKRA_TEST_DATA, else "
+                   "./../shared/data)");
+    args.AddOption("transport",
+                   "transport models, one column each",
+                   "tcp,rdma",
+                   false,
+                   {"transports"});
+    return [&args, &options]() {
+        options.quick = args.Has("quick");
+        options.ranks = chakra_bench::ParseCountList(args.Get("n"), "--n", 1, 1000000);
+        options.sizes =
+            chakra_bench::ParseSizeList(args.Get("sizes"), "--sizes", 1, uint64_t(1) << 40);
+        options.sizesGiven = args.Has("sizes");
+        if (args.Has("collectives"))
         {
-            options.quick = true;
+            options.collectives =
+                chakra_bench::ParseCollectiveList(args.Get("collectives"), "--collectives");
         }
-        else if (!value("--n").empty())
+        if (args.Has("algorithms"))
         {
-            options.ranks.clear();
-            for (const auto& item : SplitList(value("--n")))
-            {
-                options.ranks.push_back(static_cast<uint32_t>(std::stoul(item)));
-            }
+            options.algorithms = chakra_bench::ParseNameList(args.Get("algorithms"),
+                                                             "--algorithms",
+                                                             CollectiveAlgorithmNames());
         }
-        else if (!value("--sizes").empty())
+        options.sections = chakra_bench::ParseNameList(args.Get("sections"),
+                                                       "--sections",
+                                                       {"flat", "hierarchical", "astra"});
+        options.data = args.Get("data");
+        options.transports = chakra_bench::ParseCheckedList(args.Get("transport"),
+                                                            "--transport",
+                                                            CommTransport::LookupModel);
+        if (options.quick && !options.sizesGiven)
         {
-            options.sizes.clear();
-            options.sizesGiven = true;
-            for (const auto& item : SplitList(value("--sizes")))
-            {
-                uint64_t bytes = 0;
-                if (!WorkloadGenerator::ParseBytes(item, bytes))
-                {
-                    std::fprintf(stderr, "not a size: %s\n", item.c_str());
-                    return false;
-                }
-                options.sizes.push_back(bytes);
-            }
+            options.sizes.erase(std::remove_if(options.sizes.begin(),
+                                               options.sizes.end(),
+                                               [](uint64_t s) { return s > (16u << 20); }),
+                                options.sizes.end());
         }
-        else if (!value("--collectives").empty())
-        {
-            for (const auto& item : SplitList(value("--collectives")))
-            {
-                CollectiveCommType type;
-                if (!WorkloadGenerator::ParseCollective(item, type))
-                {
-                    std::fprintf(stderr, "not a collective: %s\n", item.c_str());
-                    return false;
-                }
-                options.collectives.push_back(type);
-            }
-        }
-        else if (!value("--algorithms").empty())
-        {
-            options.algorithms = SplitList(value("--algorithms"));
-            for (const auto& name : options.algorithms)
-            {
-                if (!CreateCollectiveAlgorithm(name))
-                {
-                    std::fprintf(stderr, "not an algorithm: %s\n", name.c_str());
-                    return false;
-                }
-            }
-        }
-        else if (!value("--sections").empty())
-        {
-            options.sections = SplitList(value("--sections"));
-        }
-        else if (!value("--data").empty())
-        {
-            options.data = value("--data");
-        }
-        else if (!value("--transport").empty())
-        {
-            options.transports = SplitList(value("--transport"));
-            for (const auto& name : options.transports)
-            {
-                try
-                {
-                    CommTransport::LookupModel(name);
-                }
-                catch (const std::invalid_argument& e)
-                {
-                    std::fprintf(stderr, "%s\n", e.what());
-                    return false;
-                }
-            }
-        }
-        else
-        {
-            Usage();
-            return false;
-        }
-    }
-    if (options.quick && !options.sizesGiven)
-    {
-        options.sizes.erase(std::remove_if(options.sizes.begin(), options.sizes.end(),
-                                           [](uint64_t s) { return s > (16u << 20); }),
-                            options.sizes.end());
-    }
-    return true;
+    };
 }
 
 /** Collects rows and keeps the worst ratio per (transport, collective, algorithm). */
@@ -987,10 +915,16 @@ RunAstraSection(const Options& options, Table& table)
 int
 main(int argc, char** argv)
 {
+    const std::string program = "collective-accuracy-bench";
+    ToolArgs args(program,
+                  "Simulated collective times beside their closed forms, on tcp and rdma "
+                  "(each simulation in a child process).");
     Options options;
-    if (!ParseOptions(argc, argv, options))
+    const std::function<void()> readValues = DeclareOptions(args, options);
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        return 2;
+        return exitCode;
     }
     g_transports = options.transports;
     const double start = chakra_bench::Now();

@@ -13,6 +13,8 @@
  * trace given. Beside it, the CPU time of nlohmann/json's DOM parse of the same text and the
  * ratio, a yardstick that a slow or loaded machine stretches as much as the converter.
  */
+#include "bench-args.h"
+
 #include "ns3/pytorch-trace.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-error.h"
@@ -62,10 +64,30 @@ PeakRssKiB()
 int
 main(int argc, char** argv)
 {
+    const std::string program = "converter-bench";
+    ns3::ToolArgs args(program,
+                       "Converts PyTorch traces five times each; prints the best wall and CPU "
+                       "time (read, convert + write) and the peak RSS.");
+    args.AddPositional("trace",
+                       "a host or linked trace (default: the shared resnet host trace under "
+                       "$CHAKRA_TEST_DATA, else ../shared/data)",
+                       false);
+    args.AllowMorePositionals("more", "more traces");
     std::vector<std::string> inputs;
-    for (int i = 1; i < argc; ++i)
+    auto readValues = [&]() {
+        if (args.Has("trace"))
+        {
+            inputs.push_back(args.Get("trace"));
+        }
+        for (const auto& path : args.GetMorePositionals())
+        {
+            inputs.push_back(path);
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        inputs.emplace_back(argv[i]);
+        return exitCode;
     }
     if (inputs.empty())
     {

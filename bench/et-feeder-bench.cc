@@ -5,6 +5,7 @@
  *
  *   build/bench/et-feeder-bench [nodes] [path] [window]
  */
+#include "bench-args.h"
 #include "bench-util.h"
 
 #include "ns3/et-feeder.h"
@@ -19,12 +20,35 @@ using namespace ns3;
 int
 main(int argc, char** argv)
 {
-    uint64_t nodes = argc > 1 ? std::stoull(argv[1]) : 10000000;
-    std::string path = argc > 2 ? argv[2] : "/tmp/chakra-feeder-bench.et";
+    const std::string program = "et-feeder-bench";
+    ToolArgs args(program,
+                  "Writes a synthetic layered DAG to a .et and feeds it through the issue / "
+                  "finish / remove loop, serially and 64 nodes in flight; prints nodes/s and "
+                  "peak RSS.");
+    args.AddPositional("nodes", "nodes of the DAG (default 10000000)", false);
+    args.AddPositional("path", "the .et file (default /tmp/chakra-feeder-bench.et)", false);
+    args.AddPositional("window", "the feeder's window in nodes (default: the feeder's)", false);
+    uint64_t nodes = 10000000;
+    std::string path = "/tmp/chakra-feeder-bench.et";
     EtFeederOptions options;
-    if (argc > 3)
+    auto readValues = [&]() {
+        if (args.Has("nodes"))
+        {
+            nodes = ParseWholeNumber(args.Get("nodes"), "<nodes>", 1, 1000000000);
+        }
+        if (args.Has("path"))
+        {
+            path = args.Get("path");
+        }
+        if (args.Has("window"))
+        {
+            options.windowSize = ParseWholeNumber(args.Get("window"), "<window>", 1, 1000000000);
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        options.windowSize = std::stoull(argv[3]);
+        return exitCode;
     }
     std::printf("et-feeder-bench: %llu nodes, %s\n", static_cast<unsigned long long>(nodes),
                 path.c_str());

@@ -4,6 +4,7 @@
  *
  *   build/bench/et-io-bench [nodes] [path]      (a path ending in .gz is gzip'd)
  */
+#include "bench-args.h"
 #include "bench-util.h"
 
 #include "ns3/et-reader.h"
@@ -45,8 +46,32 @@ FillNode(ChakraProtoMsg::Node& node, uint64_t id)
 int
 main(int argc, char** argv)
 {
-    uint64_t nodes = argc > 1 ? std::stoull(argv[1]) : 5000000;
-    std::string path = argc > 2 ? argv[2] : "/tmp/chakra-et-io-bench.et";
+    const std::string program = "et-io-bench";
+    ToolArgs args(program,
+                  "Writes then reads a synthetic .et and prints MB/s, nodes/s and peak RSS of "
+                  "each phase (each in its own process).");
+    args.AddPositional("nodes", "nodes to write and read (default 5000000)", false);
+    args.AddPositional("path",
+                       "the file (default /tmp/chakra-et-io-bench.et; a path ending in .gz is "
+                       "gzip'd)",
+                       false);
+    uint64_t nodes = 5000000;
+    std::string path = "/tmp/chakra-et-io-bench.et";
+    auto readValues = [&]() {
+        if (args.Has("nodes"))
+        {
+            nodes = ParseWholeNumber(args.Get("nodes"), "<nodes>", 1, 1000000000);
+        }
+        if (args.Has("path"))
+        {
+            path = args.Get("path");
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
+    {
+        return exitCode;
+    }
     std::printf("et-io-bench: %llu nodes, %s\n", static_cast<unsigned long long>(nodes),
                 path.c_str());
 

@@ -21,6 +21,7 @@
  * the run would take on an idle core; wall times on the shared VM follow the load), peak RSS of
  * the child (the whole stack).
  */
+#include "bench-args.h"
 #include "bench-util.h"
 
 #include "ns3/chakra-module.h"
@@ -31,7 +32,6 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -64,31 +64,16 @@ struct Workload
     uint64_t ringBytes{0}; //!< > 0: ring all-reduce of this size; 0: data-parallel step
 };
 
+/** Command-line options (defaults: DeclareOptions). */
 struct Options
 {
     std::vector<Workload> workloads;
-    std::vector<uint32_t> ranks{64, 128, 256, 512, 1024, 2048, 4096, 8192};
-    std::vector<std::string> transports{"flow", "tcp"};
-    std::string topology{"single-switch"};
-    unsigned timeout{600};
+    std::vector<uint32_t> ranks;
+    std::vector<std::string> transports;
+    std::string topology;
+    unsigned timeout{0};
     bool markdown{false};
 };
-
-std::vector<std::string>
-SplitList(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ','))
-    {
-        if (!item.empty())
-        {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
 
 bool
 ParseWorkload(const std::string& name, Workload& workload)
@@ -311,70 +296,47 @@ PrintRow(bool markdown, const Workload& workload, const std::string& model, uint
     std::fflush(stdout);
 }
 
-bool
-ParseOptions(int argc, char** argv, Options& options)
+/**
+ * Declares the flags on \p args and returns what takes their values into \p options, checking
+ * each (std::invalid_argument naming the flag).
+ */
+std::function<void()>
+DeclareOptions(ToolArgs& args, Options& options)
 {
-    std::vector<std::string> workloads{"ring64M", "ring1G", "dp"};
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string arg = argv[i];
-        const auto eq = arg.find('=');
-        const std::string flag = arg.substr(0, eq);
-        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        if (flag == "--workloads")
+    args.AddOption("workloads",
+                   "ringS: ring all-reduce of S (64M, 1G, any size) on one switch, one GPU per "
+                   "host, NIC 100 Gbps; dp: a data-parallel step (16 layers x 16 MiB) on 8-GPU "
+                   "hosts (comma separated)",
+                   "ring64M,ring1G,dp");
+    args.AddOption("ranks", "GPU counts (comma separated)", "64,128,256,512,1024,2048,4096,8192");
+    args.AddOption("transports",
+                   "models to run (a packet model stops growing once a run takes longer than "
+                   "the timeout)",
+                   "flow,tcp");
+    args.AddOption("topology", "dp's topology (ring: always one switch)", "single-switch");
+    args.AddOption("timeout", "a run taking longer (seconds) is killed", "600");
+    args.AddFlag("markdown", "print the table as Markdown");
+    return [&args, &options]() {
+        for (const auto& name : chakra_bench::NonEmptyList(args.Get("workloads"), "--workloads"))
         {
-            workloads = SplitList(value);
-        }
-        else if (flag == "--ranks")
-        {
-            options.ranks.clear();
-            for (const auto& item : SplitList(value))
+            Workload workload;
+            if (!ParseWorkload(name, workload))
             {
-                const unsigned long n = std::strtoul(item.c_str(), nullptr, 10);
-                if (n < 2 || n > 1000000)
-                {
-                    std::fprintf(stderr, "flow-scaling-bench: bad rank count %s\n", item.c_str());
-                    return false;
-                }
-                options.ranks.push_back(static_cast<uint32_t>(n));
+                throw std::invalid_argument("--workloads: unknown workload '" + name +
+                                            "' (ringS with S a size such as 64M, 1G; or dp)");
             }
+            options.workloads.push_back(workload);
         }
-        else if (flag == "--transports")
-        {
-            options.transports = SplitList(value);
-        }
-        else if (flag == "--topology")
-        {
-            options.topology = value;
-        }
-        else if (flag == "--timeout")
-        {
-            options.timeout = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
-        }
-        else if (flag == "--markdown")
-        {
-            options.markdown = true;
-        }
-        else
-        {
-            std::fprintf(stderr,
-                         "usage: flow-scaling-bench [--workloads=ring64M,ring1G,dp] "
-                         "[--ranks=64,...] [--transports=flow,tcp] [--topology=KIND] "
-                         "[--timeout=SECONDS] [--markdown]\n");
-            return false;
-        }
-    }
-    for (const auto& name : workloads)
-    {
-        Workload workload;
-        if (!ParseWorkload(name, workload))
-        {
-            std::fprintf(stderr, "flow-scaling-bench: unknown workload %s\n", name.c_str());
-            return false;
-        }
-        options.workloads.push_back(workload);
-    }
-    return true;
+        options.ranks = chakra_bench::ParseCountList(args.Get("ranks"), "--ranks", 2, 1000000);
+        options.transports = chakra_bench::ParseCheckedList(args.Get("transports"),
+                                                            "--transports",
+                                                            CommTransport::LookupModel);
+        options.topology =
+            chakra_bench::ParseName(args.Get("topology"), "--topology", TopologyKindNames());
+        options.timeout =
+            static_cast<unsigned>(ParseWholeNumber(args.Get("timeout"), "--timeout", 1, 86400));
+        options.markdown = args.Has("markdown");
+    };
 }
 
 } // namespace
@@ -382,10 +344,16 @@ ParseOptions(int argc, char** argv, Options& options)
 int
 main(int argc, char** argv)
 {
+    const std::string program = "flow-scaling-bench";
+    ToolArgs args(program,
+                  "How the flow model scales with the number of GPUs, and where it overtakes "
+                  "packet level: every run the whole stack in a child process.");
     Options options;
-    if (!ParseOptions(argc, argv, options))
+    const std::function<void()> readValues = DeclareOptions(args, options);
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        return 2;
+        return exitCode;
     }
     PrintHeader(options.markdown);
     for (const Workload& workload : options.workloads)

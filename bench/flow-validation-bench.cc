@@ -27,6 +27,7 @@
  *    target 5%.
  * Each simulation runs in a child process (its own wall time and peak RSS).
  */
+#include "bench-args.h"
 #include "bench-labels.h"
 #include "bench-util.h"
 
@@ -40,7 +41,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -209,42 +209,22 @@ class Traces
     std::vector<std::string> m_files;
 };
 
-
-/** Command-line options. */
+/** Command-line options (defaults: DeclareOptions). */
 struct Options
 {
     bool quick{false};
-    std::vector<std::string> sections{"collectives", "hierarchical", "workloads"};
-    std::vector<uint32_t> ranks{2, 3, 8, 16, 64};
-    std::vector<uint64_t> sizes{64u << 10, 1u << 20, 16u << 20, 256u << 20};
-    bool sizesGiven{false};
-    std::vector<CollectiveCommType> collectives;
-    std::vector<std::string> algorithms;
-    std::vector<uint32_t> gpus{16, 64};
-    bool gpusGiven{false};
-    std::vector<std::string> workloads{"dp", "tp", "pp", "moe"};
-    std::vector<std::string> topologies{"single-switch", "leaf-spine", "leaf-spine-4to1",
-                                        "rail-optimized"};
-    uint32_t layers{0};
+    std::vector<std::string> sections;
+    std::vector<uint32_t> ranks;
+    std::vector<uint64_t> sizes;
+    std::vector<CollectiveCommType> collectives; //!< empty: all
+    std::vector<std::string> algorithms;         //!< empty: all
+    std::vector<uint32_t> gpus;
+    std::vector<std::string> workloads;
+    std::vector<std::string> topologies;
+    uint32_t layers{0}; //!< 0: the generator's
     std::vector<std::string> packet;
-    unsigned timeout{900};
+    unsigned timeout{0};
 };
-
-std::vector<std::string>
-SplitList(const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ','))
-    {
-        if (!item.empty())
-        {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
 
 template <typename T>
 bool
@@ -253,151 +233,118 @@ Contains(const std::vector<T>& list, const T& value)
     return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-bool
-ParseUnsignedList(const std::string& text, std::vector<uint32_t>& out)
+/** \return the packet models this build has that the flow model has a framing for */
+std::vector<std::string>
+ComparablePacketModels()
 {
-    out.clear();
-    for (const auto& item : SplitList(text))
+    std::vector<std::string> models;
+    for (const std::string model : {"tcp", "rdma"})
     {
-        char* end = nullptr;
-        unsigned long value = std::strtoul(item.c_str(), &end, 10);
-        if (end == item.c_str() || *end != '\0' || value == 0 || value > 1000000)
+        TypeId tid;
+        FlowNetwork::Framing framing;
+        if (TypeId::LookupByNameFailSafe(model == "tcp" ? "ns3::TcpTransport"
+                                                        : "ns3::RdmaTransport",
+                                         &tid) &&
+            FlowFabric::FramingOf(model, framing))
         {
-            return false;
+            models.push_back(model);
         }
-        out.push_back(static_cast<uint32_t>(value));
     }
-    return !out.empty();
+    return models;
 }
 
-void
-Usage()
+/**
+ * Declares the flags on \p args and returns what takes their values into \p options, checking
+ * each (std::invalid_argument naming the flag).
+ */
+std::function<void()>
+DeclareOptions(ToolArgs& args, Options& options)
 {
-    std::fprintf(stderr,
-                 "usage: flow-validation-bench [--sections=collectives,hierarchical,workloads] "
-                 "[--quick] [--n=2,3,8,16,64] [--sizes=64KiB,...] [--collectives=...] "
-                 "[--algorithms=...] [--gpus=16,64] [--workloads=dp,tp,pp,moe] "
-                 "[--topologies=single-switch,leaf-spine,leaf-spine-4to1,rail-optimized] "
-                 "[--layers=N] [--packet=tcp,...] [--timeout=SECONDS]\n");
-}
-
-bool
-ParseOptions(int argc, char** argv, Options& options)
-{
-    for (int i = 1; i < argc; ++i)
-    {
-        const std::string arg = argv[i];
-        const auto eq = arg.find('=');
-        const std::string flag = arg.substr(0, eq);
-        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        bool ok = true;
-        if (flag == "--quick")
+    args.AddOption("sections",
+                   "sections to run (comma separated)",
+                   "collectives,hierarchical,workloads");
+    args.AddFlag("quick",
+                 "collectives up to 16 MiB, workloads at 16 GPUs only (unless --sizes, "
+                 "--gpus are given)");
+    args.AddOption("n", "flat-switch communicator sizes (comma separated)", "2,3,8,16,64");
+    args.AddOption("sizes", "collective sizes (comma separated)", "64KiB,1MiB,16MiB,256MiB");
+    args.AddOption("collectives", "collectives to run (comma separated; default: all)");
+    args.AddOption("algorithms", "algorithms to run (comma separated; default: all)");
+    args.AddOption("gpus", "workload sizes, 8 GPUs per host (comma separated)", "16,64");
+    args.AddOption("workloads", "workloads to run (comma separated)", "dp,tp,pp,moe");
+    args.AddOption("topologies",
+                   "workload topologies (comma separated; leaf-spine-4to1: oversubscribed 4:1)",
+                   "single-switch,leaf-spine,leaf-spine-4to1,rail-optimized");
+    args.AddOption("layers", "layers of every workload (default: the generator's)");
+    args.AddOption("packet",
+                   "packet models to compare against (comma separated; default: every one "
+                   "this build has that the flow model has a framing for)");
+    args.AddOption("timeout", "give up on a packet-level run after this many seconds", "900");
+    return [&args, &options]() {
+        options.quick = args.Has("quick");
+        options.sections =
+            chakra_bench::ParseNameList(args.Get("sections"),
+                                        "--sections",
+                                        {"collectives", "hierarchical", "workloads"});
+        options.ranks = chakra_bench::ParseCountList(args.Get("n"), "--n", 1, 1000000);
+        options.sizes =
+            chakra_bench::ParseSizeList(args.Get("sizes"), "--sizes", 1, uint64_t(1) << 40);
+        if (args.Has("collectives"))
         {
-            options.quick = true;
+            options.collectives =
+                chakra_bench::ParseCollectiveList(args.Get("collectives"), "--collectives");
         }
-        else if (flag == "--sections")
+        if (args.Has("algorithms"))
         {
-            options.sections = SplitList(value);
+            options.algorithms = chakra_bench::ParseNameList(args.Get("algorithms"),
+                                                             "--algorithms",
+                                                             CollectiveAlgorithmNames());
         }
-        else if (flag == "--n")
+        options.gpus = chakra_bench::ParseCountList(args.Get("gpus"), "--gpus", 8, 1000000);
+        for (uint32_t gpus : options.gpus)
         {
-            ok = ParseUnsignedList(value, options.ranks);
-        }
-        else if (flag == "--sizes")
-        {
-            options.sizes.clear();
-            options.sizesGiven = true;
-            for (const auto& item : SplitList(value))
+            if (gpus % 8 != 0)
             {
-                uint64_t bytes = 0;
-                ok = ok && WorkloadGenerator::ParseBytes(item, bytes) && bytes > 0;
-                options.sizes.push_back(bytes);
+                throw std::invalid_argument("--gpus: " + std::to_string(gpus) +
+                                            " is not a multiple of 8 (8-GPU hosts)");
             }
         }
-        else if (flag == "--collectives")
+        options.workloads = chakra_bench::ParseNameList(args.Get("workloads"),
+                                                        "--workloads",
+                                                        {"dp", "tp", "pp", "moe"});
+        std::vector<std::string> topologies = TopologyKindNames();
+        topologies.emplace_back("leaf-spine-4to1");
+        // The default list names rail-optimized even in a build without it (a row says so).
+        options.topologies =
+            args.Has("topologies")
+                ? chakra_bench::ParseNameList(args.Get("topologies"), "--topologies", topologies)
+                : chakra_bench::SplitList(args.Get("topologies"));
+        if (args.Has("layers"))
         {
-            for (const auto& item : SplitList(value))
+            options.layers =
+                static_cast<uint32_t>(ParseWholeNumber(args.Get("layers"), "--layers", 1, 10000));
+        }
+        options.packet = args.Has("packet") ? chakra_bench::ParseNameList(args.Get("packet"),
+                                                                          "--packet",
+                                                                          ComparablePacketModels())
+                                            : ComparablePacketModels();
+        options.timeout =
+            static_cast<unsigned>(ParseWholeNumber(args.Get("timeout"), "--timeout", 1, 86400));
+        if (options.quick)
+        {
+            if (!args.Has("sizes"))
             {
-                CollectiveCommType type;
-                ok = ok && WorkloadGenerator::ParseCollective(item, type);
-                options.collectives.push_back(type);
+                options.sizes.erase(std::remove_if(options.sizes.begin(),
+                                                   options.sizes.end(),
+                                                   [](uint64_t s) { return s > (16u << 20); }),
+                                    options.sizes.end());
+            }
+            if (!args.Has("gpus"))
+            {
+                options.gpus = {16};
             }
         }
-        else if (flag == "--algorithms")
-        {
-            options.algorithms = SplitList(value);
-        }
-        else if (flag == "--gpus")
-        {
-            ok = ParseUnsignedList(value, options.gpus);
-            options.gpusGiven = true;
-            for (uint32_t g : options.gpus)
-            {
-                ok = ok && g % 8 == 0;
-            }
-        }
-        else if (flag == "--workloads")
-        {
-            options.workloads = SplitList(value);
-        }
-        else if (flag == "--topologies")
-        {
-            options.topologies = SplitList(value);
-        }
-        else if (flag == "--layers")
-        {
-            std::vector<uint32_t> layers;
-            ok = ParseUnsignedList(value, layers) && layers.size() == 1;
-            options.layers = ok ? layers[0] : 0;
-        }
-        else if (flag == "--packet")
-        {
-            options.packet = SplitList(value);
-        }
-        else if (flag == "--timeout")
-        {
-            options.timeout = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
-        }
-        else
-        {
-            ok = false;
-        }
-        if (!ok)
-        {
-            std::fprintf(stderr, "flow-validation-bench: bad option %s\n", arg.c_str());
-            Usage();
-            return false;
-        }
-    }
-    if (options.quick)
-    {
-        if (!options.sizesGiven)
-        {
-            options.sizes.erase(std::remove_if(options.sizes.begin(), options.sizes.end(),
-                                               [](uint64_t s) { return s > (16u << 20); }),
-                                options.sizes.end());
-        }
-        if (!options.gpusGiven)
-        {
-            options.gpus = {16};
-        }
-    }
-    if (options.packet.empty())
-    {
-        for (const std::string model : {"tcp", "rdma"})
-        {
-            TypeId tid;
-            FlowNetwork::Framing framing;
-            if (TypeId::LookupByNameFailSafe(model == "tcp" ? "ns3::TcpTransport"
-                                                            : "ns3::RdmaTransport",
-                                             &tid) &&
-                FlowFabric::FramingOf(model, framing))
-            {
-                options.packet.push_back(model);
-            }
-        }
-    }
-    return true;
+    };
 }
 
 /** One compared row. */
@@ -726,10 +673,17 @@ RunWorkloads(const Options& options, Table& table)
 int
 main(int argc, char** argv)
 {
+    const std::string program = "flow-validation-bench";
+    ToolArgs args(program,
+                  "The flow model beside the packet models, in one run: collectives, "
+                  "hierarchical all-reduce and generated workloads (each simulation in a child "
+                  "process).");
     Options options;
-    if (!ParseOptions(argc, argv, options))
+    const std::function<void()> readValues = DeclareOptions(args, options);
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        return 2;
+        return exitCode;
     }
     if (options.packet.empty())
     {

@@ -13,13 +13,13 @@
  * system, build and trace writing included) and events per CPU second depend less on the
  * machine's load than wall seconds.
  */
+#include "bench-args.h"
 #include "bench-util.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -108,50 +108,49 @@ RunOne(const std::string& workload,
 int
 main(int argc, char** argv)
 {
+    const std::string program = "simulation-bench";
+    ToolArgs args(program,
+                  "Wall time, simulator events per second and peak RSS of whole simulations "
+                  "(each run a child process).");
+    args.AddPositional("workload",
+                       "dp: a data-parallel step on 8-GPU hosts (the demo's workload); ring: a "
+                       "ring all-reduce on one switch, one GPU per host (default dp)",
+                       false);
+    args.AllowMorePositionals("ranks", "GPUs of each run (default dp: 16 64; ring: 8 16 64)");
+    args.AddOption("transport",
+                   "transport models, comma separated (tcp,rdma runs every size with each; "
+                   "default: the cluster's default)");
+    args.AddOption("size", "ring: the all-reduce's size (1GiB, 256MiB, ...)", "64MiB");
+    args.AddFlag("quiet",
+                 "no progress lines (by default a run prints its simulated time, nodes done "
+                 "and events/s on stderr about once a wall-clock second)");
     std::vector<std::string> transports;
     uint64_t bytes = 64 << 20;
-    std::vector<std::string> args;
     bool quiet = false;
-    for (int i = 1; i < argc; ++i)
-    {
-        std::string arg = argv[i];
-        if (arg.rfind("--transport=", 0) == 0)
-        {
-            std::stringstream list(arg.substr(12));
-            std::string item;
-            while (std::getline(list, item, ','))
-            {
-                transports.push_back(item);
-            }
-        }
-        else if (arg == "--quiet")
-        {
-            quiet = true;
-        }
-        else if (arg.rfind("--size=", 0) == 0)
-        {
-            if (!WorkloadGenerator::ParseBytes(arg.substr(7), bytes) || bytes == 0)
-            {
-                std::fprintf(stderr, "simulation-bench: not a size: %s\n", arg.c_str() + 7);
-                return 2;
-            }
-        }
-        else
-        {
-            args.push_back(arg);
-        }
-    }
-    std::string workload = args.empty() ? "dp" : args[0];
-    if (workload != "dp" && workload != "ring")
-    {
-        std::fprintf(stderr, "usage: simulation-bench [--transport=MODEL[,MODEL...]] "
-                             "[--size=BYTES] [--quiet] dp|ring [ranks...]\n");
-        return 2;
-    }
+    std::string workload = "dp";
     std::vector<uint32_t> sizes;
-    for (std::size_t i = 1; i < args.size(); ++i)
+    auto readValues = [&]() {
+        if (args.Has("transport"))
+        {
+            transports = chakra_bench::ParseCheckedList(args.Get("transport"),
+                                                        "--transport",
+                                                        CommTransport::LookupModel);
+        }
+        bytes = ParseByteSize(args.Get("size"), "--size", 1, uint64_t(1) << 40);
+        quiet = args.Has("quiet");
+        if (args.Has("workload"))
+        {
+            workload = chakra_bench::ParseName(args.Get("workload"), "<workload>", {"dp", "ring"});
+        }
+        for (const auto& text : args.GetMorePositionals())
+        {
+            sizes.push_back(static_cast<uint32_t>(ParseWholeNumber(text, "<ranks>", 2, 1000000)));
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        sizes.push_back(static_cast<uint32_t>(std::stoul(args[i])));
+        return exitCode;
     }
     if (sizes.empty())
     {

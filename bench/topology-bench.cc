@@ -10,13 +10,14 @@
  *  - tcp: GpuClusterHelper::Build with the tcp fabric (IpFabric: ns-3 nodes, point-to-point
  *    devices, IPv4, ClusterRouting tables filled from the next hops).
  */
+#include "bench-args.h"
 #include "bench-util.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <iostream>
-#include <sstream>
 
 using namespace ns3;
 using chakra_bench::PeakRssMiB;
@@ -124,26 +125,54 @@ TcpPhase(const std::string& kind, uint32_t gpus)
 int
 main(int argc, char** argv)
 {
-    uint32_t gpus = 1024;
-    std::string kinds = "rail-optimized,fat-tree";
-    std::string phases = "graph,tcp";
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("gpus", "GPUs (a multiple of 8)", gpus);
-    cmd.AddValue("kinds",
-                 "rail-optimized, rail-only, fat-tree, clos, leaf-spine, torus (comma separated)",
-                 kinds);
-    cmd.AddValue("phases", "graph, tcp (comma separated)", phases);
-    cmd.Parse(argc, argv);
-    int status = 0;
-    std::istringstream list(kinds);
-    std::string kind;
-    while (std::getline(list, kind, ','))
+    const std::string program = "topology-bench";
+    ToolArgs args(program,
+                  "The cost of building large topologies: per kind, the graph with every "
+                  "node's next hops (graph) and the tcp fabric (tcp), each in its own process.");
+    const std::vector<std::string> knownKinds{"rail-optimized",
+                                              "rail-only",
+                                              "fat-tree",
+                                              "clos",
+                                              "leaf-spine",
+                                              "torus"};
+    args.AddOption("gpus", "GPUs (a multiple of 8; torus: of 64)", "1024");
+    args.AddOption("kinds",
+                   "rail-optimized, rail-only, fat-tree, clos, leaf-spine, torus (comma "
+                   "separated)",
+                   "rail-optimized,fat-tree");
+    args.AddOption("phases", "graph, tcp (comma separated)", "graph,tcp");
+    args.EnableNs3Attributes();
+    uint32_t gpus = 0;
+    std::vector<std::string> kinds;
+    std::vector<std::string> phases;
+    auto readValues = [&]() {
+        gpus = static_cast<uint32_t>(ParseWholeNumber(args.Get("gpus"), "--gpus", 8, 1000000));
+        kinds = chakra_bench::ParseNameList(args.Get("kinds"), "--kinds", knownKinds);
+        phases = chakra_bench::ParseNameList(args.Get("phases"), "--phases", {"graph", "tcp"});
+        const bool torus = std::find(kinds.begin(), kinds.end(), "torus") != kinds.end();
+        if (gpus % 8 != 0 || (torus && gpus % 64 != 0))
+        {
+            throw std::invalid_argument("--gpus: " + std::to_string(gpus) +
+                                        " is not a multiple of " + (torus ? "64" : "8") +
+                                        " (8-GPU hosts" + (torus ? "; torus 8x8xN)" : ")"));
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
     {
-        if (phases.find("graph") != std::string::npos)
+        return exitCode;
+    }
+    auto has = [](const std::vector<std::string>& list, const std::string& name) {
+        return std::find(list.begin(), list.end(), name) != list.end();
+    };
+    int status = 0;
+    for (const std::string& kind : kinds)
+    {
+        if (has(phases, "graph"))
         {
             status |= RunInChild([&]() { return GraphPhase(kind, gpus); });
         }
-        if (phases.find("tcp") != std::string::npos)
+        if (has(phases, "tcp"))
         {
             status |= RunInChild([&]() { return TcpPhase(kind, gpus); });
         }

@@ -6,6 +6,8 @@
  * Usage: trace-link-bench [DATA_DIR] [REPEATS]
  *   DATA_DIR defaults to $CHAKRA_TEST_DATA, else ../shared/data (run from the repository root).
  */
+#include "bench-args.h"
+
 #include "ns3/trace-file.h"
 #include "ns3/trace-linker.h"
 
@@ -49,9 +51,34 @@ PeakRss()
 int
 main(int argc, char** argv)
 {
+    const std::string program = "trace-link-bench";
+    ns3::ToolArgs args(program,
+                       "Links param-linear's host and device traces and writes the result; "
+                       "prints wall time and peak RSS against the targets (<= 2 s, <= 10x "
+                       "the raw input).");
+    args.AddPositional("data-dir",
+                       "the shared traces (default $CHAKRA_TEST_DATA, else ../shared/data)",
+                       false);
+    args.AddPositional("repeats", "runs, the median reported (default 3)", false);
     const char* env = std::getenv("CHAKRA_TEST_DATA");
-    std::string data = argc > 1 ? argv[1] : (env != nullptr ? env : "../shared/data");
-    int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    std::string data = env != nullptr ? env : "../shared/data";
+    int repeats = 3;
+    auto readValues = [&]() {
+        if (args.Has("data-dir"))
+        {
+            data = args.Get("data-dir");
+        }
+        if (args.Has("repeats"))
+        {
+            repeats = static_cast<int>(
+                ns3::ParseWholeNumber(args.Get("repeats"), "<repeats>", 1, 1000));
+        }
+    };
+    int exitCode = 0;
+    if (!chakra_bench::ParseFlags(program, args, argc, argv, readValues, exitCode))
+    {
+        return exitCode;
+    }
     const std::string host = data + "/host-device/param-linear/linear_et.json.gz";
     const std::string device = data + "/host-device/param-linear/linear_kineto.json.gz";
     const std::string output = "/tmp/trace-link-bench-" + std::to_string(getpid()) + ".json";
