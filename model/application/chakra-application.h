@@ -123,6 +123,29 @@ class ChakraApplication : public Application
      */
     void SetCommGroups(std::shared_ptr<const CommGroupFile> groups);
 
+    /**
+     * Signature of the NodeIssued trace source.
+     * \param rank this rank
+     * \param node the node handed to its stream, thread or engine
+     */
+    typedef void (*NodeIssuedCallback)(uint32_t rank, std::shared_ptr<const EtNode> node);
+    /**
+     * Signature of the NodeFinished trace source.
+     * \param rank this rank
+     * \param node the node
+     * \param start when it started, from the replay start
+     * \param end when it finished, from the replay start
+     */
+    typedef void (*NodeFinishedCallback)(uint32_t rank,
+                                         std::shared_ptr<const EtNode> node,
+                                         Time start,
+                                         Time end);
+    /**
+     * Signature of the CollectiveFinished trace source (collectives and sends/receives alike).
+     * \param record the operation as the report lists it
+     */
+    typedef void (*CollectiveFinishedCallback)(const CommRecord& record);
+
   protected:
     void DoDispose() override;
 

@@ -55,12 +55,12 @@ RdmaNetDevice::GetTypeId()
             .AddTraceSource("PfcSent",
                             "This port sent a PFC frame for the data class (quanta; 0 = resume).",
                             MakeTraceSourceAccessor(&RdmaNetDevice::m_pfcSentTrace),
-                            "ns3::TracedValueCallback::Uint16")
+                            "ns3::RdmaNetDevice::PfcCallback")
             .AddTraceSource("PfcReceived",
                             "This port received a PFC frame for the data class (quanta; 0 = "
                             "resume).",
                             MakeTraceSourceAccessor(&RdmaNetDevice::m_pfcReceivedTrace),
-                            "ns3::TracedValueCallback::Uint16");
+                            "ns3::RdmaNetDevice::PfcCallback");
     return tid;
 }
 

@@ -55,6 +55,11 @@ class RdmaNetDevice : public NetDevice
     /** What travels with a PFC frame on the channel (MAC control, no class). */
     static constexpr uint8_t kMacControl = 0xff;
     /**
+     * Signature of the PfcSent and PfcReceived trace sources.
+     * \param quanta the pause time of the data class in 512-bit times (0: resume)
+     */
+    typedef void (*PfcCallback)(uint16_t quanta);
+    /**
      * Wire bytes a frame costs beyond its contents: Ethernet header (14), FCS (4), preamble
      * and start delimiter (8), inter-frame gap (12). No 802.1Q tag: the class is taken from
      * the DSCP, as RoCE deployments with DSCP-based PFC do.

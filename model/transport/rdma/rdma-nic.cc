@@ -67,15 +67,15 @@ RdmaNic::GetTypeId()
             .AddTraceSource("CnpReceived",
                             "A CNP arrived for the queue pair to this peer.",
                             MakeTraceSourceAccessor(&RdmaNic::m_cnpReceivedTrace),
-                            "ns3::TracedValueCallback::Uint32")
+                            "ns3::RdmaNic::CnpCallback")
             .AddTraceSource("CnpSent",
                             "A CNP left for this peer.",
                             MakeTraceSourceAccessor(&RdmaNic::m_cnpSentTrace),
-                            "ns3::TracedValueCallback::Uint32")
+                            "ns3::RdmaNic::CnpCallback")
             .AddTraceSource("GoBack",
                             "A queue pair went back to resend (peer, first PSN resent).",
                             MakeTraceSourceAccessor(&RdmaNic::m_goBackTrace),
-                            "ns3::TracedValueCallback::Uint32");
+                            "ns3::RdmaNic::GoBackCallback");
     return tid;
 }
 

@@ -49,6 +49,17 @@ class RdmaNic : public Object
     using DeliverCallback = std::function<void(const MessageHeader&)>;
     /** Receives a problem report. */
     using ErrorCallback = std::function<void(const std::string&)>;
+    /**
+     * Signature of the CnpSent and CnpReceived trace sources.
+     * \param peer the rank at the other end of the queue pair
+     */
+    typedef void (*CnpCallback)(uint32_t peer);
+    /**
+     * Signature of the GoBack trace source.
+     * \param peer the rank at the other end of the queue pair
+     * \param psn the first packet sequence number sent again
+     */
+    typedef void (*GoBackCallback)(uint32_t peer, uint32_t psn);
 
     /** Totals over the queue pairs, for the report. */
     struct Stats
