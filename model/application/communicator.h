@@ -1,8 +1,12 @@
 /*
- * Communicators (process groups): which global ranks take part in a collective.
+ * Process groups as a trace declares them (process_group:init), and the id of a communicator
+ * by name. The Communicator a collective runs on is model/collective's
+ * (collective-communicator.h).
  */
 #ifndef CHAKRA_COMMUNICATOR_H
 #define CHAKRA_COMMUNICATOR_H
+
+#include "ns3/collective-communicator.h"
 
 #include <cstdint>
 #include <memory>
@@ -11,35 +15,6 @@
 
 namespace ns3
 {
-
-/** A list of ranks or hosts that many ranks hold alike (one copy per job, not per rank). */
-using SharedRankList = std::shared_ptr<const std::vector<uint32_t>>;
-
-/**
- * \param list a list
- * \return a shared list equal to \p list: the same object for equal lists while any holder keeps
- *         it, so that n ranks holding the world's n members cost O(n) memory, not O(n^2)
- */
-SharedRankList ShareRankList(std::vector<uint32_t> list);
-
-/**
- * \ingroup chakra
- * \brief A process group as one member sees it.
- */
-struct Communicator
-{
-    std::string name;      //!< pg_name ("" = the world)
-    uint64_t id{0};        //!< stable id derived from the name (the same on every rank)
-    SharedRankList ranks;  //!< global ranks; index = rank within the communicator
-    uint32_t myIndex{0};   //!< this rank's index
-    SharedRankList hostOf; //!< host of each member (for hierarchical algorithms)
-
-    /** \return the number of members */
-    uint32_t Size() const
-    {
-        return ranks ? static_cast<uint32_t>(ranks->size()) : 0;
-    }
-};
 
 /**
  * \ingroup chakra

@@ -5,7 +5,7 @@
 #define CHAKRA_COLLECTIVE_H
 
 #include "collective-algorithm.h"
-#include "ns3/communicator.h"
+#include "collective-communicator.h"
 #include "ns3/comm-transport.h"
 
 #include "ns3/nstime.h"
