@@ -1,0 +1,606 @@
+/*
+ * LinkJob's dependencies: what the traces show a host op waited for (sync_deps,
+ * inter_thread_dep, wait_dur, gap_dur) and the waits between GPU streams (cross_stream_deps).
+ */
+#include "link-job.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** How a runtime call waits for the device. */
+enum class SyncKind
+{
+    NONE,
+    DEVICE, //!< all streams: cudaDeviceSynchronize, cuCtxSynchronize, hipDeviceSynchronize
+    STREAM, //!< one stream: cudaStreamSynchronize, hipStreamSynchronize
+    EVENT,  //!< one event's stream: cudaEventSynchronize, hipEventSynchronize
+    MEMCPY  //!< a blocking copy: cudaMemcpy, cuMemcpyDtoH, hipMemcpy, ...
+};
+
+SyncKind
+ClassifySync(const std::string& name)
+{
+    const std::string lower = LinkJob::Lower(name);
+    if (LinkJob::Contains(lower, "synchronize"))
+    {
+        if (LinkJob::Contains(lower, "stream"))
+        {
+            return SyncKind::STREAM;
+        }
+        if (LinkJob::Contains(lower, "event"))
+        {
+            return SyncKind::EVENT;
+        }
+        return SyncKind::DEVICE; // device, context, thread
+    }
+    if (LinkJob::Contains(lower, "memcpy") && !LinkJob::Contains(lower, "async"))
+    {
+        return SyncKind::MEMCPY;
+    }
+    return SyncKind::NONE;
+}
+
+} // namespace
+
+TimeNs
+LinkJob::ExclusiveDuration(uint32_t host) const
+{
+    const KinetoCpuOp& self = m_cpu[m_matching.hostToCpu[host]];
+    std::vector<std::pair<TimeNs, TimeNs>> covered;
+    for (int32_t child : m_linkedChildren[host])
+    {
+        const KinetoCpuOp& c = m_cpu[m_matching.hostToCpu[child]];
+        TimeNs start = std::max(c.ts, self.ts);
+        TimeNs end = std::min(c.End(), self.End());
+        if (end > start)
+        {
+            covered.emplace_back(start, end);
+        }
+    }
+    std::sort(covered.begin(), covered.end());
+    TimeNs total = 0;
+    TimeNs runStart = kMinTime;
+    TimeNs runEnd = kMinTime;
+    for (const auto& [start, end] : covered)
+    {
+        if (start > runEnd)
+        {
+            total += runEnd - runStart;
+            runStart = start;
+            runEnd = end;
+        }
+        else
+        {
+            runEnd = std::max(runEnd, end);
+        }
+    }
+    total += runEnd - runStart;
+    return std::max<TimeNs>(0, self.dur - total);
+}
+
+void
+LinkJob::AddSyncDeps()
+{
+    m_syncDeps.assign(m_ops.size(), {});
+    m_waitNs.assign(m_ops.size(), 0);
+    // Attached GPU ops per stream in launch order, and all of them by end time.
+    std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> byStream;
+    std::vector<uint32_t> byEnd;
+    std::unordered_map<int64_t, uint32_t> byCorrelation;
+    for (uint32_t g = 0; g < m_gpu.size(); ++g)
+    {
+        if (m_gpuHost[g] < 0)
+        {
+            continue;
+        }
+        byStream[{m_gpu[g].device, m_gpu[g].stream}].push_back(g);
+        byEnd.push_back(g);
+        byCorrelation.emplace(m_gpu[g].correlation, g);
+    }
+    if (byEnd.empty())
+    {
+        return;
+    }
+    auto launchOrder = [this](uint32_t a, uint32_t b) {
+        return std::make_tuple(m_gpuLaunch[a], m_gpu[a].correlation, m_gpu[a].fileIndex) <
+               std::make_tuple(m_gpuLaunch[b], m_gpu[b].correlation, m_gpu[b].fileIndex);
+    };
+    for (auto& [key, list] : byStream)
+    {
+        std::sort(list.begin(), list.end(), launchOrder);
+    }
+    std::sort(byEnd.begin(), byEnd.end(), [this](uint32_t a, uint32_t b) {
+        return std::make_tuple(m_gpu[a].End(), m_gpu[a].fileIndex) <
+               std::make_tuple(m_gpu[b].End(), m_gpu[b].fileIndex);
+    });
+
+    // The last attached op of a stream launched at or before t.
+    auto lastLaunched = [&](const std::vector<uint32_t>& list, TimeNs t) -> int64_t {
+        auto it = std::upper_bound(list.begin(), list.end(), t, [this](TimeNs value, uint32_t g) {
+            return value < m_gpuLaunch[g];
+        });
+        return it == list.begin() ? -1 : static_cast<int64_t>(*(it - 1));
+    };
+
+    for (const KinetoRuntimeCall& call : m_device.GetRuntimeCalls())
+    {
+        const SyncKind kind = ClassifySync(m_device.GetName(call.name));
+        if (kind == SyncKind::NONE)
+        {
+            continue;
+        }
+        std::vector<const std::vector<uint32_t>*> streams;
+        if (kind == SyncKind::DEVICE)
+        {
+            for (const auto& [key, list] : byStream)
+            {
+                streams.push_back(&list);
+            }
+        }
+        else if (kind == SyncKind::MEMCPY)
+        {
+            auto it = byCorrelation.find(call.correlation);
+            if (it == byCorrelation.end())
+            {
+                continue;
+            }
+            streams.push_back(&byStream[{m_gpu[it->second].device, m_gpu[it->second].stream}]);
+        }
+        else if (kind == SyncKind::STREAM && call.stream != kKinetoNone)
+        {
+            for (const auto& [key, list] : byStream)
+            {
+                if (key.second == call.stream)
+                {
+                    streams.push_back(&list);
+                }
+            }
+        }
+        else
+        {
+            // Which stream or event was waited for is not in the trace: the call returned
+            // right after the op it waited for ended, so take the stream of the op launched
+            // before the call that ended last while the call was blocking.
+            auto from = std::lower_bound(
+                byEnd.begin(), byEnd.end(), call.ts,
+                [this](uint32_t g, TimeNs value) { return m_gpu[g].End() < value; });
+            int64_t waited = -1;
+            for (auto it = from; it != byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
+            {
+                if (m_gpuLaunch[*it] <= call.ts)
+                {
+                    waited = *it; // ascending end: the last one wins
+                }
+            }
+            if (waited < 0)
+            {
+                continue; // nothing was running: the call did not wait
+            }
+            streams.push_back(&byStream[{m_gpu[waited].device, m_gpu[waited].stream}]);
+        }
+
+        // The op around the call runs its own CPU time, then waits: the first op of the
+        // thread that starts after the call returned carries the dependency, and the time the
+        // call spent waiting for the GPU op is taken out of the waiting op's own time
+        // (wait_dur), so the wait is not replayed twice (as CPU time and as the dependency).
+        // Without a later op on the thread, the waiting op itself carries the dependency
+        // (then it waits first), unless it started before the GPU op was launched (that edge
+        // would point backwards in time: the launcher waiting for its own work).
+        const int32_t enclosing = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
+        const int32_t next = NextLinkedOp(call.thread, call.End());
+        TimeNs waitedUntil = kMinTime;
+        for (const auto* list : streams)
+        {
+            int64_t g = lastLaunched(*list, call.ts);
+            if (g < 0)
+            {
+                continue;
+            }
+            int32_t carrier = next;
+            if (carrier < 0 && enclosing >= 0 && m_cpu[enclosing].ts > m_gpuLaunch[g])
+            {
+                carrier = enclosing;
+            }
+            if (carrier < 0)
+            {
+                continue;
+            }
+            m_syncDeps[m_cpuToHost[carrier]].push_back(static_cast<uint32_t>(g));
+            waitedUntil = std::max(waitedUntil, m_gpu[g].End());
+        }
+        if (enclosing >= 0 && waitedUntil != kMinTime)
+        {
+            // Blocked from the call until the last waited-for op ended; the rest of the call
+            // (returning) is CPU time.
+            const TimeNs blocked = std::min(waitedUntil, call.End()) - call.ts;
+            m_waitNs[m_cpuToHost[enclosing]] += std::clamp<TimeNs>(blocked, 0, call.dur);
+        }
+    }
+    for (auto& list : m_syncDeps)
+    {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        m_summary.syncDeps += list.size();
+    }
+}
+
+void
+LinkJob::AddInterThreadDeps()
+{
+    m_interThreadDep.assign(m_ops.size(), -1);
+    // Linked ops per host thread: top-level ones by start, all by end.
+    std::map<int64_t, std::vector<uint32_t>> topLevel;
+    std::map<int64_t, std::vector<uint32_t>> byEnd;
+    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    {
+        if (m_matching.hostToCpu[i] < 0)
+        {
+            continue;
+        }
+        byEnd[m_ops[i].tid].push_back(i);
+        if (m_linkedParent[i] < 0)
+        {
+            topLevel[m_ops[i].tid].push_back(i);
+        }
+    }
+    if (byEnd.size() < 2)
+    {
+        return;
+    }
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
+        return m_cpu[m_matching.hostToCpu[i]];
+    };
+    // Ascending end; among equal ends the outermost (earliest start, then smallest id) last.
+    auto endKey = [&](uint32_t i) {
+        return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
+    };
+    for (auto& [tid, list] : byEnd)
+    {
+        std::sort(list.begin(), list.end(),
+                  [&](uint32_t a, uint32_t b) { return endKey(a) < endKey(b); });
+    }
+    for (auto& [tid, list] : topLevel)
+    {
+        std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+            return std::make_tuple(cpu(a).ts, m_ops[a].id) <
+                   std::make_tuple(cpu(b).ts, m_ops[b].id);
+        });
+        bool first = true;
+        TimeNs previousEnd = kMinTime;
+        for (uint32_t x : list)
+        {
+            const TimeNs start = cpu(x).ts;
+            const bool runStart = first || start - previousEnd >= m_options.interThreadMinGap;
+            if (runStart)
+            {
+                int64_t best = -1;
+                for (const auto& [otherTid, others] : byEnd)
+                {
+                    if (otherTid == tid)
+                    {
+                        continue;
+                    }
+                    auto it = std::upper_bound(
+                        others.begin(), others.end(), start,
+                        [&](TimeNs value, uint32_t i) { return value < cpu(i).End(); });
+                    if (it == others.begin())
+                    {
+                        continue;
+                    }
+                    uint32_t candidate = *(it - 1);
+                    if (best < 0 || endKey(candidate) > endKey(static_cast<uint32_t>(best)))
+                    {
+                        best = candidate;
+                    }
+                }
+                // Only an op that ended while this thread was idle can have released it.
+                if (best >= 0 && (first || cpu(best).End() > previousEnd))
+                {
+                    m_interThreadDep[x] = static_cast<int32_t>(best);
+                    ++m_summary.interThreadDeps;
+                }
+            }
+            first = false;
+            previousEnd = std::max(previousEnd, cpu(x).End());
+        }
+    }
+}
+
+void
+LinkJob::AddCrossStreamDeps()
+{
+    m_crossStreamDeps.assign(m_gpu.size(), {});
+    // A stream made to wait for another one (cudaStreamWaitEvent) leaves no trace but the
+    // call and the delay: an op that starts well after it could have (after its launch
+    // returned and the previous op of its stream ended), right after an op of another stream
+    // of its device ended, with a stream-wait call issued between the two launches, waited
+    // for that op. Only waits that held an op back are visible this way.
+    std::vector<TimeNs> waitCalls;
+    for (const KinetoRuntimeCall& call : m_device.GetRuntimeCalls())
+    {
+        if (Contains(Lower(m_device.GetName(call.name)), "streamwaitevent"))
+        {
+            waitCalls.push_back(call.ts);
+        }
+    }
+    if (waitCalls.empty())
+    {
+        return;
+    }
+    std::sort(waitCalls.begin(), waitCalls.end());
+    std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> byStream;
+    std::map<int64_t, std::vector<uint32_t>> attachedByEnd;
+    for (uint32_t g = 0; g < m_gpu.size(); ++g)
+    {
+        byStream[{m_gpu[g].device, m_gpu[g].stream}].push_back(g);
+        if (m_gpuHost[g] >= 0)
+        {
+            attachedByEnd[m_gpu[g].device].push_back(g);
+        }
+    }
+    for (auto& [device, list] : attachedByEnd)
+    {
+        std::sort(list.begin(), list.end(), [this](uint32_t a, uint32_t b) {
+            return std::make_tuple(m_gpu[a].End(), m_gpu[a].fileIndex) <
+                   std::make_tuple(m_gpu[b].End(), m_gpu[b].fileIndex);
+        });
+    }
+    const auto& calls = m_device.GetRuntimeCalls();
+    for (auto& [key, list] : byStream)
+    {
+        std::sort(list.begin(), list.end(), [this](uint32_t a, uint32_t b) {
+            return std::make_tuple(m_gpu[a].ts, m_gpu[a].fileIndex) <
+                   std::make_tuple(m_gpu[b].ts, m_gpu[b].fileIndex);
+        });
+        const auto& ends = attachedByEnd[key.first];
+        for (std::size_t k = 0; k < list.size(); ++k)
+        {
+            const uint32_t g = list[k];
+            if (m_gpuHost[g] < 0 || m_gpuLauncher[g] < 0)
+            {
+                continue;
+            }
+            TimeNs ready = calls[m_gpuLauncher[g]].End();
+            if (k > 0)
+            {
+                ready = std::max(ready, m_gpu[list[k - 1]].End());
+            }
+            if (m_gpu[g].ts - ready < m_options.crossStreamMinDelay)
+            {
+                continue;
+            }
+            auto it = std::upper_bound(ends.begin(), ends.end(), m_gpu[g].ts,
+                                       [this](TimeNs value, uint32_t h) {
+                                           return value < m_gpu[h].End();
+                                       });
+            while (it != ends.begin())
+            {
+                const uint32_t h = *--it;
+                if (m_gpu[g].ts - m_gpu[h].End() > m_options.crossStreamMaxGap ||
+                    m_gpu[h].End() <= ready)
+                {
+                    break;
+                }
+                if (m_gpu[h].stream == m_gpu[g].stream || m_gpuLaunch[h] > m_gpuLaunch[g])
+                {
+                    continue;
+                }
+                auto call = std::lower_bound(waitCalls.begin(), waitCalls.end(), m_gpuLaunch[h]);
+                if (call == waitCalls.end() || *call > m_gpuLaunch[g])
+                {
+                    continue;
+                }
+                m_crossStreamDeps[g].push_back(h);
+                ++m_summary.crossStreamDeps;
+                break;
+            }
+        }
+    }
+}
+
+void
+LinkJob::AddThreadWaits()
+{
+    // A host op that stays idle inside its own span (no child op, no runtime call) and
+    // resumes right after an op of another thread ended was waiting for that thread (the
+    // main thread's "## backward ##" waiting for the autograd thread). The idle time up to
+    // that end is a wait, not CPU time: it becomes wait_dur, and the first op of the thread
+    // after the idle stretch gets an inter_thread_dep on the op that released it.
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
+        return m_cpu[m_matching.hostToCpu[i]];
+    };
+    std::map<int64_t, std::vector<uint32_t>> byEnd;
+    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    {
+        if (m_matching.hostToCpu[i] >= 0)
+        {
+            byEnd[m_ops[i].tid].push_back(i);
+        }
+    }
+    if (byEnd.size() < 2)
+    {
+        return;
+    }
+    auto endKey = [&](uint32_t i) {
+        return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
+    };
+    for (auto& [tid, list] : byEnd)
+    {
+        std::sort(list.begin(), list.end(),
+                  [&](uint32_t a, uint32_t b) { return endKey(a) < endKey(b); });
+    }
+    std::vector<std::vector<uint32_t>> callsByThread(m_device.GetThreadCount());
+    const auto& calls = m_device.GetRuntimeCalls();
+    for (uint32_t c = 0; c < calls.size(); ++c)
+    {
+        if (calls[c].thread < callsByThread.size())
+        {
+            callsByThread[calls[c].thread].push_back(c);
+        }
+    }
+    for (auto& list : callsByThread)
+    {
+        std::sort(list.begin(), list.end(),
+                  [&calls](uint32_t a, uint32_t b) { return calls[a].ts < calls[b].ts; });
+    }
+    std::vector<std::pair<TimeNs, TimeNs>> busy;
+    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    {
+        const int32_t k = m_matching.hostToCpu[i];
+        if (k < 0)
+        {
+            continue;
+        }
+        const KinetoCpuOp& x = m_cpu[k];
+        if (x.dur < m_options.threadWaitMinGap)
+        {
+            continue;
+        }
+        // What the thread did inside the op: nested operators (linked or not) and runtime
+        // calls.
+        busy.clear();
+        const uint32_t last = m_device.GetThreadRange(x.thread).second;
+        for (uint32_t j = static_cast<uint32_t>(k) + 1; j < last && m_cpu[j].ts < x.End();)
+        {
+            const TimeNs end = std::min(m_cpu[j].End(), x.End());
+            busy.emplace_back(m_cpu[j].ts, end);
+            // Skip the child's own descendants: they lie inside it.
+            ++j;
+            while (j < last && m_cpu[j].ts < end)
+            {
+                ++j;
+            }
+        }
+        const auto& threadCalls = callsByThread[x.thread];
+        auto c = std::lower_bound(threadCalls.begin(), threadCalls.end(), x.ts,
+                                  [&calls](uint32_t call, TimeNs value) {
+                                      return calls[call].ts < value;
+                                  });
+        for (; c != threadCalls.end() && calls[*c].ts < x.End(); ++c)
+        {
+            busy.emplace_back(calls[*c].ts, std::min(calls[*c].End(), x.End()));
+        }
+        std::sort(busy.begin(), busy.end());
+        busy.emplace_back(x.End(), x.End());
+        TimeNs idleFrom = x.ts;
+        for (const auto& [start, end] : busy)
+        {
+            if (start - idleFrom >= m_options.threadWaitMinGap)
+            {
+                // The idle stretch [idleFrom, start): released by the latest op of another
+                // thread that ended shortly before the thread went on.
+                int64_t release = -1;
+                for (const auto& [otherTid, others] : byEnd)
+                {
+                    if (otherTid == m_ops[i].tid)
+                    {
+                        continue;
+                    }
+                    auto it = std::upper_bound(
+                        others.begin(), others.end(), start,
+                        [&](TimeNs value, uint32_t o) { return value < cpu(o).End(); });
+                    if (it == others.begin())
+                    {
+                        continue;
+                    }
+                    const uint32_t candidate = *(it - 1);
+                    const TimeNs released = cpu(candidate).End();
+                    if (released > idleFrom && start - released <= m_options.threadWaitMaxResume &&
+                        (release < 0 || endKey(candidate) > endKey(static_cast<uint32_t>(release))))
+                    {
+                        release = candidate;
+                    }
+                }
+                const int32_t carrier = release < 0 ? -1 : NextLinkedOp(x.thread, start);
+                if (carrier >= 0)
+                {
+                    const uint32_t resumed = static_cast<uint32_t>(m_cpuToHost[carrier]);
+                    m_waitNs[i] += cpu(static_cast<uint32_t>(release)).End() - idleFrom;
+                    ++m_summary.threadWaits;
+                    const int32_t current = m_interThreadDep[resumed];
+                    if (current < 0)
+                    {
+                        ++m_summary.interThreadDeps;
+                    }
+                    if (current < 0 || endKey(static_cast<uint32_t>(release)) >
+                                           endKey(static_cast<uint32_t>(current)))
+                    {
+                        m_interThreadDep[resumed] = static_cast<int32_t>(release);
+                    }
+                }
+            }
+            idleFrom = std::max(idleFrom, end);
+        }
+    }
+}
+
+void
+LinkJob::AddGaps()
+{
+    // Between two top-level ops a thread runs Python and framework code that no op records
+    // (the autograd engine between functions, the training loop between steps). Replaying
+    // ops back to back would drop that time; gap_dur keeps it, except the part the thread
+    // spent waiting for what the op's dependencies already express (another thread's op, the
+    // GPU ops it synchronises with).
+    m_gapNs.assign(m_ops.size(), 0);
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
+        return m_cpu[m_matching.hostToCpu[i]];
+    };
+    // Every linked op of each host thread, nested ones too: an op the host trace files under
+    // the thread but Kineto ran elsewhere (gloo's all-reduce on its worker thread) can end
+    // after its parent, and the thread's next op waited for it (work.wait()).
+    std::map<int64_t, std::vector<uint32_t>> byThread;
+    for (uint32_t i = 0; i < m_ops.size(); ++i)
+    {
+        if (m_matching.hostToCpu[i] >= 0)
+        {
+            byThread[m_ops[i].tid].push_back(i);
+        }
+    }
+    // The measured iteration starts the replay: a thread's first op starting later than that
+    // (and waiting for nothing) starts that much later in the replay too.
+    const bool haveStep = !m_summary.iterationName.empty();
+    for (auto& [tid, list] : byThread)
+    {
+        std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+            return std::make_tuple(cpu(a).ts, m_ops[a].id) <
+                   std::make_tuple(cpu(b).ts, m_ops[b].id);
+        });
+        TimeNs previousEnd = kMinTime;
+        for (uint32_t x : list)
+        {
+            if (m_linkedParent[x] >= 0)
+            {
+                previousEnd = std::max(previousEnd, cpu(x).End());
+                continue;
+            }
+            TimeNs released = previousEnd;
+            if (released == kMinTime && haveStep && m_summary.iterationTs < cpu(x).ts)
+            {
+                released = m_summary.iterationTs;
+            }
+            if (m_interThreadDep[x] >= 0)
+            {
+                released = std::max(released, cpu(static_cast<uint32_t>(m_interThreadDep[x])).End());
+            }
+            for (uint32_t g : m_syncDeps[x])
+            {
+                released = std::max(released, m_gpu[g].End());
+            }
+            if (released != kMinTime && cpu(x).ts > released)
+            {
+                m_gapNs[x] = cpu(x).ts - released;
+            }
+            previousEnd = std::max(previousEnd, cpu(x).End());
+        }
+    }
+}
+
+} // namespace ns3
