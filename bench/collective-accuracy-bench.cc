@@ -161,9 +161,13 @@ Simulate(const std::string& prefix,
     helper->SetAttribute("NvLinkBandwidth", StringValue("3600Gbps"));
     helper->SetAttribute("NvLinkLatency", StringValue("250ns"));
     helper->SetAttribute("NvLinkMtu", UintegerValue(kNvLinkMtu));
-    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
-                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
-                                  "BroadcastAlgorithm", "ReduceAlgorithm", "GatherAlgorithm",
+    for (const char* attribute : {"AllReduceAlgorithm",
+                                  "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm",
+                                  "AllToAllAlgorithm",
+                                  "BroadcastAlgorithm",
+                                  "ReduceAlgorithm",
+                                  "GatherAlgorithm",
                                   "ScatterAlgorithm"})
     {
         scenario.SetAppAttribute(attribute, StringValue(algorithm));
@@ -218,7 +222,6 @@ SimulateGenerated(CollectiveCommType type,
     return result;
 }
 
-
 /** The transports of the columns (set from the options). */
 std::vector<std::string> g_transports{"tcp", "rdma"};
 
@@ -228,7 +231,9 @@ PrintHeader()
     std::printf("%-15s %-17s %6s %7s", "collective", "algorithm", "n", "size");
     for (const auto& transport : g_transports)
     {
-        std::printf(" %13s %13s %7s", (transport + "_us").c_str(), (transport + "_form_us").c_str(),
+        std::printf(" %13s %13s %7s",
+                    (transport + "_us").c_str(),
+                    (transport + "_form_us").c_str(),
                     (transport + "_ratio").c_str());
     }
     std::printf(" %8s  %s\n", "wall_s", "note");
@@ -238,8 +243,11 @@ PrintHeader()
 void
 PrintRow(const Row& row)
 {
-    std::printf("%-15s %-17s %6s %7s", row.collective.c_str(), row.algorithm.c_str(),
-                row.ranks.c_str(), row.size.c_str());
+    std::printf("%-15s %-17s %6s %7s",
+                row.collective.c_str(),
+                row.algorithm.c_str(),
+                row.ranks.c_str(),
+                row.size.c_str());
     double wall = 0;
     std::string note;
     for (std::size_t t = 0; t < row.measures.size(); ++t)
@@ -384,11 +392,16 @@ class Table
                         transport.c_str());
             for (const auto& [key, w] : worst->second)
             {
-                std::printf("  %-45s %7.3f  (%s)%s\n", key.c_str(), w.ratio, w.where.c_str(),
+                std::printf("  %-45s %7.3f  (%s)%s\n",
+                            key.c_str(),
+                            w.ratio,
+                            w.where.c_str(),
                             std::abs(w.ratio - 1) <= 0.05 ? "" : "  > 5%");
             }
-            std::printf("%s: %zu of %zu rows with a closed form within 5%%\n", transport.c_str(),
-                        m_within.at(transport), m_compared.at(transport));
+            std::printf("%s: %zu of %zu rows with a closed form within 5%%\n",
+                        transport.c_str(),
+                        m_within.at(transport),
+                        m_compared.at(transport));
         }
     }
 
@@ -398,6 +411,7 @@ class Table
         double ratio;
         std::string where;
     };
+
     std::map<std::string, std::map<std::string, Worst>> m_worst;
     std::map<std::string, std::size_t> m_within;
     std::map<std::string, std::size_t> m_compared;
@@ -427,22 +441,31 @@ void
 RunFlatSection(const Options& options, Table& table)
 {
     using namespace ChakraProtoMsg;
+
     struct Case
     {
         CollectiveCommType type;
         std::string algorithm;
     };
+
     const std::vector<Case> cases = {
-        {ALL_REDUCE, "ring"},      {ALL_REDUCE, "halving-doubling"}, {ALL_REDUCE, "direct"},
-        {ALL_REDUCE, "tree"},      {ALL_GATHER, "ring"},             {REDUCE_SCATTER, "ring"},
-        {ALL_TO_ALL, "direct"},    {BROADCAST, "ring"},
+        {ALL_REDUCE, "ring"},
+        {ALL_REDUCE, "halving-doubling"},
+        {ALL_REDUCE, "direct"},
+        {ALL_REDUCE, "tree"},
+        {ALL_GATHER, "ring"},
+        {REDUCE_SCATTER, "ring"},
+        {ALL_TO_ALL, "direct"},
+        {BROADCAST, "ring"},
     };
     std::printf("== flat: one switch, one GPU per host, NIC 100 Gbps, 1 us, MTU %u", kMtu);
     for (const auto& transport : options.transports)
     {
         const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
-        std::printf("; %s: B = %.4f GB/s payload, a = %.5f us", transport.c_str(),
-                    nic.bandwidth / 1e9, nic.latency * 1e6);
+        std::printf("; %s: B = %.4f GB/s payload, a = %.5f us",
+                    transport.c_str(),
+                    nic.bandwidth / 1e9,
+                    nic.latency * 1e6);
     }
     std::printf(" ==\n");
     PrintHeader();
@@ -470,8 +493,12 @@ RunFlatSection(const Options& options, Table& table)
                 for (const auto& transport : options.transports)
                 {
                     ChildResult result = RunInChildWithResult([&]() {
-                        return SimulateGenerated(c.type, commSize, n, ClusterSpec{n, 1},
-                                                 c.algorithm, transport);
+                        return SimulateGenerated(c.type,
+                                                 commSize,
+                                                 n,
+                                                 ClusterSpec{n, 1},
+                                                 c.algorithm,
+                                                 transport);
                     });
                     const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
                     Measure m;
@@ -492,14 +519,19 @@ void
 RunHierarchicalSection(const Options& options, Table& table)
 {
     std::printf("\n== hierarchical: H hosts x 4 GPUs, NVLink 3600 Gbps, 250 ns, packets %u; "
-                "NIC 100 Gbps, 1 us, MTU %u", kNvLinkMtu, kMtu);
+                "NIC 100 Gbps, 1 us, MTU %u",
+                kNvLinkMtu,
+                kMtu);
     for (const auto& transport : options.transports)
     {
         const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
         const PathModel nvlink = TwoHopPath(kNvLinkRate, kNvLinkLatency, kNvLinkMtu, transport);
         std::printf("; %s: B_in = %.2f GB/s, a_in = %.5f us, B_out = %.4f GB/s, a_out = %.5f us",
-                    transport.c_str(), nvlink.bandwidth / 1e9, nvlink.latency * 1e6,
-                    nic.bandwidth / 1e9, nic.latency * 1e6);
+                    transport.c_str(),
+                    nvlink.bandwidth / 1e9,
+                    nvlink.latency * 1e6,
+                    nic.bandwidth / 1e9,
+                    nic.latency * 1e6);
     }
     std::printf(" ==\n");
     std::printf("(ring: max(2(n-1) m/B_out + a_out, 2(n-1)/g (a_out + m/B_out + (g-1)(a_in + "
@@ -527,8 +559,12 @@ RunHierarchicalSection(const Options& options, Table& table)
                 for (const auto& transport : options.transports)
                 {
                     ChildResult result = RunInChildWithResult([&]() {
-                        return SimulateGenerated(ChakraProtoMsg::ALL_REDUCE, size, n,
-                                                 ClusterSpec{hosts, g}, algorithm, transport);
+                        return SimulateGenerated(ChakraProtoMsg::ALL_REDUCE,
+                                                 size,
+                                                 n,
+                                                 ClusterSpec{hosts, g},
+                                                 algorithm,
+                                                 transport);
                     });
                     const PathModel nic = TwoHopPath(kNicRate, kNicLatency, kMtu, transport);
                     const PathModel nvlink =
@@ -537,14 +573,20 @@ RunHierarchicalSection(const Options& options, Table& table)
                     m.simulatedUs = result.simulatedUs;
                     // The last sends: NVLink for hierarchical (all-gather inside hosts), the
                     // NIC hop for the flat ring (the slowest hop's completion).
-                    m.closedUs = (algorithm == "ring"
-                                      ? TwoLevelRingClosedForm(hosts, g, static_cast<double>(size),
-                                                               nvlink, nic) +
-                                            nic.completion
-                                      : HierarchicalClosedForm(hosts, g, static_cast<double>(size),
-                                                               nvlink, nic) +
-                                            nvlink.completion) *
-                                 1e6;
+                    m.closedUs =
+                        (algorithm == "ring" ? TwoLevelRingClosedForm(hosts,
+                                                                      g,
+                                                                      static_cast<double>(size),
+                                                                      nvlink,
+                                                                      nic) +
+                                                   nic.completion
+                                             : HierarchicalClosedForm(hosts,
+                                                                      g,
+                                                                      static_cast<double>(size),
+                                                                      nvlink,
+                                                                      nic) +
+                                                   nvlink.completion) *
+                        1e6;
                     m.wallSeconds = result.wallSeconds;
                     m.note = NoteOf(result, algorithm);
                     const std::string key = transport + " " + algorithm;
@@ -553,7 +595,9 @@ RunHierarchicalSection(const Options& options, Table& table)
                         simulated[transport + " hierarchical"] > 0)
                     {
                         char speedup[64];
-                        std::snprintf(speedup, sizeof(speedup), "hierarchical %.2fx faster",
+                        std::snprintf(speedup,
+                                      sizeof(speedup),
+                                      "hierarchical %.2fx faster",
                                       result.simulatedUs / simulated[transport + " hierarchical"]);
                         m.note += (m.note.empty() ? "" : " ") + std::string(speedup);
                     }
@@ -622,7 +666,9 @@ RunAstraSection(const Options& options, Table& table)
                                        std::to_string(n) + "npus_1MB/" + coll;
             if (CountTraceRanks(prefix) != n)
             {
-                std::printf("%-15s %6u ranks: traces missing at %s\n", coll.c_str(), n,
+                std::printf("%-15s %6u ranks: traces missing at %s\n",
+                            coll.c_str(),
+                            n,
                             prefix.c_str());
                 continue;
             }
@@ -640,8 +686,8 @@ RunAstraSection(const Options& options, Table& table)
                     }
                 }
             }
-            const double full = static_cast<double>(commSize) *
-                                (type == ChakraProtoMsg::ALL_GATHER ? n : 1);
+            const double full =
+                static_cast<double>(commSize) * (type == ChakraProtoMsg::ALL_GATHER ? n : 1);
             for (const auto& algorithm : CollectiveAlgorithmNames())
             {
                 if (!options.algorithms.empty() && !Contains(options.algorithms, algorithm))

@@ -20,14 +20,13 @@
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <sys/resource.h>
 #include <time.h>
@@ -54,7 +53,10 @@ CpuSeconds()
 long
 PeakRssKiB()
 {
-    struct rusage usage{};
+    struct rusage usage
+    {
+    };
+
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_maxrss;
 }
@@ -137,14 +139,12 @@ main(int argc, char** argv)
                 (void)nodes;
             }
             std::cout << input << "\n  nodes: " << report.inputNodes << " in, "
-                      << report.outputNodes << " out; collectives "
-                      << report.GetCollectiveCount() << "\n  wall: " << bestTotal
-                      << " s (read " << bestRead << " s, convert+write " << bestConvert
-                      << " s), best of 5\n  CPU: " << bestCpu
+                      << report.outputNodes << " out; collectives " << report.GetCollectiveCount()
+                      << "\n  wall: " << bestTotal << " s (read " << bestRead
+                      << " s, convert+write " << bestConvert << " s), best of 5\n  CPU: " << bestCpu
                       << " s, best of 5 (nlohmann DOM parse of the same text: " << bestDom
                       << " s CPU; ratio " << bestCpu / bestDom
-                      << ")\n  peak RSS so far: " << PeakRssKiB() / 1024.0
-                      << " MiB" << std::endl;
+                      << ")\n  peak RSS so far: " << PeakRssKiB() / 1024.0 << " MiB" << std::endl;
         }
     }
     catch (const ns3::TraceError& e)

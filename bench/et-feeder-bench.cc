@@ -50,7 +50,8 @@ main(int argc, char** argv)
     {
         return exitCode;
     }
-    std::printf("et-feeder-bench: %llu nodes, %s\n", static_cast<unsigned long long>(nodes),
+    std::printf("et-feeder-bench: %llu nodes, %s\n",
+                static_cast<unsigned long long>(nodes),
                 path.c_str());
 
     int status = chakra_bench::RunInChild([&]() {
@@ -109,9 +110,12 @@ main(int argc, char** argv)
             std::printf("feed (%s): %llu nodes in %.2f s = %.2f M nodes/s (read + issue + "
                         "finish + remove), peak RSS %.1f MiB, window %zu, done %s\n",
                         batchLimit == 1 ? "serial" : "64 in flight",
-                        static_cast<unsigned long long>(issued), seconds,
-                        static_cast<double>(issued) / 1e6 / seconds, chakra_bench::PeakRssMiB(),
-                        options.windowSize, feeder.IsDone() ? "yes" : "NO");
+                        static_cast<unsigned long long>(issued),
+                        seconds,
+                        static_cast<double>(issued) / 1e6 / seconds,
+                        chakra_bench::PeakRssMiB(),
+                        options.windowSize,
+                        feeder.IsDone() ? "yes" : "NO");
             return feeder.IsDone() ? 0 : 1;
         });
         if (status != 0)

@@ -72,7 +72,8 @@ main(int argc, char** argv)
     {
         return exitCode;
     }
-    std::printf("et-io-bench: %llu nodes, %s\n", static_cast<unsigned long long>(nodes),
+    std::printf("et-io-bench: %llu nodes, %s\n",
+                static_cast<unsigned long long>(nodes),
                 path.c_str());
 
     int status = chakra_bench::RunInChild([&]() {
@@ -91,8 +92,10 @@ main(int argc, char** argv)
         writer.Commit();
         double seconds = chakra_bench::Now() - start;
         std::printf("write: %.2f s, %.1f MB/s (uncompressed), %.2f M nodes/s, peak RSS %.1f MiB\n",
-                    seconds, static_cast<double>(bytes) / 1e6 / seconds,
-                    static_cast<double>(nodes) / 1e6 / seconds, chakra_bench::PeakRssMiB());
+                    seconds,
+                    static_cast<double>(bytes) / 1e6 / seconds,
+                    static_cast<double>(nodes) / 1e6 / seconds,
+                    chakra_bench::PeakRssMiB());
         return 0;
     });
     if (status != 0)
@@ -118,8 +121,11 @@ main(int argc, char** argv)
         double megabytes = static_cast<double>(reader.GetOffset()) / 1e6;
         std::printf("read:  %.2f s, %.1f MB/s (uncompressed), %.2f M nodes/s, peak RSS %.1f MiB "
                     "(%llu nodes, checksum %llu)\n",
-                    seconds, megabytes / seconds, static_cast<double>(count) / 1e6 / seconds,
-                    chakra_bench::PeakRssMiB(), static_cast<unsigned long long>(count),
+                    seconds,
+                    megabytes / seconds,
+                    static_cast<double>(count) / 1e6 / seconds,
+                    chakra_bench::PeakRssMiB(),
+                    static_cast<unsigned long long>(count),
                     static_cast<unsigned long long>(checksum));
         return count == nodes ? 0 : 1;
     });

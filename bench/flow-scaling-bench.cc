@@ -186,7 +186,10 @@ RunOne(const Options& options, const Workload& workload, uint32_t ranks, const s
 
 /** Runs one configuration in a child process killed after the timeout. */
 RunResult
-RunInChild(const Options& options, const Workload& workload, uint32_t ranks, const std::string& model)
+RunInChild(const Options& options,
+           const Workload& workload,
+           uint32_t ranks,
+           const std::string& model)
 {
     int fds[2];
     RunResult result;
@@ -228,7 +231,9 @@ RunInChild(const Options& options, const Workload& workload, uint32_t ranks, con
     {
         result = RunResult();
         const double elapsed = chakra_bench::Now() - start;
-        std::snprintf(result.error, sizeof(result.error), "%s after %.0f s",
+        std::snprintf(result.error,
+                      sizeof(result.error),
+                      "%s after %.0f s",
                       options.timeout > 0 && elapsed >= options.timeout - 1 ? "timeout" : "failed",
                       elapsed);
     }
@@ -240,21 +245,35 @@ PrintHeader(bool markdown)
 {
     if (markdown)
     {
-        std::printf("| workload | model | ranks | flows | messages | events | simulated ms | "
-                    "traces s | simulation s | CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|"
-                    "---|---|---|---|\n");
+        std::printf(
+            "| workload | model | ranks | flows | messages | events | simulated ms | "
+            "traces s | simulation s | CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|"
+            "---|---|---|---|\n");
     }
     else
     {
-        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %7s %9s  %s\n", "workload",
-                    "model", "ranks", "flows", "messages", "events", "simulated_ms", "traces_s",
-                    "simulation_s", "cpu_s", "rss_MiB", "note");
+        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %7s %9s  %s\n",
+                    "workload",
+                    "model",
+                    "ranks",
+                    "flows",
+                    "messages",
+                    "events",
+                    "simulated_ms",
+                    "traces_s",
+                    "simulation_s",
+                    "cpu_s",
+                    "rss_MiB",
+                    "note");
     }
     std::fflush(stdout);
 }
 
 void
-PrintRow(bool markdown, const Workload& workload, const std::string& model, uint32_t ranks,
+PrintRow(bool markdown,
+         const Workload& workload,
+         const std::string& model,
+         uint32_t ranks,
          const RunResult& r)
 {
     std::string note = r.error;
@@ -268,30 +287,60 @@ PrintRow(bool markdown, const Workload& workload, const std::string& model, uint
     {
         if (markdown)
         {
-            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - | - |\n", workload.name.c_str(),
-                        model.c_str(), ranks, note.c_str());
+            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - | - |\n",
+                        workload.name.c_str(),
+                        model.c_str(),
+                        ranks,
+                        note.c_str());
         }
         else
         {
             std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %7s %9s  %s\n",
-                        workload.name.c_str(), model.c_str(), ranks, "-", "-", "-", "-", "-",
-                        "-", "-", "-", note.c_str());
+                        workload.name.c_str(),
+                        model.c_str(),
+                        ranks,
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        note.c_str());
         }
     }
     else if (markdown)
     {
         std::printf("| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.2f | %.0f |%s\n",
-                    workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
-                    static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
-                    r.simulateSeconds, r.cpuSeconds, r.peakRssMiB,
+                    workload.name.c_str(),
+                    model.c_str(),
+                    ranks,
+                    flows.c_str(),
+                    messages.c_str(),
+                    static_cast<unsigned long long>(r.events),
+                    r.simulatedMs,
+                    r.generateSeconds,
+                    r.simulateSeconds,
+                    r.cpuSeconds,
+                    r.peakRssMiB,
                     note.empty() ? "" : (" " + note).c_str());
     }
     else
     {
         std::printf("%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %7.2f %9.0f  %s\n",
-                    workload.name.c_str(), model.c_str(), ranks, flows.c_str(), messages.c_str(),
-                    static_cast<unsigned long long>(r.events), r.simulatedMs, r.generateSeconds,
-                    r.simulateSeconds, r.cpuSeconds, r.peakRssMiB, note.c_str());
+                    workload.name.c_str(),
+                    model.c_str(),
+                    ranks,
+                    flows.c_str(),
+                    messages.c_str(),
+                    static_cast<unsigned long long>(r.events),
+                    r.simulatedMs,
+                    r.generateSeconds,
+                    r.simulateSeconds,
+                    r.cpuSeconds,
+                    r.peakRssMiB,
+                    note.c_str());
     }
     std::fflush(stdout);
 }
@@ -371,7 +420,8 @@ main(int argc, char** argv)
                 {
                     PrintRow(options.markdown, workload, model, ranks, [] {
                         RunResult skipped;
-                        std::snprintf(skipped.error, sizeof(skipped.error),
+                        std::snprintf(skipped.error,
+                                      sizeof(skipped.error),
                                       "not run (a smaller run exceeded the timeout)");
                         return skipped;
                     }());

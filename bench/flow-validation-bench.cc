@@ -106,7 +106,9 @@ RunInChild(const std::function<ChildResult()>& run, unsigned timeout)
     if (got != static_cast<ssize_t>(sizeof(result)))
     {
         result = ChildResult();
-        std::snprintf(result.error, sizeof(result.error), "%s",
+        std::snprintf(result.error,
+                      sizeof(result.error),
+                      "%s",
                       status != 0 && timeout > 0 ? "timeout" : "child failed");
     }
     return result;
@@ -148,10 +150,14 @@ Simulate(const std::string& prefix,
     }
     if (!algorithm.empty())
     {
-        for (const char* attribute :
-             {"AllReduceAlgorithm", "AllGatherAlgorithm", "ReduceScatterAlgorithm",
-              "AllToAllAlgorithm", "BroadcastAlgorithm", "ReduceAlgorithm", "GatherAlgorithm",
-              "ScatterAlgorithm"})
+        for (const char* attribute : {"AllReduceAlgorithm",
+                                      "AllGatherAlgorithm",
+                                      "ReduceScatterAlgorithm",
+                                      "AllToAllAlgorithm",
+                                      "BroadcastAlgorithm",
+                                      "ReduceAlgorithm",
+                                      "GatherAlgorithm",
+                                      "ScatterAlgorithm"})
         {
             scenario.SetAppAttribute(attribute, StringValue(algorithm));
         }
@@ -184,6 +190,7 @@ class Traces
         const char* made = mkdtemp(pattern);
         m_dir = made != nullptr ? made : "/tmp";
     }
+
     ~Traces()
     {
         for (const auto& file : m_files)
@@ -192,6 +199,7 @@ class Traces
         }
         rmdir(m_dir.c_str());
     }
+
     Traces(const Traces&) = delete;
     Traces& operator=(const Traces&) = delete;
 
@@ -199,6 +207,7 @@ class Traces
     {
         return m_dir + "/t";
     }
+
     void Keep(std::vector<std::string> files)
     {
         m_files = std::move(files);
@@ -351,10 +360,10 @@ DeclareOptions(ToolArgs& args, Options& options)
 struct Row
 {
     std::string section;
-    std::string what;      //!< collective + algorithm, or workload
-    std::string ranks;     //!< "8", "2x4"
-    std::string where;     //!< size or topology
-    std::string packet;    //!< packet model
+    std::string what;   //!< collective + algorithm, or workload
+    std::string ranks;  //!< "8", "2x4"
+    std::string where;  //!< size or topology
+    std::string packet; //!< packet model
     ChildResult packetRun;
     ChildResult flowRun;
 };
@@ -370,9 +379,19 @@ class Table
 
     static void PrintHeader()
     {
-        std::printf("%-27s %5s %-16s %-6s %13s %13s %7s %8s %8s %7s %7s  %s\n", "case", "n",
-                    "size/topology", "packet", "packet_us", "flow_us", "ratio", "pkt_wall",
-                    "flow_wall", "pkt_MiB", "flow_MiB", "note");
+        std::printf("%-27s %5s %-16s %-6s %13s %13s %7s %8s %8s %7s %7s  %s\n",
+                    "case",
+                    "n",
+                    "size/topology",
+                    "packet",
+                    "packet_us",
+                    "flow_us",
+                    "ratio",
+                    "pkt_wall",
+                    "flow_wall",
+                    "pkt_MiB",
+                    "flow_MiB",
+                    "note");
         std::fflush(stdout);
     }
 
@@ -416,8 +435,8 @@ class Table
             }
             else if (run->simulatedUs >= 0 && !run->finished)
             {
-                note += std::string(note.empty() ? "" : "; ") +
-                        (run == &p ? "packet" : "flow") + " UNFINISHED";
+                note += std::string(note.empty() ? "" : "; ") + (run == &p ? "packet" : "flow") +
+                        " UNFINISHED";
             }
         }
         if (p.algorithm[0] != '\0' && row.section != "workloads" &&
@@ -426,9 +445,18 @@ class Table
             note += std::string(note.empty() ? "" : "; ") + "ran " + p.algorithm;
         }
         std::printf("%-27s %5s %-16s %-6s %13.2f %13.2f %7s %8.2f %8.3f %7.1f %7.1f  %s\n",
-                    row.what.c_str(), row.ranks.c_str(), row.where.c_str(), row.packet.c_str(),
-                    p.simulatedUs, f.simulatedUs, ratio, p.wallSeconds, f.wallSeconds,
-                    p.peakRssMiB, f.peakRssMiB, note.c_str());
+                    row.what.c_str(),
+                    row.ranks.c_str(),
+                    row.where.c_str(),
+                    row.packet.c_str(),
+                    p.simulatedUs,
+                    f.simulatedUs,
+                    ratio,
+                    p.wallSeconds,
+                    f.wallSeconds,
+                    p.peakRssMiB,
+                    f.peakRssMiB,
+                    note.c_str());
         std::fflush(stdout);
     }
 
@@ -437,14 +465,21 @@ class Table
         std::printf("\n%s: worst flow/packet ratio per case:\n", title.c_str());
         for (const auto& [key, worst] : m_worst)
         {
-            std::printf("  %-48s %7.4f  (%s)%s\n", key.c_str(), worst.first,
+            std::printf("  %-48s %7.4f  (%s)%s\n",
+                        key.c_str(),
+                        worst.first,
                         worst.second.c_str(),
                         std::abs(worst.first - 1) <= m_tolerance ? "" : "  beyond tolerance");
         }
         std::printf("%s: %zu of %zu rows within %.0f%%; wall time packet %.1f s, flow %.1f s "
                     "(%.0fx)\n",
-                    title.c_str(), m_within, m_compared, m_tolerance * 100, m_packetWall,
-                    m_flowWall, m_flowWall > 0 ? m_packetWall / m_flowWall : 0.0);
+                    title.c_str(),
+                    m_within,
+                    m_compared,
+                    m_tolerance * 100,
+                    m_packetWall,
+                    m_flowWall,
+                    m_flowWall > 0 ? m_packetWall / m_flowWall : 0.0);
         std::fflush(stdout);
     }
 
@@ -484,15 +519,22 @@ void
 RunCollectives(const Options& options, Table& table)
 {
     using namespace ChakraProtoMsg;
+
     struct Case
     {
         CollectiveCommType type;
         std::string algorithm;
     };
+
     const std::vector<Case> cases = {
-        {ALL_REDUCE, "ring"},   {ALL_REDUCE, "halving-doubling"}, {ALL_REDUCE, "direct"},
-        {ALL_REDUCE, "tree"},   {ALL_GATHER, "ring"},             {REDUCE_SCATTER, "ring"},
-        {ALL_TO_ALL, "direct"}, {BROADCAST, "ring"},
+        {ALL_REDUCE, "ring"},
+        {ALL_REDUCE, "halving-doubling"},
+        {ALL_REDUCE, "direct"},
+        {ALL_REDUCE, "tree"},
+        {ALL_GATHER, "ring"},
+        {REDUCE_SCATTER, "ring"},
+        {ALL_TO_ALL, "direct"},
+        {BROADCAST, "ring"},
     };
     std::printf("== collectives: one switch, one GPU per host, NIC 100 Gbps, 1 us, MTU 9000 "
                 "(S as in collective-accuracy-bench) ==\n");
@@ -644,8 +686,11 @@ RunWorkloads(const Options& options, Table& table)
                 }
                 if (kinds.find(cluster.topology) == std::string::npos)
                 {
-                    std::printf("%-27s %5u %-16s (this build has no such topology: %s)\n", "-",
-                                gpus, topology.c_str(), kinds.c_str());
+                    std::printf("%-27s %5u %-16s (this build has no such topology: %s)\n",
+                                "-",
+                                gpus,
+                                topology.c_str(),
+                                kinds.c_str());
                     continue;
                 }
                 for (const std::string& workload : options.workloads)

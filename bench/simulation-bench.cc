@@ -80,7 +80,8 @@ RunOne(const std::string& workload,
     if (!quiet)
     {
         scenario.SetWallClockProgress(1.0, [](const ClusterScenario::WallProgress& progress) {
-            std::fprintf(stderr, "simulation-bench: %s\n",
+            std::fprintf(stderr,
+                         "simulation-bench: %s\n",
                          ClusterScenario::FormatProgress(progress).c_str());
         });
     }
@@ -89,12 +90,17 @@ RunOne(const std::string& workload,
     double cpu = CpuSeconds();
     std::printf("%-5s %-5s %5u ranks: wall %7.2f s, cpu %7.2f s, simulated %10.1f us, %10llu "
                 "events, %6.2f M events/s (%5.2f per cpu s), peak RSS %7.1f MiB, finished %s\n",
-                workload.c_str(), scenario.GetCluster()->GetTransportModel().c_str(), ranks, wall,
-                cpu, static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
+                workload.c_str(),
+                scenario.GetCluster()->GetTransportModel().c_str(),
+                ranks,
+                wall,
+                cpu,
+                static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3,
                 static_cast<unsigned long long>(scenario.GetEventCount()),
                 static_cast<double>(scenario.GetEventCount()) / 1e6 / wall,
                 static_cast<double>(scenario.GetEventCount()) / 1e6 / cpu,
-                chakra_bench::PeakRssMiB(), report.AllFinished() ? "yes" : "NO");
+                chakra_bench::PeakRssMiB(),
+                report.AllFinished() ? "yes" : "NO");
     for (uint32_t r = 0; r < ranks; ++r)
     {
         std::remove((prefix + "." + std::to_string(r) + ".et").c_str());

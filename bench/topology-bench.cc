@@ -34,12 +34,17 @@ Configuration(const std::string& kind, uint32_t gpus)
     if (kind == "rail-optimized")
     {
         // DGX SuperPOD-like: scalable units of 32 hosts, 8 rails, 16 spines.
-        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"},
-                {"HostsPerRailGroup", "32"}, {"Spines", "16"}};
+        return {{"Topology", kind},
+                {"Hosts", hosts},
+                {"GpusPerHost", "8"},
+                {"HostsPerRailGroup", "32"},
+                {"Spines", "16"}};
     }
     if (kind == "rail-only")
     {
-        return {{"Topology", "rail-optimized"}, {"Hosts", hosts}, {"GpusPerHost", "8"},
+        return {{"Topology", "rail-optimized"},
+                {"Hosts", hosts},
+                {"GpusPerHost", "8"},
                 {"Spines", "0"}};
     }
     if (kind == "fat-tree")
@@ -48,12 +53,20 @@ Configuration(const std::string& kind, uint32_t gpus)
     }
     if (kind == "clos")
     {
-        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"}, {"HostsPerLeaf", "4"},
-                {"LeavesPerPod", "8"}, {"Spines", "8"}, {"CoreSwitches", "32"}};
+        return {{"Topology", kind},
+                {"Hosts", hosts},
+                {"GpusPerHost", "8"},
+                {"HostsPerLeaf", "4"},
+                {"LeavesPerPod", "8"},
+                {"Spines", "8"},
+                {"CoreSwitches", "32"}};
     }
     if (kind == "leaf-spine")
     {
-        return {{"Topology", kind}, {"Hosts", hosts}, {"GpusPerHost", "8"}, {"HostsPerLeaf", "4"},
+        return {{"Topology", kind},
+                {"Hosts", hosts},
+                {"GpusPerHost", "8"},
+                {"HostsPerLeaf", "4"},
                 {"Spines", "16"}};
     }
     if (kind == "torus")
@@ -100,8 +113,8 @@ GraphPhase(const std::string& kind, uint32_t gpus)
               << " s, all next hops " << routed - built << " s (" << entries
               << " next-hop entries), summary " << summarized - routed << " s (bisection "
               << summary.bisectionBps / 1e12 << " Tbps, diameter " << summary.diameter
-              << "); peak RSS " << PeakRssMiB() << " MiB (+" << PeakRssMiB() - before
-              << ")" << std::endl;
+              << "); peak RSS " << PeakRssMiB() << " MiB (+" << PeakRssMiB() - before << ")"
+              << std::endl;
     return 0;
 }
 

@@ -11,15 +11,14 @@
 #include "ns3/trace-file.h"
 #include "ns3/trace-linker.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <vector>
 
 namespace
@@ -70,8 +69,8 @@ main(int argc, char** argv)
         }
         if (args.Has("repeats"))
         {
-            repeats = static_cast<int>(
-                ns3::ParseWholeNumber(args.Get("repeats"), "<repeats>", 1, 1000));
+            repeats =
+                static_cast<int>(ns3::ParseWholeNumber(args.Get("repeats"), "<repeats>", 1, 1000));
         }
     };
     int exitCode = 0;
@@ -110,10 +109,15 @@ main(int argc, char** argv)
                     static_cast<unsigned long long>(summary.gpuOps));
         std::printf("  wall time (link + write), %d runs: min %.3f s, median %.3f s, max %.3f s "
                     "(target <= 2 s)\n",
-                    repeats, seconds.front(), seconds[seconds.size() / 2], seconds.back());
+                    repeats,
+                    seconds.front(),
+                    seconds[seconds.size() / 2],
+                    seconds.back());
         std::printf("  peak RSS %.1f MB (%.1fx raw input; target <= 10x), of which %.1f MB "
                     "before linking (program and libraries)\n",
-                    rssPeak / 1e6, static_cast<double>(rssPeak) / raw, rssBefore / 1e6);
+                    rssPeak / 1e6,
+                    static_cast<double>(rssPeak) / raw,
+                    rssBefore / 1e6);
         return seconds[seconds.size() / 2] <= 2.0 && rssPeak <= 10 * raw ? 0 : 1;
     }
     catch (const std::exception& e)

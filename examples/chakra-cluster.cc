@@ -55,9 +55,10 @@ main(int argc, char* argv[])
                    "left) on stderr about every this many wall-clock seconds (0: never)",
                    "1");
     args.AddFlag("quiet", "no progress lines");
-    args.AddFlag("strict",
-                 "what would be a warning about the traces is an error: communication nodes "
-                 "without comm_size (else run as 0 bytes; ns3::ChakraApplication::MissingCommSize)");
+    args.AddFlag(
+        "strict",
+        "what would be a warning about the traces is an error: communication nodes "
+        "without comm_size (else run as 0 bytes; ns3::ChakraApplication::MissingCommSize)");
     args.EnableNs3Attributes();
 
     // Launched by mpirun: this process takes part in one distributed simulation. (Before the
@@ -115,16 +116,17 @@ main(int argc, char* argv[])
             options.ApplyToCluster(*cluster);
             out << "cluster: " << cluster->Describe() << "\n";
             out << "topology: " << cluster->DescribeTopology() << "\n";
-            WriteTopologyDot(*BuildTopology(cluster->GetTopologySpec()), options.GetText("topology-dot"));
-            out << "picture: " << options.GetText("topology-dot")
-                << " (render it with: dot -Tsvg " << options.GetText("topology-dot")
-                << " -o topology.svg)\n";
+            WriteTopologyDot(*BuildTopology(cluster->GetTopologySpec()),
+                             options.GetText("topology-dot"));
+            out << "picture: " << options.GetText("topology-dot") << " (render it with: dot -Tsvg "
+                << options.GetText("topology-dot") << " -o topology.svg)\n";
             return 0;
         }
         const uint32_t ranks = CountTraceRanks(trace); // throws on missing ranks
         if (ranks == 0)
         {
-            throw std::invalid_argument("no trace " + trace + ".0.et (--trace PREFIX: rank r "
+            throw std::invalid_argument("no trace " + trace +
+                                        ".0.et (--trace PREFIX: rank r "
                                         "reads PREFIX.r.et)");
         }
         ClusterScenario scenario;
@@ -149,15 +151,12 @@ main(int argc, char* argv[])
         const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
         if (first && !args.Has("quiet") && progress > 0)
         {
-            scenario.SetWallClockProgress(progress,
-                                          [&](const ClusterScenario::WallProgress& line) {
-                                              std::cerr << program << ": "
-                                                        << ClusterScenario::FormatProgress(line)
-                                                        << std::endl;
-                                          });
+            scenario.SetWallClockProgress(progress, [&](const ClusterScenario::WallProgress& line) {
+                std::cerr << program << ": " << ClusterScenario::FormatProgress(line) << std::endl;
+            });
         }
-        const auto rows = static_cast<std::size_t>(
-            ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+        const auto rows =
+            static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
         // The output directory (the timeline is written into it during the run); one this run
         // made is removed again if nothing was written into it.
         bool madeOutDir = false;
@@ -171,9 +170,11 @@ main(int argc, char* argv[])
                                             error.message());
             }
         }
+
         struct RemoveIfEmpty
         {
             std::string dir;
+
             ~RemoveIfEmpty()
             {
                 std::error_code ignored;
@@ -183,6 +184,7 @@ main(int argc, char* argv[])
                 }
             }
         } cleanup{madeOutDir ? outDir : ""};
+
         ChakraReport report = scenario.Run(trace);
         // A failed run's report stays on stdout (what each rank waits for is its diagnosis),
         // but its figures are not written as results (no CSV; the timeline was dropped), and

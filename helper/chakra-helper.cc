@@ -137,7 +137,8 @@ ChakraHelper::Install(NodeContainer nodes)
     {
         if (!Exists(GetTracePath(rank)))
         {
-            throw TraceError(GetTracePath(rank), "",
+            throw TraceError(GetTracePath(rank),
+                             "",
                              "no trace for rank " + std::to_string(rank) + " of " +
                                  std::to_string(ranks) + " (expected <prefix>.<rank>.et)");
         }
@@ -169,7 +170,8 @@ ChakraHelper::Install(NodeContainer nodes)
     auto peers = std::make_shared<std::vector<Address>>();
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
-        Ipv4Address address = m_addresses.empty() ? FirstAddress(nodes.Get(rank)) : m_addresses[rank];
+        Ipv4Address address =
+            m_addresses.empty() ? FirstAddress(nodes.Get(rank)) : m_addresses[rank];
         peers->push_back(InetSocketAddress(address, 0));
     }
     std::vector<uint32_t> hostOf = m_hostOf;
@@ -244,9 +246,9 @@ ChakraHelper::CheckJobSize(ChakraReport& report) const
     }
     if (MpiContext::GetProcessCount() > 1)
     {
-        const auto parts = MpiContext::GatherToFirst(std::to_string(highest) + " " +
-                                                     std::to_string(worldSize) + " " +
-                                                     std::to_string(communicates));
+        const auto parts =
+            MpiContext::GatherToFirst(std::to_string(highest) + " " + std::to_string(worldSize) +
+                                      " " + std::to_string(communicates));
         if (MpiContext::GetProcessId() != 0)
         {
             return;
@@ -275,7 +277,8 @@ ChakraHelper::CheckJobSize(ChakraReport& report) const
         report.AddWarning(
             "the traces carry no world_size and name no rank (no process group members, no "
             "comm-groups file, no send or receive peer): the job is taken to have " +
-            std::to_string(m_ranks) + " ranks, one per trace file; a missing or an extra "
+            std::to_string(m_ranks) +
+            " ranks, one per trace file; a missing or an extra "
             "rank's trace could not be detected");
     }
     else if (highest < last)
@@ -283,8 +286,7 @@ ChakraHelper::CheckJobSize(ChakraReport& report) const
         report.AddWarning(
             "the traces carry no world_size, and no process group, comm-groups file, send or "
             "receive names rank" +
-            (last > highest + 1 ? "s " + std::to_string(highest + 1) + " .. " +
-                                      std::to_string(last)
+            (last > highest + 1 ? "s " + std::to_string(highest + 1) + " .. " + std::to_string(last)
                                 : " " + std::to_string(last)) +
             " (the highest rank named is " + std::to_string(highest) + " of " +
             std::to_string(m_ranks) + " trace files): traces of another job mixed in?");

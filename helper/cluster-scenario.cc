@@ -94,8 +94,7 @@ SteadySeconds()
 } // namespace
 
 void
-ClusterScenario::SetWallClockProgress(double seconds,
-                                      std::function<void(const WallProgress&)> hook)
+ClusterScenario::SetWallClockProgress(double seconds, std::function<void(const WallProgress&)> hook)
 {
     m_wallInterval = seconds;
     m_wallHook = std::move(hook);
@@ -178,9 +177,8 @@ ClusterScenario::WallProbe()
         if (simulated >= m_nextProgress)
         {
             m_progress(simulated);
-            m_nextProgress =
-                m_progressInterval * (simulated / m_progressInterval).GetHigh() +
-                m_progressInterval;
+            m_nextProgress = m_progressInterval * (simulated / m_progressInterval).GetHigh() +
+                             m_progressInterval;
         }
         step = std::min(step, m_nextProgress - simulated);
     }
@@ -195,6 +193,7 @@ ChakraReport
 ClusterScenario::Run(const std::string& tracePrefix)
 {
     auto start = std::chrono::steady_clock::now();
+
     // Whatever fails below (a bad trace, a configuration error, an exception out of an event),
     // the simulation is torn down before the exception leaves: its nodes, sockets and their
     // callbacks would otherwise outlive the run (LeakSanitizer reports them) and the next run
@@ -206,6 +205,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
             Simulator::Destroy();
         }
     } destroyOnExit;
+
     // One rank per GPU: a cluster of another size than the job is a configuration error that
     // says what to change (not a missing trace of a rank the job never had).
     const uint32_t traceRanks = CountTraceRanks(tracePrefix);
@@ -215,8 +215,10 @@ ClusterScenario::Run(const std::string& tracePrefix)
         throw std::invalid_argument(
             "ClusterScenario: the traces " + tracePrefix + ".<rank>.et are " +
             std::to_string(traceRanks) + " rank(s) but the cluster has " + std::to_string(gpus) +
-            " GPUs (" + m_cluster->Describe() + "): one GPU per rank, so set the cluster's Hosts "
-            "x GpusPerHost to " + std::to_string(traceRanks) + " (e.g. Hosts " +
+            " GPUs (" + m_cluster->Describe() +
+            "): one GPU per rank, so set the cluster's Hosts "
+            "x GpusPerHost to " +
+            std::to_string(traceRanks) + " (e.g. Hosts " +
             std::to_string(traceRanks % 8 == 0 && traceRanks > 0 ? traceRanks / 8 : 1) +
             ", GpusPerHost " +
             std::to_string(traceRanks % 8 == 0 && traceRanks > 0 ? 8 : traceRanks) + ")");
@@ -324,8 +326,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
         report.AddTable(std::move(table));
     }
     Simulator::Destroy();
-    m_wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
 }
 

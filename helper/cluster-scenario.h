@@ -70,16 +70,17 @@ class ClusterScenario
     /** Where a run stands, for progress lines. */
     struct WallProgress
     {
-        Time simulated;           //!< simulated time now
-        uint64_t nodesDone{0};    //!< trace nodes finished, all ranks (this process's)
-        uint64_t nodesTotal{0};   //!< nodes of those ranks' traces (counted before the run)
+        Time simulated;         //!< simulated time now
+        uint64_t nodesDone{0};  //!< trace nodes finished, all ranks (this process's)
+        uint64_t nodesTotal{0}; //!< nodes of those ranks' traces (counted before the run)
         /** Wall-clock seconds left, estimated from the nodes done so far at the speed so far;
          *  negative: no estimate yet. */
         double secondsLeft{-1};
-        uint64_t events{0};       //!< simulator events processed so far
-        double wallSeconds{0};    //!< wall-clock seconds since the simulation started
+        uint64_t events{0};        //!< simulator events processed so far
+        double wallSeconds{0};     //!< wall-clock seconds since the simulation started
         double eventsPerSecond{0}; //!< events per wall-clock second since the previous line
     };
+
     /**
      * Calls \p hook about every \p seconds of wall-clock time while the simulation runs (long
      * runs' progress display); 0 or no hook: never. The check is an event on simulated time
@@ -122,10 +123,10 @@ class ClusterScenario
     std::function<void(Time)> m_progress;
     double m_wallInterval{0};
     std::function<void(const WallProgress&)> m_wallHook;
-    Time m_probeStep;           //!< simulated time between wall-clock checks (adapted)
-    double m_runStart{0};       //!< wall-clock seconds (steady clock) at Simulator::Run
-    double m_lastProbe{0};      //!< wall-clock seconds of the previous check
-    double m_lastLine{0};       //!< wall-clock seconds of the previous progress line
+    Time m_probeStep;      //!< simulated time between wall-clock checks (adapted)
+    double m_runStart{0};  //!< wall-clock seconds (steady clock) at Simulator::Run
+    double m_lastProbe{0}; //!< wall-clock seconds of the previous check
+    double m_lastLine{0};  //!< wall-clock seconds of the previous progress line
     uint64_t m_lastLineEvents{0};
     uint64_t m_nodesDone{0};
     uint64_t m_nodesTotal{0}; //!< nodes of the traces this process runs (wall-clock progress)

@@ -21,9 +21,8 @@ CollectiveCostFit::Describe() const
         return "none (no measured call of two or more ranks)";
     }
     return FormatFixed(fixedUs, 1) + " us + " + FormatFixed(usPerByte * 1048576.0, 1) +
-           " us/MiB per call (least squares over " + std::to_string(calls) +
-           " measured call" + (calls == 1 ? "" : "s") +
-           ": measured transfer minus simulated transfer)";
+           " us/MiB per call (least squares over " + std::to_string(calls) + " measured call" +
+           (calls == 1 ? "" : "s") + ": measured transfer minus simulated transfer)";
 }
 
 CollectiveCostFit

@@ -24,9 +24,9 @@ namespace ns3
  */
 struct CollectiveCostFit
 {
-    double fixedUs{0};     //!< per call, microseconds
-    double usPerByte{0};   //!< per byte of the call, microseconds
-    std::size_t calls{0};  //!< calls the fit used
+    double fixedUs{0};    //!< per call, microseconds
+    double usPerByte{0};  //!< per byte of the call, microseconds
+    std::size_t calls{0}; //!< calls the fit used
 
     /** \return the cost of a call of \p bytes, in microseconds */
     double CostUs(uint64_t bytes) const;

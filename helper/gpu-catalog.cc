@@ -29,8 +29,16 @@ const std::vector<CatalogEntry>&
 Catalog()
 {
     static const std::vector<CatalogEntry> entries = {
-        {"gb200", "GB200", "NVLink5", 1800, "NVIDIA GB200 NVL72 data sheet: NVLink 1.8 TB/s per GPU"},
-        {"b200", "B200", "NVLink5", 1800, "NVIDIA DGX B200 / HGX B200 data sheet: NVLink 1.8 TB/s per GPU"},
+        {"gb200",
+         "GB200",
+         "NVLink5",
+         1800,
+         "NVIDIA GB200 NVL72 data sheet: NVLink 1.8 TB/s per GPU"},
+        {"b200",
+         "B200",
+         "NVLink5",
+         1800,
+         "NVIDIA DGX B200 / HGX B200 data sheet: NVLink 1.8 TB/s per GPU"},
         {"h200", "H200", "NVLink4", 900, "NVIDIA H200 data sheet (SXM): NVLink 900 GB/s"},
         {"h800", "H800", "NVLink4", 400, "NVIDIA H800 SXM5 specification: NVLink 400 GB/s"},
         {"h100", "H100", "NVLink4", 900, "NVIDIA H100 data sheet (SXM5): NVLink 900 GB/s"},
@@ -46,8 +54,9 @@ std::string
 Lower(const std::string& text)
 {
     std::string out = text;
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
     return out;
 }
 
@@ -70,7 +79,8 @@ LookUpGpuLinks(const std::string& name, std::string& why)
     }
     if (lower.find("pcie") != std::string::npos)
     {
-        why = "'" + name + "' is a PCIe card: no NVSwitch (its NVLink, if any, is a bridge "
+        why = "'" + name +
+              "' is a PCIe card: no NVSwitch (its NVLink, if any, is a bridge "
               "between two cards)";
         return std::nullopt;
     }
@@ -91,7 +101,8 @@ LookUpGpuLinks(const std::string& name, std::string& why)
             return spec;
         }
     }
-    why = "'" + name + "' is not a GPU this catalog knows (P100, V100, A100, A800, H100, H800, "
+    why = "'" + name +
+          "' is not a GPU this catalog knows (P100, V100, A100, A800, H100, H800, "
           "H200, B200, GB200 with NVLink)";
     return std::nullopt;
 }

@@ -17,10 +17,10 @@ namespace ns3
  */
 struct GpuLinkSpec
 {
-    std::string model;       //!< "V100", "A100", ...
-    std::string generation;  //!< "NVLink2", ...
-    double gbPerSecond{0};   //!< per GPU and direction, GB/s (10^9 bytes/s)
-    std::string source;      //!< where the figure comes from
+    std::string model;      //!< "V100", "A100", ...
+    std::string generation; //!< "NVLink2", ...
+    double gbPerSecond{0};  //!< per GPU and direction, GB/s (10^9 bytes/s)
+    std::string source;     //!< where the figure comes from
     /** \return the bandwidth as an ns-3 DataRate string ("1200Gbps") */
     std::string DataRate() const;
 };

@@ -125,8 +125,8 @@ class GpuClusterHelper : public Object
     int GetTopologyKind() const;
 
     CommTransport::Model m_transportRequested; //!< Transport (may be auto)
-    std::string m_transport; //!< the model that runs (Build resolves auto)
-    std::string m_transportChoice; //!< why "auto" chose m_transport
+    std::string m_transport;                   //!< the model that runs (Build resolves auto)
+    std::string m_transportChoice;             //!< why "auto" chose m_transport
     uint32_t m_autoPacketLimit;
     uint32_t m_hosts;
     uint32_t m_gpusPerHost;

@@ -3,19 +3,18 @@
 #include "collective-cost-fit.h"
 #include "gpu-catalog.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/et-reader.h"
 #include "ns3/et-summary.h"
 #include "ns3/quantity-parser.h"
 #include "ns3/rank-consistency.h"
-#include "ns3/trace-converter.h"
-#include "ns3/trace-linker.h"
-
-#include "ns3/data-rate.h"
 #include "ns3/string.h"
 #include "ns3/text-format.h"
+#include "ns3/trace-converter.h"
 #include "ns3/trace-error.h"
-#include "ns3/trace-limits.h"
 #include "ns3/trace-file.h"
+#include "ns3/trace-limits.h"
+#include "ns3/trace-linker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -196,6 +195,7 @@ DiscoverRankTraces(const std::string& directory,
         }
         return static_cast<uint32_t>(std::stoul(digits));
     };
+
     /** A trace file found by content. */
     struct Found
     {
@@ -203,6 +203,7 @@ DiscoverRankTraces(const std::string& directory,
         std::optional<uint32_t> rank; //!< the first number in its name
         std::string name;
     };
+
     std::vector<Found> found;
     std::map<uint32_t, std::string> hosts;
     std::map<uint32_t, std::string> devices;
@@ -210,10 +211,12 @@ DiscoverRankTraces(const std::string& directory,
         auto [it, inserted] = into.emplace(rank, directory + "/" + name);
         if (!inserted)
         {
-            throw TraceError(directory, "", "two traces for rank " + std::to_string(rank) + ": " +
-                                                fs::path(it->second).filename().string() +
-                                                " and " + name + " (give --host-pattern / "
-                                                "--device-pattern with {rank})");
+            throw TraceError(directory,
+                             "",
+                             "two traces for rank " + std::to_string(rank) + ": " +
+                                 fs::path(it->second).filename().string() + " and " + name +
+                                 " (give --host-pattern / "
+                                 "--device-pattern with {rank})");
         }
     };
     for (const std::string& name : files)
@@ -254,7 +257,8 @@ DiscoverRankTraces(const std::string& directory,
         }
         if (!file.rank)
         {
-            throw TraceError(directory + "/" + file.name, "",
+            throw TraceError(directory + "/" + file.name,
+                             "",
                              "no rank number in the file name (give --host-pattern / "
                              "--device-pattern with {rank})");
         }
@@ -262,18 +266,21 @@ DiscoverRankTraces(const std::string& directory,
     }
     if (hosts.empty())
     {
-        throw TraceError(directory, "", "no host execution trace (*.json[.gz] with \"schema\" "
-                                        "and \"nodes\") found");
+        throw TraceError(directory,
+                         "",
+                         "no host execution trace (*.json[.gz] with \"schema\" "
+                         "and \"nodes\") found");
     }
     std::vector<RankTraceFiles> ranks;
     for (uint32_t rank = 0; rank < hosts.size(); ++rank)
     {
         if (hosts.count(rank) == 0)
         {
-            throw TraceError(directory, "", "host traces cover ranks " +
-                                                std::to_string(hosts.begin()->first) + ".." +
-                                                std::to_string(hosts.rbegin()->first) +
-                                                " but rank " + std::to_string(rank) + " is missing");
+            throw TraceError(directory,
+                             "",
+                             "host traces cover ranks " + std::to_string(hosts.begin()->first) +
+                                 ".." + std::to_string(hosts.rbegin()->first) + " but rank " +
+                                 std::to_string(rank) + " is missing");
         }
         RankTraceFiles entry;
         entry.rank = rank;
@@ -290,8 +297,10 @@ DiscoverRankTraces(const std::string& directory,
     }
     if (!devices.empty() && devices.size() != hosts.size())
     {
-        throw TraceError(directory, "", std::to_string(devices.size()) + " device traces for " +
-                                            std::to_string(hosts.size()) + " host traces");
+        throw TraceError(directory,
+                         "",
+                         std::to_string(devices.size()) + " device traces for " +
+                             std::to_string(hosts.size()) + " host traces");
     }
     return ranks;
 }
@@ -434,8 +443,10 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
             {
                 // The measured step is what the replay is compared with: an absurd one would
                 // give an error of -100% and look like a result.
-                throw TraceError(files.device, s.iterationName,
-                                 "duration " + FormatFixed(static_cast<double>(s.iterationDur) / 1e3, 0) +
+                throw TraceError(files.device,
+                                 s.iterationName,
+                                 "duration " +
+                                     FormatFixed(static_cast<double>(s.iterationDur) / 1e3, 0) +
                                      " us is not a duration a trace can have (0 to " +
                                      std::to_string(kMaxNodeMicros) + " us, one hour)");
             }
@@ -469,16 +480,17 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
                 missing += " .. " + std::to_string(*converted.worldSize - 1);
             }
             throw TraceError(
-                files.host, "",
-                "the job has " + std::to_string(*converted.worldSize) +
-                    " ranks (world size " + (converted.linked ? "of the linked trace: Kineto's "
-                                                                "distributedInfo" :
-                                                                "of its largest process group") +
+                files.host,
+                "",
+                "the job has " + std::to_string(*converted.worldSize) + " ranks (world size " +
+                    (converted.linked ? "of the linked trace: Kineto's "
+                                        "distributedInfo"
+                                      : "of its largest process group") +
                     "), but " + folder + " has the traces of " + std::to_string(n) + " rank(s)" +
-                    (*converted.worldSize > n ? std::string(": missing rank") +
-                                                    (*converted.worldSize > n + 1 ? "s " : " ") +
-                                                    missing
-                                              : ": traces of another job mixed in?"));
+                    (*converted.worldSize > n
+                         ? std::string(": missing rank") +
+                               (*converted.worldSize > n + 1 ? "s " : " ") + missing
+                         : ": traces of another job mixed in?"));
         }
 
         // The simulator's bounds (a node at most an hour, a call at most 1 TiB), checked now
@@ -490,7 +502,8 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
                 NodeDuration(node, "duration_micros", node.GetDurationMicros());
                 const auto type = node.GetType();
                 if (type == ChakraProtoMsg::COMM_COLL_NODE ||
-                    type == ChakraProtoMsg::COMM_SEND_NODE || type == ChakraProtoMsg::COMM_RECV_NODE)
+                    type == ChakraProtoMsg::COMM_SEND_NODE ||
+                    type == ChakraProtoMsg::COMM_RECV_NODE)
                 {
                     NodeCommBytes(node);
                 }
@@ -499,11 +512,13 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
         catch (const TraceError& e)
         {
             std::string what = e.what();
-            if (!e.GetFile().empty() && what.compare(0, e.GetFile().size() + 2, e.GetFile() + ": ") == 0)
+            if (!e.GetFile().empty() &&
+                what.compare(0, e.GetFile().size() + 2, e.GetFile() + ": ") == 0)
             {
                 what = what.substr(e.GetFile().size() + 2);
             }
-            throw TraceError(files.device.empty() ? files.host : files.device, "",
+            throw TraceError(files.device.empty() ? files.host : files.device,
+                             "",
                              "rank " + std::to_string(files.rank) +
                                  " cannot be simulated: in its converted trace, " + what);
         }
@@ -537,7 +552,8 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
         file.Commit();
         m_written.push_back(listing);
         m_kept = listing;
-        throw TraceError(prefix + ".*.et", "",
+        throw TraceError(prefix + ".*.et",
+                         "",
                          "the ranks disagree on their communication (" +
                              std::to_string(consistency.mismatchCount) + " mismatches, all in " +
                              listing + "), nothing simulated; first: " +
@@ -552,7 +568,8 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
         // progress setting (GetWarnings), not only in report.txt; strict, it is an error.
         if (m_strict)
         {
-            throw TraceError(fs::path(ranks.front().host).parent_path().string(), "",
+            throw TraceError(fs::path(ranks.front().host).parent_path().string(),
+                             "",
                              warning + " (an error with --strict)");
         }
         m_warnings.push_back(warning);
@@ -577,7 +594,8 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     }
     if (!m_nvLinkFromTrace)
     {
-        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " as given" +
+        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) +
+                             " as given" +
                              (gpu.empty() ? std::string() : " (the traces' GPU: " + gpu + ")"));
         return;
     }
@@ -585,15 +603,17 @@ ReplayPipeline::ChooseNvLink(const std::string& prefix, ClusterOptions& options)
     auto spec = LookUpGpuLinks(gpu, why);
     if (!spec)
     {
-        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " (the default: " + why +
-                             "; set --nvlink-bandwidth)");
+        m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) +
+                             " (the default: " + why + "; set --nvlink-bandwidth)");
         return;
     }
     options.Set("nvlink-bandwidth", spec->DataRate());
     m_hardware.push_back("NVLink " + RateText(options.GetText("nvlink-bandwidth")) + " = " +
-                         FormatFixed(spec->gbPerSecond, 0) + " GB/s per direction: the traces ran "
-                         "on " + gpu + " (" + spec->model + ", " + spec->generation + "; " +
-                         spec->source + ", halved for one direction)");
+                         FormatFixed(spec->gbPerSecond, 0) +
+                         " GB/s per direction: the traces ran "
+                         "on " +
+                         gpu + " (" + spec->model + ", " + spec->generation + "; " + spec->source +
+                         ", halved for one direction)");
 }
 
 ChakraReport
@@ -641,11 +661,10 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         break;
     case RankStart::AUTO:
         measuredOffsets = ranks > 1 && everyIteration && measured.HasCommonClock();
-        startNote = measuredOffsets ? "the default when the ranks' clocks are one; "
-                                      "--start-together for the job without this skew"
-                    : !everyIteration
-                        ? "no measured iteration for every rank"
-                        : "the ranks' measured times are not on one clock";
+        startNote = measuredOffsets   ? "the default when the ranks' clocks are one; "
+                                        "--start-together for the job without this skew"
+                    : !everyIteration ? "no measured iteration for every rank"
+                                      : "the ranks' measured times are not on one clock";
         break;
     }
     std::vector<double> offsetsUs;
@@ -746,8 +765,8 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         const ReplayValidation v =
             CompareWithMeasurement(uncalibrated, measured, measuredOffsets, offsetsUs);
         cost = FitCollectiveCost(v);
-        calibration = ReplayValidation::Calibration{cost.Describe(), v.IterationError(),
-                                                    v.simulatedRankUs};
+        calibration =
+            ReplayValidation::Calibration{cost.Describe(), v.IterationError(), v.simulatedRankUs};
         Say("collective software cost: " + cost.Describe());
     }
     ChakraReport report = simulate(cost, options);

@@ -6,11 +6,10 @@
 #define CHAKRA_REPLAY_PIPELINE_H
 
 #include "cluster-scenario.h"
-
-#include "ns3/cluster-options.h"
 #include "replay-validation.h"
 
 #include "ns3/chakra-report.h"
+#include "ns3/cluster-options.h"
 
 #include <cstdint>
 #include <functional>

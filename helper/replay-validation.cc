@@ -488,8 +488,7 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
             }
             os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
                << " us, measured " << FormatFixed(measuredIterationUs, 1) << " us ("
-               << (measuredIterationName.empty() ? "span of the traced ops"
-                                                 : measuredIterationName)
+               << (measuredIterationName.empty() ? "span of the traced ops" : measuredIterationName)
                << ", longest rank), error " << FormatFixed(*IterationError() * 100, 1) << "%\n";
         }
     }
@@ -499,9 +498,8 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         for (std::size_t r = 0; r < measuredRankUs.size(); ++r)
         {
             os << (r % 4 == 0 ? "\n  " : "   ") << "rank " << r << " "
-               << FormatFixed(simulatedRankUs[r], 0) << " / "
-               << FormatFixed(measuredRankUs[r], 0) << " "
-               << std::setw(6) << Percent(simulatedRankUs[r], measuredRankUs[r]);
+               << FormatFixed(simulatedRankUs[r], 0) << " / " << FormatFixed(measuredRankUs[r], 0)
+               << " " << std::setw(6) << Percent(simulatedRankUs[r], measuredRankUs[r]);
         }
         os << "\n";
     }
@@ -551,11 +549,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
     }
     os << "collectives: skew = last arrival - first arrival (waiting for the last rank); "
           "transfer = completion - last arrival; local = last member's end - completion\n";
-    os << std::left << std::setw(12) << "type" << std::setw(6) << "pg" << std::right
-       << std::setw(4) << "seq" << std::setw(11) << "bytes" << std::setw(11) << "skew_sim"
-       << std::setw(11) << "skew_meas" << std::setw(13) << "transfer_sim" << std::setw(14)
-       << "transfer_meas" << std::setw(9) << "error" << std::setw(11) << "local_sim"
-       << std::setw(11) << "local_meas" << "\n";
+    os << std::left << std::setw(12) << "type" << std::setw(6) << "pg" << std::right << std::setw(4)
+       << "seq" << std::setw(11) << "bytes" << std::setw(11) << "skew_sim" << std::setw(11)
+       << "skew_meas" << std::setw(13) << "transfer_sim" << std::setw(14) << "transfer_meas"
+       << std::setw(9) << "error" << std::setw(11) << "local_sim" << std::setw(11) << "local_meas"
+       << "\n";
     std::size_t shown = 0;
     for (const auto& c : collectives)
     {
@@ -568,10 +566,10 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
             os << "... more in validation.csv\n";
             break;
         }
-        os << std::left << std::setw(12) << c.kind << std::setw(6) << (c.pg.empty() ? "world" : c.pg)
-           << std::right << std::setw(4) << c.seq << std::setw(11) << c.bytes << std::setw(11)
-           << FormatFixed(c.simulated.skewUs, 1) << std::setw(11)
-           << FormatFixed(c.measured->skewUs, 1) << std::setw(13)
+        os << std::left << std::setw(12) << c.kind << std::setw(6)
+           << (c.pg.empty() ? "world" : c.pg) << std::right << std::setw(4) << c.seq
+           << std::setw(11) << c.bytes << std::setw(11) << FormatFixed(c.simulated.skewUs, 1)
+           << std::setw(11) << FormatFixed(c.measured->skewUs, 1) << std::setw(13)
            << FormatFixed(c.simulated.transferUs, 1) << std::setw(14)
            << FormatFixed(c.measured->transferUs, 1) << std::setw(9)
            << Percent(c.simulated.transferUs, c.measured->transferUs) << std::setw(11)
@@ -597,18 +595,18 @@ ReplayValidation::WriteCsv(const std::string& path) const
     if (calibration && calibration->iterationError)
     {
         const double uncalibrated = measuredIterationUs * (1 + *calibration->iterationError);
-        out.Write(std::string(measuredOffsets ? "iteration_span" : "iteration") +
-                  "_uncalibrated," + measuredIterationName + ",,,," +
-                  FormatFixed(uncalibrated, 3) + "," + FormatFixed(measuredIterationUs, 3) + "," +
+        out.Write(std::string(measuredOffsets ? "iteration_span" : "iteration") + "_uncalibrated," +
+                  measuredIterationName + ",,,," + FormatFixed(uncalibrated, 3) + "," +
+                  FormatFixed(measuredIterationUs, 3) + "," +
                   error(uncalibrated, measuredIterationUs) + ",,,,,,,,\n");
     }
     for (std::size_t r = 0; r < measuredRankUs.size() && r < simulatedRankUs.size(); ++r)
     {
         const double offset = r < startOffsetsUs.size() ? startOffsetsUs[r] : 0.0;
-        out.Write("rank," + std::to_string(r) + ",,,," + FormatFixed(simulatedRankUs[r], 3) +
-                  "," + FormatFixed(measuredRankUs[r], 3) + "," +
-                  error(simulatedRankUs[r], measuredRankUs[r]) + ",,,,,," +
-                  FormatFixed(offset, 3) + ",,\n");
+        out.Write("rank," + std::to_string(r) + ",,,," + FormatFixed(simulatedRankUs[r], 3) + "," +
+                  FormatFixed(measuredRankUs[r], 3) + "," +
+                  error(simulatedRankUs[r], measuredRankUs[r]) + ",,,,,," + FormatFixed(offset, 3) +
+                  ",,\n");
     }
     if (calibration && calibration->simulatedRankUs.size() == measuredRankUs.size())
     {
@@ -622,16 +620,14 @@ ReplayValidation::WriteCsv(const std::string& path) const
     }
     for (const auto& c : collectives)
     {
-        std::string line = "collective," + c.kind + "," + c.pg + "," + std::to_string(c.seq) +
-                           "," + std::to_string(c.bytes) + "," +
-                           FormatFixed(c.simulated.spanUs, 3) + ",";
+        std::string line = "collective," + c.kind + "," + c.pg + "," + std::to_string(c.seq) + "," +
+                           std::to_string(c.bytes) + "," + FormatFixed(c.simulated.spanUs, 3) + ",";
         if (c.measured)
         {
             line += FormatFixed(c.measured->spanUs, 3) + "," +
                     error(c.simulated.spanUs, c.measured->spanUs) + "," +
-                    FormatFixed(c.simulated.skewUs, 3) + "," +
-                    FormatFixed(c.measured->skewUs, 3) + "," +
-                    FormatFixed(c.simulated.transferUs, 3) + "," +
+                    FormatFixed(c.simulated.skewUs, 3) + "," + FormatFixed(c.measured->skewUs, 3) +
+                    "," + FormatFixed(c.simulated.transferUs, 3) + "," +
                     FormatFixed(c.measured->transferUs, 3) + "," +
                     error(c.simulated.transferUs, c.measured->transferUs) + ",," +
                     FormatFixed(c.simulated.localUs, 3) + "," +

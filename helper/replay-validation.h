@@ -51,17 +51,17 @@ class MeasuredRun
     /** One rank's side of one measured collective call. */
     struct Side
     {
-        double startUs{0}; //!< arrival: the kernel (or host op) started
-        double endUs{0};   //!< completion on this rank
+        double startUs{0};  //!< arrival: the kernel (or host op) started
+        double endUs{0};    //!< completion on this rank
         uint64_t nodeId{0}; //!< the call's node in the rank's .et
     };
 
     /** One collective call as the ranks recorded it. */
     struct Call
     {
-        std::string kind;                //!< ALL_REDUCE, ...
-        uint64_t bytes{0};               //!< comm_size on the first rank that has it
-        std::map<uint32_t, Side> sides;  //!< by rank
+        std::string kind;               //!< ALL_REDUCE, ...
+        uint64_t bytes{0};              //!< comm_size on the first rank that has it
+        std::map<uint32_t, Side> sides; //!< by rank
     };
 
     /** \param rank a rank \param iteration its measured iteration */
@@ -106,10 +106,10 @@ class MeasuredRun
     std::unordered_map<uint64_t, double> GetCallDelaysUs(uint32_t rank) const;
 
   private:
-    std::map<uint32_t, MeasuredIteration> m_iterations;               //!< by rank, own clock
-    std::map<std::pair<std::string, uint64_t>, Call> m_calls;         //!< by (pg, seq)
-    std::map<uint32_t, double> m_clockOffsetUs;                       //!< rank clock - common
-    std::map<uint32_t, MeasuredIteration> m_aligned;                  //!< common clock
+    std::map<uint32_t, MeasuredIteration> m_iterations;       //!< by rank, own clock
+    std::map<std::pair<std::string, uint64_t>, Call> m_calls; //!< by (pg, seq)
+    std::map<uint32_t, double> m_clockOffsetUs;               //!< rank clock - common
+    std::map<uint32_t, MeasuredIteration> m_aligned;          //!< common clock
     std::string m_clockNote{"no measured timings"};
     bool m_commonClock{false}; //!< see HasCommonClock
 };
@@ -148,9 +148,9 @@ CallTiming TimeCall(const std::vector<std::pair<double, double>>& sides, bool to
  */
 struct ReplayValidation
 {
-    bool measuredOffsets{false};  //!< ranks started at their measured offsets
-    std::string startNote;        //!< why the ranks started so ("" if not said)
-    std::string clockNote;        //!< how the measured clocks were aligned
+    bool measuredOffsets{false};        //!< ranks started at their measured offsets
+    std::string startNote;              //!< why the ranks started so ("" if not said)
+    std::string clockNote;              //!< how the measured clocks were aligned
     std::vector<double> startOffsetsUs; //!< measured start offset of each rank
     /** Measured iteration: the longest rank's, or with measured offsets, first start to last
      *  end. 0: none. */
@@ -159,6 +159,7 @@ struct ReplayValidation
     double simulatedIterationUs{0};      //!< latest rank finish (common start)
     std::vector<double> measuredRankUs;  //!< measured iteration of each rank (0: unknown)
     std::vector<double> simulatedRankUs; //!< simulated finish - the rank's start offset
+
     /** One collective call, simulated beside measured. */
     struct Collective
     {
@@ -170,6 +171,7 @@ struct ReplayValidation
         CallTiming simulated;
         std::optional<CallTiming> measured; //!< absent: no measured times
     };
+
     std::vector<Collective> collectives;
 
     /** The collectives' software cost, when calibrated from the measured calls. */
@@ -179,6 +181,7 @@ struct ReplayValidation
         std::optional<double> iterationError; //!< the iteration error without it
         std::vector<double> simulatedRankUs;  //!< each rank without it
     };
+
     std::optional<Calibration> calibration; //!< absent: not calibrated
     /** Replayed rank-local delays after collectives (MeasuredRun::GetCallDelaysUs), per
      *  rank: total microseconds and calls. Empty: none replayed. */

@@ -3,8 +3,8 @@
  * built here with ns-3's helpers (not GpuClusterHelper), a generated 2-rank all-reduce, the
  * chakra applications installed with ChakraHelper, and the report.
  *
- * Standalone, every .cc file in scratch/ is built into build/bin/<name>; inside an ns-3 tree, put such a
- * script in ns-3's scratch/ folder and run it with ./ns3 run <name>.
+ * Standalone, every .cc file in scratch/ is built into build/bin/<name>; inside an ns-3 tree, put
+ * such a script in ns-3's scratch/ folder and run it with ./ns3 run <name>.
  *
  *   build/bin/chakra-two-node-scenario [--bytes=16777216] [--rate=100Gbps] [--delay=1us]
  */

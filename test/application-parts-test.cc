@@ -6,13 +6,11 @@
 #define BOOST_TEST_MODULE application_parts
 #include "ns3/collective-call-order.h"
 #include "ns3/communicator-table.h"
+#include "ns3/nstime.h"
 #include "ns3/rank-stats.h"
 #include "ns3/resource-queues.h"
 
-#include "ns3/nstime.h"
-
 #include <boost/test/unit_test.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,7 +59,10 @@ MakeNode(uint64_t id,
 NodePtr
 Call(uint64_t id, const std::string& pg)
 {
-    return MakeNode(id, ChakraProtoMsg::COMM_COLL_NODE, {{"comm_type", ChakraProtoMsg::ALL_REDUCE}}, pg);
+    return MakeNode(id,
+                    ChakraProtoMsg::COMM_COLL_NODE,
+                    {{"comm_type", ChakraProtoMsg::ALL_REDUCE}},
+                    pg);
 }
 
 } // namespace
@@ -180,14 +181,15 @@ BOOST_AUTO_TEST_SUITE(resource_queues)
 BOOST_AUTO_TEST_CASE(resource_of_each_kind_of_node)
 {
     BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(0, ChakraProtoMsg::COMP_NODE)) == "stream 0");
-    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(1, ChakraProtoMsg::COMP_NODE, {{"stream", 7}})) ==
-               "stream 7");
+    BOOST_TEST(ResourceQueues::ResourceOf(
+                   *MakeNode(1, ChakraProtoMsg::COMP_NODE, {{"stream", 7}})) == "stream 7");
     BOOST_TEST(ResourceQueues::ResourceOf(
                    *MakeNode(2, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}, {"tid", 3}})) ==
                "cpu thread 3");
-    BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(3, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}})) ==
-               "cpu thread 0");
-    BOOST_TEST(ResourceQueues::ResourceOf(*Call(4, "")) == "", "a call naming no stream runs beside");
+    BOOST_TEST(ResourceQueues::ResourceOf(
+                   *MakeNode(3, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}})) == "cpu thread 0");
+    BOOST_TEST(ResourceQueues::ResourceOf(*Call(4, "")) == "",
+               "a call naming no stream runs beside");
     BOOST_TEST(ResourceQueues::ResourceOf(
                    *MakeNode(5, ChakraProtoMsg::COMM_SEND_NODE, {{"stream", 24}})) == "stream 24");
     BOOST_TEST(ResourceQueues::ResourceOf(*MakeNode(6, ChakraProtoMsg::METADATA_NODE)) == "");

@@ -11,7 +11,6 @@
 #include "ns3/core-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <map>
 #include <set>
 #include <type_traits>
@@ -29,8 +28,8 @@ static_assert(std::is_same_v<ChakraApplication::NodeIssuedCallback,
                              void (*)(uint32_t, std::shared_ptr<const EtNode>)>);
 static_assert(std::is_same_v<ChakraApplication::NodeFinishedCallback,
                              void (*)(uint32_t, std::shared_ptr<const EtNode>, Time, Time)>);
-static_assert(std::is_same_v<ChakraApplication::CollectiveFinishedCallback,
-                             void (*)(const CommRecord&)>);
+static_assert(
+    std::is_same_v<ChakraApplication::CollectiveFinishedCallback, void (*)(const CommRecord&)>);
 
 namespace
 {
@@ -41,9 +40,9 @@ constexpr uint64_t kMessageBytes = 4096;
 /** What the sources said, per rank. */
 struct Seen
 {
-    std::map<uint32_t, std::vector<uint64_t>> issued;                        //!< node ids
+    std::map<uint32_t, std::vector<uint64_t>> issued;                       //!< node ids
     std::map<uint32_t, std::map<uint64_t, std::pair<Time, Time>>> finished; //!< id -> times
-    std::map<uint32_t, std::vector<CommRecord>> comm;                        //!< by rank
+    std::map<uint32_t, std::vector<CommRecord>> comm;                       //!< by rank
 };
 
 Seen g_seen;
@@ -113,18 +112,16 @@ BOOST_AUTO_TEST_CASE(every_trace_source_fires_with_the_values_of_a_hand_made_tra
     // matching receive. Rank 0 reaches the call at 10 us and rank 1 at 20 us.
     TempDir dir;
     const std::string prefix = dir.File("t");
-    WriteJsonTrace(prefix + ".0.et",
-                   TraceNode(0, "A", "COMP_NODE", Gpu(0), {}, 10) + "," +
-                       TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) +
-                       "," +
-                       TraceNode(2, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, kMessageBytes, 5),
-                                 {1}));
-    WriteJsonTrace(prefix + ".1.et",
-                   TraceNode(0, "B", "COMP_NODE", Gpu(0), {}, 20) + "," +
-                       TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) +
-                       "," +
-                       TraceNode(2, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, kMessageBytes, 5),
-                                 {1}));
+    WriteJsonTrace(
+        prefix + ".0.et",
+        TraceNode(0, "A", "COMP_NODE", Gpu(0), {}, 10) + "," +
+            TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) + "," +
+            TraceNode(2, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, kMessageBytes, 5), {1}));
+    WriteJsonTrace(
+        prefix + ".1.et",
+        TraceNode(0, "B", "COMP_NODE", Gpu(0), {}, 20) + "," +
+            TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) + "," +
+            TraceNode(2, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, kMessageBytes, 5), {1}));
     g_seen = Seen();
     std::set<std::string> connected;
     chakra_test::ClusterConfig config;

@@ -10,7 +10,6 @@
 #include "ns3/core-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -27,11 +26,11 @@ namespace
 struct RankView
 {
     uint32_t metadataNodes{0};
-    std::set<std::string> pgNames;     //!< of communication nodes
-    uint32_t cpuCommunication{0};      //!< communication nodes with is_cpu_op true
+    std::set<std::string> pgNames; //!< of communication nodes
+    uint32_t cpuCommunication{0};  //!< communication nodes with is_cpu_op true
     uint32_t communication{0};
     std::set<uint64_t> ids;
-    bool depsResolve{true};            //!< every dependency names a node of the file
+    bool depsResolve{true}; //!< every dependency names a node of the file
 };
 
 RankView
@@ -219,14 +218,13 @@ BOOST_AUTO_TEST_CASE(subgroups_run_in_ours_with_the_comm_groups_file)
     BOOST_TEST_INFO(rank0.stuck.front());
     // tp0 = {0, 1} is communicator "1"; taken as every rank, it waits for ranks 2 and 3.
     BOOST_TEST(rank0.stuck.front().find("ALL_REDUCE of ") != std::string::npos);
-    BOOST_TEST(rank0.stuck.front().find("call #0 of communicator '" +
-                                        exported.groupIds.at("tp0") + "' (4 ranks: 0, 1, 2, 3)") !=
-               std::string::npos);
+    BOOST_TEST(rank0.stuck.front().find("call #0 of communicator '" + exported.groupIds.at("tp0") +
+                                        "' (4 ranks: 0, 1, 2, 3)") != std::string::npos);
     BOOST_REQUIRE(!rank0.warnings.empty());
     BOOST_TEST_INFO(rank0.warnings.front());
     BOOST_TEST(rank0.warnings.front().find("neither a process_group:init node nor a comm-groups "
-                                           "file (" + astra + ".comm-groups.json") !=
-               std::string::npos);
+                                           "file (" +
+                                           astra + ".comm-groups.json") != std::string::npos);
 }
 
 // A broadcast is not among ASTRA-sim's collectives: an error naming the file and node, and the

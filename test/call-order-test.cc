@@ -11,9 +11,7 @@
 #include "ns3/core-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <map>
-
 #include <sys/wait.h>
 
 using namespace ns3;

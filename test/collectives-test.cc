@@ -9,9 +9,8 @@
 
 #include "ns3/chakra-module.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <map>
 #include <set>
@@ -39,9 +38,13 @@ RunOne(ChakraProtoMsg::CollectiveCommType type,
     spec.bytes = bytes;
     spec.root = root;
     WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
-                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
-                                  "BroadcastAlgorithm", "ReduceAlgorithm", "GatherAlgorithm",
+    for (const char* attribute : {"AllReduceAlgorithm",
+                                  "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm",
+                                  "AllToAllAlgorithm",
+                                  "BroadcastAlgorithm",
+                                  "ReduceAlgorithm",
+                                  "GatherAlgorithm",
                                   "ScatterAlgorithm"})
     {
         config.appAttributes.emplace_back(attribute, algorithm);
@@ -99,11 +102,18 @@ BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messa
                                              : std::vector<uint32_t>{1, 2, 3, 5, 8};
     for (uint32_t n : counts)
     {
-        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
-                          GATHER, SCATTER, BARRIER})
+        for (auto type : {ALL_REDUCE,
+                          ALL_GATHER,
+                          REDUCE_SCATTER,
+                          ALL_TO_ALL,
+                          BROADCAST,
+                          REDUCE,
+                          GATHER,
+                          SCATTER,
+                          BARRIER})
         {
-            for (const std::string algorithm : {"ring", "direct", "halving-doubling", "tree",
-                                                "hierarchical", "auto"})
+            for (const std::string algorithm :
+                 {"ring", "direct", "halving-doubling", "tree", "hierarchical", "auto"})
             {
                 BOOST_TEST_CONTEXT(CommTypeName(type) << " n=" << n << " " << algorithm)
                 {
@@ -133,21 +143,23 @@ BOOST_AUTO_TEST_CASE(ring_allreduce_matches_its_closed_form)
     LinkModel link;
     // Quick mode (sanitizer run): without the 16 MiB runs, the longest.
     const std::vector<uint64_t> sizes =
-        chakra_test::QuickMode() ? std::vector<uint64_t>{uint64_t(64) << 10, uint64_t(1) << 20}
-                                 : std::vector<uint64_t>{uint64_t(64) << 10, uint64_t(1) << 20,
-                                                         uint64_t(16) << 20};
+        chakra_test::QuickMode()
+            ? std::vector<uint64_t>{uint64_t(64) << 10, uint64_t(1) << 20}
+            : std::vector<uint64_t>{uint64_t(64) << 10, uint64_t(1) << 20, uint64_t(16) << 20};
     for (uint32_t n : {2, 3, 8})
     {
         for (uint64_t bytes : sizes)
         {
-            double simulated = SimulatedUs(
-                RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "ring", FlatSwitch(n)));
+            double simulated =
+                SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "ring", FlatSwitch(n)));
             // 2(n-1) a + 2(n-1)/n S/B
             double closed = (2.0 * (n - 1) * link.latency +
                              2.0 * (n - 1) / n * static_cast<double>(bytes) / link.bandwidth) *
                             1e6;
-            ExpectClose(simulated, closed, "ring all-reduce n=" + std::to_string(n) + " " +
-                                               std::to_string(bytes) + " B");
+            ExpectClose(simulated,
+                        closed,
+                        "ring all-reduce n=" + std::to_string(n) + " " + std::to_string(bytes) +
+                            " B");
         }
     }
 }
@@ -159,10 +171,10 @@ BOOST_AUTO_TEST_CASE(ring_allgather_and_reducescatter_match_their_closed_form)
     {
         uint64_t bytes = 4 << 20;
         // (n-1) a + (n-1)/n S/B with S the full buffer: all-gather's is n x comm_size.
-        double gather = SimulatedUs(
-            RunOne(ChakraProtoMsg::ALL_GATHER, n, bytes / n, "ring", FlatSwitch(n)));
-        double scatter = SimulatedUs(
-            RunOne(ChakraProtoMsg::REDUCE_SCATTER, n, bytes, "ring", FlatSwitch(n)));
+        double gather =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_GATHER, n, bytes / n, "ring", FlatSwitch(n)));
+        double scatter =
+            SimulatedUs(RunOne(ChakraProtoMsg::REDUCE_SCATTER, n, bytes, "ring", FlatSwitch(n)));
         double full = static_cast<double>(bytes / n * n);
         ExpectClose(gather,
                     ((n - 1) * link.latency + (n - 1.0) / n * full / link.bandwidth) * 1e6,
@@ -179,9 +191,8 @@ BOOST_AUTO_TEST_CASE(halving_doubling_allreduce_matches_its_closed_form)
     for (uint32_t n : {2, 8})
     {
         uint64_t bytes = 8 << 20;
-        double simulated =
-            SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "halving-doubling",
-                               FlatSwitch(n)));
+        double simulated = SimulatedUs(
+            RunOne(ChakraProtoMsg::ALL_REDUCE, n, bytes, "halving-doubling", FlatSwitch(n)));
         // 2 log2(n) a + 2(n-1)/n S/B
         double closed = (2 * std::log2(n) * link.latency +
                          2.0 * (n - 1) / n * static_cast<double>(bytes) / link.bandwidth) *
@@ -211,16 +222,18 @@ BOOST_AUTO_TEST_CASE(direct_allreduce_and_ring_broadcast_match_their_closed_form
     for (uint32_t n : {3, 8})
     {
         const double bytes = 1 << 20;
-        double direct = SimulatedUs(
-            RunOne(ChakraProtoMsg::ALL_REDUCE, n, 1 << 20, "direct", FlatSwitch(n)));
+        double direct =
+            SimulatedUs(RunOne(ChakraProtoMsg::ALL_REDUCE, n, 1 << 20, "direct", FlatSwitch(n)));
         // 2a + 2(n-1)/n S/B: direct reduce-scatter, then direct all-gather
-        ExpectClose(direct, (2 * link.latency + 2.0 * (n - 1) / n * bytes / link.bandwidth) * 1e6,
+        ExpectClose(direct,
+                    (2 * link.latency + 2.0 * (n - 1) / n * bytes / link.bandwidth) * 1e6,
                     "direct all-reduce n=" + std::to_string(n));
-        double chain = SimulatedUs(
-            RunOne(ChakraProtoMsg::BROADCAST, n, 1 << 20, "ring", FlatSwitch(n)));
+        double chain =
+            SimulatedUs(RunOne(ChakraProtoMsg::BROADCAST, n, 1 << 20, "ring", FlatSwitch(n)));
         // One chunk (the ring's default): the chain stores and forwards the whole buffer at
         // every rank, (n-1)(a + S/B).
-        ExpectClose(chain, (n - 1) * (link.latency + bytes / link.bandwidth) * 1e6,
+        ExpectClose(chain,
+                    (n - 1) * (link.latency + bytes / link.bandwidth) * 1e6,
                     "ring broadcast n=" + std::to_string(n));
     }
 }
@@ -236,9 +249,12 @@ BOOST_AUTO_TEST_CASE(tree_allreduce_matches_its_closed_form)
         uint32_t n, h, k, hc, l;
         uint64_t bytes;
     };
+
     LinkModel link;
-    for (const Case c : {Case{2, 1, 1, 1, 2, 1 << 20}, Case{3, 1, 2, 1, 3, 1 << 20},
-                         Case{8, 3, 2, 2, 4, 64 << 10}, Case{8, 3, 2, 2, 4, 1 << 20},
+    for (const Case c : {Case{2, 1, 1, 1, 2, 1 << 20},
+                         Case{3, 1, 2, 1, 3, 1 << 20},
+                         Case{8, 3, 2, 2, 4, 64 << 10},
+                         Case{8, 3, 2, 2, 4, 1 << 20},
                          Case{8, 3, 2, 2, 4, 16 << 20}})
     {
         double simulated =
@@ -250,7 +266,8 @@ BOOST_AUTO_TEST_CASE(tree_allreduce_matches_its_closed_form)
                                   2.0 * c.hc * (link.latency + c.k * message)) +
                          c.l * (chunks - 1) * message) *
                         1e6;
-        ExpectClose(simulated, closed,
+        ExpectClose(simulated,
+                    closed,
                     "tree all-reduce n=" + std::to_string(c.n) + " " + std::to_string(c.bytes) +
                         " B");
     }
@@ -330,8 +347,15 @@ ForEachSmallCall(Check check)
     for (const std::string& name : CollectiveAlgorithmNames())
     {
         auto algorithm = CreateCollectiveAlgorithm(name);
-        for (auto type : {ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE,
-                          GATHER, SCATTER, BARRIER})
+        for (auto type : {ALL_REDUCE,
+                          ALL_GATHER,
+                          REDUCE_SCATTER,
+                          ALL_TO_ALL,
+                          BROADCAST,
+                          REDUCE,
+                          GATHER,
+                          SCATTER,
+                          BARRIER})
         {
             for (uint32_t n = 1; n <= 13; ++n)
             {
@@ -472,6 +496,7 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
     request.bytes = 301;
     request.chunks = 1;
     auto ops = ListOps(*CreateCollectiveAlgorithm("ring")->Build(request));
+
     struct Expected
     {
         bool send;
@@ -480,11 +505,16 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
         int64_t tag;
         std::vector<uint32_t> deps;
     };
+
     const std::vector<Expected> expected{
-        {true, 2, 100, 0, {}},   {false, 0, 100, 0, {}}, // segment 1 out, segment 0 in
-        {true, 2, 100, 1, {1}},  {false, 0, 101, 1, {}}, // segment 0 out, segment 2 in
-        {true, 2, 101, 2, {3}},  {false, 0, 100, 2, {}}, // segment 2 out, segment 1 in
-        {true, 2, 100, 3, {5}},  {false, 0, 100, 3, {}}, // segment 1 out, segment 0 in
+        {true, 2, 100, 0, {}},
+        {false, 0, 100, 0, {}}, // segment 1 out, segment 0 in
+        {true, 2, 100, 1, {1}},
+        {false, 0, 101, 1, {}}, // segment 0 out, segment 2 in
+        {true, 2, 101, 2, {3}},
+        {false, 0, 100, 2, {}}, // segment 2 out, segment 1 in
+        {true, 2, 100, 3, {5}},
+        {false, 0, 100, 3, {}}, // segment 1 out, segment 0 in
     };
     BOOST_TEST_REQUIRE(ops.size() == expected.size());
     for (std::size_t i = 0; i < ops.size(); ++i)

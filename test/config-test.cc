@@ -12,9 +12,8 @@
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -65,12 +64,18 @@ BOOST_FIXTURE_TEST_SUITE(config, SimulatorFixture)
 BOOST_AUTO_TEST_CASE(bandwidths_with_their_units)
 {
     const std::vector<std::pair<std::string, uint64_t>> cases = {
-        {"100G", 100000000000ull},       {"100Gbps", 100000000000ull},
-        {"400Gb/s", 400000000000ull},    {"400 Gbit/s", 400000000000ull},
-        {"25GB/s", 200000000000ull},     {"25 GBps", 200000000000ull},
-        {"400gbps", 400000000000ull},    {"1.6Tbps", 1600000000000ull},
-        {"100Mbps", 100000000ull},       {"1Gibps", 1073741824ull},
-        {"3.6e12bps", 3600000000000ull}, {"  200Gbps ", 200000000000ull},
+        {"100G", 100000000000ull},
+        {"100Gbps", 100000000000ull},
+        {"400Gb/s", 400000000000ull},
+        {"400 Gbit/s", 400000000000ull},
+        {"25GB/s", 200000000000ull},
+        {"25 GBps", 200000000000ull},
+        {"400gbps", 400000000000ull},
+        {"1.6Tbps", 1600000000000ull},
+        {"100Mbps", 100000000ull},
+        {"1Gibps", 1073741824ull},
+        {"3.6e12bps", 3600000000000ull},
+        {"  200Gbps ", 200000000000ull},
     };
     for (const auto& [text, bps] : cases)
     {
@@ -141,14 +146,15 @@ BOOST_AUTO_TEST_CASE(counts_sizes_and_ratios)
     BOOST_TEST(ParseByteSize("1MiB", "--chunk-size", 0, 1u << 30) == 1048576u);
     BOOST_TEST(ParseByteSize("64 KiB", "--chunk-size", 0, 1u << 30) == 65536u);
     BOOST_TEST(ParseByteSize("2MB", "--chunk-size", 0, 1u << 30) == 2000000u);
-    BOOST_TEST(Contains(ErrorOf([]() { ParseByteSize("2GiB", "--chunk-size", 0, 1u << 30); }),
-                        "outside"));
+    BOOST_TEST(
+        Contains(ErrorOf([]() { ParseByteSize("2GiB", "--chunk-size", 0, 1u << 30); }), "outside"));
     BOOST_TEST(ParseRealNumber("2", "--oversubscription", 0.01, 1000) == 2.0);
     for (const std::string text : {"0", "-1", "nan", "inf", "1e9", "2:1"})
     {
         BOOST_TEST_INFO(text);
-        BOOST_TEST(Contains(ErrorOf([&]() { ParseRealNumber(text, "--oversubscription", 0.01, 1000); }),
-                            "--oversubscription: "));
+        BOOST_TEST(
+            Contains(ErrorOf([&]() { ParseRealNumber(text, "--oversubscription", 0.01, 1000); }),
+                     "--oversubscription: "));
     }
 }
 
@@ -191,12 +197,12 @@ BOOST_AUTO_TEST_CASE(names_are_enumerations)
     // The algorithm names of the issue; "rings" once ran the default and looked 6x faster.
     for (const std::string text : {"rings", "halving_doubling", "Ring", "xyz", "foo"})
     {
-        const std::string message = ErrorOf([&]() {
-            SetDefaultFromText("ns3::ChakraApplication::AllReduceAlgorithm", text);
-        });
+        const std::string message = ErrorOf(
+            [&]() { SetDefaultFromText("ns3::ChakraApplication::AllReduceAlgorithm", text); });
         BOOST_TEST_INFO(text);
-        BOOST_TEST(Contains(message, "one of: auto, ring, direct, halving-doubling, tree, "
-                                     "hierarchical"),
+        BOOST_TEST(Contains(message,
+                            "one of: auto, ring, direct, halving-doubling, tree, "
+                            "hierarchical"),
                    message);
     }
     BOOST_TEST(Contains(ErrorOf([]() {
@@ -205,19 +211,23 @@ BOOST_AUTO_TEST_CASE(names_are_enumerations)
                         }),
                         "did you mean 'ring'?"));
     // The unknown-transport message lists auto (GpuClusterHelper takes it).
-    BOOST_TEST(Contains(ErrorOf([]() { SetDefaultFromText("ns3::GpuClusterHelper::Transport", "rdam"); }),
-                        "one of: tcp, rdma, flow, auto"));
+    BOOST_TEST(
+        Contains(ErrorOf([]() { SetDefaultFromText("ns3::GpuClusterHelper::Transport", "rdam"); }),
+                 "one of: tcp, rdma, flow, auto"));
     // Valid names still set the attribute, and helpers check what scripts give them.
     SetDefaultFromText("ns3::ChakraApplication::AllReduceAlgorithm", "tree");
     ChakraHelper chakra("unused");
     BOOST_CHECK_NO_THROW(chakra.SetAttribute("AllReduceAlgorithm", StringValue("ring")));
-    BOOST_TEST(Contains(ErrorOf([&]() { chakra.SetAttribute("AllReduceAlgorithm", StringValue("rings")); }),
-                        "did you mean 'ring'?"));
-    BOOST_TEST(Contains(ErrorOf([&]() { chakra.SetAttribute("AllReduceAlgoritm", StringValue("ring")); }),
-                        "has no attribute 'AllReduceAlgoritm' (did you mean 'AllReduceAlgorithm'?)"));
+    BOOST_TEST(Contains(
+        ErrorOf([&]() { chakra.SetAttribute("AllReduceAlgorithm", StringValue("rings")); }),
+        "did you mean 'ring'?"));
+    BOOST_TEST(
+        Contains(ErrorOf([&]() { chakra.SetAttribute("AllReduceAlgoritm", StringValue("ring")); }),
+                 "has no attribute 'AllReduceAlgoritm' (did you mean 'AllReduceAlgorithm'?)"));
     ClusterScenario scenario;
-    BOOST_TEST(Contains(ErrorOf([&]() { scenario.SetAppAttribute("CallOrder", StringValue("fifo")); }),
-                        "one of: posted, serial"));
+    BOOST_TEST(
+        Contains(ErrorOf([&]() { scenario.SetAppAttribute("CallOrder", StringValue("fifo")); }),
+                 "one of: posted, serial"));
 }
 
 // Issue 23 items 13, 14, 2; issue 30 item 1: each value the issue lists, given to the cluster
@@ -294,17 +304,18 @@ BOOST_AUTO_TEST_CASE(cluster_checked_before_it_is_described)
     const std::string prefix = dir.File("t");
     for (uint32_t rank = 0; rank < 2; ++rank)
     {
-        chakra_test::WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
-                                    chakra_test::TraceNode(1, "c", "COMP_NODE", chakra_test::Gpu(7),
-                                                           {}, 5));
+        chakra_test::WriteJsonTrace(
+            prefix + "." + std::to_string(rank) + ".et",
+            chakra_test::TraceNode(1, "c", "COMP_NODE", chakra_test::Gpu(7), {}, 5));
     }
     {
         ClusterOptions options;
         options.Set("topology", "torus");
         ClusterScenario scenario;
         const std::string message = ErrorOf([&]() { options.Apply(scenario, 2, prefix); });
-        BOOST_TEST(Contains(message, "the torus topology needs its dimensions: torusDims "
-                                     "(--torus-dims)"),
+        BOOST_TEST(Contains(message,
+                            "the torus topology needs its dimensions: torusDims "
+                            "(--torus-dims)"),
                    message);
     }
     {
@@ -326,14 +337,16 @@ BOOST_AUTO_TEST_CASE(cluster_checked_before_it_is_described)
     // The builders' last line of defence, for attributes a script set.
     TopologySpec spec;
     spec.spines = 100000;
-    BOOST_TEST(Contains(ErrorOf([&]() { BuildTopology(spec); }), "spines = 100000 is outside 0 .. 4096"));
+    BOOST_TEST(
+        Contains(ErrorOf([&]() { BuildTopology(spec); }), "spines = 100000 is outside 0 .. 4096"));
     spec = TopologySpec();
     spec.hosts = 1u << 20;
     spec.gpusPerHost = 1024;
     BOOST_TEST(Contains(ErrorOf([&]() { BuildTopology(spec); }), "GPUs is more than"));
     spec = TopologySpec();
     spec.nvLinkBandwidth = DataRate(1);
-    BOOST_TEST(Contains(ErrorOf([&]() { BuildTopology(spec); }), "nvLinkBandwidth: 1bps is outside"));
+    BOOST_TEST(
+        Contains(ErrorOf([&]() { BuildTopology(spec); }), "nvLinkBandwidth: 1bps is outside"));
 }
 
 // Issue 23 item 13: a flag and the topology file both setting one value was settled silently
@@ -348,9 +361,10 @@ BOOST_AUTO_TEST_CASE(flag_and_file_may_not_both_set_a_value)
     options.Set("nic-bandwidth", "100Gbps");
     ClusterScenario scenario;
     const std::string message = ErrorOf([&]() { options.Apply(scenario, 16); });
-    BOOST_TEST(Contains(message, "--nic-bandwidth and the topology file " + file +
-                                     " ('nicBandwidth') both set it"),
-               message);
+    BOOST_TEST(
+        Contains(message,
+                 "--nic-bandwidth and the topology file " + file + " ('nicBandwidth') both set it"),
+        message);
 }
 
 // Issue 23 item 7: ChakraHelper installed on a GpuClusterHelper cluster's nodes, as its header
@@ -409,8 +423,9 @@ BOOST_AUTO_TEST_CASE(left_out_rows_say_where_they_are)
     const ChakraReport report = chakra_test::RunCluster(prefix, config);
     std::ostringstream without;
     report.Print(without, 2);
-    BOOST_TEST(Contains(without.str(), "... 2 more ranks, not shown (the CSV files have every "
-                                       "row: ranks.csv, written with --output DIR)"),
+    BOOST_TEST(Contains(without.str(),
+                        "... 2 more ranks, not shown (the CSV files have every "
+                        "row: ranks.csv, written with --output DIR)"),
                without.str());
     BOOST_TEST(!Contains(without.str(), "in ranks.csv"));
     std::ostringstream with;
@@ -469,8 +484,16 @@ BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
 {
     {
         ToolArgs args = ExampleTool();
-        auto p = ParseWords(args, {"tool", "in.json", "--outputFile", "o.et", "--ranks=-1",
-                                   "--quiet", "--timeline", "extra1", "extra2"});
+        auto p = ParseWords(args,
+                            {"tool",
+                             "in.json",
+                             "--outputFile",
+                             "o.et",
+                             "--ranks=-1",
+                             "--quiet",
+                             "--timeline",
+                             "extra1",
+                             "extra2"});
         BOOST_TEST(p.code == 0);
         BOOST_TEST(!p.done, p.error);
         BOOST_TEST(args.Get("input") == "in.json");
@@ -483,9 +506,18 @@ BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
     }
     {
         ToolArgs args = ExampleTool();
-        auto p = ParseWords(args, {"tool", "--output=a.et", "--ranks", "4", "in.json",
-                                   "--timeline=t.json", "--quiet=false", "--ranks", "8",
-                                   "--output_file", "b.et"});
+        auto p = ParseWords(args,
+                            {"tool",
+                             "--output=a.et",
+                             "--ranks",
+                             "4",
+                             "in.json",
+                             "--timeline=t.json",
+                             "--quiet=false",
+                             "--ranks",
+                             "8",
+                             "--output_file",
+                             "b.et"});
         BOOST_TEST(p.code == 0, p.error);
         BOOST_TEST(args.Get("output-file") == "b.et"); // given twice: the last counts
         BOOST_TEST(args.Get("ranks") == "8");
@@ -536,8 +568,11 @@ BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
     {
         ToolArgs args("tool", "ns-3");
         args.EnableNs3Attributes();
-        auto p = ParseWords(args, {"tool", "--ns3::RdmaNic::CongestionControl", "dcqcn",
-                                   "--ns3::TcpTransport::Port=7800"});
+        auto p = ParseWords(args,
+                            {"tool",
+                             "--ns3::RdmaNic::CongestionControl",
+                             "dcqcn",
+                             "--ns3::TcpTransport::Port=7800"});
         BOOST_TEST(p.code == 0, p.error);
         BOOST_TEST(args.GetNs3Attributes().size() == 2u);
         ToolArgs bad("tool", "ns-3");

@@ -11,10 +11,8 @@
 #include "simulation-util.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <sys/stat.h>
-
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 using chakra_test::RunCommand;
@@ -37,6 +35,7 @@ struct Job
                                        prefix);
         BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
     }
+
     TempDir dir;
     std::string prefix;
 };
@@ -52,8 +51,8 @@ TheJob()
 chakra_test::CommandResult
 Cluster(const std::string& flags)
 {
-    return RunCommand("timeout 60 " + ToolPath("chakra-cluster") + " --trace " +
-                      TheJob().prefix + " --quiet " + flags);
+    return RunCommand("timeout 60 " + ToolPath("chakra-cluster") + " --trace " + TheJob().prefix +
+                      " --quiet " + flags);
 }
 
 bool
@@ -85,19 +84,25 @@ BOOST_AUTO_TEST_CASE(misspelt_algorithms_are_refused)
     for (const std::string name : {"rings", "halving_doubling", "Ring", "xyz"})
     {
         BOOST_TEST_INFO(name);
-        ExpectRefused(Cluster("--algorithm=" + name), "chakra-cluster",
+        ExpectRefused(Cluster("--algorithm=" + name),
+                      "chakra-cluster",
                       "--algorithm: '" + name + "' is not valid");
     }
-    ExpectRefused(Cluster("--ns3::ChakraApplication::AllReduceAlgorithm=foo"), "chakra-cluster",
-                  "'foo' is not valid", 2);
+    ExpectRefused(Cluster("--ns3::ChakraApplication::AllReduceAlgorithm=foo"),
+                  "chakra-cluster",
+                  "'foo' is not valid",
+                  2);
     TempDir out;
     ExpectRefused(RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
                              " --output " + out.File("r") + " --algorithm rings"),
-                  "chakra_replay", "did you mean 'ring'?");
+                  "chakra_replay",
+                  "did you mean 'ring'?");
     ExpectRefused(RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
                              " --output " + out.File("r") +
                              " --ns3::ChakraApplication::AllReduceAlgorithm=foo"),
-                  "chakra_replay", "'foo' is not valid", 2);
+                  "chakra_replay",
+                  "'foo' is not valid",
+                  2);
     // A valid name runs, and the report names it.
     const auto ring = Cluster("--algorithm ring");
     BOOST_TEST(ring.exitCode == 0, ring.output);
@@ -109,12 +114,14 @@ BOOST_AUTO_TEST_CASE(misspelt_algorithms_are_refused)
 // Item 2: a bandwidth without unit was 100 bit/s (a run that never ended); "100G" aborted.
 BOOST_AUTO_TEST_CASE(bandwidths_take_their_units)
 {
-    ExpectRefused(Cluster("--nicBandwidth=100"), "chakra-cluster", "--nic-bandwidth: '100' has no unit");
-    for (const auto& [text, shown] : std::vector<std::pair<std::string, std::string>>{
-             {"100G", "NIC 100 Gbps"},
-             {"100Gbps", "NIC 100 Gbps"},
-             {"400Gb/s", "NIC 400 Gbps"},
-             {"25GB/s", "NIC 200 Gbps"}})
+    ExpectRefused(Cluster("--nicBandwidth=100"),
+                  "chakra-cluster",
+                  "--nic-bandwidth: '100' has no unit");
+    for (const auto& [text, shown] :
+         std::vector<std::pair<std::string, std::string>>{{"100G", "NIC 100 Gbps"},
+                                                          {"100Gbps", "NIC 100 Gbps"},
+                                                          {"400Gb/s", "NIC 400 Gbps"},
+                                                          {"25GB/s", "NIC 200 Gbps"}})
     {
         const auto result = Cluster("--nicBandwidth=" + text + " --hosts 2 --gpus-per-host 2");
         BOOST_TEST_INFO(text);
@@ -122,9 +129,9 @@ BOOST_AUTO_TEST_CASE(bandwidths_take_their_units)
         BOOST_TEST(Contains(result.output, shown), result.output);
     }
     TempDir out;
-    const auto replay = RunCommand(ToolPath("chakra_replay") + " --quiet --et " +
-                                   TheJob().prefix + " --output " + out.File("r") +
-                                   " --nic-bandwidth 100G --hosts 2");
+    const auto replay =
+        RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix + " --output " +
+                   out.File("r") + " --nic-bandwidth 100G --hosts 2");
     BOOST_TEST(replay.exitCode == 0, replay.output);
     const std::string report = chakra_test::ReadFileBytes(out.File("r/report.txt"));
     BOOST_TEST(Contains(report, "NIC 100 Gbps"), report);
@@ -204,14 +211,15 @@ BOOST_AUTO_TEST_CASE(one_flag_convention)
     BOOST_TEST(spaced.exitCode == 0, spaced.output);
     BOOST_TEST(chakra_test::FileExists(out.File("a/ranks.csv")));
     BOOST_TEST(chakra_test::FileExists(out.File("a/timeline.json")));
-    const auto camel = Cluster("--nicBandwidth=100Gbps --gpusPerHost=2 --hosts=2 --out=" +
-                               out.File("b") + " --timeline=" + out.File("b.json"));
+    const auto camel =
+        Cluster("--nicBandwidth=100Gbps --gpusPerHost=2 --hosts=2 --out=" + out.File("b") +
+                " --timeline=" + out.File("b.json"));
     BOOST_TEST(camel.exitCode == 0, camel.output);
     BOOST_TEST(chakra_test::FileExists(out.File("b/ranks.csv")));
     BOOST_TEST(chakra_test::FileExists(out.File("b.json")));
-    const auto replay = RunCommand(ToolPath("chakra_replay") + " --quiet --et=" +
-                                   TheJob().prefix + " --out=" + out.File("c") +
-                                   " --gpusPerHost=2 --timeline=" + out.File("c.json"));
+    const auto replay =
+        RunCommand(ToolPath("chakra_replay") + " --quiet --et=" + TheJob().prefix +
+                   " --out=" + out.File("c") + " --gpusPerHost=2 --timeline=" + out.File("c.json"));
     BOOST_TEST(replay.exitCode == 0, replay.output);
     BOOST_TEST(chakra_test::FileExists(out.File("c/ranks.csv")));
     BOOST_TEST(chakra_test::FileExists(out.File("c.json")));
@@ -236,8 +244,9 @@ BOOST_AUTO_TEST_CASE(topology_files)
 {
     TempDir dir;
     const std::string good = dir.File("good.yaml");
-    WriteFileBytes(good, "kind: single-switch\nhosts: 2\ngpusPerHost: 2\nnicLatency: 500 ns\n"
-                         "nvLinkBandwidth: 400 Gbps\n");
+    WriteFileBytes(good,
+                   "kind: single-switch\nhosts: 2\ngpusPerHost: 2\nnicLatency: 500 ns\n"
+                   "nvLinkBandwidth: 400 Gbps\n");
     const auto ran = Cluster("--topology-file " + good);
     BOOST_TEST(ran.exitCode == 0, ran.output);
     BOOST_TEST(Contains(ran.output, "NVLink 400 Gbps / 250 ns"), ran.output);
@@ -246,19 +255,23 @@ BOOST_AUTO_TEST_CASE(topology_files)
     WriteFileBytes(mtu, "kind: single-switch\nhosts: 2\ngpusPerHost: 2\nmtu: 65536\n");
     ExpectRefused(Cluster("--topology-file " + mtu), "chakra-cluster", mtu + ": line 4: 'mtu'");
     const std::string astra = dir.File("network.yml");
-    WriteFileBytes(astra, "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
-                          "latency: [ 1e19 ]\n");
-    ExpectRefused(Cluster("--topology-file " + astra), "chakra-cluster",
+    WriteFileBytes(astra,
+                   "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n"
+                   "latency: [ 1e19 ]\n");
+    ExpectRefused(Cluster("--topology-file " + astra),
+                  "chakra-cluster",
                   astra + ": line 4: 'latency'");
     const std::string kind = dir.File("kind.yaml");
     WriteFileBytes(kind, "kind: x\n");
-    ExpectRefused(Cluster("--topology-file " + kind), "chakra-cluster",
+    ExpectRefused(Cluster("--topology-file " + kind),
+                  "chakra-cluster",
                   kind + ": line 1: 'kind': unknown topology 'x'");
     const std::string fifo = dir.File("fifo.yaml");
     BOOST_REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
     ExpectRefused(RunCommand("timeout 20 " + ToolPath("chakra-cluster") + " --trace " +
                              TheJob().prefix + " --topology-file " + fifo),
-                  "chakra-cluster", fifo + ": not a regular file");
+                  "chakra-cluster",
+                  fifo + ": not a regular file");
 }
 
 // Item 4 (the simulator's part, chakra-cluster): a collective without comm_size runs as 0
@@ -270,11 +283,12 @@ BOOST_AUTO_TEST_CASE(strict_refuses_a_collective_without_its_size)
     const std::string prefix = dir.File("nosize");
     for (uint32_t rank = 0; rank < 2; ++rank)
     {
-        chakra_test::WriteJsonTrace(
-            prefix + "." + std::to_string(rank) + ".et",
-            chakra_test::TraceNode(7, "allreduce", "COMM_COLL_NODE",
-                                   Attr("comm_type", "int64_val", "0") + ", " +
-                                       chakra_test::Gpu(7)));
+        chakra_test::WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                                    chakra_test::TraceNode(7,
+                                                           "allreduce",
+                                                           "COMM_COLL_NODE",
+                                                           Attr("comm_type", "int64_val", "0") +
+                                                               ", " + chakra_test::Gpu(7)));
     }
     const auto lenient = RunCommand(ToolPath("chakra-cluster") + " --quiet --trace " + prefix);
     BOOST_TEST(lenient.exitCode == 0, lenient.output);

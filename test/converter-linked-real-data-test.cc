@@ -13,12 +13,10 @@
 
 #include "ns3/rank-consistency.h"
 
-#include <boost/test/unit_test.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 using chakra_test::SharedData;
@@ -43,10 +41,9 @@ Link(const TempDir& dir,
     BOOST_REQUIRE_MESSAGE(chakra_test::FileExists(tool),
                           "chakra_trace_link is not built (" + tool + ")");
     const std::string output = dir.File(name + ".linked.json");
-    auto result = chakra_test::RunCommand(tool + " --chakra-host-trace " + SharedData(host) +
-                                          " --chakra-device-trace " + SharedData(device) +
-                                          " --rank " + std::to_string(rank) +
-                                          " --output-file " + output);
+    auto result = chakra_test::RunCommand(
+        tool + " --chakra-host-trace " + SharedData(host) + " --chakra-device-trace " +
+        SharedData(device) + " --rank " + std::to_string(rank) + " --output-file " + output);
     BOOST_REQUIRE_MESSAGE(result.exitCode == 0, "chakra_trace_link failed: " + result.output);
     return output;
 }
@@ -168,8 +165,9 @@ CheckStreamOrder(const Json& linked, const chakra_test::EtFile& et)
     }
     for (auto& [key, ops] : streams)
     {
-        std::stable_sort(ops.begin(), ops.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
+            return a.first < b.first;
+        });
         for (std::size_t k = 1; k < ops.size(); ++k)
         {
             const auto& node = et.Get(ops[k].second);
@@ -214,7 +212,7 @@ BOOST_AUTO_TEST_CASE(dlrm_eight_ranks_linked)
             BOOST_REQUIRE(node.GetType() == ChakraProtoMsg::COMM_COLL_NODE);
             ++byType[*node.GetCommType()];
             int want = expected[k].first == "nccl:all_to_all" ? ChakraProtoMsg::ALL_TO_ALL
-                                                               : ChakraProtoMsg::ALL_REDUCE;
+                                                              : ChakraProtoMsg::ALL_REDUCE;
             BOOST_TEST(static_cast<int>(*node.GetCommType()) == want, node.Describe());
             BOOST_TEST(node.GetCommSize() == expected[k].second, node.Describe());
         }
@@ -227,7 +225,8 @@ BOOST_AUTO_TEST_CASE(dlrm_eight_ranks_linked)
         std::size_t ncclKernels = 0;
         for (const auto& node : linkedJson["nodes"])
         {
-            ncclKernels += node.contains("cat") && node["name"].get<std::string>().rfind("nccl", 0) == 0;
+            ncclKernels +=
+                node.contains("cat") && node["name"].get<std::string>().rfind("nccl", 0) == 0;
         }
         if (ncclKernels == comm.size())
         {

@@ -12,10 +12,8 @@
 #include "ns3/trace-file.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 using namespace ns3;
@@ -83,8 +81,8 @@ AttrValue(const Json& node, const std::string& name)
 uint64_t
 ElementBytes(const std::string& dtype)
 {
-    static const std::map<std::string, uint64_t> sizes = {
-        {"Float", 4}, {"Long", 8}, {"Half", 2}, {"Double", 8}, {"Int", 4}, {"BFloat16", 2}};
+    static const std::map<std::string, uint64_t> sizes =
+        {{"Float", 4}, {"Long", 8}, {"Half", 2}, {"Double", 8}, {"Int", 4}, {"BFloat16", 2}};
     return sizes.at(dtype);
 }
 
@@ -346,7 +344,8 @@ BOOST_AUTO_TEST_CASE(astra_sim_form_of_real_host_traces)
     try
     {
         TraceConverter(options).Convert(
-            SharedData("host-only/param-resnet/resnet_et_1.1.0.json.gz"), dir.File("r.0.et"));
+            SharedData("host-only/param-resnet/resnet_et_1.1.0.json.gz"),
+            dir.File("r.0.et"));
     }
     catch (const TraceError& e)
     {

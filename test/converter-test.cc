@@ -12,7 +12,6 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <nlohmann/json.hpp>
 
 using namespace ns3;
@@ -37,12 +36,22 @@ Tensor(int64_t id, int64_t count, int64_t elementBytes)
 Json
 Host(uint64_t id, const std::string& name, uint64_t parent, int64_t tid = 1)
 {
-    return {{"id", id},           {"name", name},         {"parent", parent},
-            {"rf_id", id + 500},  {"fw_parent", 0},       {"seq_id", -1},
-            {"scope", 0},         {"tid", tid},           {"fw_tid", 0},
-            {"op_schema", ""},    {"inputs", Json::array()}, {"input_shapes", Json::array()},
-            {"input_types", Json::array()}, {"outputs", Json::array()},
-            {"output_shapes", Json::array()}, {"output_types", Json::array()}};
+    return {{"id", id},
+            {"name", name},
+            {"parent", parent},
+            {"rf_id", id + 500},
+            {"fw_parent", 0},
+            {"seq_id", -1},
+            {"scope", 0},
+            {"tid", tid},
+            {"fw_tid", 0},
+            {"op_schema", ""},
+            {"inputs", Json::array()},
+            {"input_shapes", Json::array()},
+            {"input_types", Json::array()},
+            {"outputs", Json::array()},
+            {"output_shapes", Json::array()},
+            {"output_types", Json::array()}};
 }
 
 /** A host op with timing, as a linker leaves it. */
@@ -74,13 +83,24 @@ Gpu(uint64_t id,
     double dur,
     const std::string& cat = "kernel")
 {
-    return {{"id", id},         {"name", name},       {"parent", launcher},
-            {"cat", cat},       {"ts", ts},           {"dur", dur},
-            {"inclusive_dur", dur}, {"exclusive_dur", dur}, {"stream", stream},
-            {"device", 0},      {"correlation", id + 9000}, {"tid", 1},
-            {"inputs", Json::array()}, {"input_shapes", Json::array()},
-            {"input_types", Json::array()}, {"outputs", Json::array()},
-            {"output_shapes", Json::array()}, {"output_types", Json::array()}};
+    return {{"id", id},
+            {"name", name},
+            {"parent", launcher},
+            {"cat", cat},
+            {"ts", ts},
+            {"dur", dur},
+            {"inclusive_dur", dur},
+            {"exclusive_dur", dur},
+            {"stream", stream},
+            {"device", 0},
+            {"correlation", id + 9000},
+            {"tid", 1},
+            {"inputs", Json::array()},
+            {"input_shapes", Json::array()},
+            {"input_types", Json::array()},
+            {"outputs", Json::array()},
+            {"output_shapes", Json::array()},
+            {"output_types", Json::array()}};
 }
 
 /** The profiler's process root and one thread root per tid given. */
@@ -100,7 +120,8 @@ Roots(std::initializer_list<std::pair<uint64_t, int64_t>> threads)
 Json
 PgInit(uint64_t id, uint64_t parent, const Json& groups)
 {
-    return WithInputs(Host(id, "## process_group:init ##", parent), Json::array({groups.dump()}),
+    return WithInputs(Host(id, "## process_group:init ##", parent),
+                      Json::array({groups.dump()}),
                       Json::array({"String"}));
 }
 
@@ -108,8 +129,12 @@ PgInit(uint64_t id, uint64_t parent, const Json& groups)
 Json
 Trace(Json nodes, std::optional<Json> link = std::nullopt)
 {
-    Json trace = {{"schema", "1.0.1"},  {"pid", 42},         {"time", "2024-01-01 00:00:00"},
-                  {"start_ts", 0},      {"finish_ts", 1000}, {"nodes", std::move(nodes)}};
+    Json trace = {{"schema", "1.0.1"},
+                  {"pid", 42},
+                  {"time", "2024-01-01 00:00:00"},
+                  {"start_ts", 0},
+                  {"finish_ts", 1000},
+                  {"nodes", std::move(nodes)}};
     if (link)
     {
         trace["trace_link"] = *link;
@@ -132,7 +157,8 @@ ToChakraSchema(const Json& legacy)
     out["schema"] = "1.1.0-chakra.0.0.4";
     for (Json& node : out["nodes"])
     {
-        Json converted = {{"id", node["id"]}, {"name", node["name"]},
+        Json converted = {{"id", node["id"]},
+                          {"name", node["name"]},
                           {"ctrl_deps", node["parent"]}};
         converted["inputs"] = {{"values", node["inputs"]},
                                {"shapes", node["input_shapes"]},
@@ -141,8 +167,8 @@ ToChakraSchema(const Json& legacy)
                                 {"shapes", node["output_shapes"]},
                                 {"types", node["output_types"]}};
         Json attrs = Json::array();
-        for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid",
-                                "op_schema"})
+        for (const char* key :
+             {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"})
         {
             if (node.contains(key) && !node.contains("cat"))
             {
@@ -153,10 +179,21 @@ ToChakraSchema(const Json& legacy)
         converted["attrs"] = attrs;
         for (auto it = node.begin(); it != node.end(); ++it)
         {
-            static const std::set<std::string> moved = {
-                "id", "name", "parent", "inputs", "input_shapes", "input_types", "outputs",
-                "output_shapes", "output_types", "rf_id", "fw_parent", "seq_id", "scope",
-                "fw_tid", "op_schema"};
+            static const std::set<std::string> moved = {"id",
+                                                        "name",
+                                                        "parent",
+                                                        "inputs",
+                                                        "input_shapes",
+                                                        "input_types",
+                                                        "outputs",
+                                                        "output_shapes",
+                                                        "output_types",
+                                                        "rf_id",
+                                                        "fw_parent",
+                                                        "seq_id",
+                                                        "scope",
+                                                        "fw_tid",
+                                                        "op_schema"};
             if (moved.count(it.key()) == 0 && (it.key() != "tid" || node.contains("cat")))
             {
                 converted[it.key()] = it.value();
@@ -177,16 +214,20 @@ Json
 TraceA()
 {
     Json nodes = Roots({{2, 1}, {11, 2}});
-    nodes.push_back(PgInit(3, 2,
-                           Json::array({{{"pg_name", "0"}, {"ranks", Json::array()},
-                                         {"group_size", 4}, {"pg_desc", "default_pg"}},
-                                        {{"pg_name", "5"}, {"ranks", {1, 3}},
-                                         {"group_size", 2}}})));
+    nodes.push_back(
+        PgInit(3,
+               2,
+               Json::array({{{"pg_name", "0"},
+                             {"ranks", Json::array()},
+                             {"group_size", 4},
+                             {"pg_desc", "default_pg"}},
+                            {{"pg_name", "5"}, {"ranks", {1, 3}}, {"group_size", 2}}})));
     nodes.push_back(Timed(Host(4, "ProfilerStep#1", 2), 100, 2.4));
     nodes.push_back(Timed(WithInputs(Host(5, "aten::mm", 4),
                                      Json::array({Tensor(1, 6, 4), Tensor(2, 6, 4)}),
                                      Json::array({"Tensor(float)", "Tensor(float)"})),
-                          101, 5.6));
+                          101,
+                          5.6));
     nodes.push_back(Gpu(6, "volta_sgemm_128x64_nn", 5, 7, 110, 10.6));
     nodes.push_back(Timed(Host(7, "aten::copy_", 4), 110, 3.5));
     nodes.push_back(Gpu(8, "Memcpy HtoD (Pageable -> Device)", 7, 7, 125, 2, "gpu_memcpy"));
@@ -225,7 +266,9 @@ AttrCase(const EtNode& node, const std::string& name)
 
 /** Expects conversion of \p json to fail with a message containing every one of \p parts. */
 void
-ExpectError(const Json& json, std::initializer_list<std::string> parts, const std::string& text = "")
+ExpectError(const Json& json,
+            std::initializer_list<std::string> parts,
+            const std::string& text = "")
 {
     TempDir dir;
     const std::string input = dir.File("bad.json");
@@ -278,12 +321,17 @@ Call(uint64_t first,
         return out;
     };
     nodes.push_back(WithInputs(Host(first, c10d, parent), c10dInputs, types(c10dInputs)));
-    Json recordInputs = {backendInputs, 7, pg, rankArgument, collectiveName, Json::array(),
-                         Json::array()};
-    Json recordTypes = {"GenericList[Tensor(float)]", "Int", "Tuple[String,String]", "Int",
-                        "String", "GenericList[]", "GenericList[]"};
-    nodes.push_back(WithInputs(Host(first + 1, "record_param_comms", first), recordInputs,
-                               recordTypes));
+    Json recordInputs =
+        {backendInputs, 7, pg, rankArgument, collectiveName, Json::array(), Json::array()};
+    Json recordTypes = {"GenericList[Tensor(float)]",
+                        "Int",
+                        "Tuple[String,String]",
+                        "Int",
+                        "String",
+                        "GenericList[]",
+                        "GenericList[]"};
+    nodes.push_back(
+        WithInputs(Host(first + 1, "record_param_comms", first), recordInputs, recordTypes));
     nodes.push_back(
         WithInputs(Host(first + 2, backend, first + 1), backendInputs, types(backendInputs)));
     if (!kernel.empty())
@@ -303,7 +351,8 @@ BOOST_AUTO_TEST_CASE(linked_trace_nodes_attributes_and_durations)
     auto [report, et] = ConvertText(dir, TraceA().dump());
     BOOST_TEST(chakra_test::CheckStructure(et) == "");
     // The profiler roots 1, 2 and 11 are left out; everything else keeps its id, ascending.
-    BOOST_TEST(IdsOf(et) == (Ids{3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14}), boost::test_tools::per_element());
+    BOOST_TEST(IdsOf(et) == (Ids{3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14}),
+               boost::test_tools::per_element());
     BOOST_TEST(report.droppedRoots == 3u);
     BOOST_TEST(et.metadata.version() == "0.0.4");
     BOOST_TEST(et.MetaString("schema") == "1.0.1");
@@ -368,7 +417,7 @@ BOOST_AUTO_TEST_CASE(process_group_init_becomes_metadata_with_ranks_filled_in)
     BOOST_TEST(groups[0]["pg_name"] == "0");
     BOOST_TEST(groups[0]["ranks"] == Json::array({0, 1, 2, 3})); // [] + group_size 4
     BOOST_TEST(groups[0]["group_size"] == 4);
-    BOOST_TEST(groups[0]["pg_desc"] == "default_pg");             // other keys kept
+    BOOST_TEST(groups[0]["pg_desc"] == "default_pg"); // other keys kept
     BOOST_TEST(groups[1]["pg_name"] == "5");
     BOOST_TEST(groups[1]["ranks"] == Json::array({1, 3}));
     BOOST_TEST(report.metadataNodes == 1u);
@@ -528,8 +577,9 @@ BOOST_AUTO_TEST_CASE(dependency_cycle_is_reported_with_ids_and_names)
     c["inter_thread_dep"] = 51;
     nodes.push_back(c);
     nodes.push_back(Timed(Host(61, "fourth", 3, 2), 4, 1));
-    ExpectError(Trace(nodes), {"cycle", "node 50 (first)", "node 51 (second)",
-                               "node 60 (third)", "node 61 (fourth)"});
+    ExpectError(
+        Trace(nodes),
+        {"cycle", "node 50 (first)", "node 51 (second)", "node 60 (third)", "node 61 (fourth)"});
 }
 
 BOOST_AUTO_TEST_CASE(parent_loop_is_reported)
@@ -593,10 +643,16 @@ BOOST_AUTO_TEST_CASE(one_comm_node_per_call_the_kernel_when_there_is_one)
 {
     Json nodes = Roots({{2, 1}});
     Json t = Tensor(100, 1000, 4);
-    for (const Json& node :
-         Call(20, 2, "c10d::allreduce_", Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
-              "allreduce", Json::array({"0", "default_pg"}), 1, "nccl:all_reduce",
-              Json::array({t}), "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ...)"))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::allreduce_",
+                                 Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
+                                 "allreduce",
+                                 Json::array({"0", "default_pg"}),
+                                 1,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, ...)"))
     {
         nodes.push_back(node);
     }
@@ -629,10 +685,16 @@ BOOST_AUTO_TEST_CASE(one_comm_node_per_call_the_innermost_host_op_without_kernel
 {
     Json nodes = Roots({{2, 1}});
     Json t = Tensor(100, 1000, 4);
-    for (const Json& node :
-         Call(20, 2, "c10d::allreduce_", Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
-              "allreduce", Json::array({"0", "default_pg"}), 1, "nccl:all_reduce",
-              Json::array({t}), ""))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::allreduce_",
+                                 Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
+                                 "allreduce",
+                                 Json::array({"0", "default_pg"}),
+                                 1,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 ""))
     {
         nodes.push_back(node);
     }
@@ -671,8 +733,16 @@ BOOST_AUTO_TEST_CASE(collective_names_map_to_comm_types)
     {
         Json nodes = Roots({{2, 1}});
         Json t = Tensor(100, 10, 4);
-        Json call = Call(20, 2, "c10d::something_else", Json::array({Json::array({t})}), backend.substr(backend.find(':') + 1),
-                         Json::array({"0", ""}), 0, backend, Json::array({t}), kernel);
+        Json call = Call(20,
+                         2,
+                         "c10d::something_else",
+                         Json::array({Json::array({t})}),
+                         backend.substr(backend.find(':') + 1),
+                         Json::array({"0", ""}),
+                         0,
+                         backend,
+                         Json::array({t}),
+                         kernel);
         for (const Json& node : call)
         {
             nodes.push_back(node);
@@ -742,9 +812,16 @@ BOOST_AUTO_TEST_CASE(misattached_kernel_joins_its_call_instead_of_counting_twice
     // with the call's size. An all_gather kernel (26) finds no all_gather call: it stays alone.
     Json nodes = Roots({{2, 1}});
     Json t = Tensor(100, 250, 4);
-    for (const Json& node :
-         Call(20, 2, "c10d::allreduce_", Json::array({Json::array({t})}), "allreduce",
-              Json::array({"0", ""}), 0, "nccl:all_reduce", Json::array({t}), ""))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::allreduce_",
+                                 Json::array({Json::array({t})}),
+                                 "allreduce",
+                                 Json::array({"0", ""}),
+                                 0,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 ""))
     {
         nodes.push_back(node);
     }
@@ -768,13 +845,24 @@ BOOST_AUTO_TEST_CASE(misattached_kernel_joins_its_call_instead_of_counting_twice
 BOOST_AUTO_TEST_CASE(host_collective_names)
 {
     const std::vector<std::pair<std::string, int>> collectives = {
-        {"all_reduce", 0},      {"allreduce_", 0},          {"allreduce_coalesced_", 0},
-        {"reduce_", 1},         {"allgather_", 2},          {"_allgather_base_", 2},
-        {"all_gather_into_tensor_coalesced", 2},            {"gather_", 3},
-        {"scatter_", 4},        {"broadcast_", 5},          {"alltoall_base_", 6},
-        {"all_to_allv", 6},     {"all_to_all", 6},          {"reduce_scatter_", 7},
-        {"_reduce_scatter_base_", 7}, {"reduce_scatter_tensor_coalesced", 7},
-        {"barrier", 9},         {"monitored_barrier_", 9},
+        {"all_reduce", 0},
+        {"allreduce_", 0},
+        {"allreduce_coalesced_", 0},
+        {"reduce_", 1},
+        {"allgather_", 2},
+        {"_allgather_base_", 2},
+        {"all_gather_into_tensor_coalesced", 2},
+        {"gather_", 3},
+        {"scatter_", 4},
+        {"broadcast_", 5},
+        {"alltoall_base_", 6},
+        {"all_to_allv", 6},
+        {"all_to_all", 6},
+        {"reduce_scatter_", 7},
+        {"_reduce_scatter_base_", 7},
+        {"reduce_scatter_tensor_coalesced", 7},
+        {"barrier", 9},
+        {"monitored_barrier_", 9},
     };
     for (const auto& [name, expected] : collectives)
     {
@@ -793,12 +881,19 @@ BOOST_AUTO_TEST_CASE(host_collective_names)
 BOOST_AUTO_TEST_CASE(wait_records_are_not_collectives)
 {
     Json nodes = Roots({{2, 1}});
-    nodes.push_back(WithInputs(Host(4, "record_param_comms", 2),
-                               Json::array({47, Json::array({"", ""}), 0, "wait", Json::array(),
-                                            Json::array(), -1, -1, 1}),
-                               Json::array({"Int", "Tuple[String,String]", "Int", "String",
-                                            "GenericList[]", "GenericList[]", "Int", "Int",
-                                            "Int"})));
+    nodes.push_back(WithInputs(
+        Host(4, "record_param_comms", 2),
+        Json::array(
+            {47, Json::array({"", ""}), 0, "wait", Json::array(), Json::array(), -1, -1, 1}),
+        Json::array({"Int",
+                     "Tuple[String,String]",
+                     "Int",
+                     "String",
+                     "GenericList[]",
+                     "GenericList[]",
+                     "Int",
+                     "Int",
+                     "Int"})));
     nodes.push_back(Host(5, "nccl:coalesced", 2));
     TempDir dir;
     auto [report, et] = ConvertText(dir, Trace(nodes).dump());
@@ -811,15 +906,16 @@ BOOST_AUTO_TEST_CASE(sizes_are_summed_over_tensor_lists_and_64_bit)
     Json nodes = Roots({{2, 1}});
     // all_gather of a list of two tensors: 10 x 4 + 6 x 2 = 52 bytes.
     Json list = Json::array({Tensor(1, 10, 4), Tensor(2, 6, 2)});
-    nodes.push_back(WithInputs(Host(4, "nccl:all_gather", 2), Json::array({list}),
+    nodes.push_back(WithInputs(Host(4, "nccl:all_gather", 2),
+                               Json::array({list}),
                                Json::array({"GenericList[Tensor(float),Tensor(half)]"})));
     // reduce_scatter through the c10d op only: (outputs, inputs[][]): the inputs, 3 x 5 x 4.
     Json inputs = Json::array({Json::array({Tensor(3, 5, 4), Tensor(4, 5, 4), Tensor(5, 5, 4)})});
-    nodes.push_back(WithInputs(Host(5, "c10d::reduce_scatter_", 2),
-                               Json::array({Json::array({Tensor(6, 5, 4)}), inputs, "<Object>"}),
-                               Json::array({"GenericList[Tensor(float)]",
-                                            "GenericList[GenericList[Tensor(float)]]",
-                                            "Object"})));
+    nodes.push_back(WithInputs(
+        Host(5, "c10d::reduce_scatter_", 2),
+        Json::array({Json::array({Tensor(6, 5, 4)}), inputs, "<Object>"}),
+        Json::array(
+            {"GenericList[Tensor(float)]", "GenericList[GenericList[Tensor(float)]]", "Object"})));
     // all_reduce of 1.5 Gi floats: 6 GiB, beyond 32 bits.
     nodes.push_back(WithInputs(Host(6, "nccl:all_reduce", 2),
                                Json::array({Tensor(7, int64_t{3} << 29, 4)}),
@@ -843,11 +939,22 @@ BOOST_AUTO_TEST_CASE(recorded_sizes_and_process_group_by_backend_id)
     // Schema 1.0.2 style: record_param_comms names its group by backend id, which
     // process_group:init maps to a pg_name; in_msg_nelems x dtype size cross-checks the size.
     Json nodes = Roots({{2, 1}});
-    nodes.push_back(PgInit(3, 2, Json::array({{{"pg_name", "9"}, {"backend_id", 777},
-                                                {"ranks", {0, 2}}, {"group_size", 2}}})));
+    nodes.push_back(PgInit(
+        3,
+        2,
+        Json::array(
+            {{{"pg_name", "9"}, {"backend_id", 777}, {"ranks", {0, 2}}, {"group_size", 2}}})));
     Json t = Tensor(100, 16, 2);
-    for (const Json& node : Call(20, 2, "c10d::allreduce_", Json::array({Json::array({t})}),
-                                 "allreduce", 777, 0, "nccl:all_reduce", Json::array({t}), ""))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::allreduce_",
+                                 Json::array({Json::array({t})}),
+                                 "allreduce",
+                                 777,
+                                 0,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 ""))
     {
         nodes.push_back(node);
     }
@@ -882,14 +989,20 @@ BOOST_AUTO_TEST_CASE(recorded_sizes_and_process_group_by_backend_id)
 BOOST_AUTO_TEST_CASE(broadcast_root_is_a_global_rank)
 {
     Json nodes = Roots({{2, 1}});
-    nodes.push_back(PgInit(3, 2, Json::array({{{"pg_name", "5"}, {"ranks", {1, 3}},
-                                                {"group_size", 2}}})));
+    nodes.push_back(
+        PgInit(3, 2, Json::array({{{"pg_name", "5"}, {"ranks", {1, 3}}, {"group_size", 2}}})));
     Json t = Tensor(100, 8, 4);
     // c10d::broadcast_(tensors, pg, root_rank=1, root_tensor=0, async, timeout)
-    for (const Json& node :
-         Call(20, 2, "c10d::broadcast_", Json::array({Json::array({t}), "<Object>", 1, 0, true, -1}),
-              "broadcast", Json::array({"5", ""}), 1, "nccl:broadcast", Json::array({t}),
-              "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)"))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::broadcast_",
+                                 Json::array({Json::array({t}), "<Object>", 1, 0, true, -1}),
+                                 "broadcast",
+                                 Json::array({"5", ""}),
+                                 1,
+                                 "nccl:broadcast",
+                                 Json::array({t}),
+                                 "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)"))
     {
         nodes.push_back(node);
     }
@@ -909,13 +1022,15 @@ BOOST_AUTO_TEST_CASE(asynchronous_gloo_op_beside_its_c10d_op_is_one_call)
     // tensor is a call of its own.
     Json nodes = Roots({{2, 1}});
     Json t = Tensor(12, 8192, 4);
-    nodes.push_back(WithInputs(Timed(Host(5, "c10d::allreduce_", 2), 10, 3),
-                               Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
-                               Json::array({"GenericList[Tensor(float)]", "Object", "Object",
-                                            "Int"})));
+    nodes.push_back(
+        WithInputs(Timed(Host(5, "c10d::allreduce_", 2), 10, 3),
+                   Json::array({Json::array({t}), "<Object>", "<Object>", -1}),
+                   Json::array({"GenericList[Tensor(float)]", "Object", "Object", "Int"})));
     nodes.push_back(WithInputs(Timed(Host(6, "gloo:all_reduce", 2), 13, 700),
-                               Json::array({t}), Json::array({"Tensor(float)"})));
-    nodes.push_back(WithInputs(Host(7, "gloo:all_reduce", 2), Json::array({Tensor(40, 2, 4)}),
+                               Json::array({t}),
+                               Json::array({"Tensor(float)"})));
+    nodes.push_back(WithInputs(Host(7, "gloo:all_reduce", 2),
+                               Json::array({Tensor(40, 2, 4)}),
                                Json::array({"Tensor(float)"})));
     TempDir dir;
     auto [report, et] = ConvertText(dir, Trace(nodes).dump());
@@ -938,22 +1053,36 @@ BOOST_AUTO_TEST_CASE(astra_sim_form_puts_no_communication_on_the_cpu)
     // dependency on it), communication off the CPU, pg_name the communicator number (the
     // world "0", sub-group "5" = ranks {1, 3} numbered 1 in <prefix>.comm-groups.json).
     Json nodes = Roots({{2, 1}});
-    nodes.push_back(PgInit(3, 2,
-                           Json::array({{{"pg_name", "0"}, {"ranks", Json::array()},
-                                         {"group_size", 4}},
-                                        {{"pg_name", "5"}, {"ranks", {1, 3}},
-                                         {"group_size", 2}}})));
+    nodes.push_back(
+        PgInit(3,
+               2,
+               Json::array({{{"pg_name", "0"}, {"ranks", Json::array()}, {"group_size", 4}},
+                            {{"pg_name", "5"}, {"ranks", {1, 3}}, {"group_size", 2}}})));
     Json t = Tensor(100, 1000, 4);
     const Json allReduceArgs = Json::array({Json::array({t}), "<Object>", "<Object>", -1});
-    for (const Json& node : Call(20, 2, "c10d::allreduce_", allReduceArgs, "allreduce",
-                                 Json::array({"0", "default_pg"}), 1, "nccl:all_reduce",
-                                 Json::array({t}), ""))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::allreduce_",
+                                 allReduceArgs,
+                                 "allreduce",
+                                 Json::array({"0", "default_pg"}),
+                                 1,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 ""))
     {
         nodes.push_back(node);
     }
-    for (const Json& node :
-         Call(30, 2, "c10d::allreduce_", allReduceArgs, "allreduce", Json::array({"5", ""}), 1,
-              "nccl:all_reduce", Json::array({t}), "ncclKernel_AllReduce_RING_LL_Sum_float(x)"))
+    for (const Json& node : Call(30,
+                                 2,
+                                 "c10d::allreduce_",
+                                 allReduceArgs,
+                                 "allreduce",
+                                 Json::array({"5", ""}),
+                                 1,
+                                 "nccl:all_reduce",
+                                 Json::array({t}),
+                                 "ncclKernel_AllReduce_RING_LL_Sum_float(x)"))
     {
         nodes.push_back(node);
     }
@@ -996,9 +1125,16 @@ BOOST_AUTO_TEST_CASE(astra_sim_form_refuses_what_astra_sim_does_not_run)
     Json nodes = Roots({{2, 1}});
     Json t = Tensor(100, 8, 4);
     const Json broadcastArgs = Json::array({Json::array({t}), "<Object>", 0, 0, true, -1});
-    for (const Json& node :
-         Call(20, 2, "c10d::broadcast_", broadcastArgs, "broadcast", Json::array({"0", ""}), 1,
-              "nccl:broadcast", Json::array({t}), "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)"))
+    for (const Json& node : Call(20,
+                                 2,
+                                 "c10d::broadcast_",
+                                 broadcastArgs,
+                                 "broadcast",
+                                 Json::array({"0", ""}),
+                                 1,
+                                 "nccl:broadcast",
+                                 Json::array({t}),
+                                 "ncclKernel_Broadcast_RING_LL_Sum_int8_t(x)"))
     {
         nodes.push_back(node);
     }
@@ -1035,9 +1171,8 @@ BOOST_AUTO_TEST_CASE(process_group_whose_size_disagrees_with_its_list_is_an_erro
     for (const auto& [ranks, message] : cases)
     {
         Json nodes = Roots({{2, 1}});
-        nodes.push_back(PgInit(3, 2,
-                               Json::array({{{"pg_name", "5"}, {"ranks", ranks},
-                                             {"group_size", 4}}})));
+        nodes.push_back(
+            PgInit(3, 2, Json::array({{{"pg_name", "5"}, {"ranks", ranks}, {"group_size", 4}}})));
         TempDir dir;
         chakra_test::WriteFileBytes(dir.File("g.json"), Trace(nodes, Link(1, 4)).dump());
         std::string error;
@@ -1065,14 +1200,19 @@ Json
 SendRecvTrace(bool kernels)
 {
     Json nodes = Roots({{2, 1}});
-    nodes.push_back(PgInit(3, 2, Json::array({{{"pg_name", "pg1"}, {"ranks", {4, 6, 7}},
-                                                {"group_size", 3}}})));
+    nodes.push_back(
+        PgInit(3, 2, Json::array({{{"pg_name", "pg1"}, {"ranks", {4, 6, 7}}, {"group_size", 3}}})));
     Json pg = Json::array({"pg1", "desc"});
     auto add = [&](uint64_t first, const std::string& op, int64_t peer, const Json& tensor) {
         const bool send = op == "send";
-        for (const Json& node : Call(first, 2, send ? "c10d::send" : "c10d::recv_",
+        for (const Json& node : Call(first,
+                                     2,
+                                     send ? "c10d::send" : "c10d::recv_",
                                      Json::array({Json::array({tensor}), "<Object>", peer, 0}),
-                                     op, pg, peer, send ? "nccl:send" : "nccl:recv",
+                                     op,
+                                     pg,
+                                     peer,
+                                     send ? "nccl:send" : "nccl:recv",
                                      Json::array({tensor}),
                                      kernels ? "ncclDevKernel_SendRecv(x)" : ""))
         {
@@ -1182,25 +1322,26 @@ BOOST_AUTO_TEST_CASE(unknown_collectives)
 {
     ExpectError(Trace(Json::array({Host(4, "nccl:all_frobnicate", 4)})),
                 {"node 4 (nccl:all_frobnicate)", "unknown collective name"});
-    Json record = WithInputs(Host(4, "record_param_comms", 4),
-                             Json::array({Json::array({Tensor(1, 2, 4)}), 1, 0, 0, "frobnicate"}),
-                             Json::array({"GenericList[Tensor(float)]", "Int", "Int", "Int",
-                                          "String"}));
+    Json record =
+        WithInputs(Host(4, "record_param_comms", 4),
+                   Json::array({Json::array({Tensor(1, 2, 4)}), 1, 0, 0, "frobnicate"}),
+                   Json::array({"GenericList[Tensor(float)]", "Int", "Int", "Int", "String"}));
     ExpectError(Trace(Json::array({record})), {"node 4 (record_param_comms)", "frobnicate"});
 }
 
 BOOST_AUTO_TEST_CASE(absurd_sizes)
 {
     auto reduce = [](const Json& tensor) {
-        return Trace(Json::array({WithInputs(Host(4, "nccl:all_reduce", 4), Json::array({tensor}),
+        return Trace(Json::array({WithInputs(Host(4, "nccl:all_reduce", 4),
+                                             Json::array({tensor}),
                                              Json::array({"Tensor(float)"}))}));
     };
     ExpectError(reduce(Tensor(1, -5, 4)), {"node 4 (nccl:all_reduce)", "absurd"});
     ExpectError(reduce(Tensor(1, 5, 1000)), {"node 4 (nccl:all_reduce)", "absurd"});
     ExpectError(reduce(Tensor(1, int64_t{1} << 49, 8)), {"node 4 (nccl:all_reduce)", "absurd"});
-    ExpectError(Trace(Json::array({PgInit(3, 3, Json::array({{{"pg_name", "0"},
-                                                              {"group_size", -2}}}))})),
-                {"node 3", "group_size"});
+    ExpectError(
+        Trace(Json::array({PgInit(3, 3, Json::array({{{"pg_name", "0"}, {"group_size", -2}}}))})),
+        {"node 3", "group_size"});
     ExpectError(Trace(Json::array({PgInit(3, 3, Json::array({{{"ranks", {0}}}}))})),
                 {"node 3", "pg_name"});
 }

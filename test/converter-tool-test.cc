@@ -6,7 +6,6 @@
 #include "chakra-test-data.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cstdio>
 
 using chakra_test::FileExists;
@@ -81,9 +80,9 @@ BOOST_AUTO_TEST_CASE(converts_and_writes_the_log)
 {
     TempDir dir;
     WriteFileBytes(dir.File("in.json"), AllReduceTrace(4));
-    auto result = RunCommand(Converter() + " PyTorch --input " + dir.File("in.json") +
-                             " --output " + dir.File("out.et") + " --log-filename " +
-                             dir.File("log.txt"));
+    auto result =
+        RunCommand(Converter() + " PyTorch --input " + dir.File("in.json") + " --output " +
+                   dir.File("out.et") + " --log-filename " + dir.File("log.txt"));
     BOOST_TEST(result.exitCode == 0, result.output);
     BOOST_TEST(FileExists(dir.File("out.et")));
     std::string log = ReadFileBytes(dir.File("log.txt"));
@@ -102,16 +101,16 @@ BOOST_AUTO_TEST_CASE(bad_input_one_line_nonzero_no_output)
     TempDir dir;
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"truncated.json", AllReduceTrace(4).substr(0, 120)},
-        {"unknown.json", R"({"schema": "1.0.1", "nodes": [{"id": 5, "name": "nccl:frob", "parent": 5}]})"},
+        {"unknown.json",
+         R"({"schema": "1.0.1", "nodes": [{"id": 5, "name": "nccl:frob", "parent": 5}]})"},
         {"absurd.json", AllReduceTrace(-3)},
         {"empty.json", ""},
     };
     for (const auto& [name, text] : cases)
     {
         WriteFileBytes(dir.File(name), text);
-        auto result = RunCommand(Converter() + " PyTorch --input " + dir.File(name) +
-                                 " --output " + dir.File("out.et") + " --log-filename " +
-                                 dir.File("log.txt"));
+        auto result = RunCommand(Converter() + " PyTorch --input " + dir.File(name) + " --output " +
+                                 dir.File("out.et") + " --log-filename " + dir.File("log.txt"));
         BOOST_TEST(result.exitCode == 1, name);
         BOOST_TEST(Lines(result.output) == 1u, name << ": " << result.output);
         BOOST_TEST(result.output.find(dir.File(name)) != std::string::npos, result.output);
@@ -155,9 +154,10 @@ BOOST_AUTO_TEST_CASE(check_ranks_on_generated_jobs_strict_and_missing_ranks)
     auto tool = [](const std::string& name) { return chakra_test::ToolPath(name); };
     // Issue 23 item 9: a generated pipeline-parallel job (send/recv carry the peer only) runs
     // in chakra-cluster; the checker accepts it too (it reported 24 mismatches).
-    BOOST_REQUIRE(RunCommand(tool("chakra_generator") + " --workload pipeline-parallel "
-                                                        "--stages 4 --microbatches 3 --layers 4 "
-                                                        "--output-prefix " +
+    BOOST_REQUIRE(RunCommand(tool("chakra_generator") +
+                             " --workload pipeline-parallel "
+                             "--stages 4 --microbatches 3 --layers 4 "
+                             "--output-prefix " +
                              dir.File("pp"))
                       .exitCode == 0);
     auto pp = RunCommand(CheckRanks() + " " + dir.File("pp"));
@@ -196,7 +196,6 @@ BOOST_AUTO_TEST_CASE(check_ranks_on_generated_jobs_strict_and_missing_ranks)
     auto strict = RunCommand(CheckRanks() + " --strict " + dir.File("s"));
     BOOST_TEST(strict.exitCode == 1, strict.output);
     BOOST_TEST(strict.output.find("mismatch: " + dir.File("s.1.et") +
-                                  ": 1 communication node without comm_size") !=
-                   std::string::npos,
+                                  ": 1 communication node without comm_size") != std::string::npos,
                strict.output);
 }

@@ -9,7 +9,6 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <set>
 
 using namespace ns3;

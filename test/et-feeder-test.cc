@@ -10,9 +10,8 @@
 #include "ns3/et-writer.h"
 #include "ns3/trace-error.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <map>
 #include <random>
 #include <set>
@@ -32,6 +31,7 @@ struct Dag
         std::vector<uint64_t> dataDeps;
         std::vector<uint64_t> ctrlDeps;
     };
+
     std::vector<Node> nodes; //!< in file order
 };
 
@@ -209,7 +209,8 @@ FeedError(const std::string& path, EtFeederOptions options = EtFeederOptions())
 
 /** Writes a trace from (id, data deps) pairs. */
 void
-WriteSimple(const std::string& path, const std::vector<std::pair<uint64_t, std::vector<uint64_t>>>& nodes)
+WriteSimple(const std::string& path,
+            const std::vector<std::pair<uint64_t, std::vector<uint64_t>>>& nodes)
 {
     Dag dag;
     for (const auto& [id, deps] : nodes)
@@ -422,7 +423,7 @@ BOOST_AUTO_TEST_CASE(lookup_and_misuse)
     BOOST_TEST(!feeder.LookupNode(2)); // not read yet: nodes are read on demand
     auto node = feeder.GetNextIssuableNode();
     BOOST_CHECK_THROW(feeder.RemoveNode(1), std::logic_error); // not finished
-    BOOST_TEST(!feeder.HasNodesToIssue());                    // 2 waits for 1 in flight
+    BOOST_TEST(!feeder.HasNodesToIssue());                     // 2 waits for 1 in flight
     BOOST_TEST(feeder.GetInFlightCount() == 1u);
     BOOST_REQUIRE(feeder.LookupNode(2));
     BOOST_TEST(feeder.LookupNode(2)->GetDataDeps().size() == 1);
@@ -550,7 +551,8 @@ BOOST_AUTO_TEST_CASE(self_dependency_next_to_a_running_parent)
     data.nodes = {{1, {}, {}}, {2, {1, 2}, {}}};
     Dag ctrl;
     ctrl.nodes = {{1, {}, {}}, {2, {}, {1, 2}}};
-    for (const auto& [dag, list] : {std::make_pair(data, "data_deps"), std::make_pair(ctrl, "ctrl_deps")})
+    for (const auto& [dag, list] :
+         {std::make_pair(data, "data_deps"), std::make_pair(ctrl, "ctrl_deps")})
     {
         WriteDag(dag, dir.File("t.et"));
         EtFeeder feeder(dir.File("t.et"));
@@ -621,11 +623,12 @@ BOOST_AUTO_TEST_CASE(ids_need_not_start_at_zero_nor_be_dense)
     // runs once, after its parent, lowest ready id first.
     const uint64_t top = ~0ull;
     const uint64_t half = 1ull << 63;
-    WriteSimple(dir.File("sparse.et"), {{half, {}},
-                                        {half + (1ull << 40), {half}},
-                                        {top, {half + (1ull << 40), 7}},
-                                        {7, {}},
-                                        {top - 1, {}}});
+    WriteSimple(dir.File("sparse.et"),
+                {{half, {}},
+                 {half + (1ull << 40), {half}},
+                 {top, {half + (1ull << 40), 7}},
+                 {7, {}},
+                 {top - 1, {}}});
     std::vector<uint64_t> order;
     EtFeeder feeder(dir.File("sparse.et"));
     while (feeder.HasNodesToIssue())

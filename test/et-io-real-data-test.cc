@@ -10,7 +10,6 @@
 #include "ns3/et-reader.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <map>
 #include <regex>
 
@@ -101,7 +100,8 @@ BOOST_AUTO_TEST_CASE(microbenchmarks_hold_one_1MiB_collective_per_rank)
         {"all_to_all", ChakraProtoMsg::ALL_TO_ALL},
         {"reduce_scatter", ChakraProtoMsg::REDUCE_SCATTER},
     };
-    std::regex pattern(".*/astra-microbenchmarks/([a-z_]+)/([0-9]+)npus_1MB/[a-z_]+\\.([0-9]+)\\.et");
+    std::regex pattern(
+        ".*/astra-microbenchmarks/([a-z_]+)/([0-9]+)npus_1MB/[a-z_]+\\.([0-9]+)\\.et");
     std::size_t seen = 0;
     for (const auto& file : chakra_test::SharedEtFiles())
     {
@@ -163,8 +163,8 @@ BOOST_AUTO_TEST_CASE(json_round_trip_is_byte_identical_for_every_shared_trace)
         {
             ConvertEtToJson(file, dir.File("t.json"));
             ConvertJsonToEt(dir.File("t.json"), dir.File("t.et"));
-            BOOST_TEST((chakra_test::ReadFileBytes(dir.File("t.et")) ==
-                        chakra_test::ReadMaybeGzip(file)));
+            BOOST_TEST(
+                (chakra_test::ReadFileBytes(dir.File("t.et")) == chakra_test::ReadMaybeGzip(file)));
         }
     }
 }

@@ -11,7 +11,6 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <limits>
 
 using namespace ns3;
@@ -335,11 +334,16 @@ BOOST_AUTO_TEST_CASE(every_integer_oneof_reads_as_integer)
 {
     using A = ChakraProtoMsg::AttributeProto;
     std::vector<std::function<void(A&)>> setters = {
-        [](A& a) { a.set_int32_val(1000); },    [](A& a) { a.set_int64_val(1000); },
-        [](A& a) { a.set_uint32_val(1000); },   [](A& a) { a.set_uint64_val(1000); },
-        [](A& a) { a.set_sint32_val(1000); },   [](A& a) { a.set_sint64_val(1000); },
-        [](A& a) { a.set_fixed32_val(1000); },  [](A& a) { a.set_fixed64_val(1000); },
-        [](A& a) { a.set_sfixed32_val(1000); }, [](A& a) { a.set_sfixed64_val(1000); },
+        [](A& a) { a.set_int32_val(1000); },
+        [](A& a) { a.set_int64_val(1000); },
+        [](A& a) { a.set_uint32_val(1000); },
+        [](A& a) { a.set_uint64_val(1000); },
+        [](A& a) { a.set_sint32_val(1000); },
+        [](A& a) { a.set_sint64_val(1000); },
+        [](A& a) { a.set_fixed32_val(1000); },
+        [](A& a) { a.set_fixed64_val(1000); },
+        [](A& a) { a.set_sfixed32_val(1000); },
+        [](A& a) { a.set_sfixed64_val(1000); },
     };
     for (const auto& set : setters)
     {

@@ -12,10 +12,8 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <google/protobuf/unknown_field_set.h>
-
 #include <cmath>
+#include <google/protobuf/unknown_field_set.h>
 #include <limits>
 
 using namespace ns3;
@@ -72,7 +70,9 @@ WriteAwkwardTrace(const std::string& path)
     // Unknown fields inside a list message and inside IOInfo (the fuzzer found the first
     // dropped by .et -> JSON -> .et): a fixed64 field 143 and a varint field 7.
     il->GetReflection()->MutableUnknownFields(il)->AddFixed64(143, 0x40ull << 48);
-    node.mutable_inputs()->GetReflection()->MutableUnknownFields(node.mutable_inputs())
+    node.mutable_inputs()
+        ->GetReflection()
+        ->MutableUnknownFields(node.mutable_inputs())
         ->AddVarint(7, 1);
     add("u32list")->mutable_uint32_list();
     add("doc")->set_doc_string("documented");

@@ -10,9 +10,8 @@
 
 #include "ns3/chakra-module.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -290,9 +289,17 @@ BOOST_AUTO_TEST_CASE(a_flow_that_ends_releases_its_bandwidth)
     Time arrivedA;
     Time arrivedB;
     BOOST_REQUIRE(network->Send(
-        0, 2, 10000000, [&]() { sentA = Simulator::Now(); }, [&]() { arrivedA = Simulator::Now(); }));
+        0,
+        2,
+        10000000,
+        [&]() { sentA = Simulator::Now(); },
+        [&]() { arrivedA = Simulator::Now(); }));
     BOOST_REQUIRE(network->Send(
-        1, 2, 20000000, [&]() { sentB = Simulator::Now(); }, [&]() { arrivedB = Simulator::Now(); }));
+        1,
+        2,
+        20000000,
+        [&]() { sentB = Simulator::Now(); },
+        [&]() { arrivedB = Simulator::Now(); }));
     Simulator::Run();
     BOOST_TEST(sentA.GetNanoSeconds() == 20000000);
     BOOST_TEST(sentB.GetNanoSeconds() == 30000000);
@@ -313,9 +320,19 @@ BOOST_AUTO_TEST_CASE(a_late_flow_takes_its_share)
     network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain());
     Time doneA;
     Time doneB;
-    network->Send(0, 2, 30000000, [&]() { doneA = Simulator::Now(); }, nullptr);
+    network->Send(
+        0,
+        2,
+        30000000,
+        [&]() { doneA = Simulator::Now(); },
+        nullptr);
     Simulator::Schedule(MilliSeconds(10), [&]() {
-        network->Send(1, 2, 10000000, [&]() { doneB = Simulator::Now(); }, nullptr);
+        network->Send(
+            1,
+            2,
+            10000000,
+            [&]() { doneB = Simulator::Now(); },
+            nullptr);
     });
     Simulator::Run();
     BOOST_TEST(doneB.GetNanoSeconds() == 30000000);
@@ -331,7 +348,8 @@ BOOST_AUTO_TEST_CASE(a_pair_delivers_in_send_order_back_to_back)
     auto network = CreateObject<FlowNetwork>();
     network->Build(Star(2, "8Gbps", MicroSeconds(1), 1000), Plain());
     std::vector<std::pair<int, int64_t>> arrivals;
-    for (auto [id, bytes] : std::vector<std::pair<int, uint64_t>>{{0, 1000000}, {1, 500}, {2, 1999500}})
+    for (auto [id, bytes] :
+         std::vector<std::pair<int, uint64_t>>{{0, 1000000}, {1, 500}, {2, 1999500}})
     {
         network->Send(0, 1, bytes, nullptr, [&arrivals, id = id]() {
             arrivals.emplace_back(id, Simulator::Now().GetNanoSeconds());
@@ -358,11 +376,21 @@ BOOST_AUTO_TEST_CASE(local_completion_with_a_send_buffer)
     Time small(-1);
     Time large(-1);
     bool insideSend = true;
-    network->Send(0, 1, 600000, [&]() {
-        BOOST_TEST(!insideSend);
-        small = Simulator::Now();
-    }, nullptr);
-    network->Send(0, 1, 3000000, [&]() { large = Simulator::Now(); }, nullptr);
+    network->Send(
+        0,
+        1,
+        600000,
+        [&]() {
+            BOOST_TEST(!insideSend);
+            small = Simulator::Now();
+        },
+        nullptr);
+    network->Send(
+        0,
+        1,
+        3000000,
+        [&]() { large = Simulator::Now(); },
+        nullptr);
     insideSend = false;
     Simulator::Run();
     BOOST_TEST(small.GetNanoSeconds() == 0);
@@ -397,7 +425,8 @@ BOOST_AUTO_TEST_CASE(local_completion_on_the_ack)
     }
     insideSend = false;
     Simulator::Run();
-    BOOST_TEST(arrived == (std::vector<int64_t>{1003000, 2003000}), boost::test_tools::per_element());
+    BOOST_TEST(arrived == (std::vector<int64_t>{1003000, 2003000}),
+               boost::test_tools::per_element());
     BOOST_TEST(completed == (std::vector<int64_t>{1005200, 2005200}),
                boost::test_tools::per_element());
     network->Dispose();
@@ -450,9 +479,17 @@ BOOST_AUTO_TEST_CASE(fifo_window_then_sharing)
     Time firstArrived;
     Time secondArrived;
     network->Send(
-        0, 1, 4000000, [&]() { first = Simulator::Now(); }, [&]() { firstArrived = Simulator::Now(); });
+        0,
+        1,
+        4000000,
+        [&]() { first = Simulator::Now(); },
+        [&]() { firstArrived = Simulator::Now(); });
     network->Send(
-        0, 2, 4000000, [&]() { second = Simulator::Now(); }, [&]() { secondArrived = Simulator::Now(); });
+        0,
+        2,
+        4000000,
+        [&]() { second = Simulator::Now(); },
+        [&]() { secondArrived = Simulator::Now(); });
     Simulator::Run();
     BOOST_TEST(firstArrived.GetNanoSeconds() == 7000000 + 3000);
     BOOST_TEST(secondArrived.GetNanoSeconds() == 8000000 + 3000);
@@ -492,7 +529,12 @@ BOOST_AUTO_TEST_CASE(goodput_follows_the_packet_model_framing)
     BOOST_REQUIRE(FlowFabric::FramingOf("tcp", tcp.framing));
     network->Build(Star(2, "100Gbps", MicroSeconds(1), 9000), tcp);
     Time done;
-    network->Send(0, 1, 1u << 30, [&]() { done = Simulator::Now(); }, nullptr);
+    network->Send(
+        0,
+        1,
+        1u << 30,
+        [&]() { done = Simulator::Now(); },
+        nullptr);
     Simulator::Run();
     const double expected = std::pow(2.0, 30) / (12.5e9 * 8948.0 / 9002.0);
     BOOST_TEST(done.GetSeconds() == expected, boost::test_tools::tolerance(1e-8));
@@ -505,7 +547,12 @@ BOOST_AUTO_TEST_CASE(goodput_follows_the_packet_model_framing)
     FlowNetwork::Settings rdma = Plain();
     BOOST_REQUIRE(FlowFabric::FramingOf("rdma", rdma.framing));
     network->Build(Star(2, "100Gbps", MicroSeconds(1), 9000), rdma);
-    network->Send(0, 1, 1u << 30, [&]() { done = Simulator::Now(); }, nullptr);
+    network->Send(
+        0,
+        1,
+        1u << 30,
+        [&]() { done = Simulator::Now(); },
+        nullptr);
     Simulator::Run();
     BOOST_TEST(done.GetSeconds() == std::pow(2.0, 30) / (12.5e9 * 8956.0 / 9038.0),
                boost::test_tools::tolerance(1e-8));
@@ -560,8 +607,10 @@ CollectiveUs(ChakraProtoMsg::CollectiveCommType type,
     spec.ranks = n;
     spec.bytes = bytes;
     WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    for (const char* attribute : {"AllReduceAlgorithm", "AllGatherAlgorithm",
-                                  "ReduceScatterAlgorithm", "AllToAllAlgorithm",
+    for (const char* attribute : {"AllReduceAlgorithm",
+                                  "AllGatherAlgorithm",
+                                  "ReduceScatterAlgorithm",
+                                  "AllToAllAlgorithm",
                                   "BroadcastAlgorithm"})
     {
         config.appAttributes.emplace_back(attribute, algorithm);
@@ -595,11 +644,13 @@ BOOST_AUTO_TEST_SUITE(flow_vs_packet)
 BOOST_AUTO_TEST_CASE(small_collectives_within_3_percent)
 {
     using namespace ChakraProtoMsg;
+
     struct Case
     {
         CollectiveCommType type;
         const char* algorithm;
     };
+
     const std::vector<Case> cases = {{ALL_REDUCE, "ring"},
                                      {ALL_REDUCE, "halving-doubling"},
                                      {ALL_REDUCE, "direct"},
@@ -620,9 +671,9 @@ BOOST_AUTO_TEST_CASE(small_collectives_within_3_percent)
                     CollectiveUs(c.type, n, bytes, c.algorithm, FlatSwitch(n), packet);
                 const double flow =
                     CollectiveUs(c.type, n, bytes, c.algorithm, FlatSwitch(n), "flow");
-                BOOST_TEST_INFO(CommTypeName(c.type) << " " << c.algorithm << " n=" << n << ": "
-                                                     << packet << " " << packetUs
-                                                     << " us, flow " << flow << " us");
+                BOOST_TEST_INFO(CommTypeName(c.type)
+                                << " " << c.algorithm << " n=" << n << ": " << packet << " "
+                                << packetUs << " us, flow " << flow << " us");
                 BOOST_TEST(std::abs(flow / packetUs - 1) <= 0.03);
             }
         }
@@ -685,8 +736,7 @@ BOOST_AUTO_TEST_CASE(auto_takes_rdma_up_to_the_limit_and_flow_above)
         report.Print(text);
         const std::string why = limit >= 4 ? "(auto: 4 GPUs <= AutoPacketLimit 4)"
                                            : "(auto: 4 GPUs > AutoPacketLimit 3)";
-        BOOST_TEST(text.str().find("transport model: " + expected + " " + why) !=
-                       std::string::npos,
+        BOOST_TEST(text.str().find("transport model: " + expected + " " + why) != std::string::npos,
                    text.str().substr(0, 200));
     }
     Config::Reset();
@@ -724,8 +774,8 @@ BOOST_AUTO_TEST_CASE(csv_and_timeline_as_with_packets)
         std::ifstream in(path);
         BOOST_TEST_INFO(path);
         BOOST_TEST(in.good());
-        return static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(in),
-                                                   std::istreambuf_iterator<char>(), '\n'));
+        return static_cast<std::size_t>(
+            std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
     };
     auto countEvents = [](const std::string& path) {
         std::ifstream in(path);
@@ -774,20 +824,24 @@ struct Tracked
         int calls{0};
         int destroyed{0};
     };
+
     std::shared_ptr<Counts> counts;
 
     explicit Tracked(std::shared_ptr<Counts> c)
         : counts(std::move(c))
     {
     }
+
     Tracked(const Tracked& other)
         : counts(other.counts)
     {
         ++counts->copies;
     }
+
     Tracked(Tracked&& other) noexcept = default;
     Tracked& operator=(const Tracked&) = delete;
     Tracked& operator=(Tracked&&) = delete;
+
     ~Tracked()
     {
         if (counts)
@@ -795,6 +849,7 @@ struct Tracked
             ++counts->destroyed;
         }
     }
+
     void operator()()
     {
         ++counts->calls;

@@ -11,10 +11,8 @@
 #include "ns3/pytorch-trace.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -230,16 +228,44 @@ BOOST_AUTO_TEST_SUITE(reader)
 
 BOOST_AUTO_TEST_CASE(values_and_types_are_nlohmanns)
 {
-    for (const char* text :
-         {"0", "-0", "7", "-7", "1.5", "-1.5e-3", "1E5", "1e+2", "0.1", "123456789.125e7",
-          "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-          "-9223372036854775809", "1e-400", "-1e-400", "4.9406564584124654e-324",
-          "1.7976931348623157e308", "true", "false", "null", "\"\"", "\"plain\"",
-          "\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"", "\"\\u0000\\u001f\\u00e9\\u4e2d\"",
-          "\"\\ud83d\\ude00\"", "\"\\uD83D\\uDE00\"", "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
-          "\"\x7f\"", "[]", "{}", "[[[]]]", "{\"a\":{\"b\":{}}}", " \t\r\n[ 1 , 2 ] \n",
-          "{\"b\": 1, \"a\": 2, \"b\": 3}", "[1, \"x\", null, {\"k\": [true, false]}, -2, 2.0]",
-          "\xEF\xBB\xBF{\"bom\": 1}", "\xEF\xBB\xBF  7"})
+    for (const char* text : {"0",
+                             "-0",
+                             "7",
+                             "-7",
+                             "1.5",
+                             "-1.5e-3",
+                             "1E5",
+                             "1e+2",
+                             "0.1",
+                             "123456789.125e7",
+                             "18446744073709551615",
+                             "18446744073709551616",
+                             "-9223372036854775808",
+                             "-9223372036854775809",
+                             "1e-400",
+                             "-1e-400",
+                             "4.9406564584124654e-324",
+                             "1.7976931348623157e308",
+                             "true",
+                             "false",
+                             "null",
+                             "\"\"",
+                             "\"plain\"",
+                             "\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"",
+                             "\"\\u0000\\u001f\\u00e9\\u4e2d\"",
+                             "\"\\ud83d\\ude00\"",
+                             "\"\\uD83D\\uDE00\"",
+                             "\"\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\"",
+                             "\"\x7f\"",
+                             "[]",
+                             "{}",
+                             "[[[]]]",
+                             "{\"a\":{\"b\":{}}}",
+                             " \t\r\n[ 1 , 2 ] \n",
+                             "{\"b\": 1, \"a\": 2, \"b\": 3}",
+                             "[1, \"x\", null, {\"k\": [true, false]}, -2, 2.0]",
+                             "\xEF\xBB\xBF{\"bom\": 1}",
+                             "\xEF\xBB\xBF  7"})
     {
         BOOST_TEST(CheckAgainstNlohmann(text));
     }
@@ -247,15 +273,60 @@ BOOST_AUTO_TEST_CASE(values_and_types_are_nlohmanns)
 
 BOOST_AUTO_TEST_CASE(what_nlohmann_refuses_is_refused)
 {
-    for (const char* text :
-         {"", " ", "[", "]", "{", "[1,]", "[,1]", "[1 2]", "{\"a\"}", "{\"a\":}", "{,}",
-          "{\"a\":1,}", "{1:2}", "{\"a\" 1}", "01", "-", "-a", "1.", "1.e5", "1e", "1e+",
-          ".5", "+1", "0x10", "tru", "nul", "fals", "True", "NaN", "Infinity", "1e9999",
-          "-1e9999", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\u12g4\"", "\"\\ud800\"",
-          "\"\\ud800\\u0041\"", "\"\\udc00\"", "\"\x01\"", "\"a\nb\"", "\"\xff\"",
-          "\"\xc0\xaf\"", "\"\xc3\"", "\"\xe0\x80\x80\"", "\"\xed\xa0\x80\"",
-          "\"\xf4\x90\x80\x80\"", "\"\xf5\x80\x80\x80\"", "\"\x80\"", "[1] x", "{} {}", "1 2",
-          "\xEF\xBB", "\xEF\xBB\xBF"})
+    for (const char* text : {"",
+                             " ",
+                             "[",
+                             "]",
+                             "{",
+                             "[1,]",
+                             "[,1]",
+                             "[1 2]",
+                             "{\"a\"}",
+                             "{\"a\":}",
+                             "{,}",
+                             "{\"a\":1,}",
+                             "{1:2}",
+                             "{\"a\" 1}",
+                             "01",
+                             "-",
+                             "-a",
+                             "1.",
+                             "1.e5",
+                             "1e",
+                             "1e+",
+                             ".5",
+                             "+1",
+                             "0x10",
+                             "tru",
+                             "nul",
+                             "fals",
+                             "True",
+                             "NaN",
+                             "Infinity",
+                             "1e9999",
+                             "-1e9999",
+                             "\"abc",
+                             "\"\\x\"",
+                             "\"\\u12\"",
+                             "\"\\u12g4\"",
+                             "\"\\ud800\"",
+                             "\"\\ud800\\u0041\"",
+                             "\"\\udc00\"",
+                             "\"\x01\"",
+                             "\"a\nb\"",
+                             "\"\xff\"",
+                             "\"\xc0\xaf\"",
+                             "\"\xc3\"",
+                             "\"\xe0\x80\x80\"",
+                             "\"\xed\xa0\x80\"",
+                             "\"\xf4\x90\x80\x80\"",
+                             "\"\xf5\x80\x80\x80\"",
+                             "\"\x80\"",
+                             "[1] x",
+                             "{} {}",
+                             "1 2",
+                             "\xEF\xBB",
+                             "\xEF\xBB\xBF"})
     {
         BOOST_TEST(!CheckAgainstNlohmann(text));
     }
@@ -270,9 +341,15 @@ BOOST_AUTO_TEST_CASE(what_nlohmann_refuses_is_refused)
 BOOST_AUTO_TEST_CASE(errors_name_the_byte)
 {
     // Offsets counted by hand: the byte the reader stopped at.
-    for (const auto& [text, byte] : std::vector<std::pair<std::string, uint64_t>>{
-             {"[1,]", 3}, {"[1 2]", 3}, {"{\"a\" 1}", 5}, {"[1] x", 4}, {"\"\\x\"", 1},
-             {"[\"ok\", \"\xff\"]", 8}, {"1e9999", 0}, {"[", 1}})
+    for (const auto& [text, byte] :
+         std::vector<std::pair<std::string, uint64_t>>{{"[1,]", 3},
+                                                       {"[1 2]", 3},
+                                                       {"{\"a\" 1}", 5},
+                                                       {"[1] x", 4},
+                                                       {"\"\\x\"", 1},
+                                                       {"[\"ok\", \"\xff\"]", 8},
+                                                       {"1e9999", 0},
+                                                       {"[", 1}})
     {
         JsonEventReader reader(text);
         DomBuilder builder;
@@ -380,8 +457,8 @@ BOOST_AUTO_TEST_CASE(inputs_and_outputs_are_nlohmanns_compact_dump)
                   {"shapes", &io->shapes},
                   {"types", &io->types}})
             {
-                const bool given = field.is_object() && field.contains(member) &&
-                                   !field[member].is_null();
+                const bool given =
+                    field.is_object() && field.contains(member) && !field[member].is_null();
                 BOOST_TEST_INFO("node " << read.id << " " << key << "." << member);
                 BOOST_TEST(*text == (given ? dump(field[member]) : std::string("[]")));
             }
@@ -392,8 +469,7 @@ BOOST_AUTO_TEST_CASE(inputs_and_outputs_are_nlohmanns_compact_dump)
     BOOST_TEST(x.inputs.values.find(R"(,1.5,100000.0,-0.0,0.0025,0.0,18446744073709551615,)"
                                     R"(1.8446744073709552e+19,-9223372036854775808,)") !=
                std::string::npos);
-    BOOST_TEST(x.inputs.values.find(
-                   R"("a\"b\\c/dé😀\n\u0001","é中",{"a":[2,{"k":"v"}],"z":3})") !=
+    BOOST_TEST(x.inputs.values.find(R"("a\"b\\c/dé😀\n\u0001","é中",{"a":[2,{"k":"v"}],"z":3})") !=
                std::string::npos);
     const PyTorchNode& y = trace.GetNode(*trace.FindIndex(4));
     BOOST_TEST(y.inputs.values == "[2,3]"); // the last of a repeated key, as in a JSON object
@@ -403,9 +479,9 @@ BOOST_AUTO_TEST_CASE(inputs_and_outputs_are_nlohmanns_compact_dump)
 BOOST_AUTO_TEST_CASE(io_fields_of_the_wrong_form_are_named)
 {
     auto errorOf = [](const std::string& node, bool legacy) {
-        const std::string text =
-            std::string(R"({"schema": ")") + (legacy ? "1.0.1" : "1.1.0-chakra.0.0.4") +
-            R"(", "nodes": [)" + node + "]}";
+        const std::string text = std::string(R"({"schema": ")") +
+                                 (legacy ? "1.0.1" : "1.1.0-chakra.0.0.4") + R"(", "nodes": [)" +
+                                 node + "]}";
         try
         {
             PyTorchTrace::Parse(text, "t.json");
@@ -421,8 +497,8 @@ BOOST_AUTO_TEST_CASE(io_fields_of_the_wrong_form_are_named)
                "t.json: node 5 (op): field \"inputs\" is not a {values, shapes, types} object");
     BOOST_TEST(errorOf(head + R"("ctrl_deps": 1, "outputs": 3})", false) ==
                "t.json: node 5 (op): field \"outputs\" is not a {values, shapes, types} object");
-    BOOST_TEST(errorOf(head + R"("ctrl_deps": 1, "inputs": {"values": [], "types": 7}})",
-                       false) == "t.json: node 5 (op): field \"inputs.types\" is not an array");
+    BOOST_TEST(errorOf(head + R"("ctrl_deps": 1, "inputs": {"values": [], "types": 7}})", false) ==
+               "t.json: node 5 (op): field \"inputs.types\" is not an array");
     BOOST_TEST(errorOf(head + R"("ctrl_deps": 1, "inputs": {"shapes": {}, "values": "x"}})",
                        false) == "t.json: node 5 (op): field \"inputs.values\" is not an array");
     BOOST_TEST(errorOf(head + R"("parent": 1, "input_shapes": {"a": 1}})", true) ==

@@ -45,8 +45,8 @@ BOOST_AUTO_TEST_CASE(help_exits_zero)
 BOOST_AUTO_TEST_CASE(usage_errors_exit_two)
 {
     BOOST_TEST(RunCommand(Jsonizer()).exitCode == 2);
-    BOOST_TEST(RunCommand(Jsonizer() + " --input_filename a --output_filename b --bogus").exitCode ==
-               2);
+    BOOST_TEST(
+        RunCommand(Jsonizer() + " --input_filename a --output_filename b --bogus").exitCode == 2);
     BOOST_TEST(RunCommand(Jsonizer() + " --input_filename").exitCode == 2);
 }
 
@@ -62,8 +62,8 @@ BOOST_AUTO_TEST_CASE(round_trip_through_the_tool)
     auto forward = RunCommand(Jsonizer() + " --input_filename=" + dir.File("t.et") +
                               " --output_filename=" + dir.File("t.json"));
     BOOST_TEST(forward.exitCode == 0);
-    auto back = RunCommand(Jsonizer() + " --quiet --reverse --input_filename " + dir.File("t.json") +
-                           " --output_filename " + dir.File("back.et.gz"));
+    auto back = RunCommand(Jsonizer() + " --quiet --reverse --input_filename " +
+                           dir.File("t.json") + " --output_filename " + dir.File("back.et.gz"));
     BOOST_TEST(back.exitCode == 0);
     BOOST_TEST(back.output.empty());
     BOOST_TEST(chakra_test::ReadMaybeGzip(dir.File("back.et.gz")) ==

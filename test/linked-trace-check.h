@@ -5,9 +5,8 @@
 #ifndef CHAKRA_LINKED_TRACE_CHECK_H
 #define CHAKRA_LINKED_TRACE_CHECK_H
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 

@@ -9,7 +9,6 @@
 #include "ns3/core-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cstdlib>
 #include <string>
 #include <sys/wait.h>
@@ -36,7 +35,8 @@ WriteRing(const chakra_test::TempDir& dir)
 }
 
 ChakraReport
-Run(const std::string& prefix, double progressSeconds,
+Run(const std::string& prefix,
+    double progressSeconds,
     std::vector<ClusterScenario::WallProgress>* lines)
 {
     ClusterScenario scenario;
@@ -45,10 +45,9 @@ Run(const std::string& prefix, double progressSeconds,
     scenario.GetCluster()->SetAttribute("Transport", StringValue("rdma"));
     if (lines)
     {
-        scenario.SetWallClockProgress(progressSeconds,
-                                      [lines](const ClusterScenario::WallProgress& line) {
-                                          lines->push_back(line);
-                                      });
+        scenario.SetWallClockProgress(
+            progressSeconds,
+            [lines](const ClusterScenario::WallProgress& line) { lines->push_back(line); });
     }
     return scenario.Run(prefix);
 }
@@ -90,9 +89,9 @@ BOOST_AUTO_TEST_CASE(wall_clock_progress_reports_a_growing_run_and_changes_nothi
         }
         else
         {
-            BOOST_TEST(line.secondsLeft ==
-                       line.wallSeconds * static_cast<double>(kNodes - line.nodesDone) /
-                           static_cast<double>(line.nodesDone));
+            BOOST_TEST(line.secondsLeft == line.wallSeconds *
+                                               static_cast<double>(kNodes - line.nodesDone) /
+                                               static_cast<double>(line.nodesDone));
         }
     }
     ClusterScenario::WallProgress example;

@@ -12,7 +12,6 @@
 #include "ns3/network-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -33,10 +32,10 @@ struct Fresh
 };
 
 // Wire facts the expectations are built from (RoCEv2 and Ethernet, not the model's constants).
-constexpr double kIpUdpBthIcrc = 20 + 8 + 12 + 4;   // IPv4, UDP, BTH, ICRC per packet
-constexpr double kEthernet = 14 + 4 + 8 + 12;       // header, FCS, preamble + SFD, IFG
+constexpr double kIpUdpBthIcrc = 20 + 8 + 12 + 4;       // IPv4, UDP, BTH, ICRC per packet
+constexpr double kEthernet = 14 + 4 + 8 + 12;           // header, FCS, preamble + SFD, IFG
 constexpr double kMessageHeader = MessageHeader::kSize; // the model's message header (62)
-constexpr double kAckBytes = 20 + 8 + 12 + 4 + 4;   // IPv4, UDP, BTH, AETH, ICRC
+constexpr double kAckBytes = 20 + 8 + 12 + 4 + 4;       // IPv4, UDP, BTH, AETH, ICRC
 
 /** A built fabric and its nodes. */
 struct Network
@@ -138,7 +137,8 @@ PinPaperDcqcn()
     Config::SetDefault("ns3::DcqcnRateControl::RateIncreasePeriod", TimeValue(MicroSeconds(55)));
     Config::SetDefault("ns3::DcqcnRateControl::ByteCounter", UintegerValue(10000000));
     Config::SetDefault("ns3::DcqcnRateControl::FastRecoverySteps", UintegerValue(5));
-    Config::SetDefault("ns3::DcqcnRateControl::AdditiveIncrease", DataRateValue(DataRate("40Mbps")));
+    Config::SetDefault("ns3::DcqcnRateControl::AdditiveIncrease",
+                       DataRateValue(DataRate("40Mbps")));
     Config::SetDefault("ns3::DcqcnRateControl::HyperIncrease", DataRateValue(DataRate("400Mbps")));
     Config::SetDefault("ns3::DcqcnRateControl::ClampTargetRate", BooleanValue(true));
     Config::SetDefault("ns3::DcqcnRateControl::AlphaFromFirstCnp", BooleanValue(false));
@@ -150,24 +150,28 @@ BOOST_FIXTURE_TEST_CASE(one_flow_over_one_link_is_latency_plus_wire_bytes_over_b
 {
     const double rate = 100e9;
     const double delay = 2e-6;
-    for (uint64_t bytes : {uint64_t(1) << 10, uint64_t(64) << 10, uint64_t(1) << 20,
-                           uint64_t(64) << 20, uint64_t(1) << 30})
+    for (uint64_t bytes : {uint64_t(1) << 10,
+                           uint64_t(64) << 10,
+                           uint64_t(1) << 20,
+                           uint64_t(64) << 20,
+                           uint64_t(1) << 30})
     {
         auto topology = std::make_shared<ClusterTopology>();
         topology->AddGpu(0);
         topology->AddGpu(1);
-        topology->AddLink(0, 1, DataRate("100Gbps"), MicroSeconds(2), 9000,
-                          ClusterTopology::SCALE_OUT);
+        topology
+            ->AddLink(0, 1, DataRate("100Gbps"), MicroSeconds(2), 9000, ClusterTopology::SCALE_OUT);
         Network network = Install(topology);
         Time received;
         Time sent;
-        network.fabric->GetNic(1)->SetDeliverCallback(
-            [&](const MessageHeader& header) {
-                BOOST_TEST(header.payload == bytes);
-                received = Simulator::Now();
-            });
+        network.fabric->GetNic(1)->SetDeliverCallback([&](const MessageHeader& header) {
+            BOOST_TEST(header.payload == bytes);
+            received = Simulator::Now();
+        });
         Simulator::ScheduleNow([&]() {
-            network.fabric->GetNic(0)->Send(1, Message(0, bytes), [&]() { sent = Simulator::Now(); });
+            network.fabric->GetNic(0)->Send(1, Message(0, bytes), [&]() {
+                sent = Simulator::Now();
+            });
         });
         Simulator::Run();
         // The last bit leaves after every wire byte is serialized and arrives one delay later;
@@ -187,8 +191,8 @@ BOOST_FIXTURE_TEST_CASE(one_flow_over_one_link_is_latency_plus_wire_bytes_over_b
 BOOST_FIXTURE_TEST_CASE(dcqcn_two_flows_converge_to_half_the_bottleneck, Fresh)
 {
     // gpu0 and gpu1 send to gpu2 through one switch at 100 Gbps (1 us cables, DCQCN on with the
-    // paper's DCQCN and ECN parameters, PFC thresholds far above the ECN ones). gpu0 sends from 0; gpu1
-    // opens its queue pair at 0 too (a small message: its alpha ages like gpu0's) and starts a
+    // paper's DCQCN and ECN parameters, PFC thresholds far above the ECN ones). gpu0 sends from 0;
+    // gpu1 opens its queue pair at 0 too (a small message: its alpha ages like gpu0's) and starts a
     // long message at 1 ms, at line rate.
     // When does the share converge? gpu1's arrival doubles the load: the egress queue grows at
     // 100 Gbps and passes Kmax (200 KB, every packet marked) after 200 KB / 12.5 GB/s = 16 us;
@@ -352,8 +356,10 @@ BOOST_FIXTURE_TEST_CASE(ecn_thresholds_follow_the_port_rate_when_asked, Fresh)
     topology->AddGpu(0);
     topology->AddGpu(1);
     const uint32_t sw = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
-    topology->AddLink(0, sw, DataRate("100Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
-    topology->AddLink(1, sw, DataRate("400Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
+    topology
+        ->AddLink(0, sw, DataRate("100Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
+    topology
+        ->AddLink(1, sw, DataRate("400Gbps"), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
     Network network = Install(topology);
     Ptr<RdmaSwitch> rdmaSwitch = network.fabric->GetSwitch(sw);
     BOOST_TEST(rdmaSwitch->GetEcnKmin(0) == 400000u);
@@ -381,7 +387,9 @@ BOOST_FIXTURE_TEST_CASE(the_run_ends_at_the_last_real_event, Fresh)
     uint32_t delivered = 0;
     network.fabric->GetNic(1)->SetDeliverCallback([&](const MessageHeader&) { ++delivered; });
     Simulator::ScheduleNow([&]() {
-        network.fabric->GetNic(0)->Send(1, Message(0, 1u << 20), [&]() { sent = Simulator::Now(); });
+        network.fabric->GetNic(0)->Send(1, Message(0, 1u << 20), [&]() {
+            sent = Simulator::Now();
+        });
     });
     Simulator::Run();
     BOOST_TEST(delivered == 1u);
@@ -416,7 +424,8 @@ BOOST_FIXTURE_TEST_CASE(incast_with_pfc_is_lossless_fair_and_keeps_the_receiver_
     const auto& devices = network.fabric->GetDevices(); // link i: [2i] GPU end, [2i+1] switch end
     BytesBySource counter;
     devices[2 * receiver + 1]->TraceConnectWithoutContext(
-        "MacTx", MakeCallback(&BytesBySource::Count, &counter));
+        "MacTx",
+        MakeCallback(&BytesBySource::Count, &counter));
     const uint64_t bytes = 2u << 20;
     std::vector<Time> delivered;
     uint32_t sent = 0;
@@ -464,7 +473,8 @@ BOOST_FIXTURE_TEST_CASE(incast_with_pfc_is_lossless_fair_and_keeps_the_receiver_
     BOOST_TEST(cnps > 0u); // DCQCN took part
 
     // The receiver's link: busy at least 95% from the start to the last delivery.
-    const double busy = devices[2 * receiver + 1]->GetStats().busyTime.GetSeconds() / last.GetSeconds();
+    const double busy =
+        devices[2 * receiver + 1]->GetStats().busyTime.GetSeconds() / last.GetSeconds();
     BOOST_TEST_INFO("receiver link busy " << busy * 100 << "%");
     BOOST_TEST(busy >= 0.95);
 
@@ -589,8 +599,14 @@ BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_e
     base.hosts = 4;
     base.gpusPerHost = 2;
     base.nicBandwidth = DataRate("100Gbps");
-    for (const std::string kind : {"single-switch", "leaf-spine", "ring", "rail-optimized",
-                                   "fat-tree", "clos", "torus", "multi-dim"})
+    for (const std::string kind : {"single-switch",
+                                   "leaf-spine",
+                                   "ring",
+                                   "rail-optimized",
+                                   "fat-tree",
+                                   "clos",
+                                   "torus",
+                                   "multi-dim"})
     {
         TopologySpec spec = base;
         spec.kind = kind;
@@ -631,7 +647,8 @@ BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_e
                     {
                         continue;
                     }
-                    BOOST_REQUIRE(network.topology->GetPath(s, d, RdmaTransport::FlowHash(s, d), path));
+                    BOOST_REQUIRE(
+                        network.topology->GetPath(s, d, RdmaTransport::FlowHash(s, d), path));
                     uint32_t mtu = 65535; // packets fit the smallest MTU of the path
                     for (uint32_t link : path)
                     {
@@ -704,8 +721,8 @@ BOOST_FIXTURE_TEST_CASE(a_link_without_bandwidth_is_refused_when_the_fabric_is_b
     auto topology = std::make_shared<ClusterTopology>();
     topology->AddGpu(0);
     topology->AddGpu(1);
-    topology->AddLink(0, 1, DataRate(uint64_t(0)), MicroSeconds(1), 9000,
-                      ClusterTopology::SCALE_OUT);
+    topology
+        ->AddLink(0, 1, DataRate(uint64_t(0)), MicroSeconds(1), 9000, ClusterTopology::SCALE_OUT);
     std::string error;
     try
     {
@@ -730,8 +747,8 @@ BOOST_FIXTURE_TEST_CASE(port_time_totals_do_not_overflow_on_long_runs, Fresh)
     auto topology = std::make_shared<ClusterTopology>();
     topology->AddGpu(0);
     topology->AddGpu(1);
-    topology->AddLink(0, 1, DataRate(uint64_t(1)), MicroSeconds(1), 65000,
-                      ClusterTopology::SCALE_OUT);
+    topology
+        ->AddLink(0, 1, DataRate(uint64_t(1)), MicroSeconds(1), 65000, ClusterTopology::SCALE_OUT);
     Network network = Install(topology);
     for (const Ptr<RdmaNetDevice>& device : network.fabric->GetDevices())
     {

@@ -22,7 +22,6 @@
 #include "ns3/trace-file.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -139,9 +138,12 @@ BOOST_AUTO_TEST_CASE(guard_counts_brackets_outside_strings_across_chunks)
 BOOST_AUTO_TEST_CASE(json_form_to_et_refuses_deep_nesting)
 {
     TempDir dir;
-    const std::string prefix = R"({"metadata": {"version": "x", "attr": [{"name": "a", "type": "int64_list", "value": )";
-    chakra_test::WriteFileBytes(dir.File("deep.json"), prefix + Nested(100000) + "}]}, \"nodes\": []}");
-    std::string error = ErrorOf([&] { ConvertJsonToEt(dir.File("deep.json"), dir.File("out.et")); });
+    const std::string prefix =
+        R"({"metadata": {"version": "x", "attr": [{"name": "a", "type": "int64_list", "value": )";
+    chakra_test::WriteFileBytes(dir.File("deep.json"),
+                                prefix + Nested(100000) + "}]}, \"nodes\": []}");
+    std::string error =
+        ErrorOf([&] { ConvertJsonToEt(dir.File("deep.json"), dir.File("out.et")); });
     // The nested value starts at byte prefix.size(), inside 4 levels (the document, metadata,
     // the attribute list, the attribute): its 125th bracket is the 129th level.
     BOOST_TEST(error == dir.File("deep.json") + ": byte " +
@@ -155,9 +157,11 @@ BOOST_AUTO_TEST_CASE(trace_readers_refuse_deep_nesting)
 {
     TempDir dir;
     // A host trace with a field nested 100,000 levels deep; a Kineto trace with an arg so deep.
-    const std::string host = R"({"schema": "1.0.2-chakra.0.0.4", "pid": 1, "nodes": [{"id": 1, "name": "x", "ctrl_deps": 1, "attrs": [{"name": "rf_id", "type": "uint64", "value": )";
+    const std::string host =
+        R"({"schema": "1.0.2-chakra.0.0.4", "pid": 1, "nodes": [{"id": 1, "name": "x", "ctrl_deps": 1, "attrs": [{"name": "rf_id", "type": "uint64", "value": )";
     chakra_test::WriteFileBytes(dir.File("host.json"), host + Nested(100000) + "}]}]}");
-    const std::string kineto = R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )";
+    const std::string kineto =
+        R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )";
     chakra_test::WriteFileBytes(dir.File("kineto.json"), kineto + Nested(100000) + "}}]}");
     const std::string hostAt = dir.File("host.json") + ": byte ";
     std::string error = ErrorOf([&] { HostTrace trace(dir.File("host.json")); });
@@ -193,7 +197,8 @@ BOOST_AUTO_TEST_CASE(process_groups_whose_size_disagrees_with_their_list)
     // group of three members out of two ranks). The simulator, chakra_check_ranks and the
     // ASTRA-sim export read groups with this parser.
     std::string error;
-    auto groups = ParseProcessGroups(R"([{"pg_name": "a", "ranks": [0, 1], "group_size": 4}])", error);
+    auto groups =
+        ParseProcessGroups(R"([{"pg_name": "a", "ranks": [0, 1], "group_size": 4}])", error);
     BOOST_TEST(groups.empty());
     BOOST_TEST(error == "process group 'a' lists 2 ranks but its group size is 4");
     error.clear();
@@ -218,7 +223,8 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_for_a_double_name_the_file)
     TempDir dir;
     // nlohmann/json reports 1e9999 as out_of_range, not as a parse error: it must still come
     // out as one line naming the file and the place.
-    const std::string et = R"({"metadata": {"version": "x"}, "nodes": [{"id": 1, "duration_micros": 1e9999}]})";
+    const std::string et =
+        R"({"metadata": {"version": "x"}, "nodes": [{"id": 1, "duration_micros": 1e9999}]})";
     chakra_test::WriteFileBytes(dir.File("big.json"), et);
     std::string error = ErrorOf([&] { ConvertJsonToEt(dir.File("big.json"), dir.File("o.et")); });
     BOOST_TEST(error.find(dir.File("big.json") + ": byte ") == 0u, error);
@@ -227,7 +233,8 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_for_a_double_name_the_file)
                                 R"({"traceEvents": [{"ph": "X", "ts": 1e9999}]})");
     error = ErrorOf([&] { KinetoTrace trace(dir.File("kineto.json")); });
     BOOST_TEST(error.find(dir.File("kineto.json") + ": byte ") == 0u, error);
-    chakra_test::WriteFileBytes(dir.File("host.json"), R"({"schema": "1.0.1", "nodes": [{"id": 1e9999}]})");
+    chakra_test::WriteFileBytes(dir.File("host.json"),
+                                R"({"schema": "1.0.1", "nodes": [{"id": 1e9999}]})");
     error = ErrorOf([&] { HostTrace trace(dir.File("host.json")); });
     BOOST_TEST(error.find(dir.File("host.json") + ": byte ") == 0u, error);
 }
@@ -413,9 +420,9 @@ BOOST_AUTO_TEST_CASE(message_and_dependency_bounds)
 {
     TempDir dir;
     // A length prefix past 16 MiB: refused before anything is allocated.
-    chakra_test::WriteFileBytes(dir.File("big.et"), Framed(MetadataBytes()) +
-                                                        Varint(EtReader::kMaxMessageBytes + 1) +
-                                                        "\x08\x01");
+    chakra_test::WriteFileBytes(dir.File("big.et"),
+                                Framed(MetadataBytes()) + Varint(EtReader::kMaxMessageBytes + 1) +
+                                    "\x08\x01");
     std::string error = ErrorOf([&] {
         EtReader reader(dir.File("big.et"));
         ChakraProtoMsg::Node node;
@@ -500,8 +507,8 @@ BOOST_AUTO_TEST_SUITE(not_files)
 BOOST_AUTO_TEST_CASE(directories_and_devices_are_refused_at_once)
 {
     TempDir dir;
-    for (const std::string& path : {dir.Path(), std::string("/dev/zero"),
-                                    std::string("/dev/urandom")})
+    for (const std::string& path :
+         {dir.Path(), std::string("/dev/zero"), std::string("/dev/urandom")})
     {
         BOOST_TEST_CONTEXT(path)
         {
@@ -535,10 +542,9 @@ BOOST_AUTO_TEST_CASE(tar_archives_are_named_as_such)
     for (const bool compressed : {false, true})
     {
         const std::string path = dir.File(compressed ? "t.tar.gz" : "t.tar");
-        const std::string expected =
-            path + ": is a tar archive" + (compressed ? " (gzip'd)" : "") +
-            ", not a trace: unpack it (tar -x" + (compressed ? "z" : "") + "f " + path +
-            ") and give the trace files inside";
+        const std::string expected = path + ": is a tar archive" + (compressed ? " (gzip'd)" : "") +
+                                     ", not a trace: unpack it (tar -x" + (compressed ? "z" : "") +
+                                     "f " + path + ") and give the trace files inside";
         BOOST_TEST_CONTEXT(path)
         {
             BOOST_TEST(ErrorOf([&] { EtReader reader(path); }) == expected);
@@ -562,8 +568,8 @@ BOOST_AUTO_TEST_CASE(outputs_where_they_cannot_be_written)
     TempDir dir;
     chakra_test::WriteFileBytes(dir.File("plain"), "x");
     // A missing directory, a path under a regular file, a directory given as the output.
-    for (const std::string& out : {dir.File("missing/t.et"), dir.File("plain/t.et"),
-                                   dir.Path() + "/"})
+    for (const std::string& out :
+         {dir.File("missing/t.et"), dir.File("plain/t.et"), dir.Path() + "/"})
     {
         BOOST_TEST_CONTEXT(out)
         {
@@ -610,8 +616,11 @@ BOOST_AUTO_TEST_CASE(gaps_duplicates_and_world_size_are_errors)
     write("t.07.et", 0);
     write("tt.9.et", 0);
     write("t.6.json", 0);
-    std::vector<std::string> expected = {dir.File("t.0.et"), dir.File("t.1.et"), dir.File("t.2.et"),
-                                         dir.File("t.3.et"), dir.File("t.4.et"),
+    std::vector<std::string> expected = {dir.File("t.0.et"),
+                                         dir.File("t.1.et"),
+                                         dir.File("t.2.et"),
+                                         dir.File("t.3.et"),
+                                         dir.File("t.4.et"),
                                          dir.File("t.5.et.gz")};
     BOOST_TEST(FindRankTraces(dir.File("t")) == expected, boost::test_tools::per_element());
     // A rank with two files.

@@ -9,7 +9,6 @@
 #include "chakra-test-data.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <unistd.h>
 
@@ -123,17 +122,17 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written_leave_nothing)
                           Tool("chakra_jsonizer") + " --input " + et + " --output " + out + ".json",
                           out + ".json: cannot write");
             ExpectFailure("chakra_jsonizer",
-                          Tool("chakra_jsonizer") + " --reverse --input " +
-                              dir.File("small.json") + " --output " + out + ".et",
+                          Tool("chakra_jsonizer") + " --reverse --input " + dir.File("small.json") +
+                              " --output " + out + ".et",
                           out + ".et: cannot write");
             ExpectFailure("chakra_converter",
                           Tool("chakra_converter") + " PyTorch --input " + dir.File("h.json") +
                               " --output " + out + ".et",
                           out + ".et");
             ExpectFailure("chakra_trace_link",
-                          Tool("chakra_trace_link") + " --chakra-host-trace " +
-                              dir.File("h.json") + " --chakra-device-trace " +
-                              dir.File("d.json") + " --rank 0 --output-file " + out + ".json",
+                          Tool("chakra_trace_link") + " --chakra-host-trace " + dir.File("h.json") +
+                              " --chakra-device-trace " + dir.File("d.json") +
+                              " --rank 0 --output-file " + out + ".json",
                           out + ".json");
             if (place != dir.File("missing")) // the generator makes missing directories
             {
@@ -146,9 +145,10 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written_leave_nothing)
         }
     }
     // Nothing but the inputs in the test directory: no temporary file left anywhere.
-    BOOST_TEST(chakra_test::ListDir(dir.Path()) ==
-                   std::vector<std::string>({"d.json", "h.json", "plain", "small.et", "small.json"}),
-               boost::test_tools::per_element());
+    BOOST_TEST(
+        chakra_test::ListDir(dir.Path()) ==
+            std::vector<std::string>({"d.json", "h.json", "plain", "small.et", "small.json"}),
+        boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(inputs_that_are_not_files_fail_at_once)
@@ -156,8 +156,8 @@ BOOST_AUTO_TEST_CASE(inputs_that_are_not_files_fail_at_once)
     TempDir dir;
     const std::string et = SmallEt(dir);
     WriteFileBytes(dir.File("h.json"), kHost);
-    for (const std::string& input : {dir.Path(), std::string("/dev/zero"),
-                                     std::string("/dev/urandom")})
+    for (const std::string& input :
+         {dir.Path(), std::string("/dev/zero"), std::string("/dev/urandom")})
     {
         BOOST_TEST_CONTEXT(input)
         {
@@ -177,11 +177,12 @@ BOOST_AUTO_TEST_CASE(inputs_that_are_not_files_fail_at_once)
                               dir.File("o.et"),
                           expected);
             ExpectFailure("chakra_trace_link",
-                          Tool("chakra_trace_link") + " --chakra-host-trace " +
-                              dir.File("h.json") + " --chakra-device-trace " + input +
-                              " --rank 0 --output-file " + dir.File("o.json"),
+                          Tool("chakra_trace_link") + " --chakra-host-trace " + dir.File("h.json") +
+                              " --chakra-device-trace " + input + " --rank 0 --output-file " +
+                              dir.File("o.json"),
                           expected);
-            ExpectFailure("chakra_check_ranks", Tool("chakra_check_ranks") + " " + et + " " + input,
+            ExpectFailure("chakra_check_ranks",
+                          Tool("chakra_check_ranks") + " " + et + " " + input,
                           expected);
             // Bounded time: nothing reads an endless device to its end.
             double seconds =
@@ -198,7 +199,10 @@ BOOST_AUTO_TEST_CASE(deep_json_is_refused_with_file_byte_and_limit)
     TempDir dir;
     // 100,000 levels: what overflowed the stack of three tools before the limit existed.
     const std::string deep = Nested(100000);
-    WriteFileBytes(dir.File("et.json"), R"({"metadata": {"version": "x", "attr": [{"name": "a", "type": "int64_list", "value": )" + deep + "}]}, \"nodes\": []}");
+    WriteFileBytes(
+        dir.File("et.json"),
+        R"({"metadata": {"version": "x", "attr": [{"name": "a", "type": "int64_list", "value": )" +
+            deep + "}]}, \"nodes\": []}");
     std::string host = kHost;
     host.insert(host.find("\"rf_id\": 1"), "\"deep\": " + deep + ", ");
     WriteFileBytes(dir.File("host.json"), host);
@@ -225,10 +229,9 @@ BOOST_AUTO_TEST_CASE(deep_json_is_refused_with_file_byte_and_limit)
                           dir.File("host.json") + ": byte ");
     BOOST_TEST(error.find(limit) != std::string::npos);
     error = ExpectFailure("chakra_trace_link",
-                          Tool("chakra_trace_link") + " --chakra-host-trace " +
-                              dir.File("h.json") + " --chakra-device-trace " +
-                              dir.File("device.json") + " --rank 0 --output-file " +
-                              dir.File("o.json"),
+                          Tool("chakra_trace_link") + " --chakra-host-trace " + dir.File("h.json") +
+                              " --chakra-device-trace " + dir.File("device.json") +
+                              " --rank 0 --output-file " + dir.File("o.json"),
                           dir.File("device.json") + ": byte ");
     BOOST_TEST(error.find(limit) != std::string::npos);
     BOOST_TEST(!FileExists(dir.File("o.et")));
@@ -239,9 +242,9 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_a_job_with_missing_ranks)
 {
     TempDir dir;
     const std::string prefix = dir.File("t");
-    BOOST_REQUIRE(RunCommand(Tool("chakra_generator") + " --ranks 6 --size 64KiB --output-prefix " +
-                             prefix)
-                      .exitCode == 0);
+    BOOST_REQUIRE(
+        RunCommand(Tool("chakra_generator") + " --ranks 6 --size 64KiB --output-prefix " + prefix)
+            .exitCode == 0);
     RunCommand("rm " + prefix + ".1.et " + prefix + ".3.et " + prefix + ".4.et");
     std::string error = ExpectFailure("chakra-cluster",
                                       Tool("chakra-cluster") + " --trace=" + prefix,
@@ -278,13 +281,15 @@ BOOST_AUTO_TEST_CASE(replay_of_a_job_that_fails_writes_nothing_and_says_why_on_s
     BOOST_TEST(onStdout.exitCode == 1);
     BOOST_TEST(onStdout.output.empty(), onStdout.output);
     const std::string error =
-        ExpectFailure("chakra_replay", replay + " --output " + dir.File("new") + " --timeline",
+        ExpectFailure("chakra_replay",
+                      replay + " --output " + dir.File("new") + " --timeline",
                       "rank 1 ran its whole trace, but 1 message(s) sent to it were never "
                       "received: rank 0 sent 4096 bytes with tag 5 (node 0, a send)");
     BOOST_TEST(!FileExists(dir.File("new")));
     // An existing one: what it held stays, nothing is added.
     RunCommand("mkdir " + dir.File("old") + " && echo keep > " + dir.File("old/keep.txt"));
-    ExpectFailure("chakra_replay", replay + " --output " + dir.File("old") + " --timeline",
+    ExpectFailure("chakra_replay",
+                  replay + " --output " + dir.File("old") + " --timeline",
                   "never received");
     auto listing = RunCommand("ls -A " + dir.File("old"));
     BOOST_TEST(listing.output == "keep.txt\n");
@@ -306,9 +311,9 @@ BOOST_AUTO_TEST_CASE(cluster_run_stopped_mid_transfer_ends_cleanly)
     // and pending receives of the stopped run are freed, not leaked.
     TempDir dir;
     const std::string prefix = dir.File("ar");
-    BOOST_REQUIRE(RunCommand(Tool("chakra_generator") + " --ranks 2 --size 64MiB --output-prefix " +
-                             prefix)
-                      .exitCode == 0);
+    BOOST_REQUIRE(
+        RunCommand(Tool("chakra_generator") + " --ranks 2 --size 64MiB --output-prefix " + prefix)
+            .exitCode == 0);
     auto result = RunCommand(Tool("chakra-cluster") + " --trace=" + prefix +
                              " --hosts=2 --gpusPerHost=1 --stopTime=0.001");
     BOOST_TEST_INFO(result.output);
@@ -333,13 +338,15 @@ BOOST_AUTO_TEST_CASE(et_info_applies_the_simulator_bounds_and_the_jsonizer_none)
     {
         const std::string json = dir.File(std::string(name) + ".json");
         const std::string et = dir.File(std::string(name) + ".et");
-        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                                    json + " --output " + et);
+        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " + json +
+                                    " --output " + et);
         BOOST_TEST(converted.exitCode == 0, converted.output);
     }
-    ExpectFailure("chakra_et_info", Tool("chakra_et_info") + " " + dir.File("size.et"),
+    ExpectFailure("chakra_et_info",
+                  Tool("chakra_et_info") + " " + dir.File("size.et"),
                   dir.File("size.et") + ": node 5 (ar): comm_size 2199023255552 bytes is above");
-    ExpectFailure("chakra_et_info", Tool("chakra_et_info") + " " + dir.File("time.et"),
+    ExpectFailure("chakra_et_info",
+                  Tool("chakra_et_info") + " " + dir.File("time.et"),
                   dir.File("time.et") + ": node 6 (mm): duration_micros 3600000001 us");
 }
 
@@ -357,45 +364,46 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
     };
     // Four rank traces on a cluster of two GPUs: refused before anything is built.
     const std::string four = dir.File("four");
-    BOOST_REQUIRE(RunCommand(Tool("chakra_generator") + " --ranks 4 --size 64KiB --output-prefix " +
-                             four)
-                      .exitCode == 0);
+    BOOST_REQUIRE(
+        RunCommand(Tool("chakra_generator") + " --ranks 4 --size 64KiB --output-prefix " + four)
+            .exitCode == 0);
     ExpectFailure("chakra-cluster",
                   Tool("chakra-cluster") + " --trace=" + four + " --hosts=1 --gpusPerHost=2",
                   four + ".*.et: the traces have 4 ranks but the cluster is 1 host(s) x 2 GPU(s)");
     // Two ranks with the same trace: process group '0' of the given members (a JSON list) and
     // size, and an all-reduce on it. \return the trace prefix
-    auto writeGroupTraces = [&dir](const std::string& name,
-                                   const std::string& ranks,
-                                   const std::string& size) {
-        WriteFileBytes(dir.File(name + ".json"),
-                       R"({"metadata": {"version": "0.0.4"}, "nodes": [
+    auto writeGroupTraces =
+        [&dir](const std::string& name, const std::string& ranks, const std::string& size) {
+            WriteFileBytes(dir.File(name + ".json"),
+                           R"({"metadata": {"version": "0.0.4"}, "nodes": [
         {"id": 0, "name": "process_group:init", "type": "METADATA_NODE", "inputs": {"values":
-         "[{\"pg_name\": \"0\", \"ranks\": )" + ranks + R"(, \"group_size\": )" + size +
-                           R"(}]", "shapes": "", "types": ""}},
+         "[{\"pg_name\": \"0\", \"ranks\": )" +
+                               ranks + R"(, \"group_size\": )" + size +
+                               R"(}]", "shapes": "", "types": ""}},
         {"id": 1, "name": "ar", "type": "COMM_COLL_NODE", "data_deps": [0], "attr": [
           {"name": "comm_type", "type": "int64_val", "value": 0},
           {"name": "comm_size", "type": "uint64_val", "value": 1024},
           {"name": "pg_name", "type": "string_val", "value": "0"}]}]})");
-        const std::string prefix = dir.File(name);
-        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                                    prefix + ".json --output " + prefix + ".0.et && cp " +
-                                    prefix + ".0.et " + prefix + ".1.et");
-        BOOST_REQUIRE(converted.exitCode == 0);
-        return prefix;
-    };
+            const std::string prefix = dir.File(name);
+            auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                                        prefix + ".json --output " + prefix + ".0.et && cp " +
+                                        prefix + ".0.et " + prefix + ".1.et");
+            BOOST_REQUIRE(converted.exitCode == 0);
+            return prefix;
+        };
     // A process group naming rank 5 in a job of two ranks.
     expectRunFails(Tool("chakra-cluster") + " --trace=" + writeGroupTraces("pg", "[0, 5]", "2") +
                        " --hosts=1 --gpusPerHost=2",
                    dir.File("pg.0.et") + ": node 0 (process_group:init): process group '0' names "
-                   "a rank beyond the 2 ranks of this job");
+                                         "a rank beyond the 2 ranks of this job");
     // A collective on a group the rank is not in: PyTorch returns from such a call before it
     // reaches the process group, so a real trace never has the node (here: rank 0's trace
     // copied to rank 1). Rank 1 used to run it as if the group were every rank.
     expectRunFails(Tool("chakra-cluster") + " --trace=" + writeGroupTraces("member", "[0]", "1") +
                        " --hosts=1 --gpusPerHost=2",
-                   dir.File("member.1.et") + ": node 1 (ar): rank 1 is not in process group '0' "
-                   "(process_group:init), so it cannot call the group's collectives");
+                   dir.File("member.1.et") +
+                       ": node 1 (ar): rank 1 is not in process group '0' "
+                       "(process_group:init), so it cannot call the group's collectives");
     // Durations that are not numbers: NaN and -infinity (the JSON form's "nan", "-inf").
     for (const std::string value : {"nan", "-inf", "inf"})
     {
@@ -407,9 +415,9 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_jobs_the_simulator_cannot_run)
               {"name": "comm_size", "type": "uint64_val", "value": 1024},
               {"name": "duration_exact_micros", "type": "double_val", "value": ")" +
                            value + R"("}]}]})");
-        auto converted = RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
-                                    dir.File(name + ".json") + " --output " +
-                                    dir.File(name + ".0.et"));
+        auto converted =
+            RunCommand(Tool("chakra_jsonizer") + " --quiet --reverse --input " +
+                       dir.File(name + ".json") + " --output " + dir.File(name + ".0.et"));
         BOOST_REQUIRE(converted.exitCode == 0);
         expectRunFails(Tool("chakra-cluster") + " --trace=" + dir.File(name) +
                            " --hosts=1 --gpusPerHost=1",
@@ -426,9 +434,9 @@ BOOST_AUTO_TEST_CASE(cluster_refuses_a_switch_buffer_below_its_pfc_headroom_with
     // switch node it held: LeakSanitizer, ~1-2 KB). The sanitizer build of this test sees it.
     TempDir dir;
     const std::string prefix = dir.File("ar");
-    BOOST_REQUIRE(RunCommand(Tool("chakra_generator") + " --ranks 2 --size 64KiB --output-prefix " +
-                             prefix)
-                      .exitCode == 0);
+    BOOST_REQUIRE(
+        RunCommand(Tool("chakra_generator") + " --ranks 2 --size 64KiB --output-prefix " + prefix)
+            .exitCode == 0);
     ExpectFailure("chakra-cluster",
                   Tool("chakra-cluster") + " --trace=" + prefix +
                       " --hosts=2 --gpusPerHost=1 --ns3::RdmaSwitch::BufferSize=100000",

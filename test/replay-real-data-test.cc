@@ -9,11 +9,9 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 using namespace ns3;
@@ -26,7 +24,6 @@ BOOST_TEST_GLOBAL_FIXTURE(RequireSharedData);
 namespace
 {
 
-
 std::string
 Replay(const std::string& arguments)
 {
@@ -34,18 +31,24 @@ Replay(const std::string& arguments)
 }
 
 } // namespace
+
 BOOST_AUTO_TEST_CASE(dlrm_eight_ranks_end_to_end_with_validation)
 {
     TempDir out;
-    auto result = RunCommand(Replay("--traces " +
-                                    chakra_test::SharedData("host-device/param-dlrm-8rank") +
-                                    " --output " + out.Path() +
-                                    " --hosts 1 --gpus-per-host 8 --timeline --quiet "
-                                    "--start-together"));
+    auto result =
+        RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/param-dlrm-8rank") +
+                          " --output " + out.Path() +
+                          " --hosts 1 --gpus-per-host 8 --timeline --quiet "
+                          "--start-together"));
     BOOST_TEST_INFO(result.output);
     BOOST_REQUIRE(result.exitCode == 0);
-    for (const char* file : {"report.txt", "ranks.csv", "collectives.csv", "comm-ops.csv",
-                             "validation.csv", "timeline.json", "et/trace.7.et"})
+    for (const char* file : {"report.txt",
+                             "ranks.csv",
+                             "collectives.csv",
+                             "comm-ops.csv",
+                             "validation.csv",
+                             "timeline.json",
+                             "et/trace.7.et"})
     {
         BOOST_TEST(chakra_test::FileExists(out.File(file)), file);
     }
@@ -151,8 +154,9 @@ BOOST_AUTO_TEST_CASE(readme_replay_example_prints_what_the_readme_quotes)
 BOOST_AUTO_TEST_CASE(gloo_pair_and_resnet_host_trace_run)
 {
     TempDir out;
-    auto gloo = RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
-                                  " --output " + out.File("gloo") + " --quiet"));
+    auto gloo =
+        RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
+                          " --output " + out.File("gloo") + " --quiet"));
     BOOST_TEST_INFO(gloo.output);
     BOOST_TEST(gloo.exitCode == 0);
     BOOST_TEST(gloo.output.find("ranks 2, finished 2/2") != std::string::npos);
@@ -160,8 +164,9 @@ BOOST_AUTO_TEST_CASE(gloo_pair_and_resnet_host_trace_run)
     // measured offsets by default.
     BOOST_TEST(gloo.output.find("ranks start at their measured offsets (latest +2534 us; the "
                                 "default") != std::string::npos);
-    auto resnet = RunCommand(Replay("--traces " + chakra_test::SharedData("host-only/param-resnet") +
-                                    " --output " + out.File("resnet") + " --quiet"));
+    auto resnet =
+        RunCommand(Replay("--traces " + chakra_test::SharedData("host-only/param-resnet") +
+                          " --output " + out.File("resnet") + " --quiet"));
     BOOST_TEST_INFO(resnet.output);
     BOOST_TEST(resnet.exitCode == 0);
     BOOST_TEST(resnet.output.find("collectives 21") != std::string::npos);
@@ -201,17 +206,17 @@ BOOST_AUTO_TEST_CASE(dlrm_at_measured_offsets_is_within_five_percent)
     // lengths (12.5 to 19.9 ms) come from waiting for the ranks that started later, which the
     // replay now reproduces. Figures in doc/validation.md.
     TempDir out;
-    auto result = RunCommand(Replay("--traces " +
-                                    chakra_test::SharedData("host-device/param-dlrm-8rank") +
-                                    " --output " + out.Path() +
-                                    " --hosts 1 --gpus-per-host 8 --measured-offsets"));
+    auto result = RunCommand(
+        Replay("--traces " + chakra_test::SharedData("host-device/param-dlrm-8rank") +
+               " --output " + out.Path() + " --hosts 1 --gpus-per-host 8 --measured-offsets"));
     BOOST_TEST_INFO(result.output);
     BOOST_REQUIRE(result.exitCode == 0);
     // Progress counts ranks from 0, like every other output.
     BOOST_TEST(result.output.find("rank 7 (ranks 0-7): linked") != std::string::npos);
     BOOST_TEST(result.output.find("rank 8") == std::string::npos);
     // The traces ran on V100-SXM2 (Kineto deviceProperties): NVLink2, 150 GB/s per direction.
-    BOOST_TEST(result.output.find("NVLink 1200 Gbps = 150 GB/s per direction") != std::string::npos);
+    BOOST_TEST(result.output.find("NVLink 1200 Gbps = 150 GB/s per direction") !=
+               std::string::npos);
     BOOST_TEST(result.output.find("Tesla V100-SXM2-32GB") != std::string::npos);
     BOOST_TEST(result.output.find("ranks start at their measured offsets") != std::string::npos);
     const std::string csv = chakra_test::ReadFileBytes(out.File("validation.csv"));
@@ -226,7 +231,8 @@ BOOST_AUTO_TEST_CASE(dlrm_at_measured_offsets_is_within_five_percent)
     for (std::size_t r = 0; r < 8; ++r)
     {
         BOOST_TEST(std::stod(ranks[r][6]) == measured[r]);
-        BOOST_TEST(std::abs(std::stod(ranks[r][7])) < 0.05, "rank " << r << " error " << ranks[r][7]);
+        BOOST_TEST(std::abs(std::stod(ranks[r][7])) < 0.05,
+                   "rank " << r << " error " << ranks[r][7]);
     }
     BOOST_TEST(std::stod(ranks[7][13]) == 7513.0); // rank 7's start offset
     // Per collective: the first all-to-all waits 7.6 ms for the last rank in the measurement
@@ -249,9 +255,9 @@ BOOST_AUTO_TEST_CASE(gloo_ranks_are_aligned_by_their_collectives)
     // loopback, 0.2-0.8 ms a call), which the cluster network does not model: the replay must
     // account for everything else (doc/validation.md).
     TempDir out;
-    auto result = RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
-                                    " --output " + out.Path() +
-                                    " --measured-offsets --quiet --no-calibration"));
+    auto result = RunCommand(
+        Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") + " --output " +
+               out.Path() + " --measured-offsets --quiet --no-calibration"));
     BOOST_TEST_INFO(result.output);
     BOOST_REQUIRE(result.exitCode == 0);
     BOOST_TEST(result.output.find("clocks: separate clocks") != std::string::npos);
@@ -259,7 +265,8 @@ BOOST_AUTO_TEST_CASE(gloo_ranks_are_aligned_by_their_collectives)
     BOOST_REQUIRE(ranks.size() == 2u);
     BOOST_TEST(std::stod(ranks[1][6]) == 16021.0);
     // Rank 1's gloo ops as Kineto measured them (linked trace: gloo:all_reduce inclusive_dur).
-    auto linked = nlohmann::json::parse(chakra_test::ReadMaybeGzip(out.File("linked/trace.1.json.gz")));
+    auto linked =
+        nlohmann::json::parse(chakra_test::ReadMaybeGzip(out.File("linked/trace.1.json.gz")));
     double glooUs = 0;
     int calls = 0;
     for (const auto& node : linked["nodes"])
@@ -283,8 +290,9 @@ BOOST_AUTO_TEST_CASE(gloo_with_calibration_is_within_five_percent_per_rank_and_o
     // calls. Measured: rank 0 20365 us, rank 1 16021 us (ProfilerStep#0), 22898.5 us from the
     // first start to the last end on the aligned clocks.
     TempDir out;
-    auto result = RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
-                                    " --output " + out.Path() + " --measured-offsets --quiet"));
+    auto result =
+        RunCommand(Replay("--traces " + chakra_test::SharedData("host-device/torch113-gloo") +
+                          " --output " + out.Path() + " --measured-offsets --quiet"));
     BOOST_TEST_INFO(result.output);
     BOOST_REQUIRE(result.exitCode == 0);
     BOOST_TEST(result.output.find("collective software cost: ") != std::string::npos);
@@ -299,7 +307,8 @@ BOOST_AUTO_TEST_CASE(gloo_with_calibration_is_within_five_percent_per_rank_and_o
     for (std::size_t r = 0; r < 2; ++r)
     {
         BOOST_TEST(std::stod(ranks[r][6]) == measured[r]);
-        BOOST_TEST(std::abs(std::stod(ranks[r][7])) < 0.05, "rank " << r << " error " << ranks[r][7]);
+        BOOST_TEST(std::abs(std::stod(ranks[r][7])) < 0.05,
+                   "rank " << r << " error " << ranks[r][7]);
     }
     // The errors without calibration are reported beside them.
     BOOST_TEST(CsvRows(csv, "rank_uncalibrated").size() == 2u);
@@ -308,7 +317,8 @@ BOOST_AUTO_TEST_CASE(gloo_with_calibration_is_within_five_percent_per_rank_and_o
     auto calls = CsvRows(csv, "collective");
     BOOST_REQUIRE(calls.size() == 4u);
     BOOST_TEST(std::stod(calls[3][15]) == 6311.5);
-    BOOST_TEST(std::abs(std::stod(calls[3][14]) - 6311.5) < 10.0, "simulated local " << calls[3][14]);
+    BOOST_TEST(std::abs(std::stod(calls[3][14]) - 6311.5) < 10.0,
+               "simulated local " << calls[3][14]);
 }
 
 namespace
@@ -337,9 +347,9 @@ LinkTraces(const std::string& folder, const std::vector<std::string>& names, con
 {
     for (const auto& name : names)
     {
-        BOOST_REQUIRE(RunCommand("ln -s " + chakra_test::SharedData(folder) + "/" + name + " " +
-                                 dir + "/")
-                          .exitCode == 0);
+        BOOST_REQUIRE(
+            RunCommand("ln -s " + chakra_test::SharedData(folder) + "/" + name + " " + dir + "/")
+                .exitCode == 0);
     }
 }
 
@@ -367,10 +377,13 @@ BOOST_AUTO_TEST_CASE(a_job_without_its_last_ranks_files_is_refused_and_leaves_no
     BOOST_TEST(result.exitCode == 1);
     const auto errors = ToolLines(result.output, "error");
     BOOST_REQUIRE(errors.size() == 1u);
-    BOOST_TEST(errors[0] == "chakra_replay: error: " + in.Path() + "/dlrm_eg_0.json.gz: the job "
-                            "has 8 ranks (world size of the linked trace: Kineto's "
-                            "distributedInfo), but " + in.Path() + " has the traces of 7 "
-                            "rank(s): missing rank 7");
+    BOOST_TEST(errors[0] == "chakra_replay: error: " + in.Path() +
+                                "/dlrm_eg_0.json.gz: the job "
+                                "has 8 ranks (world size of the linked trace: Kineto's "
+                                "distributedInfo), but " +
+                                in.Path() +
+                                " has the traces of 7 "
+                                "rank(s): missing rank 7");
     const auto warnings = ToolLines(result.output, "warning");
     BOOST_REQUIRE(warnings.size() == 1u);
     BOOST_TEST(warnings[0].find(in.Path() + "/loop.json: skipped: ") != std::string::npos);
@@ -385,17 +398,18 @@ BOOST_AUTO_TEST_CASE(the_gloo_job_without_rank_1_is_said_unchecked_or_refused_wh
     // number of files cannot be checked; --strict makes it an error that leaves nothing.
     TempDir in;
     TempDir out;
-    LinkTraces("host-device/torch113-gloo", {"pytorch_et_0.json.gz", "kineto_trace_0.json.gz"},
+    LinkTraces("host-device/torch113-gloo",
+               {"pytorch_et_0.json.gz", "kineto_trace_0.json.gz"},
                in.Path());
-    auto result = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") +
-                                    " --quiet"));
+    auto result =
+        RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") + " --quiet"));
     BOOST_TEST_INFO(result.output);
     BOOST_TEST(result.exitCode == 0);
     const auto warnings = ToolLines(result.output, "warning");
     BOOST_REQUIRE(warnings.size() == 1u);
     BOOST_TEST(warnings[0].find("cannot be checked") != std::string::npos);
-    auto strict = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("strict") +
-                                    " --quiet --strict"));
+    auto strict = RunCommand(
+        Replay("--traces " + in.Path() + " --output " + out.File("strict") + " --quiet --strict"));
     BOOST_TEST_INFO(strict.output);
     BOOST_TEST(strict.exitCode == 1);
     const auto errors = ToolLines(strict.output, "error");
@@ -429,14 +443,14 @@ BOOST_AUTO_TEST_CASE(absurd_kineto_durations_are_an_error_naming_the_kineto_trac
             }
         }
         chakra_test::WriteFileBytes(in.File("kineto_trace_0.json"), events.dump());
-        auto result = RunCommand(Replay("--traces " + in.Path() + " --output " + out.File("run") +
-                                        " --quiet"));
+        auto result = RunCommand(
+            Replay("--traces " + in.Path() + " --output " + out.File("run") + " --quiet"));
         BOOST_TEST_INFO(event << "\n" << result.output);
         BOOST_TEST(result.exitCode == 1);
         const auto errors = ToolLines(result.output, "error");
         BOOST_REQUIRE(errors.size() == 1u);
-        BOOST_TEST(errors[0].find("chakra_replay: error: " + in.File("kineto_trace_0.json") +
-                                  ": ") == 0u);
+        BOOST_TEST(
+            errors[0].find("chakra_replay: error: " + in.File("kineto_trace_0.json") + ": ") == 0u);
         BOOST_TEST(errors[0].find("1000000000000000 us is not a duration a trace can have") !=
                    std::string::npos);
         BOOST_TEST(!chakra_test::FileExists(out.File("run")));

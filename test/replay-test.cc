@@ -12,7 +12,6 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -83,30 +82,32 @@ BOOST_AUTO_TEST_CASE(discovery_errors_are_clear)
     BOOST_TEST(usage.output.find("give exactly one of --traces") != std::string::npos);
 }
 
-
 BOOST_AUTO_TEST_CASE(a_pattern_without_rank_says_what_is_wrong)
 {
     TempDir dir;
     chakra_test::WriteFileBytes(dir.File("x.json.gz"), kHost);
-    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "x.json.gz"), std::invalid_argument,
+    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "x.json.gz"),
+                          std::invalid_argument,
                           [](const std::invalid_argument& e) {
                               const std::string what = e.what();
                               return what.find("--host-pattern 'x.json.gz' has no {rank}") == 0;
                           });
-    auto tool = RunCommand(Replay("--traces " + dir.Path() + " --host-pattern x.json.gz --output " +
-                                  dir.File("out")));
+    auto tool = RunCommand(
+        Replay("--traces " + dir.Path() + " --host-pattern x.json.gz --output " + dir.File("out")));
     BOOST_TEST(tool.exitCode == 1);
     BOOST_TEST(tool.output.find("has no {rank}") != std::string::npos, tool.output);
     BOOST_TEST(tool.output.find("stoul") == std::string::npos, tool.output);
     auto device = RunCommand(Replay("--traces " + dir.Path() +
                                     " --host-pattern 'x{rank}.json' --device-pattern 'w*.json' "
-                                    "--output " + dir.File("out")));
+                                    "--output " +
+                                    dir.File("out")));
     BOOST_TEST(device.exitCode == 1);
     BOOST_TEST(device.output.find("--device-pattern 'w*.json' has no {rank}") != std::string::npos,
                device.output);
     // A run of digits too long to be a rank is no rank.
     chakra_test::WriteFileBytes(dir.File("99999999999999999999.json"), kHost);
-    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "{rank}.json"), TraceError,
+    BOOST_CHECK_EXCEPTION(DiscoverRankTraces(dir.Path(), "{rank}.json"),
+                          TraceError,
                           [](const TraceError& e) {
                               return std::string(e.what()).find("too large") != std::string::npos;
                           });
@@ -178,6 +179,7 @@ BOOST_AUTO_TEST_CASE(gpu_names_give_their_nvlink)
         double gbPerSecond;
         const char* rate;
     };
+
     // NVIDIA's totals over both directions, halved: V100 300 GB/s, A100 600, H100 900, ...
     for (const Case& c : {Case{"Tesla V100-SXM2-32GB", "V100", 150, "1200Gbps"},
                           Case{"NVIDIA A100-SXM4-80GB", "A100", 300, "2400Gbps"},
@@ -266,7 +268,9 @@ namespace
 
 /** One rank's .et with collectives at the given (start, duration), world group. */
 std::string
-WriteTimedRank(const TempDir& dir, int rank, const std::vector<std::pair<uint64_t, uint64_t>>& calls)
+WriteTimedRank(const TempDir& dir,
+               int rank,
+               const std::vector<std::pair<uint64_t, uint64_t>>& calls)
 {
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version("0.0.4");
@@ -448,8 +452,8 @@ BOOST_AUTO_TEST_CASE(replay_calibrates_the_collective_cost_and_replays_local_del
     }
 
     TempDir calibrated;
-    auto replay = RunCommand(Replay("--et " + dir.File("t") + " --output " + calibrated.Path() +
-                                    " --quiet"));
+    auto replay =
+        RunCommand(Replay("--et " + dir.File("t") + " --output " + calibrated.Path() + " --quiet"));
     BOOST_TEST_INFO(replay.output);
     BOOST_REQUIRE(replay.exitCode == 0);
     BOOST_TEST(replay.output.find("collective software cost: ") != std::string::npos);
@@ -487,9 +491,11 @@ BOOST_AUTO_TEST_CASE(ranks_that_disagree_stop_the_replay_before_simulating)
     BOOST_REQUIRE(error != std::string::npos);
     const std::string line = run.output.substr(error, run.output.find('\n', error) - error);
     BOOST_TEST(line.find("the ranks disagree on their communication (1 mismatches") !=
-               std::string::npos, line);
+                   std::string::npos,
+               line);
     BOOST_TEST(line.find("nothing simulated; first: process group \"\": call #0") !=
-               std::string::npos, line);
+                   std::string::npos,
+               line);
     BOOST_TEST(line.find("rank 1 has ALL_REDUCE of 20 bytes") != std::string::npos, line);
     BOOST_TEST(chakra_test::FileExists(dir.File("out/consistency.txt")));
     BOOST_TEST(!chakra_test::FileExists(dir.File("out/report.txt")));
@@ -503,8 +509,8 @@ BOOST_AUTO_TEST_CASE(progress_lines_come_while_simulating_unless_quiet)
     TempDir dir;
     const std::string prefix = WriteReferenceStyleJob(dir);
     const std::string line = "chakra_replay:   simulated ";
-    auto chatty = RunCommand(Replay("--et " + prefix + " --output " + dir.File("a") +
-                                    " --progress 0.000001"));
+    auto chatty = RunCommand(
+        Replay("--et " + prefix + " --output " + dir.File("a") + " --progress 0.000001"));
     BOOST_TEST_INFO(chatty.output);
     BOOST_TEST(chatty.exitCode == 0);
     const auto at = chatty.output.find(line);

@@ -8,9 +8,8 @@
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <random>
 #include <utility>
 #include <vector>
@@ -179,7 +178,7 @@ BOOST_AUTO_TEST_CASE(a_simulation_runs_its_events_in_time_order)
     std::mt19937 rng(3);
     std::vector<std::pair<int64_t, int>> runs; // (time in ns, id) as run
     int next = 0;
-    std::vector<int64_t> due;                   // per id, its due time
+    std::vector<int64_t> due; // per id, its due time
     std::vector<EventId> ids;
     std::function<void(int)> fire = [&](int id) {
         runs.emplace_back(Simulator::Now().GetNanoSeconds(), id);
@@ -188,7 +187,8 @@ BOOST_AUTO_TEST_CASE(a_simulation_runs_its_events_in_time_order)
             const int64_t delay = static_cast<int64_t>(rng() % 20);
             const int child = next++;
             due.push_back(Simulator::Now().GetNanoSeconds() + delay);
-            ids.push_back(Simulator::Schedule(NanoSeconds(delay), [&fire, child]() { fire(child); }));
+            ids.push_back(
+                Simulator::Schedule(NanoSeconds(delay), [&fire, child]() { fire(child); }));
             if (rng() % 5 == 0 && child > 0)
             {
                 Simulator::Cancel(ids[rng() % ids.size()]);

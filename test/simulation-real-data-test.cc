@@ -7,7 +7,6 @@
 #include "simulation-util.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <map>
 #include <regex>
 #include <set>
@@ -77,9 +76,9 @@ BOOST_AUTO_TEST_CASE(every_shared_trace_set_runs_to_completion)
                 for (const auto& w : warnings)
                 {
                     warned = warned || w.find("COMM_COLL without comm_type") != std::string::npos;
-                    recognised = recognised ||
-                                 w.find("written by the reference Chakra converter") !=
-                                     std::string::npos;
+                    recognised =
+                        recognised ||
+                        w.find("written by the reference Chakra converter") != std::string::npos;
                 }
                 BOOST_TEST(warned);
                 BOOST_TEST(recognised);

@@ -14,7 +14,6 @@
 #include "ns3/traffic-control-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -64,8 +63,11 @@ BOOST_AUTO_TEST_CASE(send_recv_over_one_link_is_latency_plus_wire_bytes_over_ban
     TempDir dir;
     const double bitsPerSecond = 100e9;
     const double latencyUs = 2.0;
-    for (uint64_t bytes : {uint64_t(1) << 10, uint64_t(64) << 10, uint64_t(1) << 20,
-                           uint64_t(64) << 20, uint64_t(1) << 30})
+    for (uint64_t bytes : {uint64_t(1) << 10,
+                           uint64_t(64) << 10,
+                           uint64_t(1) << 20,
+                           uint64_t(64) << 20,
+                           uint64_t(1) << 30})
     {
         std::string prefix = dir.File("p2p");
         WriteJsonTrace(prefix + ".0.et",
@@ -124,10 +126,11 @@ BOOST_AUTO_TEST_CASE(recv_without_send_ends_with_a_diagnostic)
     TempDir dir;
     std::string prefix = dir.File("broken");
     WriteJsonTrace(prefix + ".0.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
-    WriteJsonTrace(prefix + ".1.et",
-                   TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5) + "," +
-                       TraceNode(1, "lonely_recv", "COMM_RECV_NODE", P2p("comm_src", 0, 4096, 5), {0}) +
-                       "," + TraceNode(2, "after", "COMP_NODE", Gpu(0), {1}, 5));
+    WriteJsonTrace(
+        prefix + ".1.et",
+        TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5) + "," +
+            TraceNode(1, "lonely_recv", "COMM_RECV_NODE", P2p("comm_src", 0, 4096, 5), {0}) + "," +
+            TraceNode(2, "after", "COMP_NODE", Gpu(0), {1}, 5));
     ChakraReport report = chakra_test::RunCluster(prefix, chakra_test::ClusterConfig());
     BOOST_TEST(!report.AllFinished());
     BOOST_TEST(report.GetRanks()[0].finished);
@@ -238,10 +241,10 @@ BOOST_AUTO_TEST_CASE(numbered_communicators_take_their_members_from_the_comm_gro
     for (int rank = 0; rank < 4; ++rank)
     {
         const std::string pair = rank < 2 ? "1" : "2";
-        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
-                       TraceNode(1, "pair", "COMM_COLL_NODE",
-                                 AllReduce(rank < 2 ? 1 << 20 : 2 << 20, pair)) +
-                           "," + TraceNode(2, "all", "COMM_COLL_NODE", AllReduce(1 << 16, "0"), {1}));
+        WriteJsonTrace(
+            prefix + "." + std::to_string(rank) + ".et",
+            TraceNode(1, "pair", "COMM_COLL_NODE", AllReduce(rank < 2 ? 1 << 20 : 2 << 20, pair)) +
+                "," + TraceNode(2, "all", "COMM_COLL_NODE", AllReduce(1 << 16, "0"), {1}));
     }
     chakra_test::ClusterConfig config;
     config.gpusPerHost = 4;
@@ -262,12 +265,14 @@ BOOST_AUTO_TEST_CASE(numbered_communicators_take_their_members_from_the_comm_gro
     }
 
     // Rank 2 calling communicator "1", which the file says is ranks 0 and 1: an error.
-    WriteJsonTrace(prefix + ".2.et", TraceNode(1, "pair", "COMM_COLL_NODE", AllReduce(1 << 20, "1")));
+    WriteJsonTrace(prefix + ".2.et",
+                   TraceNode(1, "pair", "COMM_COLL_NODE", AllReduce(1 << 20, "1")));
     report = chakra_test::RunCluster(prefix, config);
     BOOST_TEST(!report.AllFinished());
     BOOST_TEST_INFO(report.GetRanks()[2].error);
-    BOOST_TEST(report.GetRanks()[2].error.find("node 1 (pair): rank 2 is not in communicator '1' (" +
-                                               prefix + ".comm-groups.json)") != std::string::npos);
+    BOOST_TEST(
+        report.GetRanks()[2].error.find("node 1 (pair): rank 2 is not in communicator '1' (" +
+                                        prefix + ".comm-groups.json)") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(comm_groups_file_errors_name_the_file_and_communicator)
@@ -282,8 +287,9 @@ BOOST_AUTO_TEST_CASE(comm_groups_file_errors_name_the_file_and_communicator)
         {"{\"1\": [0, \"x\"]}", "communicator '1': member \"x\" is not a rank"},
         {"{\"1\": [0, -1]}", "communicator '1': member -1 is not a rank"},
         {"{\"1\": [1, 1]}", "communicator '1': names rank 1 twice"},
-        {"{\"2\": [0, 4]}", "communicator '2': names rank 4, but the job has traces of ranks "
-                             "0..3 only (a rank's trace missing?)"},
+        {"{\"2\": [0, 4]}",
+         "communicator '2': names rank 4, but the job has traces of ranks "
+         "0..3 only (a rank's trace missing?)"},
         {"{\"1\": [0, 1]", "malformed JSON"},
     };
     for (const auto& [text, expected] : cases)
@@ -322,10 +328,10 @@ BOOST_AUTO_TEST_CASE(communication_without_comm_size_warns_once_per_trace_or_fai
     const std::string barrier = Attr("comm_type", "int64_val", "9");
     for (int rank = 0; rank < 2; ++rank)
     {
-        const std::string p2p = rank == 0 ? TraceNode(16, "send", "COMM_SEND_NODE",
-                                                      Attr("comm_dst", "int64_val", "1"), {15})
-                                          : TraceNode(16, "recv", "COMM_RECV_NODE",
-                                                      Attr("comm_src", "int64_val", "0"), {15});
+        const std::string p2p =
+            rank == 0
+                ? TraceNode(16, "send", "COMM_SEND_NODE", Attr("comm_dst", "int64_val", "1"), {15})
+                : TraceNode(16, "recv", "COMM_RECV_NODE", Attr("comm_src", "int64_val", "0"), {15});
         WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
                        TraceNode(3, "ar1", "COMM_COLL_NODE", sizeless) + "," +
                            TraceNode(7, "ar2", "COMM_COLL_NODE", sizeless, {3}) + "," +
@@ -373,18 +379,20 @@ BOOST_AUTO_TEST_CASE(job_size_without_world_size_is_checked_against_the_ranks_na
     const std::string ring = dir.File("ring");
     for (int rank = 0; rank < 3; ++rank)
     {
-        WriteJsonTrace(ring + "." + std::to_string(rank) + ".et",
-                       TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", (rank + 1) % 3, 64, 0)) +
-                           "," +
-                           TraceNode(1, "recv", "COMM_RECV_NODE", P2p("comm_src", (rank + 2) % 3, 64, 0)));
+        WriteJsonTrace(
+            ring + "." + std::to_string(rank) + ".et",
+            TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", (rank + 1) % 3, 64, 0)) + "," +
+                TraceNode(1, "recv", "COMM_RECV_NODE", P2p("comm_src", (rank + 2) % 3, 64, 0)));
     }
     ChakraReport report = chakra_test::RunCluster(ring, config);
     BOOST_REQUIRE(report.AllFinished());
     BOOST_TEST(jobWarnings(report).empty());
     // Ranks 0 and 1 exchange a message; rank 2 only computes: is its file this job's?
     const std::string extra = dir.File("extra");
-    WriteJsonTrace(extra + ".0.et", TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, 64, 0)));
-    WriteJsonTrace(extra + ".1.et", TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, 64, 0)));
+    WriteJsonTrace(extra + ".0.et",
+                   TraceNode(0, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, 64, 0)));
+    WriteJsonTrace(extra + ".1.et",
+                   TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, 64, 0)));
     WriteJsonTrace(extra + ".2.et", TraceNode(0, "work", "COMP_NODE", Gpu(0), {}, 5));
     report = chakra_test::RunCluster(extra, config);
     BOOST_REQUIRE(report.AllFinished());
@@ -409,19 +417,20 @@ BOOST_AUTO_TEST_CASE(job_size_without_world_size_is_checked_against_the_ranks_na
     for (int rank = 0; rank < 3; ++rank)
     {
         const std::string json = world + "." + std::to_string(rank) + ".json";
-        chakra_test::WriteFileBytes(json,
-                                    R"({"metadata": {"version": "0.0.4", "attr": [{"name": )"
-                                    R"("world_size", "type": "int64_val", "value": 3}]}, )"
-                                    R"("nodes": [)" +
-                                        TraceNode(0, "ar", "COMM_COLL_NODE", AllReduce(1 << 16, "")) +
-                                        "]}");
+        chakra_test::WriteFileBytes(
+            json,
+            R"({"metadata": {"version": "0.0.4", "attr": [{"name": )"
+            R"("world_size", "type": "int64_val", "value": 3}]}, )"
+            R"("nodes": [)" +
+                TraceNode(0, "ar", "COMM_COLL_NODE", AllReduce(1 << 16, "")) + "]}");
         ConvertJsonToEt(json, world + "." + std::to_string(rank) + ".et");
     }
     report = chakra_test::RunCluster(world, config);
     BOOST_REQUIRE(report.AllFinished());
     BOOST_TEST(jobWarnings(report).empty());
     // A peer beyond the files: the run stops, and the error says what may be missing.
-    WriteJsonTrace(extra + ".1.et", TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 3, 64, 0)));
+    WriteJsonTrace(extra + ".1.et",
+                   TraceNode(0, "recv", "COMM_RECV_NODE", P2p("comm_src", 3, 64, 0)));
     report = chakra_test::RunCluster(extra, config);
     BOOST_TEST(report.GetRanks()[1].error.find("comm_src 3 is not a rank of this job (0..2; a "
                                                "rank's trace missing?)") != std::string::npos);
@@ -431,8 +440,9 @@ BOOST_AUTO_TEST_CASE(dangling_dependency_in_error_mode_is_reported)
 {
     TempDir dir;
     std::string prefix = dir.File("dangling");
-    WriteJsonTrace(prefix + ".0.et", TraceNode(0, "a", "COMP_NODE", Gpu(0), {}, 5) + "," +
-                                         TraceNode(1, "b", "COMP_NODE", Gpu(0), {0, 99}, 5));
+    WriteJsonTrace(prefix + ".0.et",
+                   TraceNode(0, "a", "COMP_NODE", Gpu(0), {}, 5) + "," +
+                       TraceNode(1, "b", "COMP_NODE", Gpu(0), {0, 99}, 5));
     chakra_test::ClusterConfig config;
     config.gpusPerHost = 1;
     config.appAttributes = {{"DanglingDeps", "error"}};
@@ -475,12 +485,14 @@ BOOST_AUTO_TEST_CASE(process_groups_keep_concurrent_and_back_to_back_collectives
         std::string pair = rank < 2 ? "a" : "b";
         // Two calls on the pair group back to back, one on the world in between (different
         // sizes, so that a mix-up would show as a size mismatch).
-        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
-                       "{\"id\": 0, \"name\": \"process_group:init\", \"type\": \"METADATA_NODE\", "
-                       "\"inputs\": {\"values\": \"" + groups + "\", \"shapes\": \"\", \"types\": \"\"}}," +
-                           TraceNode(1, "pair1", "COMM_COLL_NODE", AllReduce(1 << 20, pair), {0}) + "," +
-                           TraceNode(2, "pair2", "COMM_COLL_NODE", AllReduce(3 << 20, pair), {0}) + "," +
-                           TraceNode(3, "world", "COMM_COLL_NODE", AllReduce(2 << 20, "w"), {1}));
+        WriteJsonTrace(
+            prefix + "." + std::to_string(rank) + ".et",
+            "{\"id\": 0, \"name\": \"process_group:init\", \"type\": \"METADATA_NODE\", "
+            "\"inputs\": {\"values\": \"" +
+                groups + "\", \"shapes\": \"\", \"types\": \"\"}}," +
+                TraceNode(1, "pair1", "COMM_COLL_NODE", AllReduce(1 << 20, pair), {0}) + "," +
+                TraceNode(2, "pair2", "COMM_COLL_NODE", AllReduce(3 << 20, pair), {0}) + "," +
+                TraceNode(3, "world", "COMM_COLL_NODE", AllReduce(2 << 20, "w"), {1}));
     }
     chakra_test::ClusterConfig config;
     config.gpusPerHost = 4;
@@ -509,9 +521,10 @@ BOOST_AUTO_TEST_CASE(repeated_tags_match_in_posting_order)
     TempDir dir;
     std::string prefix = dir.File("fifo");
     // The custom ring all-reduce uses tag 0 for every message: MPI's non-overtaking rule.
-    WriteJsonTrace(prefix + ".0.et",
-                   TraceNode(0, "big", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 20, 0)) + "," +
-                       TraceNode(1, "small", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 10, 0), {0}));
+    WriteJsonTrace(
+        prefix + ".0.et",
+        TraceNode(0, "big", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 20, 0)) + "," +
+            TraceNode(1, "small", "COMM_SEND_NODE", P2p("comm_dst", 1, 1 << 10, 0), {0}));
     WriteJsonTrace(prefix + ".1.et",
                    TraceNode(0, "big", "COMM_RECV_NODE", P2p("comm_src", 0, 1 << 20, 0)) + "," +
                        TraceNode(1, "small", "COMM_RECV_NODE", P2p("comm_src", 0, 1 << 10, 0)));
@@ -548,13 +561,14 @@ BOOST_AUTO_TEST_CASE(data_parallel_step_overlaps_gradient_allreduce_with_backwar
     config.beforeRun = [&](const std::vector<Ptr<ChakraApplication>>& apps) {
         for (const auto& app : apps)
         {
-            app->TraceConnectWithoutContext(
-                "NodeFinished",
-                MakeCallback(
-                    +[](uint64_t* count, uint32_t, std::shared_ptr<const EtNode>, Time, Time) {
-                        ++*count;
-                    })
-                    .Bind(&finishedNodes));
+            app->TraceConnectWithoutContext("NodeFinished",
+                                            MakeCallback(+[](uint64_t* count,
+                                                             uint32_t,
+                                                             std::shared_ptr<const EtNode>,
+                                                             Time,
+                                                             Time) {
+                                                ++*count;
+                                            }).Bind(&finishedNodes));
         }
     };
     ChakraReport report = chakra_test::RunCluster(prefix, config);
@@ -608,11 +622,11 @@ BOOST_AUTO_TEST_CASE(timeline_names_threads_by_what_ran_and_labels_communication
         const std::string p2p =
             TraceNode(4, "send", "COMM_SEND_NODE", P2p("comm_dst", peer, 4096, 9), {2}) + "," +
             TraceNode(5, "recv", "COMM_RECV_NODE", P2p("comm_src", peer, 4096, 9), {2});
-        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
-                       TraceNode(1, "gemm", "COMP_NODE", Gpu(7), {}, 10) + "," +
-                           TraceNode(2, "ar", "COMM_COLL_NODE",
-                                     AllReduce(1 << 20, "") + ", " + Gpu(20), {1}) +
-                           "," + TraceNode(3, "host_op", "COMP_NODE", Cpu(3), {}, 5) + "," + p2p);
+        WriteJsonTrace(
+            prefix + "." + std::to_string(rank) + ".et",
+            TraceNode(1, "gemm", "COMP_NODE", Gpu(7), {}, 10) + "," +
+                TraceNode(2, "ar", "COMM_COLL_NODE", AllReduce(1 << 20, "") + ", " + Gpu(20), {1}) +
+                "," + TraceNode(3, "host_op", "COMP_NODE", Cpu(3), {}, 5) + "," + p2p);
     }
     chakra_test::ClusterConfig config;
     config.timeline = dir.File("timeline.json");
@@ -650,9 +664,9 @@ BOOST_AUTO_TEST_CASE(timeline_names_threads_by_what_ran_and_labels_communication
             shown[place] = names.at(tid);
         }
         BOOST_TEST((shown == std::map<int, std::string>{{0, "host thread 3"},
-                                                       {1, "compute stream 7"},
-                                                       {2, "communication stream 20"},
-                                                       {3, "communication"}}));
+                                                        {1, "compute stream 7"},
+                                                        {2, "communication stream 20"},
+                                                        {3, "communication"}}));
         const nlohmann::json& ar = events.at("ar")["args"];
         BOOST_TEST(ar["bytes"] == 1 << 20);
         BOOST_TEST(ar["collective"] == "ALL_REDUCE");
@@ -703,7 +717,9 @@ BOOST_AUTO_TEST_CASE(numbers_no_trace_can_have_are_errors_naming_rank_node_and_v
          "node 4 (eon): duration_micros 1000000000000000 us is not a duration"},
         {TraceNode(5, "huge", "COMM_COLL_NODE", AllReduce(1ull << 60, "0")),
          "node 5 (huge): comm_size 1152921504606846976 bytes is above the largest call"},
-        {TraceNode(6, "negative", "COMM_COLL_NODE",
+        {TraceNode(6,
+                   "negative",
+                   "COMM_COLL_NODE",
                    AllReduce(1024, "0") + ", " + Attr("duration_exact_micros", "double_val", "-5")),
          "node 6 (negative): duration_exact_micros -5 us is not a duration"},
     };

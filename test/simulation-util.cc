@@ -17,7 +17,8 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     // Through the checked path scripts and tools use: a bad name is an std::invalid_argument
     // that lists the valid ones (SetAttribute alone would abort the test program).
     auto set = [&](const std::string& name, const AttributeValue& value) {
-        cluster->SetAttribute(name, *CheckAttributeValue(GpuClusterHelper::GetTypeId(), name, value));
+        cluster->SetAttribute(name,
+                              *CheckAttributeValue(GpuClusterHelper::GetTypeId(), name, value));
     };
     set("Hosts", UintegerValue(config.hosts));
     set("GpusPerHost", UintegerValue(config.gpusPerHost));
@@ -50,7 +51,8 @@ void
 WriteJsonTrace(const std::string& path, const std::string& nodesJson)
 {
     std::string json = path + ".json";
-    WriteFileBytes(json, "{\"metadata\": {\"version\": \"0.0.4\"}, \"nodes\": [" + nodesJson + "]}");
+    WriteFileBytes(json,
+                   "{\"metadata\": {\"version\": \"0.0.4\"}, \"nodes\": [" + nodesJson + "]}");
     ConvertJsonToEt(json, path);
 }
 

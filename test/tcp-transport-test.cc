@@ -12,7 +12,6 @@
 #include "ns3/chakra-module.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 using namespace ns3;
@@ -66,9 +65,9 @@ AllToAll(uint32_t ranks, uint64_t bytes, chakra_test::ClusterConfig config)
         {
             Ptr<TcpTransport> transport = DynamicCast<TcpTransport>(app->GetTransport());
             BOOST_REQUIRE(transport);
-            BOOST_REQUIRE(transport->TraceConnectWithoutContext(
-                "Retransmission",
-                MakeCallback(&CountRetransmission)));
+            BOOST_REQUIRE(
+                transport->TraceConnectWithoutContext("Retransmission",
+                                                      MakeCallback(&CountRetransmission)));
             ++hooked;
         }
     };
@@ -104,9 +103,9 @@ BOOST_AUTO_TEST_CASE(all_to_all_33_ranks_connections_on_first_use)
     config.mtu = 9000;
 
     const double perPeer = std::ceil(double(bytes) / n);
-    const double segment = perPeer + 62 + 52 + 2;     // bytes on the wire
-    const double usPerByte = 8.0 / 400e9 * 1e6;       // 400 Gbps
-    const double latency = 0.5;                       // us
+    const double segment = perPeer + 62 + 52 + 2; // bytes on the wire
+    const double usPerByte = 8.0 / 400e9 * 1e6;   // 400 Gbps
+    const double latency = 0.5;                   // us
     const double preconnected = (n - 1) * segment * usPerByte + 2 * latency + segment * usPerByte;
     const double firstUse = preconnected + 4 * latency;
 
@@ -118,7 +117,8 @@ BOOST_AUTO_TEST_CASE(all_to_all_33_ranks_connections_on_first_use)
 
     Config::SetDefault("ns3::TcpTransport::PreconnectLimit", UintegerValue(n));
     const RunResult eager = AllToAll(n, bytes, config);
-    BOOST_TEST_MESSAGE("preconnected: " << eager.us << " us, closed form " << preconnected << " us");
+    BOOST_TEST_MESSAGE("preconnected: " << eager.us << " us, closed form " << preconnected
+                                        << " us");
     BOOST_TEST(eager.retransmits == 0u);
     BOOST_TEST(eager.us >= preconnected * 0.99);
     BOOST_TEST(eager.us <= preconnected * 1.03);

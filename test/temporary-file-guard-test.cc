@@ -13,7 +13,6 @@
 #include "ns3/trace-file.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -224,9 +223,25 @@ SignalGeneratorMidWrite(const TempDir& dir, int signal, bool ignoreHangUp, bool&
         }
         // Its "wrote 1 traces" line is of no interest here.
         freopen("/dev/null", "w", stdout);
-        execl(tool.c_str(), tool.c_str(), "--workload", "data-parallel", "--ranks", "1",
-              "--allow-large", "--layers", "200000", "--layer-bytes", "1MiB", "--forward-us", "1",
-              "--backward-us", "1", "--bucket-bytes", "25MiB", "--output-prefix", prefix.c_str(),
+        execl(tool.c_str(),
+              tool.c_str(),
+              "--workload",
+              "data-parallel",
+              "--ranks",
+              "1",
+              "--allow-large",
+              "--layers",
+              "200000",
+              "--layer-bytes",
+              "1MiB",
+              "--forward-us",
+              "1",
+              "--backward-us",
+              "1",
+              "--bucket-bytes",
+              "25MiB",
+              "--output-prefix",
+              prefix.c_str(),
               static_cast<char*>(nullptr));
         _exit(127);
     }

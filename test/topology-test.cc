@@ -11,16 +11,14 @@
 #include "ns3/core-module.h"
 
 #include <boost/test/unit_test.hpp>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <chrono>
+#include <fcntl.h>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -155,8 +153,8 @@ BOOST_AUTO_TEST_CASE(rail_only)
     spec.spines = 0;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {16, 4, 4, 32});
-    BOOST_TEST(RoutedHops(*topology, 0, 4) == 2u);  // same rail
-    BOOST_TEST(RoutedHops(*topology, 0, 5) == 4u);  // gpu0 - nvswitch0 - gpu1 - rail1 - gpu5
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 2u); // same rail
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 4u); // gpu0 - nvswitch0 - gpu1 - rail1 - gpu5
     BOOST_TEST(CountRoutedPaths(*topology, 0, 5) == 1u);
     std::vector<uint32_t> path;
     BOOST_REQUIRE(topology->GetPath(0, 5, 0, path));
@@ -190,10 +188,10 @@ BOOST_AUTO_TEST_CASE(fat_tree)
     spec.fatTreeK = 4;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {16, 0, 20, 48});
-    BOOST_TEST(RoutedHops(*topology, 0, 1) == 2u);        // same edge
-    BOOST_TEST(RoutedHops(*topology, 0, 2) == 4u);        // same pod: 2 aggregations
+    BOOST_TEST(RoutedHops(*topology, 0, 1) == 2u); // same edge
+    BOOST_TEST(RoutedHops(*topology, 0, 2) == 4u); // same pod: 2 aggregations
     BOOST_TEST(CountRoutedPaths(*topology, 0, 2) == 2u);
-    BOOST_TEST(RoutedHops(*topology, 0, 4) == 6u);        // other pod: 2 aggs x 2 cores
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 6u); // other pod: 2 aggs x 2 cores
     BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 4u);
     BOOST_TEST(RoutedDiameter(*topology) == 6u);
     // Pods 0-1 against 2-3: 2 pods x 2 aggs x 2 core links x 400 Gbps = 8 NICs x 400.
@@ -350,7 +348,7 @@ BOOST_AUTO_TEST_CASE(multi_dim)
     spec.dimensions = ParseDimensions("Ring:4:3600Gbps:250ns,Switch:2:400Gbps:1us");
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {8, 0, 4, 16});
-    BOOST_TEST(RoutedHops(*topology, 0, 5) == 3u); // ring 1 hop, then through the switch
+    BOOST_TEST(RoutedHops(*topology, 0, 5) == 3u);       // ring 1 hop, then through the switch
     BOOST_TEST(CountRoutedPaths(*topology, 0, 2) == 2u); // half way round: both ways
     BOOST_TEST(topology->GetLinks()[0].kind == ClusterTopology::SCALE_UP);
     BOOST_TEST(topology->GetLinks()[0].rate.GetBitRate() == 3600 * G);
@@ -364,8 +362,7 @@ BOOST_AUTO_TEST_CASE(multi_dim)
     BOOST_CHECK_THROW(ParseDimensions("Mesh:4:1Gbps:1ns"), std::invalid_argument);
     BOOST_CHECK_THROW(ParseDimensions("Ring:4:fast:1ns"), std::invalid_argument);
     BOOST_CHECK_THROW(ParseDimensions("Ring:4:1Gbps"), std::invalid_argument);
-    BOOST_TEST(FormatDimensions(ParseDimensions("Switch:2:1Gbps:5ns")) ==
-               "Switch:2:1Gbps:5ns");
+    BOOST_TEST(FormatDimensions(ParseDimensions("Switch:2:1Gbps:5ns")) == "Switch:2:1Gbps:5ns");
     BOOST_TEST(FormatDimensions(ParseDimensions("Ring:2:1500Mbps:5ns")) ==
                "Ring:2:1500000000bps:5ns");
 }
@@ -449,8 +446,8 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
                      label = block.find(" [label=", label + 1))
                 {
                     const std::size_t name = block.rfind('n', label);
-                    members.push_back(
-                        static_cast<uint32_t>(std::stoul(block.substr(name + 1, label - name - 1))));
+                    members.push_back(static_cast<uint32_t>(
+                        std::stoul(block.substr(name + 1, label - name - 1))));
                 }
                 std::string chain;
                 for (std::size_t i = 0; i < members.size(); ++i)
@@ -467,10 +464,9 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
             std::vector<uint32_t> nvSwitches;
             for (uint32_t v = 0; v < nodes.size(); ++v)
             {
-                (nodes[v].kind == ClusterTopology::GPU
-                     ? gpus
-                     : nodes[v].kind == ClusterTopology::NVSWITCH ? nvSwitches
-                                                                  : switchTiers[nodes[v].group])
+                (nodes[v].kind == ClusterTopology::GPU        ? gpus
+                 : nodes[v].kind == ClusterTopology::NVSWITCH ? nvSwitches
+                                                              : switchTiers[nodes[v].group])
                     .push_back(v);
             }
             std::vector<std::vector<uint32_t>> expected{gpus, nvSwitches};
@@ -522,8 +518,7 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
             {
                 if (!expected[t].empty() && !expected[t - 1].empty())
                 {
-                    BOOST_TEST(at[expected[t - 1].front()].second <
-                               at[expected[t].front()].second);
+                    BOOST_TEST(at[expected[t - 1].front()].second < at[expected[t].front()].second);
                 }
             }
         }
@@ -540,12 +535,14 @@ BOOST_AUTO_TEST_CASE(astra_sim_single_dimensions)
 {
     TempDir dir;
     const uint64_t gb50 = 50ull * 1073741824ull * 8; // 50 GB/s in bit/s
+
     struct Case
     {
         std::string shape;
         Counts counts;
         uint32_t diameter;
     };
+
     for (const Case& c : {Case{"Ring", {8, 0, 0, 8}, 4},
                           Case{"FullyConnected", {8, 0, 0, 28}, 1},
                           Case{"Switch", {8, 0, 1, 8}, 2}})
@@ -553,9 +550,10 @@ BOOST_AUTO_TEST_CASE(astra_sim_single_dimensions)
         BOOST_TEST_CONTEXT(c.shape)
         {
             const std::string path = dir.File(c.shape + ".yml");
-            WriteText(path, "topology: [ " + c.shape +
-                                " ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]  # GB/s\n"
-                                "latency: [ 500.0 ]  # ns\n");
+            WriteText(path,
+                      "topology: [ " + c.shape +
+                          " ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]  # GB/s\n"
+                          "latency: [ 500.0 ]  # ns\n");
             const TopologyFileContents file = ReadTopologyFile(path, TopologySpec());
             BOOST_TEST(file.astraSim);
             BOOST_TEST(file.spec.kind == "multi-dim");
@@ -564,8 +562,8 @@ BOOST_AUTO_TEST_CASE(astra_sim_single_dimensions)
             bool declared = true;
             for (const auto& link : topology->GetLinks())
             {
-                declared = declared && link.rate.GetBitRate() == gb50 &&
-                           link.delay == NanoSeconds(500);
+                declared =
+                    declared && link.rate.GetBitRate() == gb50 && link.delay == NanoSeconds(500);
             }
             BOOST_TEST(declared);
             BOOST_TEST(RoutedDiameter(*topology) == c.diameter);
@@ -626,15 +624,17 @@ BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
     BOOST_TEST(RateBetween(*topology, "rail0.0", "spine0") == 100 * G);
 
     const std::string json = dir.File("torus.json");
-    WriteText(json, "{\n  \"kind\": \"torus\",\n  \"torusDims\": [2, 3, 4],\n"
-                    "  \"torusBandwidth\": \"100Gbps\"\n}\n");
+    WriteText(json,
+              "{\n  \"kind\": \"torus\",\n  \"torusDims\": [2, 3, 4],\n"
+              "  \"torusBandwidth\": \"100Gbps\"\n}\n");
     topology = BuildTopology(ReadTopologyFile(json, TopologySpec()).spec);
     BOOST_TEST(topology->GetRankCount() == 24u);
 
     const std::string dims = dir.File("dims.yaml");
-    WriteText(dims, "kind: multi-dim\ndimensions:\n"
-                    "  - {shape: Switch, size: 4, bandwidth: 3600Gbps, latency: 250ns}\n"
-                    "  - {shape: Ring, size: 4, bandwidth: 400Gbps, latency: 1us}\n");
+    WriteText(dims,
+              "kind: multi-dim\ndimensions:\n"
+              "  - {shape: Switch, size: 4, bandwidth: 3600Gbps, latency: 250ns}\n"
+              "  - {shape: Ring, size: 4, bandwidth: 400Gbps, latency: 1us}\n");
     topology = BuildTopology(ReadTopologyFile(dims, TopologySpec()).spec);
     CheckCounts(*topology, {16, 4, 0, 16 + 16});
     BOOST_TEST(topology->GetNodes()[16].kind == ClusterTopology::NVSWITCH);
@@ -666,16 +666,14 @@ BOOST_AUTO_TEST_CASE(bad_files)
     TempDir dir;
     auto error = [&](const std::string& text) { return FileError(dir.File("bad.yaml"), text); };
     std::string message = error("kind: leaf-spine\nhosts: 4\nspine: 2\n");
-    BOOST_TEST(message.find("bad.yaml: line 3: unknown key 'spine'") != std::string::npos,
-               message);
+    BOOST_TEST(message.find("bad.yaml: line 3: unknown key 'spine'") != std::string::npos, message);
     message = error("kind: leaf-spine\nnicBandwidth: fast\n");
     BOOST_TEST(message.find("line 2: 'nicBandwidth': 'fast' is not a bandwidth") !=
                    std::string::npos,
                message);
     message = error("topology: [ Ring, Switch ]\nnpus_count: [ 4 ]\nbandwidth: [ 1, 1 ]\n"
                     "latency: [ 1, 1 ]\n");
-    BOOST_TEST(message.find("'npus_count' has 1 entries but 'topology' has 2") !=
-                   std::string::npos,
+    BOOST_TEST(message.find("'npus_count' has 1 entries but 'topology' has 2") != std::string::npos,
                message);
     message = error("topology: [ Torus ]\nnpus_count: [ 4 ]\nbandwidth: [ 1 ]\nlatency: [ 1 ]\n");
     BOOST_TEST(message.find("unknown topology 'Torus'") != std::string::npos, message);
@@ -696,8 +694,9 @@ BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
     TempDir dir;
     auto error = [&](const std::string& text) { return FileError(dir.File("net.yaml"), text); };
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {"kind: leaf-spine\nmtu: 65536\n", "line 2: 'mtu': 65536 is not a whole number from 576 "
-                                           "to 65535"},
+        {"kind: leaf-spine\nmtu: 65536\n",
+         "line 2: 'mtu': 65536 is not a whole number from 576 "
+         "to 65535"},
         {"kind: leaf-spine\nmtu: 0\n", "line 2: 'mtu'"},
         {"kind: leaf-spine\nspines: 100000\n", "line 2: 'spines': 100000 is not a whole number"},
         {"kind: leaf-spine\nspines: -1\n", "line 2: 'spines'"},
@@ -712,8 +711,9 @@ BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
         {"kind: leaf-spine\nnicLatency: -1ns\n", "line 2: 'nicLatency'"},
         {"kind: leaf-spine\nnvLinkLatency: 1000000s\n", "line 2: 'nvLinkLatency'"},
         {"kind: leaf-spine\nhosts: 4\nhosts: 8\n", "line 3: key 'hosts' is given twice"},
-        {"kind: rail-onyl\n", "line 1: 'kind': unknown topology 'rail-onyl' (did you mean "
-                              "'rail-only'?)"},
+        {"kind: rail-onyl\n",
+         "line 1: 'kind': unknown topology 'rail-onyl' (did you mean "
+         "'rail-only'?)"},
         {"kind: rail-only\nspines: 2\n", "'spines': rail-only has no spines"},
         {"kind: torus\n", "needs its dimensions"},
         {"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 1e19 ]\n",
@@ -738,8 +738,9 @@ BOOST_AUTO_TEST_CASE(values_with_a_space_are_read_as_written)
 {
     TempDir dir;
     const std::string path = dir.File("net.yaml");
-    WriteText(path, "kind: leaf-spine\nnicLatency: 500 ns\nnvLinkBandwidth: 400 Gbps\n"
-                    "nicBandwidth: 25 GB/s\nfabricLatency: 0.5 us\n");
+    WriteText(path,
+              "kind: leaf-spine\nnicLatency: 500 ns\nnvLinkBandwidth: 400 Gbps\n"
+              "nicBandwidth: 25 GB/s\nfabricLatency: 0.5 us\n");
     const TopologySpec spec = ReadTopologyFile(path, TopologySpec()).spec;
     BOOST_TEST(spec.nicLatency == NanoSeconds(500));
     BOOST_TEST(spec.nvLinkBandwidth.GetBitRate() == 400000000000ull);
@@ -906,12 +907,14 @@ BOOST_AUTO_TEST_CASE(all_to_all_non_blocking_closed_form)
     spec.ranks = 16;
     spec.bytes = kAllToAllBytes;
     WorkloadGenerator::WriteCollectiveBench(dir.File("a2a"), spec);
+
     struct Case
     {
         std::string name;
         std::vector<std::pair<std::string, std::string>> cluster;
         uint32_t domain;
     };
+
     const std::vector<Case> cases = {
         {"rail-optimized, 1 spine",
          {{"Topology", "rail-optimized"}, {"Hosts", "4"}, {"GpusPerHost", "4"}, {"Spines", "1"}},
@@ -954,10 +957,10 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_on_torus)
     spec.ranks = 16;
     spec.bytes = 16u << 20;
     WorkloadGenerator::WriteCollectiveBench(dir.File("ar"), spec);
-    const double simulated = CollectiveMicros(Simulate(
-        dir.File("ar"),
-        {{"Topology", "torus"}, {"TorusDims", "4x4"}, {"TorusBandwidth", "100Gbps"}},
-        "ring"));
+    const double simulated = CollectiveMicros(
+        Simulate(dir.File("ar"),
+                 {{"Topology", "torus"}, {"TorusDims", "4x4"}, {"TorusBandwidth", "100Gbps"}},
+                 "ring"));
     const double form =
         (2.0 * 15 / 16 * spec.bytes * 8 / (100e9 * kPayload) + 2 * 15 * 0.5e-6) * 1e6;
     BOOST_TEST_MESSAGE("torus ring all-reduce: " << simulated << " us, closed form " << form);
@@ -980,9 +983,11 @@ BOOST_AUTO_TEST_CASE(oversubscription_slows_crossing_permutation)
         rails[r] = ((r / 4 + 2) % 4) * 4 + (r % 4 + 1) % 4;
     }
     WritePermutation(dir.File("rails"), rails, bytes);
-    const std::vector<std::pair<std::string, std::string>> rail = {
-        {"Topology", "rail-optimized"}, {"Hosts", "4"}, {"GpusPerHost", "4"}, {"Spines", "1"},
-        {"NicBandwidth", "100Gbps"}};
+    const std::vector<std::pair<std::string, std::string>> rail = {{"Topology", "rail-optimized"},
+                                                                   {"Hosts", "4"},
+                                                                   {"GpusPerHost", "4"},
+                                                                   {"Spines", "1"},
+                                                                   {"NicBandwidth", "100Gbps"}};
     const double railRatio = PermutationMicros(dir.File("rails"), rail, 2) /
                              PermutationMicros(dir.File("rails"), rail, 1);
     BOOST_TEST_MESSAGE("rail-optimized 2:1 / 1:1 = " << railRatio);
@@ -996,8 +1001,10 @@ BOOST_AUTO_TEST_CASE(oversubscription_slows_crossing_permutation)
         half[r] = (r + 8) % 16;
     }
     WritePermutation(dir.File("half"), half, bytes);
-    const std::vector<std::pair<std::string, std::string>> fatTree = {
-        {"Topology", "fat-tree"}, {"Hosts", "16"}, {"GpusPerHost", "1"}, {"NicBandwidth", "100Gbps"}};
+    const std::vector<std::pair<std::string, std::string>> fatTree = {{"Topology", "fat-tree"},
+                                                                      {"Hosts", "16"},
+                                                                      {"GpusPerHost", "1"},
+                                                                      {"NicBandwidth", "100Gbps"}};
     const double fatRatio = PermutationMicros(dir.File("half"), fatTree, 2) /
                             PermutationMicros(dir.File("half"), fatTree, 1);
     BOOST_TEST_MESSAGE("fat-tree 2:1 / 1:1 = " << fatRatio);
@@ -1005,12 +1012,16 @@ BOOST_AUTO_TEST_CASE(oversubscription_slows_crossing_permutation)
 
     // Clos tree (8 hosts x 2 GPUs, one spine per pod, one core): only the spine tier
     // oversubscribed, 4:1; r -> r + 8 crosses the core.
-    const std::vector<std::pair<std::string, std::string>> clos = {
-        {"Topology", "clos"}, {"Hosts", "8"}, {"GpusPerHost", "2"}, {"HostsPerLeaf", "2"},
-        {"LeavesPerPod", "2"}, {"Spines", "1"}, {"CoreSwitches", "1"}, {"NicBandwidth", "100Gbps"}};
-    const double closRatio =
-        PermutationMicros(dir.File("half"), clos, 4, "CoreOversubscription") /
-        PermutationMicros(dir.File("half"), clos, 1, "CoreOversubscription");
+    const std::vector<std::pair<std::string, std::string>> clos = {{"Topology", "clos"},
+                                                                   {"Hosts", "8"},
+                                                                   {"GpusPerHost", "2"},
+                                                                   {"HostsPerLeaf", "2"},
+                                                                   {"LeavesPerPod", "2"},
+                                                                   {"Spines", "1"},
+                                                                   {"CoreSwitches", "1"},
+                                                                   {"NicBandwidth", "100Gbps"}};
+    const double closRatio = PermutationMicros(dir.File("half"), clos, 4, "CoreOversubscription") /
+                             PermutationMicros(dir.File("half"), clos, 1, "CoreOversubscription");
     BOOST_TEST_MESSAGE("clos spine tier 4:1 / 1:1 = " << closRatio);
     BOOST_TEST(closRatio == 4.0, boost::test_tools::tolerance(0.05));
 }

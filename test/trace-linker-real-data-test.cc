@@ -9,9 +9,8 @@
 
 #include "ns3/trace-linker.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <map>
 #include <set>
 
@@ -113,7 +112,10 @@ struct Output
         }
     }
 
-    const Json& Parent(const Json& node) const { return *byId.at(chakra_test::ParentOf(node)); }
+    const Json& Parent(const Json& node) const
+    {
+        return *byId.at(chakra_test::ParentOf(node));
+    }
 };
 
 /** \return the k-th host node named \p name in id order */
@@ -154,7 +156,8 @@ BOOST_AUTO_TEST_CASE(hta_simple_add_kernels_go_to_their_launching_ops)
 {
     const std::string dir = "host-device/hta-simple-add/";
     LinkResult r = LinkShared(dir + "benchmark_simple_add_et.json.gz",
-                              dir + "benchmark_simple_add_trace.json.gz", 0);
+                              dir + "benchmark_simple_add_trace.json.gz",
+                              0);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     Json host = Load(dir + "benchmark_simple_add_et.json.gz");
     Device device(Load(dir + "benchmark_simple_add_trace.json.gz"));
@@ -358,7 +361,8 @@ BOOST_AUTO_TEST_CASE(param_dlrm_every_rank)
             {
                 std::sort(starts.begin(), starts.end());
             }
-            const std::set<std::string> commOps = {"nccl:all_to_all", "nccl:all_reduce",
+            const std::set<std::string> commOps = {"nccl:all_to_all",
+                                                   "nccl:all_reduce",
                                                    "record_param_comms"};
             std::size_t sendRecv = 0;
             std::size_t allReduce = 0;
@@ -399,8 +403,9 @@ BOOST_AUTO_TEST_CASE(param_dlrm_every_rank)
                     node = &out.Parent(*node);
                     found = (*node)["rf_id"] == (*hostCall)["rf_id"] && (*node)["name"] == callName;
                 }
-                BOOST_TEST(found, name << " (correlation " << c << ") not under " << callName
-                                       << " #" << k);
+                BOOST_TEST(found,
+                           name << " (correlation " << c << ") not under " << callName << " #"
+                                << k);
             }
             BOOST_TEST(sendRecv == 5u);
             BOOST_TEST(allReduce == 3u);

@@ -65,15 +65,23 @@ NodeChakra(uint64_t id,
     attrs.push_back({{"name", "fw_parent"}, {"type", "uint64"}, {"value", fwParent}});
     attrs.push_back({{"name", "seq_id"}, {"type", "int64"}, {"value", -1}});
     attrs.push_back({{"name", "tid"}, {"type", "uint64"}, {"value", tid}});
-    return Json{{"id", id},        {"name", name},     {"ctrl_deps", parent},
-                {"inputs", empty}, {"outputs", empty}, {"attrs", attrs}};
+    return Json{{"id", id},
+                {"name", name},
+                {"ctrl_deps", parent},
+                {"inputs", empty},
+                {"outputs", empty},
+                {"attrs", attrs}};
 }
 
 Json
 HostDoc(const std::string& schema, int64_t pid, const Json& nodes)
 {
-    return Json{{"schema", schema}, {"pid", pid},     {"time", "2024-01-01 00:00:00"},
-                {"start_ts", 1},    {"finish_ts", 2}, {"nodes", nodes}};
+    return Json{{"schema", schema},
+                {"pid", pid},
+                {"time", "2024-01-01 00:00:00"},
+                {"start_ts", 1},
+                {"finish_ts", 2},
+                {"nodes", nodes}};
 }
 
 /** The process node, one thread node per tid (ids 2, 3, ...) and the given ops. */
@@ -102,8 +110,14 @@ Event(const std::string& cat,
       Json args,
       Json pid = 100)
 {
-    return Json{{"ph", "X"},  {"cat", cat}, {"name", name}, {"pid", pid},
-                {"tid", tid}, {"ts", ts},   {"dur", dur},   {"args", args}};
+    return Json{{"ph", "X"},
+                {"cat", cat},
+                {"name", name},
+                {"pid", pid},
+                {"tid", tid},
+                {"ts", ts},
+                {"dur", dur},
+                {"args", args}};
 }
 
 Json
@@ -125,7 +139,11 @@ Runtime(const std::string& name,
         int64_t correlation,
         const std::string& cat = "cuda_runtime")
 {
-    return Event(cat, name, tid, ts, dur,
+    return Event(cat,
+                 name,
+                 tid,
+                 ts,
+                 dur,
                  {{"correlation", correlation}, {"External id", correlation}});
 }
 
@@ -137,8 +155,13 @@ Device(const std::string& cat,
        int64_t correlation,
        int stream)
 {
-    return Event(cat, name, stream, ts, dur,
-                 {{"device", 0}, {"stream", stream}, {"correlation", correlation}}, 0);
+    return Event(cat,
+                 name,
+                 stream,
+                 ts,
+                 dur,
+                 {{"device", 0}, {"stream", stream}, {"correlation", correlation}},
+                 0);
 }
 
 Json
@@ -208,7 +231,8 @@ SimpleHost()
 Json
 SimpleDevice()
 {
-    return Kineto({Cpu("aten::add", 10, 0, 10, 1), Runtime("cudaLaunchKernel", 10, 2, 2, 5),
+    return Kineto({Cpu("aten::add", 10, 0, 10, 1),
+                   Runtime("cudaLaunchKernel", 10, 2, 2, 5),
                    Device("kernel", "add_kernel", 5, 3, 5, 7)});
 }
 
@@ -217,21 +241,26 @@ SimpleDevice()
 BOOST_AUTO_TEST_CASE(rf_id_matching_with_chakra_schema)
 {
     // Record function ids decide, although an earlier copy of the same ops comes first.
-    Json nodes =
-        Json::array({NodeChakra(1, kProcess, 1, 0), NodeChakra(2, kThread, 1, 1),
-                     NodeChakra(3, "aten::mm", 2, 1, 11), NodeChakra(4, "aten::empty", 3, 1, 12),
-                     NodeChakra(6, "aten::relu", 2, 1, 13)});
+    Json nodes = Json::array({NodeChakra(1, kProcess, 1, 0),
+                              NodeChakra(2, kThread, 1, 1),
+                              NodeChakra(3, "aten::mm", 2, 1, 11),
+                              NodeChakra(4, "aten::empty", 3, 1, 12),
+                              NodeChakra(6, "aten::relu", 2, 1, 13)});
     Json host = HostDoc("1.0.2-chakra.0.0.4", 100, nodes);
     auto rf = [](Json e, int64_t id) {
         e["args"]["Record function id"] = id;
         return e;
     };
-    Json device = Kineto(
-        {rf(Cpu("aten::mm", 500, 20, 30, 1), 7), rf(Cpu("aten::empty", 500, 25, 5, 2), 8),
-         rf(Cpu("aten::relu", 500, 60, 10, 3), 9), rf(Cpu("aten::mm", 500, 100, 300, 4), 11),
-         rf(Cpu("aten::empty", 500, 150, 10, 5), 12), rf(Cpu("aten::relu", 500, 500, 100, 6), 13),
-         Runtime("cudaLaunchKernel", 500, 30, 2, 40), Device("kernel", "gemm", 40, 5, 40, 7),
-         Runtime("cudaLaunchKernel", 500, 200, 10, 41), Device("kernel", "gemm", 300, 50, 41, 7)});
+    Json device = Kineto({rf(Cpu("aten::mm", 500, 20, 30, 1), 7),
+                          rf(Cpu("aten::empty", 500, 25, 5, 2), 8),
+                          rf(Cpu("aten::relu", 500, 60, 10, 3), 9),
+                          rf(Cpu("aten::mm", 500, 100, 300, 4), 11),
+                          rf(Cpu("aten::empty", 500, 150, 10, 5), 12),
+                          rf(Cpu("aten::relu", 500, 500, 100, 6), 13),
+                          Runtime("cudaLaunchKernel", 500, 30, 2, 40),
+                          Device("kernel", "gemm", 40, 5, 40, 7),
+                          Runtime("cudaLaunchKernel", 500, 200, 10, 41),
+                          Device("kernel", "gemm", 300, 50, 41, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.method == "rf_id");
@@ -280,16 +309,22 @@ BOOST_AUTO_TEST_CASE(order_matching_with_shift_and_sequence_numbers)
 {
     // Two identical iterations after three extra ops; the host's sequence numbers (5, 6, 7)
     // are those of the second one.
-    Json host =
-        Host101({Node101(3, "aten::linear", 2, 1, 1, 5), Node101(4, "aten::t", 3, 1, 2),
-                 Node101(5, "aten::addmm", 3, 1, 3, 6), Node101(6, "aten::relu", 2, 1, 4, 7)});
+    Json host = Host101({Node101(3, "aten::linear", 2, 1, 1, 5),
+                         Node101(4, "aten::t", 3, 1, 2),
+                         Node101(5, "aten::addmm", 3, 1, 3, 6),
+                         Node101(6, "aten::relu", 2, 1, 4, 7)});
     Json device =
         Kineto({Event("user_annotation", "ProfilerStep#2", 77, 0, 5000, {{"External id", 1}}),
-                Cpu("aten::zeros", 77, 10, 10, 2), Cpu("aten::empty", 77, 12, 2, 3),
-                Cpu("aten::linear", 77, 100, 100, 4, 1), Cpu("aten::t", 77, 110, 10, 5),
-                Cpu("aten::addmm", 77, 130, 60, 6, 2), Cpu("aten::relu", 77, 210, 20, 7, 3),
-                Cpu("aten::linear", 77, 1000, 200, 8, 5), Cpu("aten::t", 77, 1010, 10, 9),
-                Cpu("aten::addmm", 77, 1030, 160, 10, 6), Cpu("aten::relu", 77, 1210, 40, 11, 7)});
+                Cpu("aten::zeros", 77, 10, 10, 2),
+                Cpu("aten::empty", 77, 12, 2, 3),
+                Cpu("aten::linear", 77, 100, 100, 4, 1),
+                Cpu("aten::t", 77, 110, 10, 5),
+                Cpu("aten::addmm", 77, 130, 60, 6, 2),
+                Cpu("aten::relu", 77, 210, 20, 7, 3),
+                Cpu("aten::linear", 77, 1000, 200, 8, 5),
+                Cpu("aten::t", 77, 1010, 10, 9),
+                Cpu("aten::addmm", 77, 1030, 160, 10, 6),
+                Cpu("aten::relu", 77, 1210, 40, 11, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.method == "order");
@@ -317,11 +352,15 @@ BOOST_AUTO_TEST_CASE(order_matching_with_shift_and_sequence_numbers)
 
 BOOST_AUTO_TEST_CASE(missing_host_op_and_extra_device_op)
 {
-    Json host = Host101({Node101(3, "aten::a", 2, 1), Node101(4, "aten::view", 2, 1),
-                         Node101(5, "aten::b", 2, 1), Node101(6, "aten::c", 2, 1),
+    Json host = Host101({Node101(3, "aten::a", 2, 1),
+                         Node101(4, "aten::view", 2, 1),
+                         Node101(5, "aten::b", 2, 1),
+                         Node101(6, "aten::c", 2, 1),
                          Node101(7, "aten::d", 2, 1)});
-    Json device = Kineto({Cpu("aten::a", 9, 0, 10, 1), Cpu("aten::b", 9, 20, 10, 2),
-                          Cpu("aten::extra", 9, 35, 5, 3), Cpu("aten::c", 9, 50, 10, 4),
+    Json device = Kineto({Cpu("aten::a", 9, 0, 10, 1),
+                          Cpu("aten::b", 9, 20, 10, 2),
+                          Cpu("aten::extra", 9, 35, 5, 3),
+                          Cpu("aten::c", 9, 50, 10, 4),
                           Cpu("aten::d", 9, 70, 10, 5)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
@@ -343,9 +382,12 @@ BOOST_AUTO_TEST_CASE(missing_host_op_and_extra_device_op)
     // A name that does occur, but beyond the search window, is reported as such.
     Json host2 = Host101(
         {Node101(3, "aten::a", 2, 1), Node101(4, "aten::e", 2, 1), Node101(5, "aten::b", 2, 1)});
-    Json device2 = Kineto({Cpu("aten::a", 9, 0, 1, 1), Cpu("aten::b", 9, 2, 1, 2),
-                           Cpu("aten::x", 9, 4, 1, 3), Cpu("aten::y", 9, 6, 1, 4),
-                           Cpu("aten::z", 9, 8, 1, 5), Cpu("aten::e", 9, 10, 1, 6)});
+    Json device2 = Kineto({Cpu("aten::a", 9, 0, 1, 1),
+                           Cpu("aten::b", 9, 2, 1, 2),
+                           Cpu("aten::x", 9, 4, 1, 3),
+                           Cpu("aten::y", 9, 6, 1, 4),
+                           Cpu("aten::z", 9, 8, 1, 5),
+                           Cpu("aten::e", 9, 10, 1, 6)});
     TraceLinker::Options narrow;
     narrow.matchWindow = 2;
     LinkResult r2 = LinkJson(host2, device2, narrow);
@@ -360,18 +402,27 @@ BOOST_AUTO_TEST_CASE(nested_ops_on_two_threads)
 {
     // Main thread: fwd > linear > addmm launching two kernels, later step; autograd thread:
     // bwd > mm launching one kernel.
-    Json host = Host101({Node101(4, "fwd", 2, 1), Node101(5, "aten::linear", 4, 1),
-                         Node101(6, "aten::addmm", 5, 1), Node101(7, "bwd", 3, 2),
-                         Node101(8, "aten::mm", 7, 2), Node101(9, "step", 2, 1)},
+    Json host = Host101({Node101(4, "fwd", 2, 1),
+                         Node101(5, "aten::linear", 4, 1),
+                         Node101(6, "aten::addmm", 5, 1),
+                         Node101(7, "bwd", 3, 2),
+                         Node101(8, "aten::mm", 7, 2),
+                         Node101(9, "step", 2, 1)},
                         {1, 2});
-    Json device = Kineto(
-        {Cpu("fwd", 10, 0, 100, 1), Cpu("aten::linear", 10, 10, 80, 2),
-         Cpu("aten::addmm", 10, 20, 60, 3), Runtime("cudaLaunchKernel", 10, 30, 5, 101),
-         Runtime("cudaLaunchKernel", 10, 40, 5, 102), Device("kernel", "k1", 50, 10, 101, 7),
-         Device("kernel", "k2", 60, 15, 102, 7), Cpu("bwd", 20, 150, 100, 4),
-         Cpu("aten::mm", 20, 160, 80, 5), Runtime("cudaLaunchKernel", 20, 170, 5, 103),
-         Device("kernel", "k3", 180, 50, 103, 8), Cpu("step", 10, 300, 50, 6),
-         Runtime("cudaLaunchKernel", 10, 310, 2, 104), Device("kernel", "k4", 320, 10, 104, 7)});
+    Json device = Kineto({Cpu("fwd", 10, 0, 100, 1),
+                          Cpu("aten::linear", 10, 10, 80, 2),
+                          Cpu("aten::addmm", 10, 20, 60, 3),
+                          Runtime("cudaLaunchKernel", 10, 30, 5, 101),
+                          Runtime("cudaLaunchKernel", 10, 40, 5, 102),
+                          Device("kernel", "k1", 50, 10, 101, 7),
+                          Device("kernel", "k2", 60, 15, 102, 7),
+                          Cpu("bwd", 20, 150, 100, 4),
+                          Cpu("aten::mm", 20, 160, 80, 5),
+                          Runtime("cudaLaunchKernel", 20, 170, 5, 103),
+                          Device("kernel", "k3", 180, 50, 103, 8),
+                          Cpu("step", 10, 300, 50, 6),
+                          Runtime("cudaLaunchKernel", 10, 310, 2, 104),
+                          Device("kernel", "k4", 320, 10, 104, 7)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.hostOpsLinked == 6u);
@@ -405,10 +456,13 @@ BOOST_AUTO_TEST_CASE(nested_ops_on_two_threads)
 
 BOOST_AUTO_TEST_CASE(synchronisation_dependencies)
 {
-    Json host = Host101({Node101(3, "aten::add", 2, 1), Node101(4, "aten::item", 2, 1),
+    Json host = Host101({Node101(3, "aten::add", 2, 1),
+                         Node101(4, "aten::item", 2, 1),
                          Node101(5, "aten::_local_scalar_dense", 4, 1),
-                         Node101(6, "aten::sum", 2, 1), Node101(7, "wait", 2, 1),
-                         Node101(8, "aten::copy_", 2, 1), Node101(9, "after", 2, 1)});
+                         Node101(6, "aten::sum", 2, 1),
+                         Node101(7, "wait", 2, 1),
+                         Node101(8, "aten::copy_", 2, 1),
+                         Node101(9, "after", 2, 1)});
     Json device = Kineto({
         Cpu("aten::add", 10, 0, 20, 1),
         Runtime("cudaLaunchKernel", 10, 5, 3, 1),
@@ -536,11 +590,14 @@ BOOST_AUTO_TEST_CASE(unattached_gpu_ops_and_their_reasons)
 BOOST_AUTO_TEST_CASE(references_are_remapped_in_both_schemas)
 {
     // Old ids 3 (launches a kernel), 5, 7; node 7's fw_parent names node 5.
-    Json host = Host101({Node101(3, "aten::add", 2, 1), Node101(5, "aten::mul", 2, 1),
+    Json host = Host101({Node101(3, "aten::add", 2, 1),
+                         Node101(5, "aten::mul", 2, 1),
                          Node101(7, "MulBackward0", 2, 1, 0, -1, 5)});
-    Json device = Kineto({Cpu("aten::add", 10, 0, 10, 1), Runtime("cudaLaunchKernel", 10, 2, 2, 5),
+    Json device = Kineto({Cpu("aten::add", 10, 0, 10, 1),
+                          Runtime("cudaLaunchKernel", 10, 2, 2, 5),
                           Device("kernel", "add_kernel", 5, 3, 5, 7),
-                          Cpu("aten::mul", 10, 20, 10, 2), Cpu("MulBackward0", 10, 40, 10, 3)});
+                          Cpu("aten::mul", 10, 20, 10, 2),
+                          Cpu("MulBackward0", 10, 40, 10, 3)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(Find(r.trace, "aten::mul")["id"] == 5);
@@ -555,8 +612,10 @@ BOOST_AUTO_TEST_CASE(references_are_remapped_in_both_schemas)
     }
     BOOST_TEST(r.trace["nodes"][0]["parent"] == 1); // the root still names itself
 
-    Json nodes = Json::array({NodeChakra(1, kProcess, 1, 0), NodeChakra(2, kThread, 1, 1),
-                              NodeChakra(3, "aten::add", 2, 1), NodeChakra(5, "aten::mul", 2, 1),
+    Json nodes = Json::array({NodeChakra(1, kProcess, 1, 0),
+                              NodeChakra(2, kThread, 1, 1),
+                              NodeChakra(3, "aten::add", 2, 1),
+                              NodeChakra(5, "aten::mul", 2, 1),
                               NodeChakra(7, "MulBackward0", 2, 1, 0, 5)});
     LinkResult c = LinkJson(HostDoc("1.1.1-chakra.0.0.4", 100, nodes), device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(c.trace) == "");
@@ -580,7 +639,8 @@ BOOST_AUTO_TEST_CASE(references_are_remapped_in_both_schemas)
 
 BOOST_AUTO_TEST_CASE(legacy_profiler_list_gives_host_timings)
 {
-    Json host = Host101({Node101(3, "aten::zeros", 2, 1), Node101(4, "aten::empty", 3, 1),
+    Json host = Host101({Node101(3, "aten::zeros", 2, 1),
+                         Node101(4, "aten::empty", 3, 1),
                          Node101(5, "aten::relu", 2, 1)});
     auto legacy = [](const std::string& name, double ts, double dur, int tid = 1) {
         return Json{{"name", name},
@@ -591,9 +651,12 @@ BOOST_AUTO_TEST_CASE(legacy_profiler_list_gives_host_timings)
                     {"pid", "CPU functions"},
                     {"args", Json::object()}};
     };
-    Json list = Json::array({legacy("aten::zeros", 1, 3), legacy("aten::empty", 2, 1),
-                             legacy("ProfilerStep#0", 10, 500), legacy("aten::zeros", 12, 80),
-                             legacy("aten::empty", 13, 30.5), legacy("aten::relu", 100, 7)});
+    Json list = Json::array({legacy("aten::zeros", 1, 3),
+                             legacy("aten::empty", 2, 1),
+                             legacy("ProfilerStep#0", 10, 500),
+                             legacy("aten::zeros", 12, 80),
+                             legacy("aten::empty", 13, 30.5),
+                             legacy("aten::relu", 100, 7)});
     LinkResult r = LinkJson(host, list);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
     BOOST_TEST(r.summary.legacyDeviceTrace);
@@ -620,7 +683,8 @@ BOOST_AUTO_TEST_CASE(kineto_events_as_a_bare_list_keep_their_categories)
 BOOST_AUTO_TEST_CASE(fractional_times_are_kept)
 {
     Json host = SimpleHost();
-    Json device = Kineto({Cpu("aten::add", 10, 0, 10, 1), Runtime("cudaLaunchKernel", 10, 2, 2, 5),
+    Json device = Kineto({Cpu("aten::add", 10, 0, 10, 1),
+                          Runtime("cudaLaunchKernel", 10, 2, 2, 5),
                           Device("kernel", "add_kernel", 5, 3, 5, 7)});
     device["traceEvents"][0]["ts"] = 5894416286426.397;
     device["traceEvents"][0]["dur"] = 12.25;
@@ -706,13 +770,15 @@ BOOST_AUTO_TEST_CASE(bad_inputs_give_clear_errors)
     BOOST_TEST(e == dir + "/h.json: node 3 (aten::add): is its own parent (\"parent\": 3); only "
                           "the profiler's root nodes ([pytorch|profiler|...|process] or "
                           "|thread]) may name themselves");
-    Json selfChakra = HostDoc("1.0.2-chakra.0.0.4", 100,
+    Json selfChakra = HostDoc("1.0.2-chakra.0.0.4",
+                              100,
                               Json::array({NodeChakra(1, kProcess, 1, 0),
                                            NodeChakra(2, kThread, 1, 1),
                                            NodeChakra(3, "aten::add", 3, 1)}));
     e = LinkError(selfChakra.dump(), device, &dir);
     BOOST_TEST(e.find(dir + "/h.json: node 3 (aten::add): is its own parent (\"ctrl_deps\": 3)") ==
-               0u, e);
+                   0u,
+               e);
 
     Json cycle = Host101({Node101(3, "aten::add", 4, 1), Node101(4, "aten::mul", 3, 1)});
     e = LinkError(cycle.dump(), device, &dir);
@@ -795,10 +861,12 @@ BOOST_AUTO_TEST_CASE(nccl_kernels_carry_their_process_group)
     nccl["args"]["Process Group Name"] = "0";
     Json plain = Device("kernel", "elementwise_kernel", 80, 5, 8, 7);
     plain["args"]["Process Group Name"] = "0"; // not an NCCL kernel: no pg_name
-    Json device =
-        Kineto({Cpu("record_param_comms", 10, 0, 100, 1), Cpu("nccl:all_reduce", 10, 5, 90, 2),
-                Runtime("cudaLaunchKernelExC", 10, 10, 3, 7),
-                Runtime("cudaLaunchKernel", 10, 15, 3, 8), nccl, plain});
+    Json device = Kineto({Cpu("record_param_comms", 10, 0, 100, 1),
+                          Cpu("nccl:all_reduce", 10, 5, 90, 2),
+                          Runtime("cudaLaunchKernelExC", 10, 10, 3, 7),
+                          Runtime("cudaLaunchKernel", 10, 15, 3, 8),
+                          nccl,
+                          plain});
     device["distributedInfo"] = {{"backend", "nccl"},
                                  {"rank", 1},
                                  {"world_size", 2},
@@ -823,7 +891,8 @@ BOOST_AUTO_TEST_CASE(a_linked_trace_is_refused_as_the_host_trace)
     WriteLinkedTrace(once, dir.File("linked.json"));
     chakra_test::WriteFileBytes(dir.File("d.json"), SimpleDevice().dump());
     BOOST_CHECK_EXCEPTION(TraceLinker().Link(dir.File("linked.json"), dir.File("d.json"), 0),
-                          TraceError, [&](const TraceError& e) {
+                          TraceError,
+                          [&](const TraceError& e) {
                               const std::string what = e.what();
                               return what.find(dir.File("linked.json")) == 0 &&
                                      what.find("already a linked trace") != std::string::npos &&
@@ -831,11 +900,16 @@ BOOST_AUTO_TEST_CASE(a_linked_trace_is_refused_as_the_host_trace)
                           });
     // Chakra's Python linker writes no trace_link, but its GPU ops have "cat".
     Json python = SimpleHost();
-    python["nodes"].push_back({{"id", 4}, {"name", "add_kernel"}, {"parent", 3}, {"cat", "kernel"},
-                               {"ts", 5}, {"dur", 3}});
+    python["nodes"].push_back({{"id", 4},
+                               {"name", "add_kernel"},
+                               {"parent", 3},
+                               {"cat", "kernel"},
+                               {"ts", 5},
+                               {"dur", 3}});
     chakra_test::WriteFileBytes(dir.File("python.json"), python.dump());
     BOOST_CHECK_EXCEPTION(TraceLinker().Link(dir.File("python.json"), dir.File("d.json"), 0),
-                          TraceError, [&](const TraceError& e) {
+                          TraceError,
+                          [&](const TraceError& e) {
                               const std::string what = e.what();
                               return what.find("node 4") != std::string::npos &&
                                      what.find("already a linked trace") != std::string::npos &&
@@ -851,8 +925,10 @@ BOOST_AUTO_TEST_CASE(stream_waits_become_cross_stream_deps)
     // it waited for it. "c" (launched 60, starts right after "b") and "d" (launched 600, starts
     // 1000 with no stream-wait call after the last NCCL launch... and nothing ending near 1000)
     // waited for nothing another stream did.
-    Json host = Host101({Node101(3, "op_a", 2, 1), Node101(4, "nccl:all_reduce", 2, 1),
-                         Node101(5, "op_b", 2, 1), Node101(6, "op_c", 2, 1),
+    Json host = Host101({Node101(3, "op_a", 2, 1),
+                         Node101(4, "nccl:all_reduce", 2, 1),
+                         Node101(5, "op_b", 2, 1),
+                         Node101(6, "op_c", 2, 1),
                          Node101(7, "op_d", 2, 1)});
     Json device = Kineto({
         Cpu("op_a", 10, 0, 10, 1),
@@ -904,12 +980,16 @@ BOOST_AUTO_TEST_CASE(a_thread_waiting_for_another_inside_an_op)
     // autograd thread (2) is done ("bw1" 100-500, "bw2" 520-980) and ends 20 us after "bw2";
     // "optimizer" 1010-1100. backward waited 20 -> 980 = 960 us of its 990 us own time; the
     // op after the wait (optimizer) carries the dependency on bw2.
-    Json host = Host101({Node101(4, "## backward ##", 2, 1), Node101(5, "aten::ones", 4, 1),
-                         Node101(6, "bw1", 3, 2), Node101(7, "bw2", 3, 2),
+    Json host = Host101({Node101(4, "## backward ##", 2, 1),
+                         Node101(5, "aten::ones", 4, 1),
+                         Node101(6, "bw1", 3, 2),
+                         Node101(7, "bw2", 3, 2),
                          Node101(8, "optimizer", 2, 1)},
                         {1, 2});
-    Json device = Kineto({Cpu("## backward ##", 10, 0, 1000, 1), Cpu("aten::ones", 10, 10, 10, 2),
-                          Cpu("bw1", 20, 100, 400, 3), Cpu("bw2", 20, 520, 460, 4),
+    Json device = Kineto({Cpu("## backward ##", 10, 0, 1000, 1),
+                          Cpu("aten::ones", 10, 10, 10, 2),
+                          Cpu("bw1", 20, 100, 400, 3),
+                          Cpu("bw2", 20, 520, 460, 4),
                           Cpu("optimizer", 10, 1010, 90, 5)});
     LinkResult r = LinkJson(host, device);
     BOOST_TEST(chakra_test::CheckLinkedTrace(r.trace) == "");
@@ -944,9 +1024,9 @@ BOOST_AUTO_TEST_CASE(a_thread_waiting_for_another_inside_an_op)
 BOOST_AUTO_TEST_CASE(device_properties_are_carried_into_trace_link)
 {
     Json device = SimpleDevice();
-    device["deviceProperties"] = Json::array(
-        {{{"id", 0}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}},
-         {{"id", 1}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}}});
+    device["deviceProperties"] =
+        Json::array({{{"id", 0}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}},
+                     {{"id", 1}, {"name", "NVIDIA A100-SXM4-80GB"}, {"numSms", 108}}});
     LinkResult r = LinkJson(SimpleHost(), device);
     BOOST_TEST(r.trace["trace_link"]["device_properties"].size() == 2u);
     BOOST_TEST(r.trace["trace_link"]["device_properties"][0]["name"] == "NVIDIA A100-SXM4-80GB");

@@ -6,7 +6,6 @@
 #include "chakra-test-data.h"
 
 #include <boost/test/unit_test.hpp>
-
 #include <nlohmann/json.hpp>
 
 using chakra_test::RunCommand;
@@ -182,8 +181,8 @@ BOOST_AUTO_TEST_CASE(a_linked_trace_is_refused_as_host_trace)
                             " --rank 0 --output-file " + pair.dir.File("twice.json"));
     BOOST_TEST(again.exitCode == 1);
     BOOST_TEST(Lines(again.output) == 1u);
-    BOOST_TEST(again.output.find("chakra_trace_link: error: " + pair.dir.File("linked.json")) ==
-               0u, again.output);
+    BOOST_TEST(again.output.find("chakra_trace_link: error: " + pair.dir.File("linked.json")) == 0u,
+               again.output);
     BOOST_TEST(again.output.find("already a linked trace") != std::string::npos, again.output);
     BOOST_TEST(!chakra_test::FileExists(pair.dir.File("twice.json")));
 }

@@ -943,8 +943,9 @@ BOOST_AUTO_TEST_CASE(command_line_bounds_what_a_typing_slip_would_write)
         BOOST_TEST(chakra_test::ListDir(dir.Path()).empty()); // not even the directory
     }
     // --allow-large goes past the bound (up to the hard one, 10^6 each).
-    auto large = RunCommand(Generator() + " --workload data-parallel --ranks 2 --layers 1025 "
-                                          "--allow-large --output-prefix " +
+    auto large = RunCommand(Generator() +
+                            " --workload data-parallel --ranks 2 --layers 1025 "
+                            "--allow-large --output-prefix " +
                             dir.File("large"));
     BOOST_TEST_INFO(large.output);
     BOOST_TEST(large.exitCode == 0);
@@ -973,8 +974,9 @@ BOOST_AUTO_TEST_CASE(command_line_makes_the_output_directory_and_leaves_no_parti
     BOOST_TEST(chakra_test::ListDir(dir.File("new/deeper")) ==
                    std::vector<std::string>({"step.0.et", "step.1.et"}),
                boost::test_tools::per_element());
-    auto astra = RunCommand(Generator() + " --ranks 2 --collective broadcast --astra-sim "
-                                          "--output-prefix " +
+    auto astra = RunCommand(Generator() +
+                            " --ranks 2 --collective broadcast --astra-sim "
+                            "--output-prefix " +
                             dir.File("astra/step"));
     BOOST_TEST_INFO(astra.output);
     BOOST_TEST(astra.exitCode == 1);
@@ -990,8 +992,7 @@ BOOST_AUTO_TEST_CASE(command_line_makes_the_output_directory_and_leaves_no_parti
     BOOST_TEST(blocked.output == "chakra_generator: error: " + dir.File("plain/sub/step") +
                                      ": cannot write in " + dir.File("plain") +
                                      ": it is a file, not a directory\n");
-    BOOST_TEST(chakra_test::ListDir(dir.Path()) ==
-                   std::vector<std::string>({"new", "plain"}),
+    BOOST_TEST(chakra_test::ListDir(dir.Path()) == std::vector<std::string>({"new", "plain"}),
                boost::test_tools::per_element());
 }
 
@@ -1019,9 +1020,9 @@ BOOST_AUTO_TEST_CASE(trace_set_output_moves_a_whole_set_or_nothing)
     chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".0.et", "new0");
     chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".1.et", "new1");
     chakra_test::WriteFileBytes(output.GetStagingPrefix() + ".comm-groups.json", "{}");
-    BOOST_TEST(output.Commit() ==
-                   std::vector<std::string>({dir.File("step.0.et"), dir.File("step.1.et"),
-                                             dir.File("step.comm-groups.json")}),
+    BOOST_TEST(output.Commit() == std::vector<std::string>({dir.File("step.0.et"),
+                                                            dir.File("step.1.et"),
+                                                            dir.File("step.comm-groups.json")}),
                boost::test_tools::per_element());
     BOOST_TEST(chakra_test::ReadFileBytes(dir.File("step.0.et")) == "new0");
     BOOST_TEST(chakra_test::ListDir(dir.Path()) ==

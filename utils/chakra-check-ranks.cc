@@ -6,10 +6,9 @@
  *
  * Exit status: 0 consistent, 1 mismatches found (or a file could not be read), 2 usage error.
  */
-#include "ns3/tool-args.h"
-
 #include "ns3/rank-consistency.h"
 #include "ns3/rank-traces.h"
+#include "ns3/tool-args.h"
 
 #include <iostream>
 #include <sys/stat.h>
@@ -41,7 +40,9 @@ main(int argc, char** argv)
         std::vector<std::string> files{args.Get("trace")};
         const auto& more = args.GetMorePositionals();
         files.insert(files.end(), more.begin(), more.end());
-        struct stat info{};
+        struct stat info
+        {
+        };
         if (files.size() == 1 && stat(files[0].c_str(), &info) != 0)
         {
             // Every <prefix>.<rank>.et: a gap in the ranks is an error naming the missing ones

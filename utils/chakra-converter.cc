@@ -6,7 +6,6 @@
  * The reference Chakra converter's form. The rules are in doc/converter.md.
  */
 #include "ns3/tool-args.h"
-
 #include "ns3/trace-converter.h"
 
 #include <fstream>
@@ -22,16 +21,30 @@ main(int argc, char** argv)
                        "trace by\nchakra_trace_link) into a Chakra .et trace. Outputs ending in "
                        ".gz are gzip'd; the output\nappears only when complete.");
     args.AddPositional("input_type", "the input trace type; only \"PyTorch\"");
-    args.AddOption("input", "the host or linked trace (JSON, plain or gzip'd)", "", true,
+    args.AddOption("input",
+                   "the host or linked trace (JSON, plain or gzip'd)",
+                   "",
+                   true,
                    {"input_filename", "input-filename"});
-    args.AddOption("output", "the .et file to write", "", true,
+    args.AddOption("output",
+                   "the .et file to write",
+                   "",
+                   true,
                    {"output_filename", "output-filename"});
-    args.AddOption("log-filename", "write the conversion report to this file", "",
-                   false, {"log_filename"});
-    args.AddOption("rank", "global rank of the trace (default: trace_link.rank; needed "
-                           "for send/recv)");
-    args.AddOption("world-size", "number of ranks (default: trace_link.world_size, else the "
-                                 "largest process group)", "", false, {"world_size"});
+    args.AddOption("log-filename",
+                   "write the conversion report to this file",
+                   "",
+                   false,
+                   {"log_filename"});
+    args.AddOption("rank",
+                   "global rank of the trace (default: trace_link.rank; needed "
+                   "for send/recv)");
+    args.AddOption("world-size",
+                   "number of ranks (default: trace_link.world_size, else the "
+                   "largest process group)",
+                   "",
+                   false,
+                   {"world_size"});
     args.AddFlag("quiet", "print nothing on success");
     args.AddFlag("astra-sim",
                  "write the trace as ASTRA-sim's workload layer reads it: no METADATA node, "

@@ -1,9 +1,8 @@
 /*
  * chakra_et_info: what is in a .et trace (node types, collectives, bytes, dependencies).
  */
-#include "ns3/tool-args.h"
-
 #include "ns3/et-summary.h"
+#include "ns3/tool-args.h"
 #include "ns3/trace-limits.h"
 
 #include <iostream>
@@ -12,8 +11,9 @@ int
 main(int argc, char** argv)
 {
     const std::string program = "chakra_et_info";
-    ns3::ToolArgs args(program, "Prints node counts by type and collective, bytes communicated "
-                                "and dependency counts of .et traces.");
+    ns3::ToolArgs args(program,
+                       "Prints node counts by type and collective, bytes communicated "
+                       "and dependency counts of .et traces.");
     args.AddPositional("trace", "a .et file (plain or gzip'd)");
     args.AllowMorePositionals("more", "more .et files");
     bool done = false;

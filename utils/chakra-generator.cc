@@ -1,9 +1,8 @@
 /*
  * chakra_generator: synthetic per-rank Chakra traces (<prefix>.<rank>.et).
  */
-#include "ns3/tool-args.h"
-
 #include "ns3/astra-sim-export.h"
+#include "ns3/tool-args.h"
 #include "ns3/trace-set-output.h"
 #include "ns3/workload-generator.h"
 
@@ -93,19 +92,21 @@ const std::map<std::string, uint32_t>&
 SoftBounds()
 {
     static const std::map<std::string, uint32_t> bounds = {
-        {"ranks", 16384},            // twice the largest cluster doc/benchmarks.md simulates
-        {"iterations", 10000},       // collectives per rank of a microbenchmark
-        {"layers", 1024},            // the largest published models have ~100-200
-        {"tp", 1024},                // NVLink domains reach 72-576 GPUs
-        {"microbatches", 4096},      // 1F1B steps use a few to a few hundred
-        {"experts-per-rank", 1024},  // the largest MoE models have 256 experts per layer
+        {"ranks", 16384},           // twice the largest cluster doc/benchmarks.md simulates
+        {"iterations", 10000},      // collectives per rank of a microbenchmark
+        {"layers", 1024},           // the largest published models have ~100-200
+        {"tp", 1024},               // NVLink domains reach 72-576 GPUs
+        {"microbatches", 4096},     // 1F1B steps use a few to a few hundred
+        {"experts-per-rank", 1024}, // the largest MoE models have 256 experts per layer
     };
     return bounds;
 }
 
 /** Throws unless \p value is within the soft bound of \p name or --allow-large is given. */
 void
-CheckSoftBound(const ToolArgs& args, const std::string& name, uint64_t value,
+CheckSoftBound(const ToolArgs& args,
+               const std::string& name,
+               uint64_t value,
                const std::string& what)
 {
     const uint32_t bound = SoftBounds().at(name);
@@ -370,7 +371,8 @@ main(int argc, char** argv)
             spec.tp = Bounded(args, "tp");
             spec.dp = Replicas(args, "tp", spec.tp);
             jobRanks = uint64_t(spec.tp) * spec.dp;
-            CheckRanks(args, jobRanks,
+            CheckRanks(args,
+                       jobRanks,
                        "--tp " + std::to_string(spec.tp) + " x --dp " + std::to_string(spec.dp) +
                            " = " + std::to_string(uint64_t(spec.tp) * spec.dp) + " ranks");
             spec.activationBytes = Bytes(args, "activation-bytes");
@@ -387,7 +389,8 @@ main(int argc, char** argv)
             spec.stages = Positive(args, "stages");
             spec.dp = Replicas(args, "stages", spec.stages);
             jobRanks = uint64_t(spec.stages) * spec.dp;
-            CheckRanks(args, jobRanks,
+            CheckRanks(args,
+                       jobRanks,
                        "--stages " + std::to_string(spec.stages) + " x --dp " +
                            std::to_string(spec.dp) + " = " +
                            std::to_string(uint64_t(spec.stages) * spec.dp) + " ranks");

@@ -3,9 +3,8 @@
  *
  * Same flags as the reference Chakra jsonizer; .et -> JSON -> .et gives back the same bytes.
  */
-#include "ns3/tool-args.h"
-
 #include "ns3/et-json.h"
+#include "ns3/tool-args.h"
 
 #include <iostream>
 
@@ -17,9 +16,15 @@ main(int argc, char** argv)
                        "Writes a Chakra .et trace (plain or gzip'd) as one JSON document; with "
                        "--reverse, writes the .et\ndescribed by such a JSON document. Outputs "
                        "ending in .gz are gzip'd. Outputs appear only when complete.");
-    args.AddOption("input-filename", "input file (.et, or JSON with --reverse)", "", true,
+    args.AddOption("input-filename",
+                   "input file (.et, or JSON with --reverse)",
+                   "",
+                   true,
                    {"input"});
-    args.AddOption("output-filename", "output file (JSON, or .et with --reverse)", "", true,
+    args.AddOption("output-filename",
+                   "output file (JSON, or .et with --reverse)",
+                   "",
+                   true,
                    {"output"});
     args.AddFlag("reverse", "convert JSON to .et instead of .et to JSON");
     args.AddFlag("quiet", "print nothing on success");
@@ -36,8 +41,8 @@ main(int argc, char** argv)
                                              : ns3::ConvertEtToJson(input, output);
         if (!args.Has("quiet"))
         {
-            std::cerr << program << ": " << input << " -> " << output << ": " << nodes
-                      << " nodes" << std::endl;
+            std::cerr << program << ": " << input << " -> " << output << ": " << nodes << " nodes"
+                      << std::endl;
         }
         return 0;
     });

@@ -1,11 +1,10 @@
 /*
  * chakra_replay: one command from a job's PyTorch traces to a simulated run and its report.
  */
-#include "ns3/tool-args.h"
-
 #include "ns3/cluster-options.h"
 #include "ns3/quantity-parser.h"
 #include "ns3/replay-pipeline.h"
+#include "ns3/tool-args.h"
 
 #include <algorithm>
 #include <iostream>
@@ -82,8 +81,8 @@ main(int argc, char** argv)
             options.timeline =
                 args.Get("timeline").empty() ? out + "/timeline.json" : args.Get("timeline");
         }
-        const auto rows = static_cast<std::size_t>(
-            ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+        const auto rows =
+            static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
         const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
         ReplayPipeline pipeline(out);
         // An error anywhere below leaves nothing in the output (linked/, et/, reports).
@@ -93,7 +92,8 @@ main(int argc, char** argv)
             throw std::invalid_argument("give at most one of --measured-offsets and "
                                         "--start-together");
         }
-        pipeline.SetRankStart(args.Has("measured-offsets") ? ReplayPipeline::RankStart::MEASURED_OFFSETS
+        pipeline.SetRankStart(args.Has("measured-offsets")
+                                  ? ReplayPipeline::RankStart::MEASURED_OFFSETS
                               : args.Has("start-together") ? ReplayPipeline::RankStart::TOGETHER
                                                            : ReplayPipeline::RankStart::AUTO);
         pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
@@ -110,8 +110,10 @@ main(int argc, char** argv)
         if (args.Has("traces"))
         {
             std::vector<std::string> skipped;
-            auto ranks = DiscoverRankTraces(args.Get("traces"), args.Get("host-pattern"),
-                                            args.Get("device-pattern"), &skipped);
+            auto ranks = DiscoverRankTraces(args.Get("traces"),
+                                            args.Get("host-pattern"),
+                                            args.Get("device-pattern"),
+                                            &skipped);
             for (const auto& entry : skipped)
             {
                 std::cerr << program << ": warning: " << entry << std::endl;
@@ -129,8 +131,9 @@ main(int argc, char** argv)
             // the diagnosis goes to stderr, above the error line (unless the error line is all
             // of it: one rank's error).
             const auto& all = report.GetRanks();
-            const auto failed = std::count_if(all.begin(), all.end(),
-                                              [](const RankStats& r) { return !r.finished; });
+            const auto failed = std::count_if(all.begin(), all.end(), [](const RankStats& r) {
+                return !r.finished;
+            });
             if (failed > 1 || report.DescribeFailure().find("did not finish") != std::string::npos)
             {
                 report.PrintProblems(std::cerr);

@@ -5,7 +5,6 @@
  * doc/linked-trace.md, the matching rules in doc/trace-linker.md.
  */
 #include "ns3/tool-args.h"
-
 #include "ns3/trace-linker.h"
 
 #include <iostream>
@@ -21,15 +20,22 @@ main(int argc, char** argv)
                        "dependencies are recorded. Inputs may be gzip'd; the output\n(gzip'd if "
                        "it ends in .gz) appears only when complete. A summary goes to stderr.");
     args.AddOption("chakra-host-trace",
-                   "host execution trace JSON (PyTorch ExecutionTraceObserver)", "", true,
+                   "host execution trace JSON (PyTorch ExecutionTraceObserver)",
+                   "",
+                   true,
                    {"chakra_host_trace"});
     args.AddOption("chakra-device-trace",
-                   "Kineto trace JSON (or the legacy autograd-profiler trace)", "", true,
+                   "Kineto trace JSON (or the legacy autograd-profiler trace)",
+                   "",
+                   true,
                    {"chakra_device_trace"});
     args.AddOption("rank", "rank of the traces (recorded in the output)", "", true);
     args.AddOption("output-file", "linked trace to write", "", true, {"output"});
-    args.AddOption("log-level", "summary verbosity: DEBUG, INFO, WARNING, ERROR or CRITICAL",
-                   "INFO", false, {"log_level"});
+    args.AddOption("log-level",
+                   "summary verbosity: DEBUG, INFO, WARNING, ERROR or CRITICAL",
+                   "INFO",
+                   false,
+                   {"log_level"});
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)

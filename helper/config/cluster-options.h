@@ -93,8 +93,8 @@ class ClusterOptions
     /** Throws if a given flag is also a key of the topology file. */
     void CheckFileConflicts(const GpuClusterHelper& cluster) const;
 
-    std::map<std::string, std::string> m_text;                //!< given flags, checked
-    std::map<std::string, Ptr<AttributeValue>> m_values;      //!< their attribute values
+    std::map<std::string, std::string> m_text;           //!< given flags, checked
+    std::map<std::string, Ptr<AttributeValue>> m_values; //!< their attribute values
 };
 
 } // namespace ns3

@@ -80,7 +80,9 @@ SuggestName(const std::string& given, const std::vector<std::string>& known)
 }
 
 std::string
-DidYouMean(const std::string& given, const std::vector<std::string>& known, const std::string& prefix)
+DidYouMean(const std::string& given,
+           const std::vector<std::string>& known,
+           const std::string& prefix)
 {
     const std::string suggestion = SuggestName(given, known);
     return suggestion.empty() ? "" : " (did you mean '" + prefix + suggestion + "'?)";

@@ -116,8 +116,7 @@ ParseBandwidth(const std::string& text, const std::string& what, bool zeroAllowe
     NumberAndUnit parsed;
     if (!SplitNumber(text, parsed))
     {
-        throw std::invalid_argument(what + ": " + Quoted(text) + " is not a bandwidth" +
-                                    examples);
+        throw std::invalid_argument(what + ": " + Quoted(text) + " is not a bandwidth" + examples);
     }
     if (parsed.number == 0 && zeroAllowed)
     {
@@ -130,8 +129,14 @@ ParseBandwidth(const std::string& text, const std::string& what, bool zeroAllowe
     }
     // Split the unit into prefix and base: bits or bytes per second.
     static const std::vector<std::pair<std::string, double>> bases = {
-        {"bps", 1},   {"b/s", 1},     {"bit/s", 1},    {"bits/s", 1}, {"Bps", 8},
-        {"B/s", 8},   {"byte/s", 8},  {"bytes/s", 8},
+        {"bps", 1},
+        {"b/s", 1},
+        {"bit/s", 1},
+        {"bits/s", 1},
+        {"Bps", 8},
+        {"B/s", 8},
+        {"byte/s", 8},
+        {"bytes/s", 8},
     };
     double perUnit = 0;
     for (const auto& [base, bits] : bases)
@@ -139,7 +144,8 @@ ParseBandwidth(const std::string& text, const std::string& what, bool zeroAllowe
         if (parsed.unit.size() >= base.size() &&
             parsed.unit.compare(parsed.unit.size() - base.size(), base.size(), base) == 0)
         {
-            const double prefix = RatePrefix(parsed.unit.substr(0, parsed.unit.size() - base.size()));
+            const double prefix =
+                RatePrefix(parsed.unit.substr(0, parsed.unit.size() - base.size()));
             if (prefix > 0)
             {
                 perUnit = prefix * bits;
@@ -174,8 +180,14 @@ double
 TimeUnit(const std::string& unit)
 {
     static const std::vector<std::pair<std::string, double>> units = {
-        {"s", 1e9},       {"sec", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"\xC2\xB5s", 1e3},
-        {"ns", 1},        {"ps", 1e-3}, {"min", 60e9},
+        {"s", 1e9},
+        {"sec", 1e9},
+        {"ms", 1e6},
+        {"us", 1e3},
+        {"\xC2\xB5s", 1e3},
+        {"ns", 1},
+        {"ps", 1e-3},
+        {"min", 60e9},
     };
     for (const auto& [name, ns] : units)
     {
@@ -243,10 +255,19 @@ ParseByteSize(const std::string& text, const std::string& what, uint64_t low, ui
     }
     const std::string unit = TrimBlanks(trimmed.substr(digits));
     static const std::vector<std::pair<std::string, long double>> units = {
-        {"", 1},          {"B", 1},           {"KiB", 1024.0L},    {"MiB", 1048576.0L},
-        {"GiB", 1073741824.0L},               {"TiB", 1099511627776.0L},
-        {"KB", 1e3L},     {"MB", 1e6L},       {"GB", 1e9L},        {"TB", 1e12L},
-        {"K", 1024.0L},   {"M", 1048576.0L},  {"G", 1073741824.0L},
+        {"", 1},
+        {"B", 1},
+        {"KiB", 1024.0L},
+        {"MiB", 1048576.0L},
+        {"GiB", 1073741824.0L},
+        {"TiB", 1099511627776.0L},
+        {"KB", 1e3L},
+        {"MB", 1e6L},
+        {"GB", 1e9L},
+        {"TB", 1e12L},
+        {"K", 1024.0L},
+        {"M", 1048576.0L},
+        {"G", 1073741824.0L},
     };
     long double factor = 0;
     for (const auto& [name, multiplier] : units)
@@ -261,12 +282,12 @@ ParseByteSize(const std::string& text, const std::string& what, uint64_t low, ui
         throw std::invalid_argument(what + ": " + Quoted(text) +
                                     " is not a size in bytes (e.g. 9000, 64KiB, 1MiB, 4GB)");
     }
-    const long double bytes = std::strtoull(trimmed.substr(0, digits).c_str(), nullptr, 10) * factor;
+    const long double bytes =
+        std::strtoull(trimmed.substr(0, digits).c_str(), nullptr, 10) * factor;
     if (bytes < low || bytes > high)
     {
         throw std::invalid_argument(what + ": " + Quoted(text) + " is outside " +
-                                    std::to_string(low) + " .. " + std::to_string(high) +
-                                    " bytes");
+                                    std::to_string(low) + " .. " + std::to_string(high) + " bytes");
     }
     return static_cast<uint64_t>(bytes);
 }
@@ -275,8 +296,8 @@ uint64_t
 ParseWholeNumber(const std::string& text, const std::string& what, uint64_t low, uint64_t high)
 {
     const std::string trimmed = TrimBlanks(text);
-    const std::string range = "a whole number from " + std::to_string(low) + " to " +
-                              std::to_string(high);
+    const std::string range =
+        "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
     bool digitsOnly = !trimmed.empty() && trimmed.size() <= 19;
     for (char c : trimmed)
     {
@@ -313,8 +334,7 @@ ParseRealNumber(const std::string& text,
     NumberAndUnit parsed;
     if (!SplitNumber(body, parsed) || !parsed.unit.empty())
     {
-        throw std::invalid_argument(what + ": " + Quoted(text) + " is not a number " +
-                                    range.str());
+        throw std::invalid_argument(what + ": " + Quoted(text) + " is not a number " + range.str());
     }
     const double value = negative ? -parsed.number : parsed.number;
     if (value < low || value > high || (lowOpen && value == low))
@@ -346,8 +366,7 @@ CheckLatency(Time latency, const std::string& what)
 {
     if (latency.IsStrictlyNegative() || latency > NanoSeconds(QuantityLimits::kMaxLatencyNs))
     {
-        throw std::invalid_argument(what + ": " + FormatLatency(latency) +
-                                    " is outside 0 .. 1s");
+        throw std::invalid_argument(what + ": " + FormatLatency(latency) + " is outside 0 .. 1s");
     }
 }
 
@@ -375,8 +394,10 @@ std::string
 FormatBandwidth(DataRate rate)
 {
     const auto bps = static_cast<double>(rate.GetBitRate());
-    static const std::vector<std::pair<double, const char*>> units = {
-        {1e12, "Tbps"}, {1e9, "Gbps"}, {1e6, "Mbps"}, {1e3, "kbps"}};
+    static const std::vector<std::pair<double, const char*>> units = {{1e12, "Tbps"},
+                                                                      {1e9, "Gbps"},
+                                                                      {1e6, "Mbps"},
+                                                                      {1e3, "kbps"}};
     for (const auto& [unit, name] : units)
     {
         if (bps >= unit)
@@ -392,8 +413,10 @@ FormatLatency(Time time)
 {
     const auto ps = static_cast<double>(time.GetPicoSeconds());
     const double magnitude = std::fabs(ps);
-    static const std::vector<std::pair<double, const char*>> units = {
-        {1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}};
+    static const std::vector<std::pair<double, const char*>> units = {{1e12, "s"},
+                                                                      {1e9, "ms"},
+                                                                      {1e6, "us"},
+                                                                      {1e3, "ns"}};
     for (const auto& [unit, name] : units)
     {
         if (magnitude >= unit)

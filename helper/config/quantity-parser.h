@@ -25,8 +25,8 @@ namespace ns3
  */
 struct QuantityLimits
 {
-    static constexpr double kMinBitRate = 1e6;   //!< 1 Mbps
-    static constexpr double kMaxBitRate = 1e14;  //!< 100 Tbps
+    static constexpr double kMinBitRate = 1e6;           //!< 1 Mbps
+    static constexpr double kMaxBitRate = 1e14;          //!< 100 Tbps
     static constexpr int64_t kMaxLatencyNs = 1000000000; //!< 1 s: a link, not a WAN path
 };
 

@@ -197,8 +197,7 @@ ToolArgs::HandleNs3Flag(const std::string& flag, const std::string& value, bool 
     {
         // ns-3's own CommandLine prints these (and exits), as in any ns-3 program.
         CommandLine cmd;
-        cmd.Parse(std::vector<std::string>{m_program,
-                                           "--" + flag + (hasValue ? "=" + value : "")});
+        cmd.Parse(std::vector<std::string>{m_program, "--" + flag + (hasValue ? "=" + value : "")});
         return true;
     }
     if (flag.compare(0, 5, "ns3::") == 0 || IsGlobalValue(flag))

@@ -111,6 +111,7 @@ class ToolArgs
         bool optionalValue{false};
         std::vector<std::string> aliases;
     };
+
     /** \return the spec answering to \p flag (name or alias, without dashes), or nullptr */
     const Spec* Find(const std::string& flag) const;
     /** Declares a spec, refusing a name that folds like an earlier one. */
@@ -123,14 +124,14 @@ class ToolArgs
      */
     bool HandleNs3Flag(const std::string& flag, const std::string& value, bool hasValue);
 
-    std::string m_program;                        //!< tool name
-    std::string m_summary;                        //!< what it does
-    std::vector<Spec> m_specs;                    //!< declared flags
-    std::map<std::string, std::string> m_values;  //!< parsed values by spec name
-    std::string m_moreName;                       //!< name of further positionals ("" = none)
-    std::string m_moreHelp;                       //!< their help
-    std::vector<std::string> m_more;              //!< further positionals
-    bool m_ns3{false};                            //!< EnableNs3Attributes
+    std::string m_program;                       //!< tool name
+    std::string m_summary;                       //!< what it does
+    std::vector<Spec> m_specs;                   //!< declared flags
+    std::map<std::string, std::string> m_values; //!< parsed values by spec name
+    std::string m_moreName;                      //!< name of further positionals ("" = none)
+    std::string m_moreHelp;                      //!< their help
+    std::vector<std::string> m_more;             //!< further positionals
+    bool m_ns3{false};                           //!< EnableNs3Attributes
     std::vector<std::pair<std::string, std::string>> m_ns3Attributes; //!< given, in order
 };
 

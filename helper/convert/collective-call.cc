@@ -40,15 +40,21 @@ EndsWith(const std::string& text, const std::string& suffix)
 }
 
 /** Backend prefixes of the per-backend host ops ("nccl:all_reduce"). */
-const char* const kBackendPrefixes[] = {"nccl:", "gloo:", "mpi:", "ucc:", "xccl:", "hccl:",
-                                        "rccl:"};
+const char* const kBackendPrefixes[] =
+    {"nccl:", "gloo:", "mpi:", "ucc:", "xccl:", "hccl:", "rccl:"};
 
 /** Names a backend or record_param_comms uses for things that are not collectives. */
 bool
 IsKnownNonCollective(const std::string& squashed)
 {
-    static const std::set<std::string> names = {"", "wait", "waitall", "init", "coalesced",
-                                                "startcoalescing", "endcoalescing", "abort",
+    static const std::set<std::string> names = {"",
+                                                "wait",
+                                                "waitall",
+                                                "init",
+                                                "coalesced",
+                                                "startcoalescing",
+                                                "endcoalescing",
+                                                "abort",
                                                 "shutdown"};
     return names.count(squashed) != 0;
 }
@@ -318,7 +324,8 @@ ClassifyHostOp(const PyTorchNode& node, const std::string& path)
         auto op = ClassifyCollectiveName(*collective);
         if (!op)
         {
-            throw TraceError(path, node.Describe(),
+            throw TraceError(path,
+                             node.Describe(),
                              "unknown collective name \"" + *collective + "\"");
         }
         info.layer = CommLayer::Record;
@@ -338,7 +345,8 @@ ClassifyHostOp(const PyTorchNode& node, const std::string& path)
             auto op = ClassifyCollectiveName(collective);
             if (!op)
             {
-                throw TraceError(path, node.Describe(),
+                throw TraceError(path,
+                                 node.Describe(),
                                  "unknown collective name \"" + collective + "\" (op \"" + name +
                                      "\")");
             }
@@ -372,7 +380,8 @@ ClassifyNcclKernelName(const std::string& name)
         return std::nullopt;
     }
     std::size_t end = name.find_first_of("_(", start);
-    std::string collective = Squash(name.substr(start, end == std::string::npos ? end : end - start));
+    std::string collective =
+        Squash(name.substr(start, end == std::string::npos ? end : end - start));
     if (collective == "sendrecv")
     {
         return CommOp{CommKind::SendRecv, ChakraProtoMsg::ALL_REDUCE};
@@ -384,13 +393,13 @@ std::optional<uint64_t>
 DtypeBytes(const std::string& dtype)
 {
     static const std::map<std::string, uint64_t> sizes = {
-        {"bool", 1},          {"byte", 1},          {"char", 1},           {"uint8", 1},
-        {"int8", 1},          {"short", 2},         {"int16", 2},          {"int", 4},
-        {"int32", 4},         {"long", 8},          {"int64", 8},          {"half", 2},
-        {"float16", 2},       {"bfloat16", 2},      {"float", 4},          {"float32", 4},
-        {"double", 8},        {"float64", 8},       {"complexhalf", 4},    {"complexfloat", 8},
-        {"complexdouble", 16}, {"float8e4m3fn", 1}, {"float8e5m2", 1},     {"float8e4m3fnuz", 1},
-        {"float8e5m2fnuz", 1}, {"uint16", 2},       {"uint32", 4},         {"uint64", 8},
+        {"bool", 1},           {"byte", 1},         {"char", 1},        {"uint8", 1},
+        {"int8", 1},           {"short", 2},        {"int16", 2},       {"int", 4},
+        {"int32", 4},          {"long", 8},         {"int64", 8},       {"half", 2},
+        {"float16", 2},        {"bfloat16", 2},     {"float", 4},       {"float32", 4},
+        {"double", 8},         {"float64", 8},      {"complexhalf", 4}, {"complexfloat", 8},
+        {"complexdouble", 16}, {"float8e4m3fn", 1}, {"float8e5m2", 1},  {"float8e4m3fnuz", 1},
+        {"float8e5m2fnuz", 1}, {"uint16", 2},       {"uint32", 4},      {"uint64", 8},
     };
     auto it = sizes.find(Squash(dtype));
     if (it == sizes.end())
@@ -412,7 +421,8 @@ SumTensorBytes(const PyTorchIo& io,
         int64_t elementBytes = tensor[4].get<int64_t>();
         if (count < 0 || elementBytes < 0 || elementBytes > 64 || (elementBytes == 0 && count > 0))
         {
-            throw TraceError(path, where,
+            throw TraceError(path,
+                             where,
                              "absurd tensor " + tensor.dump() +
                                  " (num_elem must be >= 0 and elem_bytes 1..64)");
         }
@@ -424,9 +434,11 @@ SumTensorBytes(const PyTorchIo& io,
         total += bytes * static_cast<uint64_t>(elementBytes);
         if (total > kMaxCommBytes)
         {
-            throw TraceError(path, where,
-                             "absurd message size: more than 2^40 bytes (1 TiB, kMaxCommBytes) in the input "
-                             "tensors");
+            throw TraceError(
+                path,
+                where,
+                "absurd message size: more than 2^40 bytes (1 TiB, kMaxCommBytes) in the input "
+                "tensors");
         }
     };
     const Json values = io.ParseValues();
@@ -728,8 +740,8 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
                 fromFrontend = IntArgument(*frontend, 2); // (tensors, pg, peer, tag)
             }
         }
-        std::optional<int64_t> fromRecord = record != nullptr ? IntArgument(*record, 3)
-                                                               : std::nullopt;
+        std::optional<int64_t> fromRecord =
+            record != nullptr ? IntArgument(*record, 3) : std::nullopt;
         std::optional<int64_t> rankArgument = fromFrontend ? fromFrontend : fromRecord;
         if (IsRooted(call.op))
         {

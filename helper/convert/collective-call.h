@@ -5,11 +5,10 @@
 #ifndef CHAKRA_COLLECTIVE_CALL_H
 #define CHAKRA_COLLECTIVE_CALL_H
 
+#include "et_def.pb.h"
 #include "pytorch-trace.h"
 
 #include "ns3/trace-limits.h"
-
-#include "et_def.pb.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +31,7 @@ enum class CommKind
 /** \ingroup chakra \brief A recognised communication: kind and, for collectives, type. */
 struct CommOp
 {
-    CommKind kind{CommKind::Collective};                          //!< what it does
+    CommKind kind{CommKind::Collective};                                 //!< what it does
     ChakraProtoMsg::CollectiveCommType type{ChakraProtoMsg::ALL_REDUCE}; //!< collective type
 
     /** \param other another op \return true if both do the same thing */
@@ -119,16 +118,16 @@ uint64_t SumTensorBytes(const PyTorchIo& io,
  */
 struct CollectiveCall
 {
-    std::vector<std::size_t> layers;     //!< its host ops (node indices), outermost first
-    std::size_t hostOp{0};               //!< the innermost host op (the comm node if no kernel)
-    std::optional<std::size_t> kernel;   //!< its NCCL kernel (the comm node when present)
-    CommOp op;                           //!< what it does (Send/Recv/Collective)
-    uint64_t bytes{0};                   //!< comm_size: bytes of this rank's input tensors
+    std::vector<std::size_t> layers;       //!< its host ops (node indices), outermost first
+    std::size_t hostOp{0};                 //!< the innermost host op (the comm node if no kernel)
+    std::optional<std::size_t> kernel;     //!< its NCCL kernel (the comm node when present)
+    CommOp op;                             //!< what it does (Send/Recv/Collective)
+    uint64_t bytes{0};                     //!< comm_size: bytes of this rank's input tensors
     std::optional<uint64_t> recordedBytes; //!< in_msg_nelems x dtype size, when recorded
-    std::optional<std::string> pgName;   //!< process group name, when the trace names it
-    std::optional<int64_t> pgBackendId;  //!< process group as a backend id (schema 1.0.2)
-    std::optional<int64_t> rootLocal;    //!< group-local root (broadcast, reduce, ...)
-    std::optional<int64_t> peerLocal;    //!< group-local peer (send: dst, recv: src)
+    std::optional<std::string> pgName;     //!< process group name, when the trace names it
+    std::optional<int64_t> pgBackendId;    //!< process group as a backend id (schema 1.0.2)
+    std::optional<int64_t> rootLocal;      //!< group-local root (broadcast, reduce, ...)
+    std::optional<int64_t> peerLocal;      //!< group-local peer (send: dst, recv: src)
 };
 
 /**
@@ -149,14 +148,12 @@ struct CollectiveCallSet
  * Groups the collective layers of a trace into calls: each innermost layer op is one call,
  * with its layer ancestors; a backend op outside any other layer (an asynchronous gloo op the
  * trace records beside its c10d op) joins the latest preceding call (among the last 16) of the
- * same type that has no backend op and shares a tensor with it. Each NCCL kernel joins the call of its nearest
- * layer ancestor; a NCCL kernel under no layer joins the nearest (by id) call of a compatible
- * type that has no kernel, if any (a launcher the linker attached to another op). Then the type, size, process group, root and peer of every call are read
- * from its layers (see doc/converter.md).
- * \param trace the trace
- * \param layers ClassifyHostOp of every node (None for GPU ops and special nodes)
- * \return the calls
- * \throws TraceError on an absurd tensor size
+ * same type that has no backend op and shares a tensor with it. Each NCCL kernel joins the call of
+ * its nearest layer ancestor; a NCCL kernel under no layer joins the nearest (by id) call of a
+ * compatible type that has no kernel, if any (a launcher the linker attached to another op). Then
+ * the type, size, process group, root and peer of every call are read from its layers (see
+ * doc/converter.md). \param trace the trace \param layers ClassifyHostOp of every node (None for
+ * GPU ops and special nodes) \return the calls \throws TraceError on an absurd tensor size
  */
 CollectiveCallSet FindCollectiveCalls(const PyTorchTrace& trace,
                                       const std::vector<CommLayerInfo>& layers);

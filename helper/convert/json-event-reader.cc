@@ -633,9 +633,8 @@ JsonEventReader::ReadNumber(JsonEventHandler& handler)
         constexpr uint64_t kMinMagnitude = uint64_t(1) << 63; // -INT64_MIN
         if (magnitude <= kMinMagnitude)
         {
-            return handler.Integer(magnitude == kMinMagnitude
-                                       ? std::numeric_limits<int64_t>::min()
-                                       : -static_cast<int64_t>(magnitude));
+            return handler.Integer(magnitude == kMinMagnitude ? std::numeric_limits<int64_t>::min()
+                                                              : -static_cast<int64_t>(magnitude));
         }
     }
     // Correctly rounded and independent of the locale; values out of a double's range as

@@ -120,15 +120,15 @@ class JsonEventReader
     /** Opens an array or object: checks the depth limit. */
     bool Open(char bracket);
 
-    const char* m_data;          //!< its bytes
-    std::size_t m_size;          //!< their number
-    std::size_t m_pos{0};        //!< next byte to read
-    uint32_t m_maxDepth;         //!< nesting limit
-    std::vector<char> m_open;    //!< open containers, innermost last ('[' or '{')
-    std::string m_string;        //!< the string being read
-    std::string m_error;         //!< why reading failed
-    uint64_t m_errorByte{0};     //!< where
-    bool m_tooDeep{false};       //!< the failure is the depth limit
+    const char* m_data;       //!< its bytes
+    std::size_t m_size;       //!< their number
+    std::size_t m_pos{0};     //!< next byte to read
+    uint32_t m_maxDepth;      //!< nesting limit
+    std::vector<char> m_open; //!< open containers, innermost last ('[' or '{')
+    std::string m_string;     //!< the string being read
+    std::string m_error;      //!< why reading failed
+    uint64_t m_errorByte{0};  //!< where
+    bool m_tooDeep{false};    //!< the failure is the depth limit
 };
 
 } // namespace ns3

@@ -26,7 +26,8 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
     const nlohmann::json values = node.inputs.ParseValues();
     if (!values.is_array() || values.empty() || !values[0].is_string())
     {
-        throw TraceError(path, where,
+        throw TraceError(path,
+                         where,
                          "process_group:init without a JSON string as its first input value");
     }
     Ordered groups;
@@ -37,7 +38,8 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
     }
     catch (const Ordered::parse_error& e)
     {
-        throw TraceError(path, where,
+        throw TraceError(path,
+                         where,
                          std::string("process_group:init holds malformed JSON: ") + e.what());
     }
     if (!groups.is_array())
@@ -48,7 +50,8 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
     {
         if (!group.is_object() || !group.contains("pg_name"))
         {
-            throw TraceError(path, where,
+            throw TraceError(path,
+                             where,
                              "process_group:init entry without \"pg_name\": " + group.dump());
         }
         ProcessGroup pg;
@@ -63,8 +66,9 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
         }
         else
         {
-            throw TraceError(path, where, "process_group:init \"pg_name\" is not a string: " +
-                                              name.dump());
+            throw TraceError(path,
+                             where,
+                             "process_group:init \"pg_name\" is not a string: " + name.dump());
         }
         group["pg_name"] = pg.name;
         const std::string groupWhere = where + ": process group \"" + pg.name + "\"";
@@ -115,7 +119,8 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
         else if (*pg.size != static_cast<int64_t>(pg.ranks.size()))
         {
             // Written through, the list would win in the simulator while the size said else.
-            throw TraceError(path, groupWhere,
+            throw TraceError(path,
+                             groupWhere,
                              "lists " + std::to_string(pg.ranks.size()) +
                                  " ranks but its group_size is " + std::to_string(*pg.size));
         }
@@ -125,7 +130,8 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
             auto twice = std::adjacent_find(sorted.begin(), sorted.end());
             if (twice != sorted.end())
             {
-                throw TraceError(path, groupWhere,
+                throw TraceError(path,
+                                 groupWhere,
                                  "lists rank " + std::to_string(*twice) + " twice");
             }
         }

@@ -67,8 +67,8 @@ class ProcessGroupTable
     std::optional<int64_t> ToGlobal(const std::string& name, int64_t local) const;
 
   private:
-    std::map<std::string, ProcessGroup> m_groups;      //!< by name
-    std::map<int64_t, std::string> m_backendIds;       //!< backend_id -> name
+    std::map<std::string, ProcessGroup> m_groups; //!< by name
+    std::map<int64_t, std::string> m_backendIds;  //!< backend_id -> name
 };
 
 } // namespace ns3

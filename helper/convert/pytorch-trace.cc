@@ -153,14 +153,18 @@ struct RawIo
     };
 
     Kind kind{ABSENT};
-    std::string text;                  //!< ARRAY: compact JSON
-    PyTorchIo io;                      //!< OBJECT: values, shapes, types
-    std::array<bool, 3> notArray{};    //!< OBJECT: which of the three is neither array nor null
+    std::string text;               //!< ARRAY: compact JSON
+    PyTorchIo io;                   //!< OBJECT: values, shapes, types
+    std::array<bool, 3> notArray{}; //!< OBJECT: which of the three is neither array nor null
 };
 
 /** The io field names, in the order of RawNode::io. */
-constexpr std::array<std::string_view, 6> kIoKeys{"inputs", "outputs", "input_shapes",
-                                                  "input_types", "output_shapes", "output_types"};
+constexpr std::array<std::string_view, 6> kIoKeys{"inputs",
+                                                  "outputs",
+                                                  "input_shapes",
+                                                  "input_types",
+                                                  "output_shapes",
+                                                  "output_types"};
 /** The members of a {values, shapes, types} object, in the order NodeParser checks them. */
 constexpr std::array<std::string_view, 3> kIoMembers{"values", "shapes", "types"};
 /** The fields of an "attrs" entry. */
@@ -261,8 +265,8 @@ class NodeParser
             node.stream = node.stream ? node.stream : ArgsInt("stream");
             node.device = node.device ? node.device : ArgsInt("device");
             node.correlation = node.correlation ? node.correlation : ArgsInt("correlation");
-            node.dur = node.dur ? node.dur : (node.inclusiveDur ? node.inclusiveDur
-                                                                : node.exclusiveDur);
+            node.dur =
+                node.dur ? node.dur : (node.inclusiveDur ? node.inclusiveDur : node.exclusiveDur);
         }
         if (const Json* pg = Linked("pg_name", node))
         {
@@ -546,8 +550,8 @@ class NodeParser
     {
         if (m_legacy)
         {
-            for (const char* key : {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid",
-                                    "op_schema"})
+            for (const char* key :
+                 {"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema"})
             {
                 auto it = m_json.find(key);
                 if (it != m_json.end() && !it->is_null())
@@ -609,12 +613,12 @@ class NodeParser
 /** A node object as the SAX reader collects it: its fields, attribute list and io apart. */
 struct RawNode
 {
-    Json fields;                    //!< every field but a well-formed "attrs" list and the io
-    std::vector<PyTorchAttr> attrs; //!< the "attrs" list, when it is an array
-    bool hasAttrs{false};           //!< true if "attrs" was an array
-    std::string attrError;          //!< why an entry of "attrs" is malformed
+    Json fields;                          //!< every field but a well-formed "attrs" list and the io
+    std::vector<PyTorchAttr> attrs;       //!< the "attrs" list, when it is an array
+    bool hasAttrs{false};                 //!< true if "attrs" was an array
+    std::string attrError;                //!< why an entry of "attrs" is malformed
     std::array<RawIo, kIoKeys.size()> io; //!< the io fields, as kIoKeys names them
-    std::size_t index{0};           //!< position in the "nodes" array
+    std::size_t index{0};                 //!< position in the "nodes" array
 };
 
 /**
@@ -626,10 +630,10 @@ struct RawNode
 class TraceSax : public JsonEventHandler
 {
   public:
-    Json top = Json::object();     //!< top-level fields other than "nodes"
-    bool topIsObject{false};       //!< the document is an object
-    bool nodesSeen{false};         //!< "nodes" was an array
-    std::vector<RawNode> nodes;    //!< nodes not handed to the sink (yet)
+    Json top = Json::object();  //!< top-level fields other than "nodes"
+    bool topIsObject{false};    //!< the document is an object
+    bool nodesSeen{false};      //!< "nodes" was an array
+    std::vector<RawNode> nodes; //!< nodes not handed to the sink (yet)
     /** Receives each node object when it ends; returns false to keep it in "nodes" (the
      *  schema is not known yet). */
     std::function<bool(RawNode&)> sink;
@@ -1060,19 +1064,19 @@ class TraceSax : public JsonEventHandler
         }
     }
 
-    std::vector<Frame> m_frames;  //!< where the reader is
-    std::vector<Json*> m_stack;   //!< open containers of the value being captured
-    Json* m_slot{nullptr};        //!< the object member the next captured value fills
-    std::string m_key;            //!< the last key outside a captured value
-    int m_io{-1};                 //!< in a node: the io field m_key names (kIoKeys), or -1
-    int m_member{-1};             //!< in an io object: the member m_key names, or -1
-    int m_attrField{-1};          //!< in an attrs entry: the field m_key names, or -1
-    PyTorchAttr m_attr;           //!< the attribute being read
-    bool m_attrHasName{false};    //!< it has a name
-    bool m_attrHasType{false};    //!< it has a type
-    Json m_ignored;               //!< values nobody needs
-    CompactWriter m_compact;      //!< writes the io array being read
-    std::size_t m_nodeCount{0};   //!< node objects started
+    std::vector<Frame> m_frames; //!< where the reader is
+    std::vector<Json*> m_stack;  //!< open containers of the value being captured
+    Json* m_slot{nullptr};       //!< the object member the next captured value fills
+    std::string m_key;           //!< the last key outside a captured value
+    int m_io{-1};                //!< in a node: the io field m_key names (kIoKeys), or -1
+    int m_member{-1};            //!< in an io object: the member m_key names, or -1
+    int m_attrField{-1};         //!< in an attrs entry: the field m_key names, or -1
+    PyTorchAttr m_attr;          //!< the attribute being read
+    bool m_attrHasName{false};   //!< it has a name
+    bool m_attrHasType{false};   //!< it has a type
+    Json m_ignored;              //!< values nobody needs
+    CompactWriter m_compact;     //!< writes the io array being read
+    std::size_t m_nodeCount{0};  //!< node objects started
 };
 
 } // namespace
@@ -1138,16 +1142,22 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
         trace.m_schema = schema->get<std::string>();
         if (trace.m_schema.compare(0, 2, "1.") != 0)
         {
-            throw TraceError(path, "", "unsupported schema \"" + trace.m_schema +
-                                           "\" (supported: 1.0.1 and 1.x-chakra.*)");
+            throw TraceError(path,
+                             "",
+                             "unsupported schema \"" + trace.m_schema +
+                                 "\" (supported: 1.0.1 and 1.x-chakra.*)");
         }
         trace.m_legacy = trace.m_schema.find("-chakra") == std::string::npos;
         schemaKnown = true;
         return true;
     };
     auto readNode = [&](RawNode& raw) {
-        trace.m_nodes.push_back(NodeParser(path, raw.fields, raw.index, trace.m_legacy,
-                                           raw.hasAttrs ? &raw.attrs : nullptr, raw.attrError,
+        trace.m_nodes.push_back(NodeParser(path,
+                                           raw.fields,
+                                           raw.index,
+                                           trace.m_legacy,
+                                           raw.hasAttrs ? &raw.attrs : nullptr,
+                                           raw.attrError,
                                            raw.io)
                                     .Parse());
     };
@@ -1164,13 +1174,16 @@ PyTorchTrace::Parse(const std::string& text, const std::string& path)
     JsonEventReader reader(text);
     if (!reader.Read(sax))
     {
-        throw TraceError(path, "byte " + std::to_string(reader.GetErrorByte()),
+        throw TraceError(path,
+                         "byte " + std::to_string(reader.GetErrorByte()),
                          reader.IsTooDeep() ? reader.GetError()
                                             : "malformed JSON: " + reader.GetError());
     }
     if (!sax.topIsObject)
     {
-        throw TraceError(path, "", "not a PyTorch execution trace (the top level is not an object)");
+        throw TraceError(path,
+                         "",
+                         "not a PyTorch execution trace (the top level is not an object)");
     }
     if (!schemaKnown && !readSchema())
     {
@@ -1281,7 +1294,8 @@ PyTorchTrace::BuildTree()
     {
         if (m_nodes[i].id == m_nodes[i - 1].id)
         {
-            throw TraceError(m_path, m_nodes[i].Describe(),
+            throw TraceError(m_path,
+                             m_nodes[i].Describe(),
                              "duplicate node id (also " + m_nodes[i - 1].Describe() + ")");
         }
     }
@@ -1399,9 +1413,10 @@ PyTorchTrace::GetNode(std::size_t index) const
 std::optional<std::size_t>
 PyTorchTrace::FindIndex(uint64_t id) const
 {
-    auto it = std::lower_bound(m_nodes.begin(), m_nodes.end(), id, [](const auto& node, uint64_t v) {
-        return node.id < v;
-    });
+    auto it =
+        std::lower_bound(m_nodes.begin(), m_nodes.end(), id, [](const auto& node, uint64_t v) {
+            return node.id < v;
+        });
     if (it == m_nodes.end() || it->id != id)
     {
         return std::nullopt;

@@ -5,10 +5,9 @@
 #ifndef CHAKRA_PYTORCH_TRACE_H
 #define CHAKRA_PYTORCH_TRACE_H
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,9 +25,9 @@ namespace ns3
  */
 struct PyTorchAttr
 {
-    std::string name;      //!< attribute name
-    std::string type;      //!< the trace's type name ("uint64", "int64", "string", ...)
-    nlohmann::json value;  //!< the value as given
+    std::string name;     //!< attribute name
+    std::string type;     //!< the trace's type name ("uint64", "int64", "string", ...)
+    nlohmann::json value; //!< the value as given
 };
 
 /**
@@ -58,28 +57,28 @@ struct PyTorchIo
  */
 struct PyTorchNode
 {
-    uint64_t id{0};                        //!< node id (unique in the trace)
-    std::string name;                      //!< op name, kernel name, annotation
-    std::optional<uint64_t> parent;        //!< call-tree parent id as written in the trace
-    bool isGpuOp{false};                   //!< true if the node has a "cat" key
-    std::string cat;                       //!< "kernel", "gpu_memcpy", "gpu_memset" (GPU ops)
-    std::optional<int64_t> tid;            //!< host thread
-    std::optional<double> ts;              //!< start
-    std::optional<double> dur;             //!< GPU op duration
-    std::optional<double> inclusiveDur;    //!< host op duration with its children
-    std::optional<double> exclusiveDur;    //!< host op duration without its children
-    std::optional<double> waitDur;         //!< part of exclusiveDur spent blocked (linker)
-    std::optional<double> gapDur;          //!< thread time before the op, outside any op
-    std::optional<int64_t> stream;         //!< GPU stream
-    std::optional<int64_t> device;         //!< GPU device
-    std::optional<int64_t> correlation;    //!< Kineto correlation id
-    std::optional<std::string> pgName;     //!< process group named by a NCCL kernel
+    uint64_t id{0};                         //!< node id (unique in the trace)
+    std::string name;                       //!< op name, kernel name, annotation
+    std::optional<uint64_t> parent;         //!< call-tree parent id as written in the trace
+    bool isGpuOp{false};                    //!< true if the node has a "cat" key
+    std::string cat;                        //!< "kernel", "gpu_memcpy", "gpu_memset" (GPU ops)
+    std::optional<int64_t> tid;             //!< host thread
+    std::optional<double> ts;               //!< start
+    std::optional<double> dur;              //!< GPU op duration
+    std::optional<double> inclusiveDur;     //!< host op duration with its children
+    std::optional<double> exclusiveDur;     //!< host op duration without its children
+    std::optional<double> waitDur;          //!< part of exclusiveDur spent blocked (linker)
+    std::optional<double> gapDur;           //!< thread time before the op, outside any op
+    std::optional<int64_t> stream;          //!< GPU stream
+    std::optional<int64_t> device;          //!< GPU device
+    std::optional<int64_t> correlation;     //!< Kineto correlation id
+    std::optional<std::string> pgName;      //!< process group named by a NCCL kernel
     std::optional<uint64_t> interThreadDep; //!< host op of another thread to wait for
-    std::vector<uint64_t> syncDeps;        //!< GPU ops this host op waited for
-    std::vector<uint64_t> crossStreamDeps; //!< GPU ops of other streams this GPU op waited for
-    PyTorchIo inputs;                      //!< inputs
-    PyTorchIo outputs;                     //!< outputs
-    std::vector<PyTorchAttr> attrs;        //!< attributes in trace order
+    std::vector<uint64_t> syncDeps;         //!< GPU ops this host op waited for
+    std::vector<uint64_t> crossStreamDeps;  //!< GPU ops of other streams this GPU op waited for
+    PyTorchIo inputs;                       //!< inputs
+    PyTorchIo outputs;                      //!< outputs
+    std::vector<PyTorchAttr> attrs;         //!< attributes in trace order
 
     /**
      * \param attrName an attribute name
@@ -170,15 +169,15 @@ class PyTorchTrace
     /** Builds parents, children and the preorder; throws on a parent loop. */
     void BuildTree();
 
-    std::string m_path;                              //!< file name for errors
-    std::string m_schema;                            //!< the schema string
-    bool m_legacy{false};                            //!< 1.0.1 layout
-    TraceLinkInfo m_link;                            //!< trace_link object
-    std::vector<PyTorchNode> m_nodes;                //!< sorted by id
+    std::string m_path;                               //!< file name for errors
+    std::string m_schema;                             //!< the schema string
+    bool m_legacy{false};                             //!< 1.0.1 layout
+    TraceLinkInfo m_link;                             //!< trace_link object
+    std::vector<PyTorchNode> m_nodes;                 //!< sorted by id
     std::vector<std::optional<std::size_t>> m_parent; //!< parent index per node
     std::vector<std::vector<std::size_t>> m_children; //!< children per node, id order
-    std::vector<std::size_t> m_preorder;             //!< preorder of the call tree
-    uint64_t m_danglingParents{0};                   //!< parents naming no node
+    std::vector<std::size_t> m_preorder;              //!< preorder of the call tree
+    uint64_t m_danglingParents{0};                    //!< parents naming no node
 };
 
 /**

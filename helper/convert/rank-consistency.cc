@@ -28,11 +28,11 @@ constexpr std::size_t kIdsListed = 10;
 /** One collective as a rank's trace records it. */
 struct CollectiveEntry
 {
-    uint64_t id{0};        //!< node id
-    std::string name;      //!< node name
-    int64_t type{-1};      //!< comm_type (-1: missing)
-    uint64_t size{0};      //!< comm_size
-    int64_t root{-1};      //!< root_rank (-1: none)
+    uint64_t id{0};   //!< node id
+    std::string name; //!< node name
+    int64_t type{-1}; //!< comm_type (-1: missing)
+    uint64_t size{0}; //!< comm_size
+    int64_t root{-1}; //!< root_rank (-1: none)
 };
 
 /** One send or receive. */
@@ -53,19 +53,22 @@ using MessageKey = std::tuple<int64_t, int64_t, int64_t>;
 /** What one rank's file holds. */
 struct RankTrace
 {
-    std::string path;                                              //!< the file
-    std::map<std::string, std::vector<CollectiveEntry>> groups;    //!< collectives per pg
-    std::map<std::string, std::vector<int64_t>> groupRanks;        //!< from process_group:init
-    std::optional<int64_t> worldSize;                              //!< metadata world_size
-    std::string gpuName; //!< metadata gpu_name (Kineto's deviceProperties; "" if unknown)
-    uint64_t sizeless{0};                  //!< communication nodes without comm_size
-    std::vector<uint64_t> sizelessIds;     //!< the first kIdsListed of them
+    std::string path;                                           //!< the file
+    std::map<std::string, std::vector<CollectiveEntry>> groups; //!< collectives per pg
+    std::map<std::string, std::vector<int64_t>> groupRanks;     //!< from process_group:init
+    std::optional<int64_t> worldSize;                           //!< metadata world_size
+    std::string gpuName;  //!< metadata gpu_name (Kineto's deviceProperties; "" if unknown)
+    uint64_t sizeless{0}; //!< communication nodes without comm_size
+    std::vector<uint64_t> sizelessIds; //!< the first kIdsListed of them
 };
 
 bool
 FileExists(const std::string& path)
 {
-    struct stat info{};
+    struct stat info
+    {
+    };
+
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
@@ -205,9 +208,10 @@ class Checker
         int64_t rank = RankOf(path, reader.GetMetadata(), position);
         if (m_traces.count(rank) != 0)
         {
-            throw TraceError(path, "", "rank " + std::to_string(rank) + " is also " +
-                                           m_traces[rank].path +
-                                           "'s: give one file per rank");
+            throw TraceError(path,
+                             "",
+                             "rank " + std::to_string(rank) + " is also " + m_traces[rank].path +
+                                 "'s: give one file per rank");
         }
         RankTrace& trace = m_traces[rank];
         trace.path = path;
@@ -220,7 +224,8 @@ class Checker
             {
                 if (!AttributeToInt64(attr, value, why) || value <= 0)
                 {
-                    throw TraceError(path, "metadata",
+                    throw TraceError(path,
+                                     "metadata",
                                      "attribute 'world_size' is not a positive integer" +
                                          (why.empty() ? "" : ": " + why));
                 }
@@ -306,7 +311,8 @@ class Checker
                              ")");
                 }
                 m_named.insert(*peer);
-                MessageKey key{send ? rank : *peer, send ? *peer : rank,
+                MessageKey key{send ? rank : *peer,
+                               send ? *peer : rank,
                                node.GetCommTag().value_or(0)};
                 // Repeated keys pair in posting order (MPI's non-overtaking rule), which is
                 // file order here.
@@ -327,8 +333,8 @@ class Checker
             }
             if (trace.sizeless > trace.sizelessIds.size())
             {
-                listed += " and " + std::to_string(trace.sizeless - trace.sizelessIds.size()) +
-                          " more";
+                listed +=
+                    " and " + std::to_string(trace.sizeless - trace.sizelessIds.size()) + " more";
             }
             const std::string what =
                 path + ": " + std::to_string(trace.sizeless) + " communication node" +
@@ -461,10 +467,9 @@ class Checker
                     }
                     // Every disagreement counts; the first few of each rank are spelled out.
                     const std::string what =
-                        group + ": call #" + std::to_string(k) +
-                        " (program order) differs in " + field + ": rank " +
-                        std::to_string(rank) + " has " + DescribeCall(a) + " (" +
-                        Describe(other.path, a.id, a.name) + "), rank " +
+                        group + ": call #" + std::to_string(k) + " (program order) differs in " +
+                        field + ": rank " + std::to_string(rank) + " has " + DescribeCall(a) +
+                        " (" + Describe(other.path, a.id, a.name) + "), rank " +
                         std::to_string(*reference) + " has " + DescribeCall(e) + " (" +
                         Describe(ref.path, e.id, e.name) + ")";
                     if (reported++ < 5)
@@ -516,9 +521,8 @@ class Checker
             }
             Mismatch("the " + std::to_string(files) + " files are not ranks 0 .. " +
                      std::to_string(files - 1) + ": no file of rank" +
-                     (absent.size() == 1 ? " " : "s ") + list +
-                     (absent.size() > 10 ? " ..." : "") + " (highest rank " +
-                     std::to_string(m_traces.rbegin()->first) + ", " +
+                     (absent.size() == 1 ? " " : "s ") + list + (absent.size() > 10 ? " ..." : "") +
+                     " (highest rank " + std::to_string(m_traces.rbegin()->first) + ", " +
                      m_traces.rbegin()->second.path + ")");
         }
         bool anyWorldSize = false;
@@ -534,9 +538,9 @@ class Checker
                 Mismatch(trace.path + ": metadata world_size is " +
                          std::to_string(*trace.worldSize) + " but " + std::to_string(files) +
                          " rank file" + (files == 1 ? " was" : "s were") + " given" +
-                         (*trace.worldSize > files ? ": missing ranks " +
-                                                         RankList(files, *trace.worldSize - 1)
-                                                   : ": files of another job mixed in?"));
+                         (*trace.worldSize > files
+                              ? ": missing ranks " + RankList(files, *trace.worldSize - 1)
+                              : ": files of another job mixed in?"));
                 return; // one is enough: the others say the same or disagree among themselves
             }
         }
@@ -549,7 +553,8 @@ class Checker
         if (m_named.empty())
         {
             Warning("no world_size in the metadata, and no process group or send/recv names a "
-                    "rank: whether these " + std::to_string(files) +
+                    "rank: whether these " +
+                    std::to_string(files) +
                     " files are the whole job cannot be checked (a missing or an extra rank "
                     "file would go unnoticed)");
             return;
@@ -558,7 +563,8 @@ class Checker
         if (highest < files - 1)
         {
             Warning("no world_size in the metadata, and no process group or send/recv names "
-                    "rank" + std::string(files - 1 > highest + 1 ? "s " : " ") +
+                    "rank" +
+                    std::string(files - 1 > highest + 1 ? "s " : " ") +
                     RankList(highest + 1, files - 1) + " (the highest rank named is " +
                     std::to_string(highest) + "): files of another job mixed in?");
         }
@@ -600,7 +606,8 @@ class Checker
             }
         }
         Warning("the ranks ran on different GPUs (metadata gpu_name, from Kineto's "
-                "deviceProperties): " + text +
+                "deviceProperties): " +
+                text +
                 ": traces of another machine mixed in? One GPU's NVLink is used for every host");
     }
 
@@ -622,8 +629,8 @@ class Checker
             {
                 const MessageEntry& send = sends[k];
                 const std::string what = m_traces[send.rank].path + ": node " +
-                                         std::to_string(send.id) + ": send" +
-                                         nth(k, sends.size()) + " " + keyText(key);
+                                         std::to_string(send.id) + ": send" + nth(k, sends.size()) +
+                                         " " + keyText(key);
                 if (k >= recvCount)
                 {
                     int64_t dst = std::get<1>(key);
@@ -660,10 +667,10 @@ class Checker
         }
     }
 
-    RankConsistencyReport& m_report;          //!< the outcome
-    RankConsistencyOptions m_options;         //!< settings
-    std::set<int64_t> m_named;                //!< ranks named by group members and peers
-    std::map<int64_t, RankTrace> m_traces;    //!< by rank
+    RankConsistencyReport& m_report;       //!< the outcome
+    RankConsistencyOptions m_options;      //!< settings
+    std::set<int64_t> m_named;             //!< ranks named by group members and peers
+    std::map<int64_t, RankTrace> m_traces; //!< by rank
     std::map<MessageKey, std::vector<MessageEntry>> m_sends; //!< every send, in file order
     std::map<MessageKey, std::vector<MessageEntry>> m_recvs; //!< every receive, in file order
 };
@@ -684,11 +691,10 @@ operator<<(std::ostream& os, const RankConsistencyReport& report)
     {
         os << " \"" << pg << "\" " << count;
     }
-    os << (report.collectivesPerGroup.empty() ? " none" : "") << "; send/recv pairs matched: "
-       << report.messages << "\n";
-    os << (report.IsConsistent() ? "consistent" : "INCONSISTENT") << ": "
-       << report.mismatchCount << " mismatches, " << report.noteCount << " notes, "
-       << report.warningCount << " warnings\n";
+    os << (report.collectivesPerGroup.empty() ? " none" : "")
+       << "; send/recv pairs matched: " << report.messages << "\n";
+    os << (report.IsConsistent() ? "consistent" : "INCONSISTENT") << ": " << report.mismatchCount
+       << " mismatches, " << report.noteCount << " notes, " << report.warningCount << " warnings\n";
     for (const auto& mismatch : report.mismatches)
     {
         os << "  mismatch: " << mismatch << "\n";

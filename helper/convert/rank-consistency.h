@@ -28,16 +28,16 @@ struct RankConsistencyOptions
 /** \ingroup chakra \brief The outcome of CheckRankConsistency. */
 struct RankConsistencyReport
 {
-    std::map<int64_t, std::string> files;          //!< rank -> file
+    std::map<int64_t, std::string> files;                //!< rank -> file
     std::map<std::string, uint64_t> collectivesPerGroup; //!< pg_name -> collectives on its
-                                                   //!< reference rank
-    uint64_t messages{0};                          //!< send/recv pairs matched
-    std::vector<std::string> mismatches;           //!< what disagrees (first 100)
-    uint64_t mismatchCount{0};                     //!< every mismatch
-    std::vector<std::string> notes;                //!< allowed differences (first 100)
-    uint64_t noteCount{0};                         //!< every note
-    std::vector<std::string> warnings;             //!< what may be wrong (first 100)
-    uint64_t warningCount{0};                      //!< every warning
+                                                         //!< reference rank
+    uint64_t messages{0};                                //!< send/recv pairs matched
+    std::vector<std::string> mismatches;                 //!< what disagrees (first 100)
+    uint64_t mismatchCount{0};                           //!< every mismatch
+    std::vector<std::string> notes;                      //!< allowed differences (first 100)
+    uint64_t noteCount{0};                               //!< every note
+    std::vector<std::string> warnings;                   //!< what may be wrong (first 100)
+    uint64_t warningCount{0};                            //!< every warning
 
     /** \return true if no mismatch was found */
     bool IsConsistent() const;

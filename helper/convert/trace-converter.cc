@@ -55,10 +55,26 @@ IsReservedAttr(std::string_view name)
 {
     // Asked for every attribute of every node: string_view comparisons (lengths first) over a
     // short list cost a fraction of a std::set<std::string> lookup.
-    static constexpr std::string_view kNames[] = {
-        "is_cpu_op", "comm_type", "comm_size", "pg_name", "comm_src", "comm_dst", "comm_tag",
-        "root_rank", "tid", "stream", "device", "correlation", "duration_exact_micros", "cat",
-        "ts", "dur", "inclusive_dur", "exclusive_dur", "inter_thread_dep", "sync_deps"};
+    static constexpr std::string_view kNames[] = {"is_cpu_op",
+                                                  "comm_type",
+                                                  "comm_size",
+                                                  "pg_name",
+                                                  "comm_src",
+                                                  "comm_dst",
+                                                  "comm_tag",
+                                                  "root_rank",
+                                                  "tid",
+                                                  "stream",
+                                                  "device",
+                                                  "correlation",
+                                                  "duration_exact_micros",
+                                                  "cat",
+                                                  "ts",
+                                                  "dur",
+                                                  "inclusive_dur",
+                                                  "exclusive_dur",
+                                                  "inter_thread_dep",
+                                                  "sync_deps"};
     return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -245,9 +261,10 @@ class Conversion
         }
         if (m_rank && m_worldSize && *m_rank >= *m_worldSize)
         {
-            throw TraceError(m_path, "", "rank " + std::to_string(*m_rank) +
-                                             " is not below the world size " +
-                                             std::to_string(*m_worldSize));
+            throw TraceError(m_path,
+                             "",
+                             "rank " + std::to_string(*m_rank) + " is not below the world size " +
+                                 std::to_string(*m_worldSize));
         }
         if (m_trace.GetDanglingParents() > 0)
         {
@@ -264,8 +281,7 @@ class Conversion
         {
             if (m_role[i] == Role::Metadata)
             {
-                m_metadataValues[i] =
-                    m_groups.AddInitNode(m_trace.GetNode(i), m_path, m_worldSize);
+                m_metadataValues[i] = m_groups.AddInitNode(m_trace.GetNode(i), m_path, m_worldSize);
             }
         }
         if (!m_worldSize)
@@ -297,8 +313,9 @@ class Conversion
         auto global = m_groups.ToGlobal(pg, local);
         if (!global)
         {
-            Fail(node, std::string(what) + " " + std::to_string(local) +
-                           " is not a rank of process group \"" + pg + "\"");
+            Fail(node,
+                 std::string(what) + " " + std::to_string(local) +
+                     " is not a rank of process group \"" + pg + "\"");
         }
         return *global;
     }
@@ -371,18 +388,21 @@ class Conversion
                 const bool send = call->op.kind == CommKind::Send;
                 if (!m_rank)
                 {
-                    Fail(call->hostOp, std::string(send ? "send" : "recv") +
-                                           ": this trace's global rank is unknown (no "
-                                           "trace_link.rank): give the rank (--rank)");
+                    Fail(call->hostOp,
+                         std::string(send ? "send" : "recv") +
+                             ": this trace's global rank is unknown (no "
+                             "trace_link.rank): give the rank (--rank)");
                 }
                 if (!call->peerLocal)
                 {
-                    Fail(call->hostOp, std::string("cannot find the ") +
-                                           (send ? "destination" : "source") +
-                                           " rank of this message (no c10d::send/recv_ or "
-                                           "record_param_comms around it)");
+                    Fail(call->hostOp,
+                         std::string("cannot find the ") + (send ? "destination" : "source") +
+                             " rank of this message (no c10d::send/recv_ or "
+                             "record_param_comms around it)");
                 }
-                int64_t peer = ToGlobal(call->hostOp, info.pgName, *call->peerLocal,
+                int64_t peer = ToGlobal(call->hostOp,
+                                        info.pgName,
+                                        *call->peerLocal,
                                         send ? "destination rank" : "source rank");
                 info.src = send ? *m_rank : peer;
                 info.dst = send ? peer : *m_rank;
@@ -798,21 +818,21 @@ class Conversion
         m_report.outputNodes = writer.GetNodesWritten();
     }
 
-    const PyTorchTrace& m_trace;                          //!< the input
-    const std::string& m_path;                            //!< its file name
-    const ConversionOptions& m_options;                   //!< settings
-    ConversionReport& m_report;                           //!< what happened
-    const std::size_t m_n;                                //!< node count
-    std::optional<int64_t> m_rank;                        //!< global rank, if known
-    std::optional<int64_t> m_worldSize;                   //!< world size, if known
-    std::vector<Role> m_role;                             //!< per node
-    ProcessGroupTable m_groups;                           //!< process groups
-    std::vector<std::string> m_metadataValues;            //!< METADATA inputs.values
-    std::vector<std::optional<CommInfo>> m_comm;          //!< per node: its communication
-    std::vector<bool> m_fromKernel;                       //!< comm node is a NCCL kernel
-    std::vector<std::vector<std::size_t>> m_deps;         //!< data deps (indices)
-    std::vector<std::optional<std::size_t>> m_ctrl;       //!< ctrl dep (index)
-    std::vector<int64_t> m_tid;                           //!< host thread (inherited if absent)
+    const PyTorchTrace& m_trace;                    //!< the input
+    const std::string& m_path;                      //!< its file name
+    const ConversionOptions& m_options;             //!< settings
+    ConversionReport& m_report;                     //!< what happened
+    const std::size_t m_n;                          //!< node count
+    std::optional<int64_t> m_rank;                  //!< global rank, if known
+    std::optional<int64_t> m_worldSize;             //!< world size, if known
+    std::vector<Role> m_role;                       //!< per node
+    ProcessGroupTable m_groups;                     //!< process groups
+    std::vector<std::string> m_metadataValues;      //!< METADATA inputs.values
+    std::vector<std::optional<CommInfo>> m_comm;    //!< per node: its communication
+    std::vector<bool> m_fromKernel;                 //!< comm node is a NCCL kernel
+    std::vector<std::vector<std::size_t>> m_deps;   //!< data deps (indices)
+    std::vector<std::optional<std::size_t>> m_ctrl; //!< ctrl dep (index)
+    std::vector<int64_t> m_tid;                     //!< host thread (inherited if absent)
 };
 
 } // namespace

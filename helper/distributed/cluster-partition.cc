@@ -99,8 +99,9 @@ AssignUnits(uint32_t units, uint32_t processes, const std::string& policy)
     if (listed.size() != units)
     {
         throw std::invalid_argument("partition \"" + policy + "\" lists " +
-                                    std::to_string(listed.size()) + " process(es) but the cluster has " +
-                                    std::to_string(units) + " host(s) (scale-up domains)");
+                                    std::to_string(listed.size()) +
+                                    " process(es) but the cluster has " + std::to_string(units) +
+                                    " host(s) (scale-up domains)");
     }
     for (uint32_t u = 0; u < units; ++u)
     {
@@ -217,7 +218,8 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
             }
         }
         partition.processOf[v] =
-            edge ? static_cast<uint32_t>(std::max_element(votes.begin(), votes.end()) - votes.begin())
+            edge ? static_cast<uint32_t>(std::max_element(votes.begin(), votes.end()) -
+                                         votes.begin())
                  : spread++ % processes;
     }
 
@@ -240,9 +242,8 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
                 "lookahead of the distributed simulation): give it one or choose another "
                 "partition");
         }
-        partition.lookahead = partition.crossingLinks == 0
-                                  ? link.delay
-                                  : std::min(partition.lookahead, link.delay);
+        partition.lookahead =
+            partition.crossingLinks == 0 ? link.delay : std::min(partition.lookahead, link.delay);
         ++partition.crossingLinks;
     }
     return partition;
@@ -301,7 +302,8 @@ CheckRemoteLinks(const ClusterTopology& topology,
             {
                 continue;
             }
-            Ptr<NetDevice> peer = channel->GetDevice(channel->GetDevice(0) == node->GetDevice(i) ? 1 : 0);
+            Ptr<NetDevice> peer =
+                channel->GetDevice(channel->GetDevice(0) == node->GetDevice(i) ? 1 : 0);
             if (peer && peer->GetNode()->GetSystemId() != self &&
                 channel->GetInstanceTypeId().GetName().find("Remote") != std::string::npos)
             {

@@ -6,8 +6,8 @@
 #ifndef CHAKRA_CLUSTER_FABRIC_H
 #define CHAKRA_CLUSTER_FABRIC_H
 
-#include "ns3/cluster-topology.h"
 #include "ns3/chakra-report.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/comm-transport.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"

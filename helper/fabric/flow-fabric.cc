@@ -36,15 +36,12 @@ FlowFabric::GetTypeId()
                               " bytes of IPv4 + UDP + BTH + ICRC per MTU, " +
                               std::to_string(RdmaNetDevice::kFramingBytes) +
                               " bytes of Ethernet framing on the "
-                          "wire; queue pairs share a NIC max-min fair from the start and a "
-                          "send completes when the ACK of its last byte is back: SendBuffer "
-                          "and FifoAtSource are tcp's).",
+                              "wire; queue pairs share a NIC max-min fair from the start and a "
+                              "send completes when the ACK of its last byte is back: SendBuffer "
+                              "and FifoAtSource are tcp's).",
                           EnumValue(CommTransport::RDMA),
                           MakeEnumAccessor(&FlowFabric::m_packetModel),
-                          MakeEnumChecker(CommTransport::TCP,
-                                          "tcp",
-                                          CommTransport::RDMA,
-                                          "rdma"))
+                          MakeEnumChecker(CommTransport::TCP, "tcp", CommTransport::RDMA, "rdma"))
             .AddAttribute("SendBuffer",
                           "A send completes locally once at most this many bytes of it remain "
                           "unsent (the tcp model's socket buffer, TcpTransport::BufferSize); "
@@ -90,7 +87,7 @@ FlowFabric::FramingOf(const std::string& packetModel, FlowNetwork::Framing& fram
     {
         // RdmaTransport::kPacketOverhead, split as the packet is: headers inside the MTU,
         // Ethernet framing outside it.
-        framing.headerBytes = RoceV2Header::kDataOverhead;      // IPv4 + UDP + BTH + ICRC: 44
+        framing.headerBytes = RoceV2Header::kDataOverhead;     // IPv4 + UDP + BTH + ICRC: 44
         framing.wireExtraBytes = RdmaNetDevice::kFramingBytes; // Ethernet framing: 38
         return true;
     }
@@ -98,14 +95,16 @@ FlowFabric::FramingOf(const std::string& packetModel, FlowNetwork::Framing& fram
 }
 
 void
-FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& /* nodes */)
+FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology,
+                    const NodeContainer& /* nodes */)
 {
     if (MpiContext::GetProcessCount() > 1)
     {
         // Max-min rates couple every flow on a shared link, wherever its ranks run: the network
         // is one object, with no messages between processes.
         throw std::invalid_argument("FlowFabric: the flow model runs in one process (this run "
-                                    "has " + std::to_string(MpiContext::GetProcessCount()) +
+                                    "has " +
+                                    std::to_string(MpiContext::GetProcessCount()) +
                                     "); run it without mpirun, or use tcp for distributed runs");
     }
     FlowNetwork::Settings settings;

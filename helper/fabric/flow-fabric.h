@@ -34,7 +34,8 @@ class FlowFabric : public ClusterFabric
     static TypeId GetTypeId();
     FlowFabric();
 
-    void Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& nodes) override;
+    void Install(std::shared_ptr<const ClusterTopology> topology,
+                 const NodeContainer& nodes) override;
     Ptr<CommTransport> CreateTransport(uint32_t rank) override;
     std::vector<Ipv4Address> GetRankAddresses() const override;
     /** \return the "flow" table: messages, flows, rate recomputations */

@@ -33,7 +33,8 @@ class IpFabric : public ClusterFabric
     static TypeId GetTypeId();
     IpFabric();
 
-    void Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& nodes) override;
+    void Install(std::shared_ptr<const ClusterTopology> topology,
+                 const NodeContainer& nodes) override;
     Ptr<CommTransport> CreateTransport(uint32_t rank) override;
     std::vector<Ipv4Address> GetRankAddresses() const override;
 

@@ -227,14 +227,25 @@ RdmaFabric::GetReportTables() const
 
     ReportTable fabric;
     fabric.name = "fabric";
-    fabric.columns = {"port", "to", "link", "tx_MB", "busy_us", "pfc_pause_sent",
-                      "pfc_pause_received", "paused_us", "ecn_marks", "drops", "max_queue_KB",
+    fabric.columns = {"port",
+                      "to",
+                      "link",
+                      "tx_MB",
+                      "busy_us",
+                      "pfc_pause_sent",
+                      "pfc_pause_received",
+                      "paused_us",
+                      "ecn_marks",
+                      "drops",
+                      "max_queue_KB",
                       "max_ingress_KB"};
+
     struct Row
     {
         RdmaNetDevice::Stats stats;
         std::vector<std::string> cells;
     };
+
     std::vector<Row> rows;
     RdmaNetDevice::Stats total;
     // Every port can be busy or paused for the whole run: the sums of their times pass a
@@ -260,28 +271,42 @@ RdmaFabric::GetReportTables() const
         total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
         total.maxIngressBytes = std::max(total.maxIngressBytes, s.maxIngressBytes);
         rows.push_back({s,
-                        {label(self), label(peer),
+                        {label(self),
+                         label(peer),
                          link.kind == ClusterTopology::SCALE_UP ? "scale-up" : "scale-out",
                          FormatFixed(static_cast<double>(s.txBytes) / 1e6, 3),
-                         FormatMicros(s.busyTime), std::to_string(s.pausesSent),
-                         std::to_string(s.pausesReceived), FormatMicros(s.pausedTime),
-                         std::to_string(s.ecnMarks), std::to_string(s.drops),
+                         FormatMicros(s.busyTime),
+                         std::to_string(s.pausesSent),
+                         std::to_string(s.pausesReceived),
+                         FormatMicros(s.pausedTime),
+                         std::to_string(s.ecnMarks),
+                         std::to_string(s.drops),
                          FormatFixed(static_cast<double>(s.maxQueueBytes) / 1024, 1),
                          FormatFixed(static_cast<double>(s.maxIngressBytes) / 1024, 1)}});
     }
     // Troubles first (drops, pauses, marks), then the busiest ports: the printed report shows
     // the first rows only.
     std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
-        return std::make_tuple(x.stats.drops, x.stats.pausedTime, x.stats.pausesSent,
-                               x.stats.ecnMarks, x.stats.txBytes) >
-               std::make_tuple(y.stats.drops, y.stats.pausedTime, y.stats.pausesSent,
-                               y.stats.ecnMarks, y.stats.txBytes);
+        return std::make_tuple(x.stats.drops,
+                               x.stats.pausedTime,
+                               x.stats.pausesSent,
+                               x.stats.ecnMarks,
+                               x.stats.txBytes) > std::make_tuple(y.stats.drops,
+                                                                  y.stats.pausedTime,
+                                                                  y.stats.pausesSent,
+                                                                  y.stats.ecnMarks,
+                                                                  y.stats.txBytes);
     });
-    fabric.rows.push_back({"total", std::to_string(m_devices.size()) + " ports", "",
+    fabric.rows.push_back({"total",
+                           std::to_string(m_devices.size()) + " ports",
+                           "",
                            FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
-                           FormatMicrosSum(totalBusy), std::to_string(total.pausesSent),
-                           std::to_string(total.pausesReceived), FormatMicrosSum(totalPaused),
-                           std::to_string(total.ecnMarks), std::to_string(total.drops),
+                           FormatMicrosSum(totalBusy),
+                           std::to_string(total.pausesSent),
+                           std::to_string(total.pausesReceived),
+                           FormatMicrosSum(totalPaused),
+                           std::to_string(total.ecnMarks),
+                           std::to_string(total.drops),
                            FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
                            FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)});
     for (auto& row : rows)
@@ -292,15 +317,25 @@ RdmaFabric::GetReportTables() const
 
     ReportTable rdma;
     rdma.name = "rdma";
-    rdma.columns = {"rank", "queue_pairs", "data_packets", "resent", "naks_sent", "timeouts",
-                    "cnps_sent", "cnps_received"};
+    rdma.columns = {"rank",
+                    "queue_pairs",
+                    "data_packets",
+                    "resent",
+                    "naks_sent",
+                    "timeouts",
+                    "cnps_sent",
+                    "cnps_received"};
     for (uint32_t rank = 0; rank < m_nics.size(); ++rank)
     {
         const RdmaNic::Stats& s = nicStats[rank];
-        rdma.rows.push_back({std::to_string(rank), std::to_string(s.queuePairs),
-                             std::to_string(s.dataPackets), std::to_string(s.resentPackets),
-                             std::to_string(s.naksSent), std::to_string(s.timeouts),
-                             std::to_string(s.cnpsSent), std::to_string(s.cnpsReceived)});
+        rdma.rows.push_back({std::to_string(rank),
+                             std::to_string(s.queuePairs),
+                             std::to_string(s.dataPackets),
+                             std::to_string(s.resentPackets),
+                             std::to_string(s.naksSent),
+                             std::to_string(s.timeouts),
+                             std::to_string(s.cnpsSent),
+                             std::to_string(s.cnpsReceived)});
     }
     tables.push_back(std::move(rdma));
     return tables;

@@ -46,7 +46,8 @@ class RdmaFabric : public ClusterFabric
     static TypeId GetTypeId();
     RdmaFabric();
 
-    void Install(std::shared_ptr<const ClusterTopology> topology, const NodeContainer& nodes) override;
+    void Install(std::shared_ptr<const ClusterTopology> topology,
+                 const NodeContainer& nodes) override;
     Ptr<CommTransport> CreateTransport(uint32_t rank) override;
     std::vector<Ipv4Address> GetRankAddresses() const override;
     std::vector<ReportTable> GetReportTables() const override;

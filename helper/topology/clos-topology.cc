@@ -124,9 +124,9 @@ BuildFatTree(const TopologySpec& spec, ClusterTopology& topology)
     // Every switch has k ports: an edge switch k/2 NICs and k/2 uplinks, an aggregation switch
     // k/2 edges and k/2 cores; oversubscription thins the uplinks (capacity by ports, so a
     // partly filled edge keeps the uplinks of a full one).
-    const DataRate edgeUp =
-        Share(static_cast<double>(spec.nicBandwidth.GetBitRate()), spec.oversubscription,
-              "fat-tree edge uplink");
+    const DataRate edgeUp = Share(static_cast<double>(spec.nicBandwidth.GetBitRate()),
+                                  spec.oversubscription,
+                                  "fat-tree edge uplink");
     ThreeTier shape;
     shape.leaves = static_cast<uint32_t>(k * half);
     shape.leavesPerPod = half;
@@ -135,7 +135,8 @@ BuildFatTree(const TopologySpec& spec, ClusterTopology& topology)
     shape.leafOf = [half](uint32_t rank) { return rank / half; };
     shape.leafUplink = [edgeUp](uint32_t) { return edgeUp; };
     shape.spineUplink = [&](uint32_t, DataRate) {
-        return Share(static_cast<double>(edgeUp.GetBitRate()), spec.coreOversubscription,
+        return Share(static_cast<double>(edgeUp.GetBitRate()),
+                     spec.coreOversubscription,
                      "fat-tree aggregation uplink");
     };
     BuildThreeTier(spec, shape, topology);
@@ -164,10 +165,10 @@ BuildClos(const TopologySpec& spec, ClusterTopology& topology)
         const uint32_t cores = spec.coreSwitches == 0 ? spec.spines : spec.coreSwitches;
         if (cores % spec.spines != 0)
         {
-            throw std::invalid_argument(
-                "clos: coreSwitches " + std::to_string(cores) +
-                " must be a multiple of the spines per pod (" + std::to_string(spec.spines) +
-                "): spine j of every pod connects to the cores of plane j");
+            throw std::invalid_argument("clos: coreSwitches " + std::to_string(cores) +
+                                        " must be a multiple of the spines per pod (" +
+                                        std::to_string(spec.spines) +
+                                        "): spine j of every pod connects to the cores of plane j");
         }
         shape.coresPerPlane = cores / spec.spines;
     }
@@ -187,11 +188,10 @@ BuildClos(const TopologySpec& spec, ClusterTopology& topology)
     };
     BuildThreeTier(spec, shape, topology);
     std::ostringstream name;
-    name << "clos (" << shape.leaves << " leaves in " << pods << " pod(s) of "
-         << shape.leavesPerPod << ", " << spec.spines << " spines per pod, "
-         << shape.coresPerPlane * spec.spines << " cores; oversubscription "
-         << Number(spec.oversubscription) << ":1 leaf, " << Number(spec.coreOversubscription)
-         << ":1 spine)";
+    name << "clos (" << shape.leaves << " leaves in " << pods << " pod(s) of " << shape.leavesPerPod
+         << ", " << spec.spines << " spines per pod, " << shape.coresPerPlane * spec.spines
+         << " cores; oversubscription " << Number(spec.oversubscription) << ":1 leaf, "
+         << Number(spec.coreOversubscription) << ":1 spine)";
     topology.SetName(name.str());
 }
 

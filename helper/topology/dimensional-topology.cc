@@ -24,12 +24,12 @@ struct Grid
 {
     std::vector<DimensionSpec> dims;
     uint32_t gpus{0};
-    std::vector<uint32_t> coord;   //!< coord[rank * dims + d]
-    std::vector<uint32_t> plus;    //!< ring: port towards coordinate + 1 (per rank and dim)
-    std::vector<uint32_t> minus;   //!< ring: port towards coordinate - 1
-    std::vector<uint32_t> up;      //!< switch: the port to the line's switch
-    std::vector<uint32_t> direct;  //!< fully connected: direct[offset[rank*dims+d] + c]
-    std::vector<uint32_t> offset;  //!< start of a rank's direct ports in a dimension
+    std::vector<uint32_t> coord;     //!< coord[rank * dims + d]
+    std::vector<uint32_t> plus;      //!< ring: port towards coordinate + 1 (per rank and dim)
+    std::vector<uint32_t> minus;     //!< ring: port towards coordinate - 1
+    std::vector<uint32_t> up;        //!< switch: the port to the line's switch
+    std::vector<uint32_t> direct;    //!< fully connected: direct[offset[rank*dims+d] + c]
+    std::vector<uint32_t> offset;    //!< start of a rank's direct ports in a dimension
     std::vector<uint32_t> switchDim; //!< per switch node (index - gpus): its dimension
 
     uint32_t Coord(uint32_t rank, uint32_t d) const
@@ -89,7 +89,8 @@ RouteGrid(const Grid& grid, uint32_t node, uint32_t dst, std::vector<uint32_t>& 
     }
 }
 
-/** \return the coordinates of \p rank in snake (reflected mixed-radix) order, dimension 0 fastest */
+/** \return the coordinates of \p rank in snake (reflected mixed-radix) order, dimension 0 fastest
+ */
 std::vector<uint32_t>
 SnakeCoordinates(uint32_t rank, const std::vector<DimensionSpec>& dims)
 {

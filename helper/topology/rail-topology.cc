@@ -23,8 +23,8 @@ struct RailOnlyLayout
 {
     uint32_t gpus{0};
     uint32_t gpusPerHost{1};
-    uint32_t domain{1};      //!< GPUs per NVLink domain
-    uint32_t firstRail{0};   //!< node index of rail switch 0
+    uint32_t domain{1};    //!< GPUs per NVLink domain
+    uint32_t firstRail{0}; //!< node index of rail switch 0
 };
 
 /**
@@ -92,9 +92,8 @@ void
 BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
 {
     const uint32_t g = spec.gpusPerHost;
-    const uint32_t groupHosts = spec.hostsPerRailGroup == 0
-                                    ? spec.hosts
-                                    : std::min(spec.hostsPerRailGroup, spec.hosts);
+    const uint32_t groupHosts =
+        spec.hostsPerRailGroup == 0 ? spec.hosts : std::min(spec.hostsPerRailGroup, spec.hosts);
     const uint32_t groups = (spec.hosts + groupHosts - 1) / groupHosts;
     if (spec.spines == 0 && groups > 1)
     {
@@ -110,9 +109,9 @@ BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
         {
             topology.AddSwitch(ClusterTopology::SWITCH,
                                0,
-                               groups == 1 ? "rail" + std::to_string(rail)
-                                           : "rail" + std::to_string(group) + "." +
-                                                 std::to_string(rail));
+                               groups == 1
+                                   ? "rail" + std::to_string(rail)
+                                   : "rail" + std::to_string(group) + "." + std::to_string(rail));
         }
     }
     const uint32_t firstSpine = firstRail + groups * g;

@@ -42,10 +42,10 @@ DomainSize(const TopologySpec& spec)
     }
     if (spec.scaleUpDomain % spec.gpusPerHost != 0 || HostGpus(spec) % spec.scaleUpDomain != 0)
     {
-        throw std::invalid_argument(
-            "scaleUpDomain " + std::to_string(spec.scaleUpDomain) +
-            " must be a multiple of gpusPerHost (" + std::to_string(spec.gpusPerHost) +
-            ") and divide the " + std::to_string(HostGpus(spec)) + " GPUs");
+        throw std::invalid_argument("scaleUpDomain " + std::to_string(spec.scaleUpDomain) +
+                                    " must be a multiple of gpusPerHost (" +
+                                    std::to_string(spec.gpusPerHost) + ") and divide the " +
+                                    std::to_string(HostGpus(spec)) + " GPUs");
     }
     return spec.scaleUpDomain;
 }
@@ -168,7 +168,8 @@ BuildLeafSpine(const TopologySpec& spec, ClusterTopology& topology)
     });
     for (uint32_t leaf = 0; leaf < leaves; ++leaf)
     {
-        const uint32_t hostsHere = std::min(spec.hostsPerLeaf, spec.hosts - leaf * spec.hostsPerLeaf);
+        const uint32_t hostsHere =
+            std::min(spec.hostsPerLeaf, spec.hosts - leaf * spec.hostsPerLeaf);
         const double down =
             static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere * spec.gpusPerHost;
         const DataRate up = Share(down, spec.spines * spec.oversubscription, "leaf-spine uplink");
@@ -178,8 +179,8 @@ BuildLeafSpine(const TopologySpec& spec, ClusterTopology& topology)
         }
     }
     std::ostringstream name;
-    name << "leaf-spine (" << leaves << " leaves, " << spec.spines
-         << " spines, oversubscription " << spec.oversubscription << ":1)";
+    name << "leaf-spine (" << leaves << " leaves, " << spec.spines << " spines, oversubscription "
+         << spec.oversubscription << ":1)";
     topology.SetName(name.str());
 }
 
@@ -202,7 +203,11 @@ BuildRing(const TopologySpec& spec, ClusterTopology& topology)
         const uint32_t links = spec.hosts == 2 ? 1 : spec.hosts;
         for (uint32_t h = 0; h < links; ++h)
         {
-            AddFabricLink(spec, topology, firstSwitch + h, firstSwitch + (h + 1) % spec.hosts, rate);
+            AddFabricLink(spec,
+                          topology,
+                          firstSwitch + h,
+                          firstSwitch + (h + 1) % spec.hosts,
+                          rate);
         }
     }
     topology.SetName("ring");
@@ -396,7 +401,9 @@ ValidateTopologySpec(const TopologySpec& spec)
         for (std::size_t d = 0; d < spec.dimensions.size(); ++d)
         {
             const std::string what = "dimension " + std::to_string(d);
-            CheckCount(spec.dimensions[d].size, 1, TopologyLimits::kMaxDimensionSize,
+            CheckCount(spec.dimensions[d].size,
+                       1,
+                       TopologyLimits::kMaxDimensionSize,
                        what + " size");
             CheckBandwidth(spec.dimensions[d].bandwidth, what + " bandwidth");
             CheckLatency(spec.dimensions[d].latency, what + " latency");
@@ -485,8 +492,8 @@ ParseDimensions(const std::string& text)
     std::istringstream items(text);
     while (std::getline(items, item, ','))
     {
-        const std::string what = "dimension " + std::to_string(dimensions.size()) + " '" +
-                                 TrimBlanks(item) + "'";
+        const std::string what =
+            "dimension " + std::to_string(dimensions.size()) + " '" + TrimBlanks(item) + "'";
         std::vector<std::string> fields;
         std::string field;
         std::istringstream parts(item);

@@ -6,8 +6,8 @@
 #ifndef CHAKRA_TOPOLOGY_BUILDER_H
 #define CHAKRA_TOPOLOGY_BUILDER_H
 
-#include "ns3/cluster-topology.h"
 #include "ns3/attribute.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 
@@ -31,9 +31,10 @@ struct DimensionSpec
         FULLY_CONNECTED, //!< a direct link between every pair
         SWITCH,          //!< every GPU to one switch of the line
     };
+
     Shape shape{RING};
-    uint32_t size{2};           //!< GPUs along this dimension
-    DataRate bandwidth{"400Gbps"}; //!< per link and direction
+    uint32_t size{2};               //!< GPUs along this dimension
+    DataRate bandwidth{"400Gbps"};  //!< per link and direction
     Time latency{NanoSeconds(500)}; //!< per link
 
     /** \return "Ring", "FullyConnected" or "Switch" (ASTRA-sim's names) */
@@ -58,7 +59,8 @@ struct DimensionSpec
  */
 struct TopologySpec
 {
-    std::string kind{"single-switch"}; //!< see ListTopologyKinds (rail-only: rail-optimized, no spines)
+    std::string kind{
+        "single-switch"}; //!< see ListTopologyKinds (rail-only: rail-optimized, no spines)
     uint32_t hosts{2};
     uint32_t gpusPerHost{8};
     DataRate nvLinkBandwidth{"3600Gbps"};
@@ -67,19 +69,19 @@ struct TopologySpec
     DataRate nicBandwidth{"400Gbps"};
     Time nicLatency{NanoSeconds(500)};
     uint32_t mtu{9000};
-    uint32_t hostsPerLeaf{1};        //!< leaf-spine, clos: hosts whose NICs share a leaf
-    uint32_t spines{2};              //!< leaf-spine: spines; clos: spines per pod; rail: spines (0: rail-only)
-    double oversubscription{1.0};    //!< first tier above the NICs: down / up capacity
-    DataRate ringBandwidth{0};       //!< ring: 0 = gpusPerHost x nicBandwidth
+    uint32_t hostsPerLeaf{1}; //!< leaf-spine, clos: hosts whose NICs share a leaf
+    uint32_t spines{2}; //!< leaf-spine: spines; clos: spines per pod; rail: spines (0: rail-only)
+    double oversubscription{1.0}; //!< first tier above the NICs: down / up capacity
+    DataRate ringBandwidth{0};    //!< ring: 0 = gpusPerHost x nicBandwidth
     Time fabricLatency{NanoSeconds(500)};
-    uint32_t scaleUpDomain{0};       //!< GPUs per NVLink domain (0: one host)
-    uint32_t hostsPerRailGroup{0};   //!< rail-optimized: hosts per rail group (0: all)
-    uint32_t leavesPerPod{2};        //!< clos
-    uint32_t coreSwitches{0};        //!< clos: cores in all (0: one per spine plane)
-    double coreOversubscription{1.0}; //!< clos, fat-tree: spine (aggregation) tier down / up
-    uint32_t fatTreeK{0};            //!< fat-tree: switch radix k (0: smallest that fits)
-    std::vector<uint32_t> torusDims; //!< torus: GPUs along each dimension
-    DataRate torusBandwidth{0};      //!< torus: per link (0: nicBandwidth)
+    uint32_t scaleUpDomain{0};             //!< GPUs per NVLink domain (0: one host)
+    uint32_t hostsPerRailGroup{0};         //!< rail-optimized: hosts per rail group (0: all)
+    uint32_t leavesPerPod{2};              //!< clos
+    uint32_t coreSwitches{0};              //!< clos: cores in all (0: one per spine plane)
+    double coreOversubscription{1.0};      //!< clos, fat-tree: spine (aggregation) tier down / up
+    uint32_t fatTreeK{0};                  //!< fat-tree: switch radix k (0: smallest that fits)
+    std::vector<uint32_t> torusDims;       //!< torus: GPUs along each dimension
+    DataRate torusBandwidth{0};            //!< torus: per link (0: nicBandwidth)
     std::vector<DimensionSpec> dimensions; //!< multi-dim: dimension 0 varies fastest
 };
 
@@ -92,13 +94,13 @@ struct TopologyLimits
 {
     static constexpr uint32_t kMaxHosts = 1u << 20;
     static constexpr uint32_t kMaxGpusPerHost = 1024;
-    static constexpr uint32_t kMaxGpus = 1u << 21;       //!< every GPU of the cluster
-    static constexpr uint32_t kMaxSpines = 4096;         //!< spines (per pod in clos)
+    static constexpr uint32_t kMaxGpus = 1u << 21; //!< every GPU of the cluster
+    static constexpr uint32_t kMaxSpines = 4096;   //!< spines (per pod in clos)
     static constexpr uint32_t kMaxLeavesPerPod = 4096;
     static constexpr uint32_t kMaxCoreSwitches = 65536;
     static constexpr uint32_t kMaxHostsPerLeaf = 65536;
     static constexpr uint32_t kMaxFatTreeK = 1024;
-    static constexpr uint32_t kMinMtu = 576;             //!< IPv4's minimum datagram
+    static constexpr uint32_t kMinMtu = 576; //!< IPv4's minimum datagram
     static constexpr uint32_t kMaxMtu = 65535;
     static constexpr double kMinOversubscription = 0.01;
     static constexpr double kMaxOversubscription = 1000;

@@ -5,17 +5,15 @@
 #include "ns3/name-suggestion.h"
 #include "ns3/quantity-parser.h"
 
-#include <sys/stat.h>
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <yaml-cpp/yaml.h>
 
 namespace ns3
 {
@@ -58,8 +56,10 @@ class Reader
         return node.Scalar();
     }
 
-    uint32_t Count(const YAML::Node& node, const std::string& key, uint32_t low, uint32_t high)
-        const
+    uint32_t Count(const YAML::Node& node,
+                   const std::string& key,
+                   uint32_t low,
+                   uint32_t high) const
     {
         const std::string text = Text(node, key);
         try
@@ -177,8 +177,9 @@ class Reader
         }
         if (node.size() != size)
         {
-            Fail(node, "'" + key + "' has " + std::to_string(node.size()) +
-                           " entries but 'topology' has " + std::to_string(size) + " dimensions");
+            Fail(node,
+                 "'" + key + "' has " + std::to_string(node.size()) +
+                     " entries but 'topology' has " + std::to_string(size) + " dimensions");
         }
         return node;
     }
@@ -214,8 +215,8 @@ ReadAstraSim(const Reader& reader, const YAML::Node& root, TopologyFileContents&
         const std::string shape = reader.Text(topology[d], "topology");
         if (!DimensionSpec::ParseShape(shape, dimension.shape))
         {
-            reader.Fail(topology[d], "unknown topology '" + shape +
-                                         "' (Ring, FullyConnected, Switch)");
+            reader.Fail(topology[d],
+                        "unknown topology '" + shape + "' (Ring, FullyConnected, Switch)");
         }
         dimension.size = reader.Count(npus[d], "npus_count", 1, TopologyLimits::kMaxDimensionSize);
         // GB/s with ASTRA-sim's GB (2^30 bytes); latency in ns. Both within QuantityLimits.
@@ -223,15 +224,16 @@ ReadAstraSim(const Reader& reader, const YAML::Node& root, TopologyFileContents&
         const double bps = gbps * kAstraGigabyte * 8;
         if (!(bps >= QuantityLimits::kMinBitRate && bps <= QuantityLimits::kMaxBitRate))
         {
-            reader.Fail(bandwidth[d], "'bandwidth': " + topology::Number(gbps) +
-                                          " GB/s is outside 1Mbps .. 100Tbps");
+            reader.Fail(bandwidth[d],
+                        "'bandwidth': " + topology::Number(gbps) +
+                            " GB/s is outside 1Mbps .. 100Tbps");
         }
         dimension.bandwidth = DataRate(static_cast<uint64_t>(std::llround(bps)));
         const double ns = reader.Real(latency[d], "latency");
         if (!(ns >= 0 && ns <= QuantityLimits::kMaxLatencyNs))
         {
-            reader.Fail(latency[d], "'latency': " + topology::Number(ns) +
-                                        " ns is outside 0 .. 1s (1e9 ns)");
+            reader.Fail(latency[d],
+                        "'latency': " + topology::Number(ns) + " ns is outside 0 .. 1s (1e9 ns)");
         }
         dimension.latency = NanoSeconds(static_cast<int64_t>(std::llround(ns)));
         contents.spec.dimensions.push_back(dimension);
@@ -254,8 +256,9 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
              const auto kinds = TopologyKindNames();
              if (std::find(kinds.begin(), kinds.end(), s.kind) == kinds.end())
              {
-                 reader.Fail(n, "'kind': unknown topology '" + s.kind + "'" +
-                                    DidYouMean(s.kind, kinds) + " (" + ListTopologyKinds() + ")");
+                 reader.Fail(n,
+                             "'kind': unknown topology '" + s.kind + "'" +
+                                 DidYouMean(s.kind, kinds) + " (" + ListTopologyKinds() + ")");
              }
          }},
         {"hosts",
@@ -295,7 +298,9 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
              s.oversubscription = reader.Ratio(n, k);
          }},
         {"ringBandwidth",
-         [&](const YAML::Node& n, const std::string& k) { s.ringBandwidth = reader.Rate(n, k, true); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.ringBandwidth = reader.Rate(n, k, true);
+         }},
         {"fabricLatency",
          [&](const YAML::Node& n, const std::string& k) { s.fabricLatency = reader.Delay(n, k); }},
         {"scaleUpDomain",
@@ -323,7 +328,9 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
              s.fatTreeK = reader.Count(n, k, 0, TopologyLimits::kMaxFatTreeK);
          }},
         {"torusBandwidth",
-         [&](const YAML::Node& n, const std::string& k) { s.torusBandwidth = reader.Rate(n, k, true); }},
+         [&](const YAML::Node& n, const std::string& k) {
+             s.torusBandwidth = reader.Rate(n, k, true);
+         }},
         {"torusDims",
          [&](const YAML::Node& n, const std::string& k) {
              if (n.IsSequence())
@@ -331,7 +338,8 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                  s.torusDims.clear();
                  for (const auto& size : n)
                  {
-                     s.torusDims.push_back(reader.Count(size, k, 1, TopologyLimits::kMaxDimensionSize));
+                     s.torusDims.push_back(
+                         reader.Count(size, k, 1, TopologyLimits::kMaxDimensionSize));
                  }
                  return;
              }
@@ -368,13 +376,15 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                          const std::string shape = reader.Text(value, key);
                          if (!DimensionSpec::ParseShape(shape, dimension.shape))
                          {
-                             reader.Fail(value, "unknown shape '" + shape +
-                                                    "' (Ring, FullyConnected, Switch)");
+                             reader.Fail(value,
+                                         "unknown shape '" + shape +
+                                             "' (Ring, FullyConnected, Switch)");
                          }
                      }
                      else if (key == "size")
                      {
-                         dimension.size = reader.Count(value, key, 1, TopologyLimits::kMaxDimensionSize);
+                         dimension.size =
+                             reader.Count(value, key, 1, TopologyLimits::kMaxDimensionSize);
                      }
                      else if (key == "bandwidth")
                      {
@@ -386,8 +396,9 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
                      }
                      else
                      {
-                         reader.Fail(entry.first, "unknown dimension key '" + key +
-                                                      "' (shape, size, bandwidth, latency)");
+                         reader.Fail(entry.first,
+                                     "unknown dimension key '" + key +
+                                         "' (shape, size, bandwidth, latency)");
                      }
                  }
                  s.dimensions.push_back(dimension);
@@ -410,16 +421,17 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
             {
                 known += (known.empty() ? "" : ", ") + name;
             }
-            reader.Fail(entry.first, "unknown key '" + key + "'" + DidYouMean(key, names) +
-                                         " (" + known + ")");
+            reader.Fail(entry.first,
+                        "unknown key '" + key + "'" + DidYouMean(key, names) + " (" + known + ")");
         }
         field->second(entry.second, key);
         contents.keys.insert(key);
     }
     if (s.kind == "rail-only" && contents.keys.count("spines") && s.spines > 0)
     {
-        reader.Fail(root["spines"], "'spines': rail-only has no spines (kind: rail-optimized "
-                                    "has them)");
+        reader.Fail(root["spines"],
+                    "'spines': rail-only has no spines (kind: rail-optimized "
+                    "has them)");
     }
 }
 
@@ -436,8 +448,8 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
     struct stat info;
     if (stat(path.c_str(), &info) != 0)
     {
-        throw std::invalid_argument(path + ": cannot read the topology file: " +
-                                    std::strerror(errno));
+        throw std::invalid_argument(path +
+                                    ": cannot read the topology file: " + std::strerror(errno));
     }
     if (!S_ISREG(info.st_mode))
     {

@@ -474,12 +474,11 @@ WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
         for (const auto& link : links)
         {
             const bool scaleUp = link.kind == ClusterTopology::SCALE_UP;
-            out << "  n" << link.a << " -- n" << link.b << " [color="
-                << (scaleUp ? "\"#2e8b57\"" : "black");
+            out << "  n" << link.a << " -- n" << link.b
+                << " [color=" << (scaleUp ? "\"#2e8b57\"" : "black");
             if (labels && !scaleUp)
             {
-                out << ", label=" << Quoted(ShortRate(link.rate.GetBitRate()))
-                    << ", fontsize=8";
+                out << ", label=" << Quoted(ShortRate(link.rate.GetBitRate())) << ", fontsize=8";
             }
             out << "];\n";
         }

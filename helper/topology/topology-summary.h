@@ -22,11 +22,11 @@ struct TopologySummary
 {
     uint32_t gpus{0};
     uint32_t nvSwitches{0};
-    uint32_t switches{0};       //!< scale-out switches
+    uint32_t switches{0}; //!< scale-out switches
     uint32_t scaleUpLinks{0};
     uint32_t scaleOutLinks{0};
-    uint64_t bisectionBps{0};   //!< see BisectionBandwidth
-    uint32_t diameter{0};       //!< see RoutedDiameter
+    uint64_t bisectionBps{0}; //!< see BisectionBandwidth
+    uint32_t diameter{0};     //!< see RoutedDiameter
 };
 
 /**

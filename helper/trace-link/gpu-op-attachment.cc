@@ -56,8 +56,9 @@ LinkJob::NextLinkedOp(uint32_t thread, TimeNs t) const
     auto [first, last] = m_device.GetThreadRange(thread);
     auto begin = m_cpu.begin() + first;
     auto end = m_cpu.begin() + last;
-    auto it = std::lower_bound(begin, end, t,
-                               [](const KinetoCpuOp& op, TimeNs value) { return op.ts < value; });
+    auto it = std::lower_bound(begin, end, t, [](const KinetoCpuOp& op, TimeNs value) {
+        return op.ts < value;
+    });
     for (; it != end; ++it)
     {
         int32_t k = static_cast<int32_t>(it - m_cpu.begin());
@@ -111,9 +112,10 @@ LinkJob::AttachGpuOps()
             }
             else
             {
-                m_gpuReason[g] = {"no-enclosing-host-op", "launcher " + launcher + " on thread " +
-                                                              m_device.GetThreadLabel(call.thread) +
-                                                              " is not inside any linked host op"};
+                m_gpuReason[g] = {"no-enclosing-host-op",
+                                  "launcher " + launcher + " on thread " +
+                                      m_device.GetThreadLabel(call.thread) +
+                                      " is not inside any linked host op"};
             }
             continue;
         }
@@ -125,10 +127,13 @@ LinkJob::AttachGpuOps()
     for (auto& list : m_hostGpuOps)
     {
         std::sort(list.begin(), list.end(), [this](uint32_t a, uint32_t b) {
-            return std::make_tuple(m_gpuLaunch[a], m_gpu[a].correlation, m_gpu[a].ts,
-                                   m_gpu[a].fileIndex) <
-                   std::make_tuple(m_gpuLaunch[b], m_gpu[b].correlation, m_gpu[b].ts,
-                                   m_gpu[b].fileIndex);
+            return std::make_tuple(m_gpuLaunch[a],
+                                   m_gpu[a].correlation,
+                                   m_gpu[a].ts,
+                                   m_gpu[a].fileIndex) < std::make_tuple(m_gpuLaunch[b],
+                                                                         m_gpu[b].correlation,
+                                                                         m_gpu[b].ts,
+                                                                         m_gpu[b].fileIndex);
         });
     }
 }

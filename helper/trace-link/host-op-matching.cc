@@ -4,7 +4,6 @@
  * op's start and duration, which puts the host trace on the device trace's clock.
  */
 #include "link-job.h"
-
 #include "op-alignment.h"
 
 #include <algorithm>
@@ -166,8 +165,12 @@ LinkJob::MatchByOrder() const
                         std::max<TimeNs>(0, std::max(start, refStart) - std::min(end, refEnd));
                 }
                 auto key = [](const AlignmentScore& s, TimeNs d, TimeNs t) {
-                    return std::make_tuple(s.matched, s.seqAgree, -d,
-                                           -static_cast<int64_t>(s.skipped), s.idAgree, -t);
+                    return std::make_tuple(s.matched,
+                                           s.seqAgree,
+                                           -d,
+                                           -static_cast<int64_t>(s.skipped),
+                                           s.idAgree,
+                                           -t);
                 };
                 if (!found || key(score, distance, start) > key(best, bestDistance, bestStart))
                 {

@@ -93,7 +93,8 @@ HostTrace::HostTrace(const std::string& path)
     }
     if (!m_document.is_object())
     {
-        throw TraceError(m_path, "top level",
+        throw TraceError(m_path,
+                         "top level",
                          "not a host execution trace: expected a JSON object with \"nodes\"");
     }
     auto nodes = m_document.find("nodes");
@@ -109,7 +110,8 @@ HostTrace::HostTrace(const std::string& path)
     // to the ones already there): refuse it instead of writing a trace with each kernel twice.
     if (m_document.contains("trace_link"))
     {
-        throw TraceError(m_path, "top level",
+        throw TraceError(m_path,
+                         "top level",
                          "this is already a linked trace (it has a \"trace_link\" object, "
                          "written by chakra_trace_link): give the host execution trace that "
                          "PyTorch wrote, or convert this file directly with chakra_converter");
@@ -204,7 +206,8 @@ HostTrace::HostTrace(const std::string& path)
         {
             if (!parentValue->is_number_integer() || parentValue->get<int64_t>() < 0)
             {
-                throw TraceError(m_path, where,
+                throw TraceError(m_path,
+                                 where,
                                  "\"" + parentKey + "\" is not a non-negative integer");
             }
             op.parent = parentValue->get<uint64_t>();
@@ -234,8 +237,9 @@ HostTrace::HostTrace(const std::string& path)
         m_ops.push_back(std::move(op));
     }
 
-    std::sort(m_ops.begin(), m_ops.end(),
-              [](const HostOp& a, const HostOp& b) { return a.id < b.id; });
+    std::sort(m_ops.begin(), m_ops.end(), [](const HostOp& a, const HostOp& b) {
+        return a.id < b.id;
+    });
     for (std::size_t i = 1; i < m_ops.size(); ++i)
     {
         if (m_ops[i].id == m_ops[i - 1].id)
@@ -251,9 +255,9 @@ HostTrace::HostTrace(const std::string& path)
         {
             // PyTorch writes its process root as its own parent; an operator that names
             // itself has lost its place in the call tree (the converter stops on it).
-            throw TraceError(m_path, "node " + std::to_string(op.id) + " (" + op.name + ")",
-                             "is its own parent (\"" + parentKey +
-                                 "\": " + std::to_string(op.id) +
+            throw TraceError(m_path,
+                             "node " + std::to_string(op.id) + " (" + op.name + ")",
+                             "is its own parent (\"" + parentKey + "\": " + std::to_string(op.id) +
                                  "); only the profiler's root nodes ([pytorch|profiler|...|"
                                  "process] or |thread]) may name themselves");
         }
@@ -264,7 +268,8 @@ HostTrace::HostTrace(const std::string& path)
                 op.hasParent = false; // 0 conventionally means "no parent"
                 continue;
             }
-            throw TraceError(m_path, "node " + std::to_string(op.id),
+            throw TraceError(m_path,
+                             "node " + std::to_string(op.id),
                              "parent " + std::to_string(op.parent) + " is not a node of the trace");
         }
     }
@@ -287,7 +292,8 @@ HostTrace::HostTrace(const std::string& path)
             i = static_cast<std::size_t>(FindOp(op.parent));
             if (state[i] == 1)
             {
-                throw TraceError(m_path, "node " + std::to_string(m_ops[i].id),
+                throw TraceError(m_path,
+                                 "node " + std::to_string(m_ops[i].id),
                                  "the parent links form a cycle");
             }
         }
@@ -354,8 +360,10 @@ HostTrace::GetDocument()
 int64_t
 HostTrace::FindOp(uint64_t id) const
 {
-    auto it = std::lower_bound(m_ops.begin(), m_ops.end(), id,
-                               [](const HostOp& op, uint64_t value) { return op.id < value; });
+    auto it =
+        std::lower_bound(m_ops.begin(), m_ops.end(), id, [](const HostOp& op, uint64_t value) {
+            return op.id < value;
+        });
     return it != m_ops.end() && it->id == id ? it - m_ops.begin() : -1;
 }
 

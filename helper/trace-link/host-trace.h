@@ -4,10 +4,9 @@
 #ifndef CHAKRA_HOST_TRACE_H
 #define CHAKRA_HOST_TRACE_H
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -230,8 +230,8 @@ KinetoTrace::KinetoTrace(const std::string& path)
     int topKind = 0; // 1 object, 2 array
     uint64_t eventIndex = 0;
     bool sawEvents = false;
-    auto callback = [&](int depth, nlohmann::json::parse_event_t event,
-                        nlohmann::json& parsed) -> bool {
+    auto callback =
+        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) -> bool {
         using Event = nlohmann::json::parse_event_t;
         if (depth == 0 && topKind == 0)
         {
@@ -247,7 +247,8 @@ KinetoTrace::KinetoTrace(const std::string& path)
             }
             else if (event == Event::value)
             {
-                throw TraceError(m_path, "top level",
+                throw TraceError(m_path,
+                                 "top level",
                                  "not a Kineto trace: expected a JSON object or list");
             }
         }
@@ -271,7 +272,8 @@ KinetoTrace::KinetoTrace(const std::string& path)
         {
             if (!parsed.is_object())
             {
-                throw TraceError(m_path, "event #" + std::to_string(eventIndex),
+                throw TraceError(m_path,
+                                 "event #" + std::to_string(eventIndex),
                                  "not a JSON object");
             }
             AddEvent(parsed, eventIndex++);
@@ -305,7 +307,8 @@ KinetoTrace::KinetoTrace(const std::string& path)
     }
     if (!sawEvents)
     {
-        throw TraceError(m_path, "top level",
+        throw TraceError(m_path,
+                         "top level",
                          "no \"traceEvents\" list: not a Kineto or autograd-profiler trace");
     }
     if (topKind == 1)
@@ -323,7 +326,8 @@ KinetoTrace::KinetoTrace(const std::string& path)
     }
     if (m_cpuOps.empty())
     {
-        throw TraceError(m_path, "",
+        throw TraceError(m_path,
+                         "",
                          eventIndex == 0 ? "the trace has no events"
                                          : "the trace has no host operator (no cpu_op or "
                                            "user_annotation event)");
@@ -464,7 +468,8 @@ KinetoTrace::BuildNesting()
     // Without start-order counters, an op that starts with another is taken to enclose it
     // when it is longer.
     const bool byCounter = m_orderFromIds;
-    std::sort(m_cpuOps.begin(), m_cpuOps.end(),
+    std::sort(m_cpuOps.begin(),
+              m_cpuOps.end(),
               [byCounter](const KinetoCpuOp& a, const KinetoCpuOp& b) {
                   if (a.thread != b.thread)
                   {
@@ -607,8 +612,9 @@ KinetoTrace::FindInnermost(uint32_t thread, TimeNs t) const
     auto [first, last] = GetThreadRange(thread);
     auto begin = m_cpuOps.begin() + first;
     auto end = m_cpuOps.begin() + last;
-    auto it = std::upper_bound(begin, end, t,
-                               [](TimeNs value, const KinetoCpuOp& op) { return value < op.ts; });
+    auto it = std::upper_bound(begin, end, t, [](TimeNs value, const KinetoCpuOp& op) {
+        return value < op.ts;
+    });
     if (it == begin)
     {
         return -1;

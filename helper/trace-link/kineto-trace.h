@@ -5,10 +5,9 @@
 #ifndef CHAKRA_KINETO_TRACE_H
 #define CHAKRA_KINETO_TRACE_H
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,7 +39,10 @@ struct KinetoCpuOp
     int32_t parent{-1}; //!< enclosing op on the same thread (index in GetCpuOps)
 
     /** \return the end time */
-    TimeNs End() const { return ts + dur; }
+    TimeNs End() const
+    {
+        return ts + dur;
+    }
 };
 
 /** \ingroup chakra \brief A CUDA/HIP runtime or driver API call (a possible launcher). */
@@ -55,7 +57,10 @@ struct KinetoRuntimeCall
     int64_t stream{kKinetoNone};      //!< args.stream, when the call names one
 
     /** \return the end time */
-    TimeNs End() const { return ts + dur; }
+    TimeNs End() const
+    {
+        return ts + dur;
+    }
 };
 
 /** \ingroup chakra \brief Kinds of device operations. */
@@ -83,7 +88,10 @@ struct KinetoGpuOp
     uint64_t fileIndex{0};             //!< position among the trace's events
 
     /** \return the end time */
-    TimeNs End() const { return ts + dur; }
+    TimeNs End() const
+    {
+        return ts + dur;
+    }
 };
 
 /**

@@ -169,7 +169,9 @@ LinkJob::AddSyncDeps()
             // right after the op it waited for ended, so take the stream of the op launched
             // before the call that ended last while the call was blocking.
             auto from = std::lower_bound(
-                byEnd.begin(), byEnd.end(), call.ts,
+                byEnd.begin(),
+                byEnd.end(),
+                call.ts,
                 [this](uint32_t g, TimeNs value) { return m_gpu[g].End() < value; });
             int64_t waited = -1;
             for (auto it = from; it != byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
@@ -254,17 +256,16 @@ LinkJob::AddInterThreadDeps()
     {
         return;
     }
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
-        return m_cpu[m_matching.hostToCpu[i]];
-    };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
     // Ascending end; among equal ends the outermost (earliest start, then smallest id) last.
     auto endKey = [&](uint32_t i) {
         return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
     };
     for (auto& [tid, list] : byEnd)
     {
-        std::sort(list.begin(), list.end(),
-                  [&](uint32_t a, uint32_t b) { return endKey(a) < endKey(b); });
+        std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+            return endKey(a) < endKey(b);
+        });
     }
     for (auto& [tid, list] : topLevel)
     {
@@ -288,7 +289,9 @@ LinkJob::AddInterThreadDeps()
                         continue;
                     }
                     auto it = std::upper_bound(
-                        others.begin(), others.end(), start,
+                        others.begin(),
+                        others.end(),
+                        start,
                         [&](TimeNs value, uint32_t i) { return value < cpu(i).End(); });
                     if (it == others.begin())
                     {
@@ -376,10 +379,11 @@ LinkJob::AddCrossStreamDeps()
             {
                 continue;
             }
-            auto it = std::upper_bound(ends.begin(), ends.end(), m_gpu[g].ts,
-                                       [this](TimeNs value, uint32_t h) {
-                                           return value < m_gpu[h].End();
-                                       });
+            auto it = std::upper_bound(
+                ends.begin(),
+                ends.end(),
+                m_gpu[g].ts,
+                [this](TimeNs value, uint32_t h) { return value < m_gpu[h].End(); });
             while (it != ends.begin())
             {
                 const uint32_t h = *--it;
@@ -413,9 +417,7 @@ LinkJob::AddThreadWaits()
     // main thread's "## backward ##" waiting for the autograd thread). The idle time up to
     // that end is a wait, not CPU time: it becomes wait_dur, and the first op of the thread
     // after the idle stretch gets an inter_thread_dep on the op that released it.
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
-        return m_cpu[m_matching.hostToCpu[i]];
-    };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
     std::map<int64_t, std::vector<uint32_t>> byEnd;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
@@ -433,8 +435,9 @@ LinkJob::AddThreadWaits()
     };
     for (auto& [tid, list] : byEnd)
     {
-        std::sort(list.begin(), list.end(),
-                  [&](uint32_t a, uint32_t b) { return endKey(a) < endKey(b); });
+        std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+            return endKey(a) < endKey(b);
+        });
     }
     std::vector<std::vector<uint32_t>> callsByThread(m_device.GetThreadCount());
     const auto& calls = m_device.GetRuntimeCalls();
@@ -447,8 +450,9 @@ LinkJob::AddThreadWaits()
     }
     for (auto& list : callsByThread)
     {
-        std::sort(list.begin(), list.end(),
-                  [&calls](uint32_t a, uint32_t b) { return calls[a].ts < calls[b].ts; });
+        std::sort(list.begin(), list.end(), [&calls](uint32_t a, uint32_t b) {
+            return calls[a].ts < calls[b].ts;
+        });
     }
     std::vector<std::pair<TimeNs, TimeNs>> busy;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
@@ -479,10 +483,11 @@ LinkJob::AddThreadWaits()
             }
         }
         const auto& threadCalls = callsByThread[x.thread];
-        auto c = std::lower_bound(threadCalls.begin(), threadCalls.end(), x.ts,
-                                  [&calls](uint32_t call, TimeNs value) {
-                                      return calls[call].ts < value;
-                                  });
+        auto c = std::lower_bound(
+            threadCalls.begin(),
+            threadCalls.end(),
+            x.ts,
+            [&calls](uint32_t call, TimeNs value) { return calls[call].ts < value; });
         for (; c != threadCalls.end() && calls[*c].ts < x.End(); ++c)
         {
             busy.emplace_back(calls[*c].ts, std::min(calls[*c].End(), x.End()));
@@ -504,7 +509,9 @@ LinkJob::AddThreadWaits()
                         continue;
                     }
                     auto it = std::upper_bound(
-                        others.begin(), others.end(), start,
+                        others.begin(),
+                        others.end(),
+                        start,
                         [&](TimeNs value, uint32_t o) { return value < cpu(o).End(); });
                     if (it == others.begin())
                     {
@@ -550,9 +557,7 @@ LinkJob::AddGaps()
     // spent waiting for what the op's dependencies already express (another thread's op, the
     // GPU ops it synchronises with).
     m_gapNs.assign(m_ops.size(), 0);
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& {
-        return m_cpu[m_matching.hostToCpu[i]];
-    };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
     // Every linked op of each host thread, nested ones too: an op the host trace files under
     // the thread but Kineto ran elsewhere (gloo's all-reduce on its worker thread) can end
     // after its parent, and the thread's next op waited for it (work.wait()).
@@ -588,7 +593,8 @@ LinkJob::AddGaps()
             }
             if (m_interThreadDep[x] >= 0)
             {
-                released = std::max(released, cpu(static_cast<uint32_t>(m_interThreadDep[x])).End());
+                released =
+                    std::max(released, cpu(static_cast<uint32_t>(m_interThreadDep[x])).End());
             }
             for (uint32_t g : m_syncDeps[x])
             {

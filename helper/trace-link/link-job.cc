@@ -85,7 +85,8 @@ LinkJob::CheckSameRun() const
     {
         list += (i ? ", " : "") + std::to_string(pids[i]);
     }
-    throw TraceError(m_device.GetPath(), "",
+    throw TraceError(m_device.GetPath(),
+                     "",
                      "the traces come from different runs: host trace " + m_host.GetPath() +
                          " has pid " + std::to_string(*hostPid) +
                          ", this trace's host events have pid " + list);
@@ -132,7 +133,8 @@ LinkJob::Run()
     m_summary.threads = m_matching.threads;
     if (m_summary.hostOpsLinked == 0)
     {
-        throw TraceError(m_device.GetPath(), "",
+        throw TraceError(m_device.GetPath(),
+                         "",
                          "no host op of " + m_host.GetPath() +
                              " matches a CPU op of this trace (traces of different programs "
                              "or runs?)");

@@ -59,9 +59,9 @@ struct LinkSummary
     uint64_t interThreadDeps{0};               //!< host ops given an inter_thread_dep
     uint64_t threadWaits{0};     //!< idle stretches inside host ops found to wait for a thread
     uint64_t crossStreamDeps{0}; //!< GPU op -> GPU op of another stream (stream waits)
-    std::string iterationName; //!< ProfilerStep#N, or "" (span of the linked host ops)
-    TimeNs iterationTs{0};     //!< iteration start
-    TimeNs iterationDur{0};    //!< iteration duration
+    std::string iterationName;   //!< ProfilerStep#N, or "" (span of the linked host ops)
+    TimeNs iterationTs{0};       //!< iteration start
+    TimeNs iterationDur{0};      //!< iteration duration
     /** "host tid -> device tid: matched/ops" for each host thread */
     std::vector<std::string> threads;
     std::vector<UnmatchedOp> unmatched; //!< host ops first (by id), then GPU ops (file order)

@@ -113,7 +113,8 @@ AddAstraSimGroups(const std::string& values,
         }
         else if (same->ranks != group.ranks)
         {
-            throw TraceError(path, "node " + std::to_string(node),
+            throw TraceError(path,
+                             "node " + std::to_string(node),
                              "process group '" + group.name +
                                  "' has other members than on an earlier rank");
         }
@@ -185,7 +186,8 @@ RewriteForAstraSim(ChakraProtoMsg::Node& node,
                     ? ChakraProtoMsg::CollectiveCommType_Name(
                           static_cast<ChakraProtoMsg::CollectiveCommType>(value))
                     : std::to_string(value);
-            throw TraceError(path, where,
+            throw TraceError(path,
+                             where,
                              "collective type " + name +
                                  ": ASTRA-sim runs all-reduce, all-gather, reduce-scatter and "
                                  "all-to-all only");
@@ -200,7 +202,8 @@ RewriteForAstraSim(ChakraProtoMsg::Node& node,
             }
             else if (!pg.empty() && !IsCommunicatorId(pg))
             {
-                throw TraceError(path, where,
+                throw TraceError(path,
+                                 where,
                                  "pg_name '" + pg +
                                      "' is not a declared process group, and ASTRA-sim needs a "
                                      "number");

@@ -25,9 +25,9 @@ namespace ns3
  */
 struct AstraSimExport
 {
-    std::map<std::string, std::string> groupIds; //!< pg_name -> ASTRA-sim's communicator id
+    std::map<std::string, std::string> groupIds;         //!< pg_name -> ASTRA-sim's communicator id
     std::map<std::string, std::vector<uint32_t>> groups; //!< id -> members (ids >= 1)
-    std::string commGroupFile; //!< <prefix>.comm-groups.json
+    std::string commGroupFile;                           //!< <prefix>.comm-groups.json
 };
 
 /**

@@ -34,7 +34,10 @@ Join(const std::string& directory, const std::string& name)
 bool
 IsDirectory(const std::string& path, const std::string& prefix)
 {
-    struct stat info{};
+    struct stat info
+    {
+    };
+
     if (stat(path.c_str(), &info) != 0)
     {
         if (errno == ENOENT)
@@ -61,11 +64,11 @@ TraceSetOutput::TraceSetOutput(const std::string& prefix)
     m_base = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
     if (m_base.empty() || m_base == "." || m_base == "..")
     {
-        throw TraceError(prefix, "",
-                         "the output prefix names a directory: add a name for the files, e.g. " +
-                             (slash == std::string::npos ? prefix + "/"
-                                                         : prefix.substr(0, slash + 1)) +
-                             "step");
+        throw TraceError(
+            prefix,
+            "",
+            "the output prefix names a directory: add a name for the files, e.g. " +
+                (slash == std::string::npos ? prefix + "/" : prefix.substr(0, slash + 1)) + "step");
     }
     // "mkdir -p", outermost first, remembering what did not exist.
     std::string path;
@@ -92,7 +95,8 @@ TraceSetOutput::TraceSetOutput(const std::string& prefix)
             const int error = mkdir(path.c_str(), 0777) == 0 ? 0 : errno;
             if (error != 0 && !(error == EEXIST && IsDirectory(path, prefix)))
             {
-                throw TraceError(prefix, "",
+                throw TraceError(prefix,
+                                 "",
                                  "cannot create the directory " + path + ": " +
                                      std::strerror(error));
             }

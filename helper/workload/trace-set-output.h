@@ -71,16 +71,16 @@ class TraceSetOutput
     /** Removes the staged files, the staging prefix's file and the directories created. */
     void Discard();
 
-    std::string m_prefix;                   //!< destination prefix
-    std::string m_directory;                //!< destination directory ("." for none)
-    std::string m_base;                     //!< the prefix's last component
-    std::string m_stagingName;              //!< ".<base>.staging-XXXXXX" (a file)
-    std::string m_stagingPrefix;            //!< the directory + "/" + m_stagingName
-    TemporaryFileGuard m_stagingGuard;      //!< removes the staging file on a signal
+    std::string m_prefix;                       //!< destination prefix
+    std::string m_directory;                    //!< destination directory ("." for none)
+    std::string m_base;                         //!< the prefix's last component
+    std::string m_stagingName;                  //!< ".<base>.staging-XXXXXX" (a file)
+    std::string m_stagingPrefix;                //!< the directory + "/" + m_stagingName
+    TemporaryFileGuard m_stagingGuard;          //!< removes the staging file on a signal
     std::vector<TemporaryFileGuard> m_expected; //!< remove the announced files on a signal
     std::vector<std::string> m_expectedPaths;   //!< the announced files
-    std::vector<std::string> m_created;     //!< directories created, outermost first
-    bool m_committed{false};                //!< Commit() succeeded
+    std::vector<std::string> m_created;         //!< directories created, outermost first
+    bool m_committed{false};                    //!< Commit() succeeded
 };
 
 } // namespace ns3

@@ -4,7 +4,6 @@
  * after the run. The replay itself is in chakra-application.cc.
  */
 #include "chakra-application.h"
-
 #include "trace-limits.h"
 
 #include "ns3/boolean.h"
@@ -83,19 +82,15 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
                       TimeValue(Seconds(0)),
                       MakeTimeAccessor(&ChakraApplication::m_startOffset),
                       MakeTimeChecker(Seconds(0)))
-        .AddAttribute("CtrlDeps",
-                      "Whether a node waits for its ctrl_deps: 'honour', 'ignore', or 'auto' "
-                      "(honour, except in traces of the reference Chakra converter, whose "
-                      "ctrl_deps are call-tree links with cycles: ignored there, with a "
-                      "warning).",
-                      EnumValue(CTRL_AUTO),
-                      MakeEnumAccessor(&ChakraApplication::m_ctrlDeps),
-                      MakeEnumChecker(CTRL_AUTO,
-                                      "auto",
-                                      CTRL_HONOUR,
-                                      "honour",
-                                      CTRL_IGNORE,
-                                      "ignore"))
+        .AddAttribute(
+            "CtrlDeps",
+            "Whether a node waits for its ctrl_deps: 'honour', 'ignore', or 'auto' "
+            "(honour, except in traces of the reference Chakra converter, whose "
+            "ctrl_deps are call-tree links with cycles: ignored there, with a "
+            "warning).",
+            EnumValue(CTRL_AUTO),
+            MakeEnumAccessor(&ChakraApplication::m_ctrlDeps),
+            MakeEnumChecker(CTRL_AUTO, "auto", CTRL_HONOUR, "honour", CTRL_IGNORE, "ignore"))
         .AddAttribute("HonourDataDeps",
                       "A node waits for its data_deps.",
                       BooleanValue(true),
@@ -261,9 +256,7 @@ ChakraApplication::Configure(uint32_t rank,
                              const std::vector<Address>& peers,
                              const std::vector<uint32_t>& hostOf)
 {
-    Configure(rank,
-              std::make_shared<const std::vector<Address>>(peers),
-              ShareRankList(hostOf));
+    Configure(rank, std::make_shared<const std::vector<Address>>(peers), ShareRankList(hostOf));
 }
 
 uint32_t

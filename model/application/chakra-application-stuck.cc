@@ -122,10 +122,10 @@ ChakraApplication::CheckUnreceived(RankStats& stats) const
         return;
     }
     stats.finished = false;
-    stats.error = "rank " + std::to_string(m_rank) + " ran its whole trace, but " +
-                  std::to_string(unreceived.size()) +
-                  " message(s) sent to it were never received: " +
-                  DescribeUnreceived(unreceived.front());
+    stats.error =
+        "rank " + std::to_string(m_rank) + " ran its whole trace, but " +
+        std::to_string(unreceived.size()) +
+        " message(s) sent to it were never received: " + DescribeUnreceived(unreceived.front());
     constexpr std::size_t kNamed = 3;
     for (std::size_t i = 1; i < unreceived.size() && i < kNamed; ++i)
     {
@@ -147,13 +147,13 @@ ChakraApplication::DescribeUnreceived(const CommTransport::UnreceivedMessage& me
     {
         return sender + " sent " + std::to_string(message.bytes) + " bytes with tag " +
                std::to_string(message.key.tag) + " (" + node + "a send) and rank " +
-               std::to_string(m_rank) + " has no receive from rank " +
-               std::to_string(message.src) + " with that tag";
+               std::to_string(m_rank) + " has no receive from rank " + std::to_string(message.src) +
+               " with that tag";
     }
     return sender + "'s message (tag " + std::to_string(message.key.tag) +
            ") of collective call #" + std::to_string(message.key.seq) + " of " +
-           m_communicators.Label(message.key.comm) + " (" + message.call.ToString() +
-           " on rank " + std::to_string(message.src) + "): rank " + std::to_string(m_rank) +
+           m_communicators.Label(message.key.comm) + " (" + message.call.ToString() + " on rank " +
+           std::to_string(message.src) + "): rank " + std::to_string(m_rank) +
            " never made that call";
 }
 

@@ -1,8 +1,6 @@
 #include "chakra-application.h"
 
 #include "timeline-writer.h"
-#include "ns3/trace-error.h"
-
 #include "trace-limits.h"
 
 #include "ns3/et-attribute.h"
@@ -10,6 +8,7 @@
 #include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 #include "ns3/text-format.h"
+#include "ns3/trace-error.h"
 
 #include <algorithm>
 #include <cstring>
@@ -463,7 +462,8 @@ ChakraApplication::CheckMembership(const EtNode& node)
     if (m_communicators.IsForeign(node.GetPgName()))
     {
         Fail(node.Describe() + ": rank " + std::to_string(m_rank) + " is not in process group '" +
-             node.GetPgName() + "' (process_group:init), so it cannot call the group's collectives");
+             node.GetPgName() +
+             "' (process_group:init), so it cannot call the group's collectives");
         return false;
     }
     const CommGroupFile* groups = m_communicators.GetCommGroups();
@@ -472,8 +472,9 @@ ChakraApplication::CheckMembership(const EtNode& node)
         const std::vector<uint32_t>* members = groups->Find(node.GetPgName());
         if (members && std::find(members->begin(), members->end(), m_rank) == members->end())
         {
-            Fail(node.Describe() + ": rank " + std::to_string(m_rank) + " is not in communicator '" +
-                 node.GetPgName() + "' (" + groups->path + "), so it cannot call its collectives");
+            Fail(node.Describe() + ": rank " + std::to_string(m_rank) +
+                 " is not in communicator '" + node.GetPgName() + "' (" + groups->path +
+                 "), so it cannot call its collectives");
             return false;
         }
     }
@@ -563,7 +564,11 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
 
     const uint64_t id = node->GetId();
     auto collective = std::make_shared<Collective>(
-        m_transport, comm, record.seq, call, algorithm->Build(request),
+        m_transport,
+        comm,
+        record.seq,
+        call,
+        algorithm->Build(request),
         [this, node, start, lane, record, id, afterTransfer]() mutable {
             // The messages are through; the call ends on this rank after its software cost
             // and this rank's own delay (both zero unless set).
@@ -580,8 +585,8 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
                           });
         });
     NS_LOG_LOGIC("rank " << m_rank << ": " << record.kind << " call #" << record.seq << " of pg '"
-                         << record.pg << "' (" << record.bytes << " bytes, "
-                         << record.algorithm << ", " << request.chunks << " chunk(s)) starts");
+                         << record.pg << "' (" << record.bytes << " bytes, " << record.algorithm
+                         << ", " << request.chunks << " chunk(s)) starts");
     m_activeCollectives[id] = collective;
     collective->Start();
 }
@@ -675,7 +680,8 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     {
         Fail(node->Describe() + ": " + (send ? "comm_dst" : "comm_src") +
              (peer ? " " + std::to_string(*peer) + " is not a rank of this job (0.." +
-                         std::to_string(PeerCount() - 1) + (*peer >= 0 ? "; a rank's trace missing?)" : ")")
+                         std::to_string(PeerCount() - 1) +
+                         (*peer >= 0 ? "; a rank's trace missing?)" : ")")
                    : " is missing"));
         return;
     }
@@ -702,13 +708,15 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
                       std::to_string(bytes) + " bytes)";
     auto done = [this, node, start, lane, record, id, tag, send]() mutable {
         record.end = Simulator::Now() - m_replayStart;
-        NS_LOG_INFO("rank " << m_rank << ": " << record.kind << (send ? " to" : " from")
-                            << " rank " << record.peer << " (tag " << tag << ", " << record.bytes
+        NS_LOG_INFO("rank " << m_rank << ": " << record.kind << (send ? " to" : " from") << " rank "
+                            << record.peer << " (tag " << tag << ", " << record.bytes
                             << " bytes) completed in " << (record.end - record.start).As(Time::US));
         m_stats.AddCommRecord(record);
         m_collectiveFinished(record);
         m_activeP2p.erase(id);
-        Complete(node, start, lane,
+        Complete(node,
+                 start,
+                 lane,
                  {{record.kind == "SEND" ? "to" : "from", "rank " + std::to_string(record.peer)},
                   {"tag", std::to_string(tag)}});
     };

@@ -4,8 +4,6 @@
 #ifndef CHAKRA_APPLICATION_H
 #define CHAKRA_APPLICATION_H
 
-#include "ns3/collective-algorithm.h"
-#include "ns3/collective.h"
 #include "collective-call-order.h"
 #include "comm-group-file.h"
 #include "communicator-table.h"
@@ -13,11 +11,13 @@
 #include "compute-model.h"
 #include "rank-stats.h"
 #include "resource-queues.h"
-#include "ns3/et-feeder.h"
-#include "ns3/comm-transport.h"
 
 #include "ns3/application.h"
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective.h"
+#include "ns3/comm-transport.h"
 #include "ns3/data-rate.h"
+#include "ns3/et-feeder.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
@@ -194,7 +194,9 @@ class ChakraApplication : public Application
     void RunCompute(std::shared_ptr<const EtNode> node);
     void RunCollective(std::shared_ptr<const EtNode> node);
     /** Replays the recorded duration of a collective without comm_type. */
-    void RunUntypedCollective(std::shared_ptr<const EtNode> node, Time start, const std::string& lane);
+    void RunUntypedCollective(std::shared_ptr<const EtNode> node,
+                              Time start,
+                              const std::string& lane);
     /** \return false (and fails) if this rank may not call a collective of the node's group */
     bool CheckMembership(const EtNode& node);
     /** A collective's messages are through and its software cost spent: it completes. */
@@ -245,6 +247,7 @@ class ChakraApplication : public Application
     // Attributes.
     std::string m_tracePath;
     Ptr<ComputeModel> m_computeModel;
+
     /** Whether nodes wait for their ctrl_deps (the CtrlDeps attribute). */
     enum CtrlDepsMode : int
     {
@@ -252,12 +255,14 @@ class ChakraApplication : public Application
         CTRL_HONOUR, //!< honour
         CTRL_IGNORE, //!< ignore
     };
+
     /** What a dependency on an id not in the trace does (the DanglingDeps attribute). */
     enum DanglingDepsMode : int
     {
         DANGLING_WARN,  //!< satisfied, with a warning
         DANGLING_ERROR, //!< the nodes waiting for it are stuck
     };
+
     /** What a communication node without comm_size does (the MissingCommSize attribute). */
     enum MissingCommSizeMode : int
     {
@@ -295,14 +300,14 @@ class ChakraApplication : public Application
     std::shared_ptr<TimelineWriter> m_timeline;
 
     // Collaborators.
-    std::unique_ptr<EtFeeder> m_feeder;   //!< the trace, node by node as they become ready
-    CollectiveCallOrder m_callOrder;      //!< collective calls in program order
-    ResourceQueues m_resources;           //!< streams and host threads
-    CommunicatorTable m_communicators;    //!< process groups
-    RankStatsRecorder m_stats;            //!< what the report says of this rank
+    std::unique_ptr<EtFeeder> m_feeder; //!< the trace, node by node as they become ready
+    CollectiveCallOrder m_callOrder;    //!< collective calls in program order
+    ResourceQueues m_resources;         //!< streams and host threads
+    CommunicatorTable m_communicators;  //!< process groups
+    RankStatsRecorder m_stats;          //!< what the report says of this rank
 
     // Replay state.
-    Time m_replayStart;         //!< the common replay start (reported times are relative to it)
+    Time m_replayStart;          //!< the common replay start (reported times are relative to it)
     bool m_replayStarted{false}; //!< this rank began replaying (after its StartOffset)
     bool m_pumping{false};
     bool m_pumpAgain{false};

@@ -1,6 +1,7 @@
 #include "chakra-report.h"
 
 #include "text-format.h"
+
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
@@ -40,15 +41,17 @@ ChakraReport::AddRank(const RankStats& stats, const std::vector<CommRecord>& rec
 {
     m_ranks.push_back(stats);
     m_records.insert(m_records.end(), records.begin(), records.end());
-    std::sort(m_ranks.begin(), m_ranks.end(),
-              [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
+    std::sort(m_ranks.begin(), m_ranks.end(), [](const RankStats& a, const RankStats& b) {
+        return a.rank < b.rank;
+    });
 }
 
 bool
 ChakraReport::AllFinished() const
 {
-    return std::all_of(m_ranks.begin(), m_ranks.end(),
-                       [](const RankStats& r) { return r.finished; });
+    return std::all_of(m_ranks.begin(), m_ranks.end(), [](const RankStats& r) {
+        return r.finished;
+    });
 }
 
 Time
@@ -227,8 +230,7 @@ PrintTable(std::ostream& os,
         if (i == maxRows)
         {
             os << "... " << table.rows.size() - maxRows << " more"
-               << MoreIn(table.name + ".csv", csvDirectory)
-               << "\n";
+               << MoreIn(table.name + ".csv", csvDirectory) << "\n";
             break;
         }
         line(table.rows[i]);
@@ -240,8 +242,9 @@ PrintTable(std::ostream& os,
 void
 ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& csvDirectory) const
 {
-    std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(),
-                                         [](const RankStats& r) { return r.finished; });
+    std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(), [](const RankStats& r) {
+        return r.finished;
+    });
     os << "== chakra simulation report\n";
     if (!m_transportModel.empty())
     {
@@ -252,7 +255,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
        << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n\n";
     os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
        << std::setw(14) << "compute_us" << std::setw(14) << "comm_us" << std::setw(18)
-       << "exposed_comm_us" << std::setw(10) << "nodes" << "\n";
+       << "exposed_comm_us" << std::setw(10) << "nodes"
+       << "\n";
     for (std::size_t i = 0; i < m_ranks.size(); ++i)
     {
         if (i == maxRows)
@@ -264,8 +268,8 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
         const RankStats& r = m_ranks[i];
         os << std::left << std::setw(6) << r.rank << std::right << std::setw(14)
            << (r.finished ? FormatMicros(r.finishTime) : "unfinished") << std::setw(14)
-           << FormatMicros(r.computeBusy) << std::setw(14) << FormatMicros(r.commTime) << std::setw(18)
-           << FormatMicros(r.exposedComm) << std::setw(10) << r.nodes << "\n";
+           << FormatMicros(r.computeBusy) << std::setw(14) << FormatMicros(r.commTime)
+           << std::setw(18) << FormatMicros(r.exposedComm) << std::setw(10) << r.nodes << "\n";
     }
     auto collectives = GetCollectives();
     std::size_t p2p = std::count_if(m_records.begin(), m_records.end(), [](const CommRecord& r) {
@@ -275,10 +279,11 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
     if (!collectives.empty())
     {
         os << std::left << std::setw(16) << "type" << std::setw(6) << "pg" << std::right
-           << std::setw(6) << "n" << "  " << std::left << std::setw(17) << "algorithm"
-           << std::right << std::setw(14) << "bytes" << std::setw(13) << "start_us"
-           << std::setw(13) << "time_us" << std::setw(12) << "algbw_GB/s" << std::setw(12)
-           << "busbw_GB/s" << "\n";
+           << std::setw(6) << "n"
+           << "  " << std::left << std::setw(17) << "algorithm" << std::right << std::setw(14)
+           << "bytes" << std::setw(13) << "start_us" << std::setw(13) << "time_us" << std::setw(12)
+           << "algbw_GB/s" << std::setw(12) << "busbw_GB/s"
+           << "\n";
     }
     for (std::size_t i = 0; i < collectives.size(); ++i)
     {
@@ -292,9 +297,9 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
         os << std::left << std::setw(16) << c.kind << std::setw(6)
            << (c.pg.empty() ? "world" : c.pg) << std::right << std::setw(6) << c.commSize << "  "
            << std::left << std::setw(17) << c.algorithm << std::right << std::setw(14) << c.bytes
-           << std::setw(13) << FormatMicros(c.start) << std::setw(13) << FormatMicros(c.end - c.start)
-           << std::setw(12) << FormatFixed(c.algBwGBps, 2) << std::setw(12) << FormatFixed(c.busBwGBps, 2)
-           << "\n";
+           << std::setw(13) << FormatMicros(c.start) << std::setw(13)
+           << FormatMicros(c.end - c.start) << std::setw(12) << FormatFixed(c.algBwGBps, 2)
+           << std::setw(12) << FormatFixed(c.busBwGBps, 2) << "\n";
     }
     for (const auto& table : m_tables)
     {
@@ -312,9 +317,9 @@ ChakraReport::DescribeFailure() const
         {
             // Errors name their rank or their trace file; the rank is said once more if not.
             const std::string rank = "rank " + std::to_string(r.rank) + " ";
-            return r.error.compare(0, rank.size(), rank) == 0 ? r.error
-                                                              : "rank " + std::to_string(r.rank) +
-                                                                    ": " + r.error;
+            return r.error.compare(0, rank.size(), rank) == 0
+                       ? r.error
+                       : "rank " + std::to_string(r.rank) + ": " + r.error;
         }
     }
     std::size_t unfinished = 0;
@@ -332,8 +337,8 @@ ChakraReport::DescribeFailure() const
         return "";
     }
     return std::to_string(unfinished) + " of " + std::to_string(m_ranks.size()) +
-           " ranks did not finish; rank " + std::to_string(first->rank) + " waits for: " +
-           (first->stuck.empty() ? std::string("?") : first->stuck.front());
+           " ranks did not finish; rank " + std::to_string(first->rank) +
+           " waits for: " + (first->stuck.empty() ? std::string("?") : first->stuck.front());
 }
 
 void
@@ -396,9 +401,9 @@ ChakraReport::WriteCsv(const std::string& directory) const
         for (const auto& r : m_ranks)
         {
             out.Write(std::to_string(r.rank) + "," + (r.finished ? "1" : "0") + "," +
-                      FormatMicros(r.finishTime) + "," + FormatMicros(r.computeBusy) + "," + FormatMicros(r.commTime) + "," +
-                      FormatMicros(r.exposedComm) + "," + std::to_string(r.nodes) + "," + Csv(r.error) +
-                      "\n");
+                      FormatMicros(r.finishTime) + "," + FormatMicros(r.computeBusy) + "," +
+                      FormatMicros(r.commTime) + "," + FormatMicros(r.exposedComm) + "," +
+                      std::to_string(r.nodes) + "," + Csv(r.error) + "\n");
         }
         out.Commit();
     }
@@ -411,9 +416,9 @@ ChakraReport::WriteCsv(const std::string& directory) const
             out.Write(c.kind + "," + Csv(c.pg) + "," + std::to_string(c.seq) + "," +
                       std::to_string(c.commSize) + "," + c.algorithm + "," +
                       std::to_string(c.bytes) + "," + std::to_string(c.dataBytes) + "," +
-                      FormatMicros(c.start) + "," + FormatMicros(c.end) + "," + FormatMicros(c.end - c.start) + "," +
-                      FormatFixed(c.algBwGBps, 3) + "," + FormatFixed(c.busBwGBps, 3) + "," +
-                      FormatFixed(c.traceMicros, 3) + "\n");
+                      FormatMicros(c.start) + "," + FormatMicros(c.end) + "," +
+                      FormatMicros(c.end - c.start) + "," + FormatFixed(c.algBwGBps, 3) + "," +
+                      FormatFixed(c.busBwGBps, 3) + "," + FormatFixed(c.traceMicros, 3) + "\n");
         }
         out.Commit();
     }
@@ -444,11 +449,11 @@ ChakraReport::WriteCsv(const std::string& directory) const
         out.Write("rank,node,name,kind,pg,seq,peer,bytes,algorithm,start_us,end_us,trace_us\n");
         for (const auto& r : m_records)
         {
-            out.Write(std::to_string(r.rank) + "," + std::to_string(r.nodeId) + "," +
-                      Csv(r.name) + "," + r.kind + "," + Csv(r.pg) + "," +
-                      std::to_string(r.seq) + "," + std::to_string(r.peer) + "," +
-                      std::to_string(r.bytes) + "," + r.algorithm + "," + FormatMicros(r.start) + "," +
-                      FormatMicros(r.end) + "," + FormatFixed(r.traceMicros, 3) + "\n");
+            out.Write(std::to_string(r.rank) + "," + std::to_string(r.nodeId) + "," + Csv(r.name) +
+                      "," + r.kind + "," + Csv(r.pg) + "," + std::to_string(r.seq) + "," +
+                      std::to_string(r.peer) + "," + std::to_string(r.bytes) + "," + r.algorithm +
+                      "," + FormatMicros(r.start) + "," + FormatMicros(r.end) + "," +
+                      FormatFixed(r.traceMicros, 3) + "\n");
         }
         out.Commit();
     }

@@ -19,19 +19,19 @@ namespace ns3
  */
 struct CollectiveSummary
 {
-    std::string kind;       //!< ALL_REDUCE, ...
-    std::string pg;         //!< process group
-    uint64_t seq{0};        //!< call number on the process group
-    uint64_t bytes{0};      //!< comm_size (per-rank input, see CollectiveRequest)
-    uint64_t dataBytes{0};  //!< the size bandwidths are computed from (nccl-tests convention)
-    uint32_t commSize{1};   //!< members
-    uint32_t ranksSeen{0};  //!< members that reported it
-    std::string algorithm;  //!< algorithm used
-    Time start;             //!< first member starts
-    Time end;               //!< last member ends
-    double algBwGBps{0};    //!< dataBytes / (end - start), GB/s (10^9 bytes/s)
-    double busBwGBps{0};    //!< algbw x 2(n-1)/n (all-reduce) or (n-1)/n (others)
-    double traceMicros{0};  //!< longest duration recorded in the traces (measured), 0 if none
+    std::string kind;      //!< ALL_REDUCE, ...
+    std::string pg;        //!< process group
+    uint64_t seq{0};       //!< call number on the process group
+    uint64_t bytes{0};     //!< comm_size (per-rank input, see CollectiveRequest)
+    uint64_t dataBytes{0}; //!< the size bandwidths are computed from (nccl-tests convention)
+    uint32_t commSize{1};  //!< members
+    uint32_t ranksSeen{0}; //!< members that reported it
+    std::string algorithm; //!< algorithm used
+    Time start;            //!< first member starts
+    Time end;              //!< last member ends
+    double algBwGBps{0};   //!< dataBytes / (end - start), GB/s (10^9 bytes/s)
+    double busBwGBps{0};   //!< algbw x 2(n-1)/n (all-reduce) or (n-1)/n (others)
+    double traceMicros{0}; //!< longest duration recorded in the traces (measured), 0 if none
 };
 
 /**

@@ -90,8 +90,8 @@ class CollectiveCallOrder
     bool IsTurn(const std::string& pg, uint64_t seq);
 
     Mode m_mode{POSTED};
-    std::map<std::string, State> m_states;                 //!< by pg name
-    std::unordered_map<uint64_t, uint64_t> m_numbers;      //!< node id -> call number
+    std::map<std::string, State> m_states;            //!< by pg name
+    std::unordered_map<uint64_t, uint64_t> m_numbers; //!< node id -> call number
 };
 
 } // namespace ns3

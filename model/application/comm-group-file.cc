@@ -4,9 +4,8 @@
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
-#include <nlohmann/json.hpp>
-
 #include <istream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sys/stat.h>
 
@@ -46,7 +45,8 @@ ReadCommGroupFile(const std::string& path, uint32_t ranks)
     }
     if (!document.is_object())
     {
-        throw TraceError(path, "top level",
+        throw TraceError(path,
+                         "top level",
                          "not a communicator group file: expected a JSON object of "
                          "communicator ids and their ranks, e.g. {\"1\": [0, 1], \"2\": [2, 3]}");
     }
@@ -58,14 +58,18 @@ ReadCommGroupFile(const std::string& path, uint32_t ranks)
         // ASTRA-sim reads the id as a number and the nodes name it by that number.
         if (id.empty() || id.size() > 9 || id.find_first_not_of("0123456789") != std::string::npos)
         {
-            throw TraceError(path, where, "the id is not a non-negative number (the pg_name "
-                                          "of the nodes that use it)");
+            throw TraceError(path,
+                             where,
+                             "the id is not a non-negative number (the pg_name "
+                             "of the nodes that use it)");
         }
         // "01" and "1" would be one communicator to ASTRA-sim but two names here.
         if (id.size() > 1 && id[0] == '0')
         {
-            throw TraceError(path, where, "the id has a leading zero: write it as the nodes' "
-                                          "pg_name, without one");
+            throw TraceError(path,
+                             where,
+                             "the id has a leading zero: write it as the nodes' "
+                             "pg_name, without one");
         }
         if (!members.is_array() || members.empty())
         {
@@ -82,10 +86,12 @@ ReadCommGroupFile(const std::string& path, uint32_t ranks)
             const int64_t rank = member.get<int64_t>();
             if (rank >= static_cast<int64_t>(ranks))
             {
-                throw TraceError(path, where,
-                                 "names rank " + std::to_string(rank) + ", but the job has traces "
-                                 "of ranks 0.." + std::to_string(ranks - 1) +
-                                 " only (a rank's trace missing?)");
+                throw TraceError(path,
+                                 where,
+                                 "names rank " + std::to_string(rank) +
+                                     ", but the job has traces "
+                                     "of ranks 0.." +
+                                     std::to_string(ranks - 1) + " only (a rank's trace missing?)");
             }
             if (!seen.insert(static_cast<uint32_t>(rank)).second)
             {

@@ -141,7 +141,8 @@ CommunicatorTable::WarnUndeclared(const std::string& pg, const EtNode& node) con
         prefix.erase(std::min(prefix.size(), prefix.find_last_of('.')));
         m_warn("process group '" + pg + "' (first named by " + node.Describe() +
                ") is a communicator number, as in ASTRA-sim's traces, but neither a "
-               "process_group:init node nor a comm-groups file (" + prefix +
+               "process_group:init node nor a comm-groups file (" +
+               prefix +
                ".comm-groups.json, ASTRA-sim's --comm-group-configuration) lists its members: "
                "using every rank");
     }
@@ -153,8 +154,8 @@ CommunicatorTable::Make(const std::string& name, std::vector<uint32_t> members) 
     Communicator comm;
     comm.name = name;
     comm.id = CommunicatorId(name);
-    comm.myIndex = static_cast<uint32_t>(std::find(members.begin(), members.end(), m_rank) -
-                                         members.begin());
+    comm.myIndex =
+        static_cast<uint32_t>(std::find(members.begin(), members.end(), m_rank) - members.begin());
     std::vector<uint32_t> hostOf;
     for (uint32_t r : members)
     {

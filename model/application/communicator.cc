@@ -2,11 +2,10 @@
 
 #include "ns3/json-limits.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 namespace ns3
@@ -206,14 +205,16 @@ PythonLiteralToJson(const std::string& text)
             {
                 return std::nullopt;
             }
-            out += nlohmann::json(value).dump(-1, ' ', false,
+            out += nlohmann::json(value).dump(-1,
+                                              ' ',
+                                              false,
                                               nlohmann::json::error_handler_t::replace);
         }
         else if (std::isalpha(static_cast<unsigned char>(c)) != 0)
         {
             std::size_t end = i;
-            while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) != 0 ||
-                                         text[end] == '_'))
+            while (end < text.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_'))
             {
                 ++end;
             }
@@ -238,9 +239,9 @@ PythonLiteralToJson(const std::string& text)
         }
         else if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.')
         {
-            while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '-' ||
-                                       text[i] == '+' || text[i] == '.' || text[i] == 'e' ||
-                                       text[i] == 'E'))
+            while (i < text.size() &&
+                   ((text[i] >= '0' && text[i] <= '9') || text[i] == '-' || text[i] == '+' ||
+                    text[i] == '.' || text[i] == 'e' || text[i] == 'E'))
             {
                 if (text[i] != '+' || (!out.empty() && (out.back() == 'e' || out.back() == 'E')))
                 {

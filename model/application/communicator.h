@@ -22,9 +22,9 @@ namespace ns3
  */
 struct ProcessGroupSpec
 {
-    std::string name;             //!< pg_name
-    std::vector<uint32_t> ranks;  //!< global ranks (empty: 0 .. size-1)
-    uint32_t size{0};             //!< group_size
+    std::string name;            //!< pg_name
+    std::vector<uint32_t> ranks; //!< global ranks (empty: 0 .. size-1)
+    uint32_t size{0};            //!< group_size
 };
 
 /**

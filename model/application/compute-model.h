@@ -5,7 +5,6 @@
 #define CHAKRA_COMPUTE_MODEL_H
 
 #include "ns3/et-node.h"
-
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -42,11 +41,11 @@ class ComputeModel : public Object
     };
 
   private:
-    Mode m_mode;               //!< Mode
-    double m_gpuScale;         //!< ComputeScale
-    double m_cpuScale;         //!< CpuScale
-    double m_peakFlops;        //!< FLOP/s
-    double m_memoryBandwidth;  //!< bytes/s
+    Mode m_mode;              //!< Mode
+    double m_gpuScale;        //!< ComputeScale
+    double m_cpuScale;        //!< CpuScale
+    double m_peakFlops;       //!< FLOP/s
+    double m_memoryBandwidth; //!< bytes/s
 };
 
 } // namespace ns3

@@ -164,11 +164,11 @@ RankStatsRecorder::Summarize(const std::string& tracePath) const
             ids += " and " + std::to_string(m_sizelessNodes - m_sizelessIds.size()) + " more";
         }
         // First among the warnings: the report shows each rank's first one.
-        stats.warnings.insert(stats.warnings.begin(),
-                              tracePath + ": " + std::to_string(m_sizelessNodes) +
-                                  " communication node(s) without comm_size ran as 0 bytes: " +
-                                  "node(s) " + ids +
-                                  " (MissingCommSize=error, or --strict, makes it an error)");
+        stats.warnings.insert(
+            stats.warnings.begin(),
+            tracePath + ": " + std::to_string(m_sizelessNodes) +
+                " communication node(s) without comm_size ran as 0 bytes: " + "node(s) " + ids +
+                " (MissingCommSize=error, or --strict, makes it an error)");
     }
     auto compute = Merge(m_computeIntervals);
     auto comm = Merge(m_commIntervals);

@@ -45,7 +45,7 @@ class ResourceQueues
     std::vector<std::string> DescribeWaiting() const;
 
   private:
-    std::map<std::string, bool> m_busy;                                   //!< by resource
+    std::map<std::string, bool> m_busy;                                         //!< by resource
     std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_waiting; //!< by resource
 };
 

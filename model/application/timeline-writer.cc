@@ -4,11 +4,9 @@
 
 #include "ns3/mpi-context.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
-
 
 namespace ns3
 {
@@ -116,11 +114,13 @@ TimelineWriter::LaneOf(uint32_t rank, RankPart& part, const std::string& lane)
     }
     if (part.lanes.empty())
     {
-        WriteRecord(part, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
-                    ", \"args\": {\"name\": \"rank " + std::to_string(rank) + "\"}}");
-        WriteRecord(part, "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " +
-                    std::to_string(rank) + ", \"args\": {\"sort_index\": " +
-                    std::to_string(rank) + "}}");
+        WriteRecord(part,
+                    "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
+                        ", \"args\": {\"name\": \"rank " + std::to_string(rank) + "\"}}");
+        WriteRecord(
+            part,
+            "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
+                ", \"args\": {\"sort_index\": " + std::to_string(rank) + "}}");
     }
     Lane& added = part.lanes[lane];
     added.id = static_cast<uint32_t>(part.lanes.size());
@@ -150,8 +150,8 @@ TimelineWriter::NameLanes(uint32_t rank, RankPart& part)
     {
         const int64_t thread = numberOf(lane, "cpu thread ");
         const int64_t stream = numberOf(lane, "stream ");
-        order.push_back({{thread >= 0 ? 0 : (stream >= 0 ? 1 : 2), std::max(thread, stream)},
-                         &lane});
+        order.push_back(
+            {{thread >= 0 ? 0 : (stream >= 0 ? 1 : 2), std::max(thread, stream)}, &lane});
     }
     std::sort(order.begin(), order.end());
     for (std::size_t place = 0; place < order.size(); ++place)
@@ -166,16 +166,18 @@ TimelineWriter::NameLanes(uint32_t rank, RankPart& part)
         else if (order[place].first.first == 1)
         {
             name = std::string(info.compute && info.communication ? "compute and communication"
-                               : info.communication              ? "communication"
-                                                                 : "compute") +
+                               : info.communication               ? "communication"
+                                                                  : "compute") +
                    " stream " + std::to_string(order[place].first.second);
         }
         const std::string where =
             "\"pid\": " + std::to_string(rank) + ", \"tid\": " + std::to_string(info.id);
-        WriteRecord(part, "{\"name\": \"thread_name\", \"ph\": \"M\", " + where +
-                              ", \"args\": {\"name\": " + Quote(name) + "}}");
-        WriteRecord(part, "{\"name\": \"thread_sort_index\", \"ph\": \"M\", " + where +
-                              ", \"args\": {\"sort_index\": " + std::to_string(place) + "}}");
+        WriteRecord(part,
+                    "{\"name\": \"thread_name\", \"ph\": \"M\", " + where +
+                        ", \"args\": {\"name\": " + Quote(name) + "}}");
+        WriteRecord(part,
+                    "{\"name\": \"thread_sort_index\", \"ph\": \"M\", " + where +
+                        ", \"args\": {\"sort_index\": " + std::to_string(place) + "}}");
     }
 }
 
@@ -194,8 +196,9 @@ TimelineWriter::Add(uint32_t rank,
     (category == "compute" ? thread.compute : thread.communication) = true;
     std::string record = "{\"name\": " + Quote(name) + ", \"cat\": " + Quote(category) +
                          ", \"ph\": \"X\", \"ts\": " + FormatMicros(start) +
-                         ", \"dur\": " + FormatMicros(end - start) + ", \"pid\": " +
-                         std::to_string(rank) + ", \"tid\": " + std::to_string(thread.id);
+                         ", \"dur\": " + FormatMicros(end - start) +
+                         ", \"pid\": " + std::to_string(rank) +
+                         ", \"tid\": " + std::to_string(thread.id);
     std::string values = bytes > 0 ? "\"bytes\": " + std::to_string(bytes) : "";
     for (const auto& [key, value] : args)
     {

@@ -4,9 +4,8 @@
 #ifndef CHAKRA_TIMELINE_WRITER_H
 #define CHAKRA_TIMELINE_WRITER_H
 
-#include "ns3/trace-file.h"
-
 #include "ns3/nstime.h"
+#include "ns3/trace-file.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -89,15 +88,16 @@ class TimelineWriter
     /** What ran on a lane: names it. */
     struct Lane
     {
-        uint32_t id{0};             //!< thread id
-        bool compute{false};        //!< a compute event ran on it
-        bool communication{false};  //!< a communication event ran on it
+        uint32_t id{0};            //!< thread id
+        bool compute{false};       //!< a compute event ran on it
+        bool communication{false}; //!< a communication event ran on it
     };
+
     /** One rank's records, in the order they were added (joined by ",\n"). */
     struct RankPart
     {
-        std::map<std::string, Lane> lanes; //!< lane -> its thread
-        std::string pending;                   //!< records not yet spilled
+        std::map<std::string, Lane> lanes;                  //!< lane -> its thread
+        std::string pending;                                //!< records not yet spilled
         std::vector<std::pair<uint64_t, uint64_t>> spilled; //!< (offset, size) in m_spill
     };
 

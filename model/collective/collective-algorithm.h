@@ -33,10 +33,10 @@ struct CollectiveRequest
      * each peer); scatter: the root's whole buffer (bytes / size to each rank).
      */
     uint64_t bytes{0};
-    uint32_t size{1};              //!< communicator size
-    uint32_t me{0};                //!< this rank's index in the communicator
-    uint32_t root{0};              //!< root index (broadcast, reduce, gather, scatter)
-    uint32_t chunks{1};            //!< pipeline chunks
+    uint32_t size{1};   //!< communicator size
+    uint32_t me{0};     //!< this rank's index in the communicator
+    uint32_t root{0};   //!< root index (broadcast, reduce, gather, scatter)
+    uint32_t chunks{1}; //!< pipeline chunks
     /** Host id of each member (for hierarchical algorithms): one list shared by the members. */
     std::shared_ptr<const std::vector<uint32_t>> hostOf;
 };
@@ -112,8 +112,9 @@ std::vector<std::string> CollectiveAlgorithmNames();
  * \param request the call
  * \return the algorithm (never nullptr)
  */
-std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested,
-                                                                const CollectiveRequest& request);
+std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(
+    CollectiveAlgorithmKind::Kind requested,
+    const CollectiveRequest& request);
 
 /**
  * \return the algorithm-independent dissemination barrier: ceil(log2 n) rounds of empty

@@ -21,10 +21,10 @@ namespace ns3
  */
 struct MessageOp
 {
-    bool send{true};  //!< send (true) or receive
-    uint32_t peer{0}; //!< peer index in the communicator
+    bool send{true};   //!< send (true) or receive
+    uint32_t peer{0};  //!< peer index in the communicator
     uint64_t bytes{0}; //!< payload
-    int64_t tag{0};   //!< message tag, identical on the sending and receiving side
+    int64_t tag{0};    //!< message tag, identical on the sending and receiving side
 };
 
 /**

@@ -6,8 +6,8 @@
 
 #include "collective-algorithm.h"
 #include "collective-communicator.h"
-#include "ns3/comm-transport.h"
 
+#include "ns3/comm-transport.h"
 #include "ns3/nstime.h"
 
 #include <functional>
@@ -89,7 +89,7 @@ class Collective : public std::enable_shared_from_this<Collective>,
     uint64_t m_comm;
     std::string m_commName;
     SharedRankList m_ranks; //!< global rank of each member
-    bool m_ranksSorted; //!< m_ranks ascending (process groups usually are): binary search
+    bool m_ranksSorted;     //!< m_ranks ascending (process groups usually are): binary search
     uint64_t m_seq;
     CallSignature m_call;
     std::unique_ptr<const CollectiveSchedule> m_schedule;

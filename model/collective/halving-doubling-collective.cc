@@ -122,8 +122,8 @@ HalvingDoublingCollective::DoBuild(const CollectiveRequest& request) const
                 uint32_t partner = real(v ^ distance);
                 uint32_t mid = lo + (hi - lo) / 2;
                 bool keepLower = (v & distance) == 0;
-                uint64_t sendBytes = keepLower ? RangeBytes(buffer, p, mid, hi)
-                                               : RangeBytes(buffer, p, lo, mid);
+                uint64_t sendBytes =
+                    keepLower ? RangeBytes(buffer, p, mid, hi) : RangeBytes(buffer, p, lo, mid);
                 (keepLower ? hi : lo) = mid;
                 builder.Send(partner, sendBytes, tag(HALVING, step), deps);
                 deps = {builder.Recv(partner, RangeBytes(buffer, p, lo, hi), tag(HALVING, step))};
@@ -144,7 +144,8 @@ HalvingDoublingCollective::DoBuild(const CollectiveRequest& request) const
                 bool lower = (v & distance) == 0;
                 uint32_t otherLo = lower ? hi : lo - length;
                 builder.Send(partner, RangeBytes(buffer, p, lo, hi), tag(DOUBLING, step), deps);
-                deps = {builder.Recv(partner, RangeBytes(buffer, p, otherLo, otherLo + length),
+                deps = {builder.Recv(partner,
+                                     RangeBytes(buffer, p, otherLo, otherLo + length),
                                      tag(DOUBLING, step))};
                 lo = lower ? lo : otherLo;
                 hi = lo + 2 * length;

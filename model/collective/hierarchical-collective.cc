@@ -17,11 +17,11 @@ namespace
  */
 struct HostGroups
 {
-    bool even{false};                     //!< >= 2 hosts, each with the same number of members
-    uint32_t perHost{0};                  //!< members per host (when even)
-    std::vector<uint32_t> byHost;         //!< members host by host (ascending), in index order
-    std::vector<uint32_t> hostPosition;   //!< per member: its host's position among the hosts
-    std::vector<uint32_t> localPosition;  //!< per member: its position on its host
+    bool even{false};                    //!< >= 2 hosts, each with the same number of members
+    uint32_t perHost{0};                 //!< members per host (when even)
+    std::vector<uint32_t> byHost;        //!< members host by host (ascending), in index order
+    std::vector<uint32_t> hostPosition;  //!< per member: its host's position among the hosts
+    std::vector<uint32_t> localPosition; //!< per member: its position on its host
 };
 
 std::shared_ptr<const HostGroups>
@@ -34,8 +34,9 @@ GroupHosts(const std::vector<uint32_t>& hostOf)
     {
         order[i] = i;
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&hostOf](uint32_t a, uint32_t b) { return hostOf[a] < hostOf[b]; });
+    std::stable_sort(order.begin(), order.end(), [&hostOf](uint32_t a, uint32_t b) {
+        return hostOf[a] < hostOf[b];
+    });
     groups->hostPosition.resize(n);
     groups->localPosition.resize(n);
     uint32_t hosts = 0;
@@ -73,12 +74,14 @@ GroupsOf(const std::shared_ptr<const std::vector<uint32_t>>& hostOf)
         std::weak_ptr<const std::vector<uint32_t>> list;
         std::shared_ptr<const HostGroups> groups;
     };
+
     static std::vector<Entry> recent;
     for (std::size_t i = 0; i < recent.size(); ++i)
     {
         if (recent[i].list.lock() == hostOf)
         {
-            std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i),
+            std::rotate(recent.begin(),
+                        recent.begin() + static_cast<std::ptrdiff_t>(i),
                         recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
             return recent.front().groups;
         }
@@ -125,8 +128,7 @@ MakeLayout(const CollectiveRequest& request)
     const uint32_t g = groups.perHost;
     const auto hosts = static_cast<uint32_t>(groups.byHost.size() / g);
     const auto firstLocal = static_cast<std::ptrdiff_t>(layout.hostPosition) * g;
-    layout.local.assign(groups.byHost.begin() + firstLocal,
-                        groups.byHost.begin() + firstLocal + g);
+    layout.local.assign(groups.byHost.begin() + firstLocal, groups.byHost.begin() + firstLocal + g);
     layout.across.reserve(hosts);
     for (uint32_t h = 0; h < hosts; ++h)
     {
@@ -178,29 +180,58 @@ HierarchicalCollective::DoBuild(const CollectiveRequest& request) const
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE: {
-        passes->AddPass(RingMode::REDUCE_SCATTER, layout.local, layout.localPosition,
-                        request.bytes, chunks, 0);
+        passes->AddPass(RingMode::REDUCE_SCATTER,
+                        layout.local,
+                        layout.localPosition,
+                        request.bytes,
+                        chunks,
+                        0);
         // After the reduce-scatter, local position p owns segment p + 1 of the buffer.
         uint64_t share = PartBytes(request.bytes, g, (layout.localPosition + 1) % g);
-        passes->AddPass(RingMode::ALL_REDUCE, layout.across, layout.hostPosition, share, chunks,
+        passes->AddPass(RingMode::ALL_REDUCE,
+                        layout.across,
+                        layout.hostPosition,
+                        share,
+                        chunks,
                         kPhaseTags);
-        passes->AddPass(RingMode::ALL_GATHER, layout.local, layout.localPosition, request.bytes,
-                        chunks, 2 * kPhaseTags, g - 1);
+        passes->AddPass(RingMode::ALL_GATHER,
+                        layout.local,
+                        layout.localPosition,
+                        request.bytes,
+                        chunks,
+                        2 * kPhaseTags,
+                        g - 1);
         break;
     }
     case ChakraProtoMsg::ALL_GATHER: {
-        passes->AddPass(RingMode::ALL_GATHER, layout.across, layout.hostPosition,
-                        request.bytes * hosts, chunks, 0);
-        passes->AddPass(RingMode::ALL_GATHER, layout.local, layout.localPosition,
-                        request.bytes * hosts * g, chunks, kPhaseTags);
+        passes->AddPass(RingMode::ALL_GATHER,
+                        layout.across,
+                        layout.hostPosition,
+                        request.bytes * hosts,
+                        chunks,
+                        0);
+        passes->AddPass(RingMode::ALL_GATHER,
+                        layout.local,
+                        layout.localPosition,
+                        request.bytes * hosts * g,
+                        chunks,
+                        kPhaseTags);
         break;
     }
     default: { // reduce-scatter
-        passes->AddPass(RingMode::REDUCE_SCATTER, layout.local, layout.localPosition,
-                        request.bytes, chunks, 0);
+        passes->AddPass(RingMode::REDUCE_SCATTER,
+                        layout.local,
+                        layout.localPosition,
+                        request.bytes,
+                        chunks,
+                        0);
         uint64_t share = PartBytes(request.bytes, g, (layout.localPosition + 1) % g);
-        passes->AddPass(RingMode::REDUCE_SCATTER, layout.across, layout.hostPosition, share,
-                        chunks, kPhaseTags);
+        passes->AddPass(RingMode::REDUCE_SCATTER,
+                        layout.across,
+                        layout.hostPosition,
+                        share,
+                        chunks,
+                        kPhaseTags);
         break;
     }
     }

@@ -44,13 +44,17 @@ RingCollective::DoBuild(const CollectiveRequest& request) const
         return passes;
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK:
-        passes->AddPass(RingMode::REDUCE_SCATTER, ring, request.me, request.bytes, request.chunks,
-                        0);
+        passes
+            ->AddPass(RingMode::REDUCE_SCATTER, ring, request.me, request.bytes, request.chunks, 0);
         return passes;
     case ChakraProtoMsg::ALL_GATHER:
         // The gathered buffer is n contributions of request.bytes each.
-        passes->AddPass(RingMode::ALL_GATHER, ring, request.me,
-                        request.bytes * static_cast<uint64_t>(n), request.chunks, 0);
+        passes->AddPass(RingMode::ALL_GATHER,
+                        ring,
+                        request.me,
+                        request.bytes * static_cast<uint64_t>(n),
+                        request.chunks,
+                        0);
         return passes;
     default:
         break;

@@ -75,8 +75,8 @@ RingSchedule::Op(uint32_t op) const
     const uint32_t n = pass.n;
     const uint32_t k = pass.stepOffset + place.step;
     // Step k: send segment (p - k), receive segment (p - k - 1) (mod n).
-    const uint32_t segment = place.recv ? (pass.position + 2 * n - k % n - 1) % n
-                                        : (pass.position + 2 * n - k % n) % n;
+    const uint32_t segment =
+        place.recv ? (pass.position + 2 * n - k % n - 1) % n : (pass.position + 2 * n - k % n) % n;
     MessageOp message;
     message.send = !place.recv;
     message.peer = place.recv ? pass.left : pass.right;
@@ -145,8 +145,7 @@ RingSchedule::NextRecv(uint32_t peer, int64_t tag, uint32_t after) const
     {
         const Pass& pass = m_passes[p];
         const int64_t perChunk = int64_t(2) * pass.n;
-        if (peer != pass.left || tag < pass.tagBase ||
-            tag >= pass.tagBase + perChunk * pass.chunks)
+        if (peer != pass.left || tag < pass.tagBase || tag >= pass.tagBase + perChunk * pass.chunks)
         {
             continue;
         }

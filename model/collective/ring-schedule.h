@@ -71,16 +71,16 @@ class RingSchedule : public CollectiveSchedule
     /** One pass; only passes with ops are kept. */
     struct Pass
     {
-        uint32_t n{0};          //!< members
-        uint32_t position{0};   //!< this rank's position
-        uint32_t right{0};      //!< communicator index of the next member
-        uint32_t left{0};       //!< communicator index of the previous member
-        uint64_t bytes{0};      //!< whole buffer
+        uint32_t n{0};        //!< members
+        uint32_t position{0}; //!< this rank's position
+        uint32_t right{0};    //!< communicator index of the next member
+        uint32_t left{0};     //!< communicator index of the previous member
+        uint64_t bytes{0};    //!< whole buffer
         uint32_t chunks{1};
-        uint32_t steps{0};      //!< steps per chunk
+        uint32_t steps{0}; //!< steps per chunk
         uint32_t stepOffset{0};
         int64_t tagBase{0};
-        uint32_t firstOp{0};    //!< index of the pass's first op in the schedule
+        uint32_t firstOp{0}; //!< index of the pass's first op in the schedule
     };
 
     /** Where an op is: its pass, chunk, step (from 0 within the pass) and direction. */

@@ -12,17 +12,19 @@ namespace
 struct HeapTree
 {
     uint32_t n;
-    std::function<uint32_t(uint32_t)> rankAt;     //!< position -> communicator index
-    uint32_t position;                            //!< this rank's position
+    std::function<uint32_t(uint32_t)> rankAt; //!< position -> communicator index
+    uint32_t position;                        //!< this rank's position
 
     bool IsRoot() const
     {
         return position == 0;
     }
+
     uint32_t Parent() const
     {
         return rankAt((position - 1) / 2);
     }
+
     std::vector<uint32_t> Children() const
     {
         std::vector<uint32_t> children;
@@ -115,8 +117,12 @@ TreeCollective::DoBuild(const CollectiveRequest& request) const
             uint64_t chunk = PartBytes(request.bytes, request.chunks, c);
             for (uint32_t t = 0; t < 2; ++t)
             {
-                AppendTreeChunk(builder, trees[t], PartBytes(chunk, 2, t),
-                                (static_cast<int64_t>(c) * 2 + t) * 2, true, true);
+                AppendTreeChunk(builder,
+                                trees[t],
+                                PartBytes(chunk, 2, t),
+                                (static_cast<int64_t>(c) * 2 + t) * 2,
+                                true,
+                                true);
             }
         }
         return builder.Take();
@@ -126,8 +132,12 @@ TreeCollective::DoBuild(const CollectiveRequest& request) const
     const bool reduce = request.type == ChakraProtoMsg::REDUCE;
     for (uint32_t c = 0; c < request.chunks; ++c)
     {
-        AppendTreeChunk(builder, tree, PartBytes(request.bytes, request.chunks, c),
-                        static_cast<int64_t>(c) * 2, reduce, !reduce);
+        AppendTreeChunk(builder,
+                        tree,
+                        PartBytes(request.bytes, request.chunks, c),
+                        static_cast<int64_t>(c) * 2,
+                        reduce,
+                        !reduce);
     }
     return builder.Take();
 }

@@ -101,8 +101,12 @@ MpiContext::Send(uint32_t to, const std::string& bytes)
     for (uint64_t offset = 0; offset < size; offset += kPiece)
     {
         const uint64_t piece = std::min(kPiece, size - offset);
-        MPI_Send(bytes.data() + offset, static_cast<int>(piece), MPI_CHAR, static_cast<int>(to),
-                 kTag, comm);
+        MPI_Send(bytes.data() + offset,
+                 static_cast<int>(piece),
+                 MPI_CHAR,
+                 static_cast<int>(to),
+                 kTag,
+                 comm);
     }
 }
 
@@ -117,8 +121,13 @@ MpiContext::Receive(uint32_t from)
     for (uint64_t offset = 0; offset < size; offset += kPiece)
     {
         const uint64_t piece = std::min(kPiece, size - offset);
-        MPI_Recv(&bytes[offset], static_cast<int>(piece), MPI_CHAR, static_cast<int>(from), kTag,
-                 comm, MPI_STATUS_IGNORE);
+        MPI_Recv(&bytes[offset],
+                 static_cast<int>(piece),
+                 MPI_CHAR,
+                 static_cast<int>(from),
+                 kTag,
+                 comm,
+                 MPI_STATUS_IGNORE);
     }
     return bytes;
 }
@@ -188,8 +197,8 @@ MpiContext::LaunchedProcessCount()
 
 MpiSession::MpiSession(int* argc, char*** argv)
 {
-    const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
-                          std::getenv("PMIX_RANK");
+    const bool launched =
+        std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
 #ifdef NS3_MPI
     if (!launched || MpiInterface::IsEnabled())
     {

@@ -78,8 +78,8 @@ class MpiContext
  * When launched by an MPI launcher, it selects ns-3's DistributedSimulatorImpl (the
  * granted-time-window algorithm) unless the command line chose ns3::NullMessageSimulatorImpl
  * (`--SimulatorImplementationType=...`, read from argv here, so the session may come before
- * or after the program parses its flags), and calls MpiInterface::Enable. Launched without one, nothing changes: the program runs as
- * it always does, on one process.
+ * or after the program parses its flags), and calls MpiInterface::Enable. Launched without one,
+ * nothing changes: the program runs as it always does, on one process.
  */
 class MpiSession
 {

@@ -38,17 +38,18 @@ class CompactIdSet
     /** Ids sharing their upper 48 bits. */
     struct Block
     {
-        std::vector<uint16_t> sorted;               //!< the offsets while the block is sparse
+        std::vector<uint16_t> sorted;                     //!< the offsets while the block is sparse
         std::unique_ptr<std::array<uint64_t, 1024>> bits; //!< the bitmap once dense
-        uint32_t count{0};                          //!< ids in the block
+        uint32_t count{0};                                //!< ids in the block
     };
+
     /** Converts a sparse block to a bitmap. */
     static void Densify(Block& block);
 
     std::unordered_map<uint64_t, Block> m_blocks; //!< by id >> 16
-    mutable const Block* m_lastBlock{nullptr};     //!< cache of the last looked-up block
-    mutable uint64_t m_lastKey{~0ull};             //!< its key (~0: none)
-    uint64_t m_size{0};                            //!< ids in the set
+    mutable const Block* m_lastBlock{nullptr};    //!< cache of the last looked-up block
+    mutable uint64_t m_lastKey{~0ull};            //!< its key (~0: none)
+    uint64_t m_size{0};                           //!< ids in the set
 };
 
 } // namespace ns3

@@ -35,7 +35,8 @@ HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata)
             return false;
         }
         pid = pid || attribute.name() == "pid";
-        timestamps = timestamps || attribute.name() == "start_ts" || attribute.name() == "finish_ts";
+        timestamps =
+            timestamps || attribute.name() == "start_ts" || attribute.name() == "finish_ts";
     }
     return pid && timestamps;
 }
@@ -153,8 +154,7 @@ EtFeeder::LoadOne()
             ++entry.pending;
             continue;
         }
-        if (m_options.danglingAsSatisfied && m_ascending && parent < id &&
-            !m_seen.Contains(parent))
+        if (m_options.danglingAsSatisfied && m_ascending && parent < id && !m_seen.Contains(parent))
         {
             // With ascending ids a smaller id not seen yet will not come: decide now, so that
             // a trace full of such references still streams through a small window.

@@ -5,8 +5,9 @@
 #define CHAKRA_ET_FEEDER_H
 
 #include "compact-id-set.h"
-#include "ns3/et-node.h"
 #include "flat-id-map.h"
+
+#include "ns3/et-node.h"
 #include "ns3/et-reader.h"
 
 #include <cstdint>
@@ -66,10 +67,10 @@ bool HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata);
  */
 struct EtStuckNode
 {
-    uint64_t id{0};                     //!< the node
-    std::string name;                   //!< its name
-    std::vector<uint64_t> waitingFor;   //!< parents that have not finished
-    std::vector<uint64_t> missing;      //!< those of them that never appear in the file
+    uint64_t id{0};                   //!< the node
+    std::string name;                 //!< its name
+    std::vector<uint64_t> waitingFor; //!< parents that have not finished
+    std::vector<uint64_t> missing;    //!< those of them that never appear in the file
 };
 
 /**
@@ -94,10 +95,11 @@ struct EtStuckNode
  *
  * Nodes are read only when no loaded node is ready, so the window is how far the feeder looks
  * ahead for ready nodes while others run: a node more than windowSize nodes past the oldest
- * loaded one is read only when the window moves (or when nothing is ready and nothing runs). So for a file with ascending ids (what writers emit)
- * the issue order does not depend on the window when the caller finishes each node before
- * asking for the next, and with many nodes in flight it does not depend on it as long as the
- * trace, or the distance between independent nodes, fits in the window (default 16,384).
+ * loaded one is read only when the window moves (or when nothing is ready and nothing runs). So for
+ * a file with ascending ids (what writers emit) the issue order does not depend on the window when
+ * the caller finishes each node before asking for the next, and with many nodes in flight it does
+ * not depend on it as long as the trace, or the distance between independent nodes, fits in the
+ * window (default 16,384).
  *
  * Errors (TraceError naming the file and node): a damaged file; a duplicate id; a node that
  * lists itself in an honoured dependency list (it could never run; the reference converter
@@ -216,22 +218,22 @@ class EtFeeder
     /** Throws the stuck-run error. */
     [[noreturn]] void ThrowStuck();
 
-    EtFeederOptions m_options;                                    //!< options
-    EtReader m_reader;                                            //!< the file
-    bool m_eof{false};                                            //!< the whole file read
-    bool m_ascending{true};                                       //!< ids so far ascending
-    uint64_t m_lastId{0};                                         //!< last id read
-    FlatIdMap<Entry> m_loaded;                                    //!< the window
+    EtFeederOptions m_options; //!< options
+    EtReader m_reader;         //!< the file
+    bool m_eof{false};         //!< the whole file read
+    bool m_ascending{true};    //!< ids so far ascending
+    uint64_t m_lastId{0};      //!< last id read
+    FlatIdMap<Entry> m_loaded; //!< the window
     /** Children waiting for a parent that is not loaded (not read yet, or never in the file). */
     std::unordered_map<uint64_t, std::vector<uint64_t>> m_waiters;
-    std::vector<uint64_t> m_parents;                              //!< scratch for ParentsOf
+    std::vector<uint64_t> m_parents; //!< scratch for ParentsOf
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> m_ready; //!< ids
-    CompactIdSet m_seen;                                          //!< every id read
-    CompactIdSet m_finished;                                      //!< every id finished
+    CompactIdSet m_seen;            //!< every id read
+    CompactIdSet m_finished;        //!< every id finished
     CompactIdSet m_presumedMissing; //!< dangling ids decided before the end of the file
-    std::size_t m_inFlight{0};                                    //!< issued, not finished
-    uint64_t m_finishedCount{0};                                  //!< nodes finished
-    ChakraProtoMsg::Node m_scratch;                               //!< parse buffer
+    std::size_t m_inFlight{0};      //!< issued, not finished
+    uint64_t m_finishedCount{0};    //!< nodes finished
+    ChakraProtoMsg::Node m_scratch; //!< parse buffer
 };
 
 } // namespace ns3

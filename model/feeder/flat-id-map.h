@@ -93,8 +93,8 @@ class FlatIdMap
         while (m_used[next])
         {
             std::size_t home = Home(m_keys[next]);
-            bool movable = hole <= next ? (home <= hole || home > next)
-                                        : (home <= hole && home > next);
+            bool movable =
+                hole <= next ? (home <= hole || home > next) : (home <= hole && home > next);
             if (movable)
             {
                 m_keys[hole] = m_keys[next];

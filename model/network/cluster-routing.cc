@@ -110,17 +110,17 @@ ClusterRouting::Lookup(Ptr<const Packet> p, const Ipv4Header& header) const
             {
                 TcpHeader tcp;
                 p->PeekHeader(tcp);
-                hash = ClusterTopology::Mix(
-                    hash,
-                    (uint64_t(tcp.GetSourcePort()) << 16) | tcp.GetDestinationPort());
+                hash = ClusterTopology::Mix(hash,
+                                            (uint64_t(tcp.GetSourcePort()) << 16) |
+                                                tcp.GetDestinationPort());
             }
             else if (header.GetProtocol() == 17)
             {
                 UdpHeader udp;
                 p->PeekHeader(udp);
-                hash = ClusterTopology::Mix(
-                    hash,
-                    (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
+                hash = ClusterTopology::Mix(hash,
+                                            (uint64_t(udp.GetSourcePort()) << 16) |
+                                                udp.GetDestinationPort());
             }
         }
         choice = static_cast<std::size_t>(hash % count);

@@ -35,7 +35,7 @@ class ClusterRouting : public Ipv4RoutingProtocol
     /** One equal-cost next hop. */
     struct NextHop
     {
-        uint32_t interface; //!< outgoing Ipv4 interface
+        uint32_t interface;  //!< outgoing Ipv4 interface
         Ipv4Address gateway; //!< the neighbour's address on that link
     };
 
@@ -99,11 +99,11 @@ class ClusterRouting : public Ipv4RoutingProtocol
      */
     const NextHop* Find(uint32_t destination, std::size_t& count) const;
 
-    Ptr<Ipv4> m_ipv4;                                             //!< this node's IPv4
-    std::unordered_map<uint32_t, std::vector<NextHop>> m_routes;  //!< by destination address
-    std::shared_ptr<const AddressRanks> m_ranks;                  //!< address -> rank
-    std::vector<uint32_t> m_rankOffsets;                          //!< per rank, into m_rankHops
-    std::vector<NextHop> m_rankHops;                              //!< next hops by rank
+    Ptr<Ipv4> m_ipv4;                                            //!< this node's IPv4
+    std::unordered_map<uint32_t, std::vector<NextHop>> m_routes; //!< by destination address
+    std::shared_ptr<const AddressRanks> m_ranks;                 //!< address -> rank
+    std::vector<uint32_t> m_rankOffsets;                         //!< per rank, into m_rankHops
+    std::vector<NextHop> m_rankHops;                             //!< next hops by rank
     std::unordered_set<uint32_t> m_localAddresses;               //!< this node's addresses
 };
 

@@ -46,7 +46,12 @@ ClusterTopology::AddSwitch(NodeKind kind, uint32_t group, const std::string& lab
 }
 
 uint32_t
-ClusterTopology::AddLink(uint32_t a, uint32_t b, DataRate rate, Time delay, uint32_t mtu, LinkKind kind)
+ClusterTopology::AddLink(uint32_t a,
+                         uint32_t b,
+                         DataRate rate,
+                         Time delay,
+                         uint32_t mtu,
+                         LinkKind kind)
 {
     if (a >= m_nodes.size() || b >= m_nodes.size() || a == b)
     {

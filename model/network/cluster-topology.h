@@ -43,19 +43,22 @@ class ClusterTopology
         NVSWITCH, //!< the switch of a scale-up (NVLink) domain
         SWITCH,   //!< a scale-out fabric switch
     };
+
     /** Which network a link belongs to. */
     enum LinkKind : uint8_t
     {
         SCALE_UP,  //!< NVLink (inside a host or an NVLink domain)
         SCALE_OUT, //!< NIC and fabric links
     };
+
     /** A node. */
     struct Node
     {
         NodeKind kind{GPU};
-        uint32_t group{0};  //!< GPU: its host; NVSWITCH: its domain; SWITCH: its tier (0 = leaf)
-        std::string label;  //!< for summaries and pictures ("gpu3", "leaf1", ...)
+        uint32_t group{0}; //!< GPU: its host; NVSWITCH: its domain; SWITCH: its tier (0 = leaf)
+        std::string label; //!< for summaries and pictures ("gpu3", "leaf1", ...)
     };
+
     /** A full-duplex link. */
     struct Link
     {
@@ -65,20 +68,24 @@ class ClusterTopology
         Time delay;         //!< propagation delay
         uint32_t mtu{1500}; //!< largest packet (bytes)
         LinkKind kind{SCALE_OUT};
-        uint32_t cost{10};  //!< routing cost
+        uint32_t cost{10}; //!< routing cost
     };
+
     /** One end of a link seen from a node. */
     struct Port
     {
         uint32_t link{0}; //!< link index
         uint32_t peer{0}; //!< the node at the other end
     };
+
     /**
      * A topology-specific routing rule: fills \p ports with the next hops (indices into
      * GetPorts(node)) from \p node towards \p dstRank; empty when unreachable.
      */
-    using RouteFunction = std::function<
-        void(const ClusterTopology& topology, uint32_t node, uint32_t dstRank, std::vector<uint32_t>& ports)>;
+    using RouteFunction = std::function<void(const ClusterTopology& topology,
+                                             uint32_t node,
+                                             uint32_t dstRank,
+                                             std::vector<uint32_t>& ports)>;
 
     /** Routing cost of a scale-up link. */
     static constexpr uint32_t kScaleUpCost = 1;
@@ -106,7 +113,12 @@ class ClusterTopology
      * \return its index
      * \throws std::invalid_argument for a node that does not exist or a link to itself
      */
-    uint32_t AddLink(uint32_t a, uint32_t b, DataRate rate, Time delay, uint32_t mtu, LinkKind kind);
+    uint32_t AddLink(uint32_t a,
+                     uint32_t b,
+                     DataRate rate,
+                     Time delay,
+                     uint32_t mtu,
+                     LinkKind kind);
 
     /** GPUs forward traffic between other GPUs (direct-connect topologies: torus, ring). */
     void SetGpuTransit(bool transit);

@@ -42,8 +42,7 @@ struct Later
 inline bool
 Earlier(const Scheduler::Event& a, const Scheduler::Event& b)
 {
-    return (a.key.m_ts < b.key.m_ts) |
-           ((a.key.m_ts == b.key.m_ts) & (a.key.m_uid < b.key.m_uid));
+    return (a.key.m_ts < b.key.m_ts) | ((a.key.m_ts == b.key.m_ts) & (a.key.m_uid < b.key.m_uid));
 }
 
 } // namespace
@@ -186,8 +185,9 @@ PurgingHeapScheduler::Remove(const Event& ev)
 void
 PurgingHeapScheduler::Purge()
 {
-    auto live = std::partition(m_heap.begin(), m_heap.end(),
-                               [](const Event& event) { return !event.impl->IsCancelled(); });
+    auto live = std::partition(m_heap.begin(), m_heap.end(), [](const Event& event) {
+        return !event.impl->IsCancelled();
+    });
     const auto dropped = static_cast<uint64_t>(m_heap.end() - live);
     for (auto it = live; it != m_heap.end(); ++it)
     {

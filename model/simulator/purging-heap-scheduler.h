@@ -60,12 +60,12 @@ class PurgingHeapScheduler : public Scheduler
     /** Puts \p event in the heap at \p hole or above it (the slot at \p hole is free). */
     void Rise(std::size_t hole, const Event& event);
 
-    std::vector<Event> m_heap;  //!< min-heap on EventKey
-    std::size_t m_purgeAt;      //!< purge when the heap reaches this size
-    uint64_t m_placeholders{0}; //!< purged events the simulator has not yet processed
-    uint64_t m_purged{0};       //!< total purged
+    std::vector<Event> m_heap;   //!< min-heap on EventKey
+    std::size_t m_purgeAt;       //!< purge when the heap reaches this size
+    uint64_t m_placeholders{0};  //!< purged events the simulator has not yet processed
+    uint64_t m_purged{0};        //!< total purged
     EventKey m_current{0, 0, 0}; //!< key of the last event handed out
-    EventImpl* m_cancelled;     //!< the shared cancelled event handed out as a placeholder
+    EventImpl* m_cancelled;      //!< the shared cancelled event handed out as a placeholder
 };
 
 } // namespace ns3

@@ -138,7 +138,8 @@ AttributeToUint64(const AttributeProto& a, uint64_t& value, std::string& why)
     }
     if (raw.signedValue < 0)
     {
-        why = "negative value " + std::to_string(raw.signedValue) + " where a size or id is expected";
+        why =
+            "negative value " + std::to_string(raw.signedValue) + " where a size or id is expected";
         return false;
     }
     value = static_cast<uint64_t>(raw.signedValue);

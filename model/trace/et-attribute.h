@@ -57,7 +57,9 @@ bool AttributeToDouble(const ChakraProtoMsg::AttributeProto& attribute,
                        std::string& why);
 
 /** Reads bool_val, or an integer oneof holding 0 or 1. */
-bool AttributeToBool(const ChakraProtoMsg::AttributeProto& attribute, bool& value, std::string& why);
+bool AttributeToBool(const ChakraProtoMsg::AttributeProto& attribute,
+                     bool& value,
+                     std::string& why);
 
 /** Reads string_val (or bytes_val). */
 bool AttributeToString(const ChakraProtoMsg::AttributeProto& attribute,

@@ -6,10 +6,9 @@
 #include "trace-error.h"
 #include "trace-file.h"
 
-#include <google/protobuf/unknown_field_set.h>
-
 #include <algorithm>
 #include <cmath>
+#include <google/protobuf/unknown_field_set.h>
 #include <istream>
 #include <limits>
 #include <optional>
@@ -276,9 +275,11 @@ IntegerFromJson(const EtJson& json, const std::string& where, const char* type)
     if (json.is_number_integer())
     {
         auto v = json.get<int64_t>();
-        if ((std::numeric_limits<T>::is_signed && v < static_cast<int64_t>(std::numeric_limits<T>::min())) ||
+        if ((std::numeric_limits<T>::is_signed &&
+             v < static_cast<int64_t>(std::numeric_limits<T>::min())) ||
             (!std::numeric_limits<T>::is_signed && v < 0) ||
-            (v > 0 && static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<T>::max())))
+            (v > 0 &&
+             static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<T>::max())))
         {
             return outOfRange();
         }
@@ -334,7 +335,10 @@ StringFromJson(const EtJson& json, const std::string& where, bool bytes)
 
 /** Sets field \p f of \p m (appends if repeated) from \p json. */
 void
-FieldValueFromJson(Message& m, const FieldDescriptor* f, const EtJson& json, const std::string& where)
+FieldValueFromJson(Message& m,
+                   const FieldDescriptor* f,
+                   const EtJson& json,
+                   const std::string& where)
 {
     const Reflection* r = m.GetReflection();
     bool repeated = f->is_repeated();
@@ -439,7 +443,8 @@ CheckKeys(const EtJson& json, const std::vector<std::string>& allowed, const std
 AttributeProto
 AttributeFromJson(const EtJson& json, const std::string& outerWhere)
 {
-    CheckKeys(json, {"name", "doc_string", "type", "value", "unknown_fields", "list_unknown_fields"},
+    CheckKeys(json,
+              {"name", "doc_string", "type", "value", "unknown_fields", "list_unknown_fields"},
               outerWhere);
     AttributeProto attribute;
     if (!json.contains("name") || !json["name"].is_string())
@@ -602,8 +607,17 @@ ChakraProtoMsg::Node
 NodeFromJson(const EtJson& json, const std::string& where)
 {
     CheckKeys(json,
-              {"id", "name", "type", "ctrl_deps", "data_deps", "start_time_micros",
-               "duration_micros", "inputs", "outputs", "attr", "unknown_fields"},
+              {"id",
+               "name",
+               "type",
+               "ctrl_deps",
+               "data_deps",
+               "start_time_micros",
+               "duration_micros",
+               "inputs",
+               "outputs",
+               "attr",
+               "unknown_fields"},
               where);
     ChakraProtoMsg::Node node;
     if (!json.contains("id"))
@@ -624,9 +638,10 @@ NodeFromJson(const EtJson& json, const std::string& where)
         {
             if (!ChakraProtoMsg::NodeType_Parse(type.get<std::string>(), &value))
             {
-                Fail(at, "unknown node type " + type.dump() +
-                             " (COMP_NODE, COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE, "
-                             "METADATA_NODE, ...)");
+                Fail(at,
+                     "unknown node type " + type.dump() +
+                         " (COMP_NODE, COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE, "
+                         "METADATA_NODE, ...)");
             }
         }
         else
@@ -646,8 +661,9 @@ NodeFromJson(const EtJson& json, const std::string& where)
     }
     if (json.contains("start_time_micros"))
     {
-        node.set_start_time_micros(
-            IntegerFromJson<uint64_t>(json["start_time_micros"], at + ": start_time_micros", "uint64"));
+        node.set_start_time_micros(IntegerFromJson<uint64_t>(json["start_time_micros"],
+                                                             at + ": start_time_micros",
+                                                             "uint64"));
     }
     if (json.contains("duration_micros"))
     {
@@ -734,12 +750,15 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
         if (depth == 1 && event == Event::key)
         {
             topKey = parsed.get<std::string>();
-            static const std::vector<std::string> known = {"format", "format_version",
-                                                           "metadata", "nodes"};
+            static const std::vector<std::string> known = {"format",
+                                                           "format_version",
+                                                           "metadata",
+                                                           "nodes"};
             if (std::find(known.begin(), known.end(), topKey) == known.end())
             {
-                Fail("top level", "unknown key '" + topKey +
-                                      "' (allowed: format, format_version, metadata, nodes)");
+                Fail("top level",
+                     "unknown key '" + topKey +
+                         "' (allowed: format, format_version, metadata, nodes)");
             }
             // Streamed as they come, a second "metadata" or "nodes" would silently restart or
             // extend the output.
@@ -767,8 +786,9 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
         if (depth == 1 && event == Event::value && topKey == "format_version" &&
             parsed != kFormatVersion)
         {
-            Fail("top level", "format_version is " + parsed.dump() + ", this reader knows " +
-                                  std::to_string(kFormatVersion));
+            Fail("top level",
+                 "format_version is " + parsed.dump() + ", this reader knows " +
+                     std::to_string(kFormatVersion));
         }
         if (depth == 1 && event == Event::object_end && topKey == "metadata")
         {
@@ -785,7 +805,8 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
             ++nodeIndex;
             Fail(where(), "each entry of 'nodes' must be an object");
         }
-        if (depth == 2 && topKey == "nodes" && (event == Event::object_end || event == Event::value))
+        if (depth == 2 && topKey == "nodes" &&
+            (event == Event::object_end || event == Event::value))
         {
             ++nodeIndex;
             if (!parsed.is_object())

@@ -18,7 +18,6 @@
 #include "et_def.pb.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace ns3

@@ -59,30 +59,30 @@ class EtNode
     /** \param name attribute name \return the attribute or nullptr */
     const ChakraProtoMsg::AttributeProto* FindAttr(const std::string& name) const;
 
-    int64_t GetInt(const std::string& name) const;                    //!< any integer oneof
+    int64_t GetInt(const std::string& name) const;                       //!< any integer oneof
     int64_t GetInt(const std::string& name, int64_t defaultValue) const; //!< with default
-    uint64_t GetUint(const std::string& name) const;                  //!< non-negative integer
+    uint64_t GetUint(const std::string& name) const;                     //!< non-negative integer
     uint64_t GetUint(const std::string& name, uint64_t defaultValue) const; //!< with default
-    double GetDouble(const std::string& name) const;                  //!< any number
-    double GetDouble(const std::string& name, double defaultValue) const; //!< with default
-    bool GetBool(const std::string& name) const;                      //!< bool or 0/1
-    bool GetBool(const std::string& name, bool defaultValue) const;   //!< with default
-    std::string GetString(const std::string& name) const;             //!< string_val
+    double GetDouble(const std::string& name) const;                        //!< any number
+    double GetDouble(const std::string& name, double defaultValue) const;   //!< with default
+    bool GetBool(const std::string& name) const;                            //!< bool or 0/1
+    bool GetBool(const std::string& name, bool defaultValue) const;         //!< with default
+    std::string GetString(const std::string& name) const;                   //!< string_val
     std::string GetString(const std::string& name, const std::string& defaultValue) const;
-    std::vector<int64_t> GetIntList(const std::string& name) const;   //!< any integer list
+    std::vector<int64_t> GetIntList(const std::string& name) const; //!< any integer list
 
     // Chakra conventions.
-    bool IsCpuOp() const;                                    //!< "is_cpu_op", default false
+    bool IsCpuOp() const; //!< "is_cpu_op", default false
     std::optional<ChakraProtoMsg::CollectiveCommType> GetCommType() const; //!< "comm_type"
-    uint64_t GetCommSize() const;                            //!< "comm_size" bytes, default 0
-    std::string GetPgName() const;                           //!< "pg_name", default ""
-    std::optional<int64_t> GetCommSrc() const;               //!< "comm_src"
-    std::optional<int64_t> GetCommDst() const;               //!< "comm_dst"
-    std::optional<int64_t> GetCommTag() const;               //!< "comm_tag"
-    std::optional<int64_t> GetStream() const;                //!< "stream"
-    std::optional<int64_t> GetTid() const;                   //!< "tid"
-    uint64_t GetNumOps() const;                              //!< "num_ops", default 0
-    uint64_t GetTensorSize() const;                          //!< "tensor_size" bytes, default 0
+    uint64_t GetCommSize() const;              //!< "comm_size" bytes, default 0
+    std::string GetPgName() const;             //!< "pg_name", default ""
+    std::optional<int64_t> GetCommSrc() const; //!< "comm_src"
+    std::optional<int64_t> GetCommDst() const; //!< "comm_dst"
+    std::optional<int64_t> GetCommTag() const; //!< "comm_tag"
+    std::optional<int64_t> GetStream() const;  //!< "stream"
+    std::optional<int64_t> GetTid() const;     //!< "tid"
+    uint64_t GetNumOps() const;                //!< "num_ops", default 0
+    uint64_t GetTensorSize() const;            //!< "tensor_size" bytes, default 0
 
   private:
     /**

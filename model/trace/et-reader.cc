@@ -2,12 +2,11 @@
 
 #include "trace-error.h"
 
+#include <algorithm>
+#include <cstring>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/wire_format_lite.h>
-
-#include <algorithm>
-#include <cstring>
 #include <optional>
 #include <unordered_set>
 
@@ -67,8 +66,8 @@ class DistinctIds
 
   private:
     static constexpr std::size_t kScanLimit = 32; //!< past this many ids, a hash set
-    std::vector<uint64_t> m_ids;                 //!< the ids in order
-    std::unordered_set<uint64_t> m_index;        //!< the same ids once there are many
+    std::vector<uint64_t> m_ids;                  //!< the ids in order
+    std::unordered_set<uint64_t> m_index;         //!< the same ids once there are many
 };
 
 } // namespace
@@ -107,7 +106,9 @@ EtReader::EtReader(const std::string& path, uint32_t directParseBytes)
     }
     if (!m_metadata.ParseFromArray(data, static_cast<int>(size)))
     {
-        throw TraceError(path, Where(), "wrong message type: not a GlobalMetadata (a .et file starts with one)");
+        throw TraceError(path,
+                         Where(),
+                         "wrong message type: not a GlobalMetadata (a .et file starts with one)");
     }
     if (int field = FindWireTypeMismatch(m_metadata))
     {
@@ -242,11 +243,12 @@ EtReader::ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node)
                 }
                 else if (list.Size() > kMaxDepsPerList)
                 {
-                    throw TraceError(m_file.GetPath(),
-                                     Where() + (id ? " (node " + std::to_string(*id) + ")" : ""),
-                                     std::string(field == kCtrlDepsField ? "ctrl_deps" : "data_deps") +
-                                         " lists more than " + std::to_string(kMaxDepsPerList) +
-                                         " distinct ids (the readers' bound per node)");
+                    throw TraceError(
+                        m_file.GetPath(),
+                        Where() + (id ? " (node " + std::to_string(*id) + ")" : ""),
+                        std::string(field == kCtrlDepsField ? "ctrl_deps" : "data_deps") +
+                            " lists more than " + std::to_string(kMaxDepsPerList) +
+                            " distinct ids (the readers' bound per node)");
                 }
             };
             uint64_t value = 0;

@@ -4,9 +4,8 @@
 #ifndef CHAKRA_ET_READER_H
 #define CHAKRA_ET_READER_H
 
-#include "trace-file.h"
-
 #include "et_def.pb.h"
+#include "trace-file.h"
 
 #include <cstdint>
 #include <string>
@@ -120,17 +119,17 @@ class EtReader
     /** \return "message <n> at byte <offset>" for the message being read */
     std::string Where() const;
 
-    InputFile m_file;                         //!< the byte source
-    std::vector<char> m_buffer;               //!< read buffer
-    std::size_t m_begin{0};                   //!< first unread byte in m_buffer
-    std::size_t m_end{0};                     //!< end of valid bytes in m_buffer
-    uint64_t m_bufferOffset{0};               //!< file offset of m_buffer[0]
-    uint64_t m_messageOffset{0};              //!< file offset of the message being read
-    uint64_t m_messageIndex{0};               //!< 0 = metadata, 1 = first node, ...
+    InputFile m_file;                          //!< the byte source
+    std::vector<char> m_buffer;                //!< read buffer
+    std::size_t m_begin{0};                    //!< first unread byte in m_buffer
+    std::size_t m_end{0};                      //!< end of valid bytes in m_buffer
+    uint64_t m_bufferOffset{0};                //!< file offset of m_buffer[0]
+    uint64_t m_messageOffset{0};               //!< file offset of the message being read
+    uint64_t m_messageIndex{0};                //!< 0 = metadata, 1 = first node, ...
     ChakraProtoMsg::GlobalMetadata m_metadata; //!< the file's metadata
-    uint32_t m_directParseBytes;              //!< see kDirectParseBytes
-    std::string m_rest;                       //!< a node's fields other than its dependencies
-    uint64_t m_duplicateDeps{0};              //!< repeated dependency ids dropped
+    uint32_t m_directParseBytes;               //!< see kDirectParseBytes
+    std::string m_rest;                        //!< a node's fields other than its dependencies
+    uint64_t m_duplicateDeps{0};               //!< repeated dependency ids dropped
 };
 
 /**

@@ -118,9 +118,8 @@ operator<<(std::ostream& os, const EtSummary& s)
             os << " " << type << "=" << count;
         }
     }
-    os << "\n  communicated bytes " << s.commBytes << ", data deps " << s.dataDeps
-       << ", ctrl deps " << s.ctrlDeps << ", sum of durations " << s.totalDurationMicros
-       << " us\n";
+    os << "\n  communicated bytes " << s.commBytes << ", data deps " << s.dataDeps << ", ctrl deps "
+       << s.ctrlDeps << ", sum of durations " << s.totalDurationMicros << " us\n";
     if (s.repeatedDeps > 0)
     {
         os << "  repeated dependency ids dropped while reading: " << s.repeatedDeps << "\n";

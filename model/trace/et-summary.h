@@ -22,16 +22,16 @@ namespace ns3
  */
 struct EtSummary
 {
-    std::string path;                              //!< the file
-    std::string version;                           //!< GlobalMetadata version
-    std::string schema;                            //!< "schema" metadata attribute, if any
-    uint64_t nodes{0};                             //!< node count
-    std::map<std::string, uint64_t> nodesByType;   //!< by NodeType name
-    std::map<std::string, uint64_t> collectives;   //!< COMM_COLL by comm_type name ("(none)")
-    uint64_t commBytes{0};                         //!< sum of comm_size over comm nodes
-    uint64_t dataDeps{0};                          //!< data dependency edges
-    uint64_t ctrlDeps{0};                          //!< control dependency edges
-    uint64_t totalDurationMicros{0};               //!< sum of duration_micros
+    std::string path;                            //!< the file
+    std::string version;                         //!< GlobalMetadata version
+    std::string schema;                          //!< "schema" metadata attribute, if any
+    uint64_t nodes{0};                           //!< node count
+    std::map<std::string, uint64_t> nodesByType; //!< by NodeType name
+    std::map<std::string, uint64_t> collectives; //!< COMM_COLL by comm_type name ("(none)")
+    uint64_t commBytes{0};                       //!< sum of comm_size over comm nodes
+    uint64_t dataDeps{0};                        //!< data dependency edges
+    uint64_t ctrlDeps{0};                        //!< control dependency edges
+    uint64_t totalDurationMicros{0};             //!< sum of duration_micros
     uint64_t repeatedDeps{0}; //!< repeated ids the reader dropped (not in dataDeps/ctrlDeps)
 };
 

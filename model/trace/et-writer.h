@@ -4,9 +4,8 @@
 #ifndef CHAKRA_ET_WRITER_H
 #define CHAKRA_ET_WRITER_H
 
-#include "trace-file.h"
-
 #include "et_def.pb.h"
+#include "trace-file.h"
 
 #include <cstdint>
 #include <string>

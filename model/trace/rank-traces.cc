@@ -117,8 +117,10 @@ FindRankTraces(const std::string& prefix)
         auto [entry, inserted] = byRank.emplace(rank, path);
         if (!inserted)
         {
-            throw TraceError(pattern, "", "rank " + std::to_string(rank) + " has two traces, " +
-                                              entry->second + " and " + path + ": remove one");
+            throw TraceError(pattern,
+                             "",
+                             "rank " + std::to_string(rank) + " has two traces, " + entry->second +
+                                 " and " + path + ": remove one");
         }
     }
     if (byRank.empty())
@@ -133,7 +135,8 @@ FindRankTraces(const std::string& prefix)
         {
             found.push_back(rank);
         }
-        throw TraceError(pattern, "",
+        throw TraceError(pattern,
+                         "",
                          "missing the traces of ranks " + ListRanks(Missing(byRank, highest + 1)) +
                              " (found ranks " + ListRanks(found) +
                              "; a job's ranks are numbered 0 .. N-1 without gaps)");
@@ -156,19 +159,24 @@ FindRankTraces(const std::string& prefix)
         }
         if (!AttributeToInt64(*attribute, worldSize, why) || worldSize <= 0)
         {
-            throw TraceError(path, "metadata", "attribute 'world_size' is not a positive integer" +
-                                                   (why.empty() ? "" : ": " + why));
+            throw TraceError(path,
+                             "metadata",
+                             "attribute 'world_size' is not a positive integer" +
+                                 (why.empty() ? "" : ": " + why));
         }
         if (static_cast<uint64_t>(worldSize) > paths.size())
         {
-            throw TraceError(path, "metadata",
-                             "world_size is " + std::to_string(worldSize) + " but only ranks 0 .. " +
-                                 std::to_string(paths.size() - 1) + " have a trace: missing ranks " +
+            throw TraceError(path,
+                             "metadata",
+                             "world_size is " + std::to_string(worldSize) +
+                                 " but only ranks 0 .. " + std::to_string(paths.size() - 1) +
+                                 " have a trace: missing ranks " +
                                  ListRanks(Missing(byRank, static_cast<uint64_t>(worldSize))));
         }
         if (static_cast<uint64_t>(worldSize) < paths.size())
         {
-            throw TraceError(path, "metadata",
+            throw TraceError(path,
+                             "metadata",
                              "world_size is " + std::to_string(worldSize) + " but there are " +
                                  std::to_string(paths.size()) + " rank traces (" + pattern +
                                  "): traces of another job mixed in?");

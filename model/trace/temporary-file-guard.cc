@@ -179,7 +179,9 @@ TemporaryFileGuard::Arm(const std::string& path)
         do
         {
             slot->next = head;
-        } while (!g_head.compare_exchange_weak(head, slot, std::memory_order_release,
+        } while (!g_head.compare_exchange_weak(head,
+                                               slot,
+                                               std::memory_order_release,
                                                std::memory_order_relaxed));
     }
     // The handler does not read a claimed entry, so its path may be replaced here.

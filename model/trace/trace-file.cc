@@ -2,8 +2,6 @@
 
 #include "trace-error.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -12,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
+#include <zlib.h>
 
 namespace ns3
 {
@@ -90,8 +89,8 @@ InputFile::RefuseTarArchive()
     char header[kMagicAt + 5];
     auto gz = static_cast<gzFile>(m_gz);
     const int got = gzread(gz, header, sizeof(header));
-    const bool tar = got == static_cast<int>(sizeof(header)) &&
-                     std::memcmp(header + kMagicAt, "ustar", 5) == 0;
+    const bool tar =
+        got == static_cast<int>(sizeof(header)) && std::memcmp(header + kMagicAt, "ustar", 5) == 0;
     // A short read (a small file, or gzip data cut short) rewinds and Read reports the rest;
     // an error (corrupt gzip data) is what Read would report at byte 0.
     if (!tar && got >= 0 && gzrewind(gz) == 0)
@@ -104,11 +103,13 @@ InputFile::RefuseTarArchive()
     m_gz = nullptr;
     if (!tar)
     {
-        throw TraceError(m_path, "byte 0",
+        throw TraceError(m_path,
+                         "byte 0",
                          (compressed ? "corrupt or truncated gzip data: " : "read error: ") +
                              reason);
     }
-    throw TraceError(m_path, "",
+    throw TraceError(m_path,
+                     "",
                      std::string("is a tar archive") + (compressed ? " (gzip'd)" : "") +
                          ", not a trace: unpack it (tar -x" + (compressed ? "z" : "") + "f " +
                          m_path + ") and give the trace files inside");
@@ -131,11 +132,11 @@ InputFile::Read(void* buffer, std::size_t size)
         int got = gzread(gz, out + total, request);
         if (got < 0)
         {
-            throw TraceError(m_path,
-                             "byte " + std::to_string(m_offset + total),
-                             (IsCompressed() ? "corrupt or truncated gzip data: "
-                                             : "read error: ") +
-                                 GzErrorText(gz));
+            throw TraceError(
+                m_path,
+                "byte " + std::to_string(m_offset + total),
+                (IsCompressed() ? "corrupt or truncated gzip data: " : "read error: ") +
+                    GzErrorText(gz));
         }
         if (got == 0)
         {
@@ -354,8 +355,9 @@ AtomicOutputFile::Commit()
         int error = errno;
         unlink(m_tempPath.c_str());
         m_tempGuard.Disarm();
-        throw TraceError(m_path, "", std::string("cannot rename into place: ") +
-                                         std::strerror(error));
+        throw TraceError(m_path,
+                         "",
+                         std::string("cannot rename into place: ") + std::strerror(error));
     }
     // Only now: a signal between the rename and here unlinks a name that no longer exists.
     m_tempGuard.Disarm();

@@ -65,10 +65,10 @@ class InputFile
     /** Throws (closing the file) if it is a tar archive, plain or gzip'd; else rewinds it. */
     void RefuseTarArchive();
 
-    std::string m_path;     //!< the file
-    void* m_gz{nullptr};    //!< zlib gzFile (reads plain files transparently)
-    uint64_t m_offset{0};   //!< bytes delivered
-    uint64_t m_size{0};     //!< bytes on disk
+    std::string m_path;   //!< the file
+    void* m_gz{nullptr};  //!< zlib gzFile (reads plain files transparently)
+    uint64_t m_offset{0}; //!< bytes delivered
+    uint64_t m_size{0};   //!< bytes on disk
 };
 
 /**

@@ -34,8 +34,7 @@ Models()
 TypeId
 CommTransport::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::CommTransport").SetParent<Object>().SetGroupName("Chakra");
+    static TypeId tid = TypeId("ns3::CommTransport").SetParent<Object>().SetGroupName("Chakra");
     return tid;
 }
 
@@ -54,8 +53,8 @@ CommTransport::LookupModel(const std::string& model)
             return tid;
         }
     }
-    throw std::invalid_argument("unknown transport model '" + model + "' (known: " +
-                                ListModels() + ")");
+    throw std::invalid_argument("unknown transport model '" + model + "' (known: " + ListModels() +
+                                ")");
 }
 
 std::string

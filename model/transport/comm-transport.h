@@ -64,6 +64,7 @@ class CommTransport : public Object
         FLOW,
         AUTO, //!< GpuClusterHelper only: chosen by the cluster's size
     };
+
     /**
      * \param withAuto whether "auto" is a valid value (GpuClusterHelper's Transport)
      * \return the checker of a Transport attribute: every model this build knows by name
@@ -137,7 +138,10 @@ class CommTransport : public Object
      * \param call this rank's call
      * \param label how to name the communicator in messages ("communicator 'tp0'")
      */
-    void BeginCall(uint64_t comm, uint64_t seq, const CallSignature& call, const std::string& label);
+    void BeginCall(uint64_t comm,
+                   uint64_t seq,
+                   const CallSignature& call,
+                   const std::string& label);
     /** The call is over on this rank. */
     void EndCall(uint64_t comm, uint64_t seq);
 
@@ -162,6 +166,7 @@ class CommTransport : public Object
          */
         virtual bool PostArrived(uint32_t src, const MessageKey& key) = 0;
     };
+
     /**
      * Sets the arrival handler of call \p seq on communicator \p comm (after BeginCall; not
      * owned: the handler clears it, with nullptr, if it goes away before EndCall).
@@ -181,6 +186,7 @@ class CommTransport : public Object
         uint64_t bytes{0};  //!< its payload
         CallSignature call; //!< the sender's call (its node, its collective)
     };
+
     /**
      * \return the messages that have arrived and wait for a receive, by (source, key), in
      *         arrival order for each. Every model delivers a message whether a receive is
@@ -234,12 +240,14 @@ class CommTransport : public Object
         CallSignature call;
         Done done;
     };
+
     /** A message that arrived before its receive. */
     struct ArrivedMessage
     {
         uint64_t bytes;
         CallSignature call;
     };
+
     /** A collective call running on this rank. */
     struct LocalCall
     {
@@ -247,6 +255,7 @@ class CommTransport : public Object
         std::string label;
         ArrivalHandler* handler{nullptr}; //!< see SetArrivalHandler
     };
+
     using Endpoint = std::pair<uint32_t, MessageKey>; //!< (source, key)
     using CallId = std::pair<uint64_t, uint64_t>;     //!< (communicator, seq)
 

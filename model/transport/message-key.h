@@ -29,17 +29,18 @@ struct MessageKey
         COLLECTIVE = 2, //!< part of a collective
     };
 
-    uint8_t kind{P2P};  //!< family
-    uint64_t comm{0};   //!< communicator id (0 for P2P)
-    uint64_t seq{0};    //!< collective call number on the communicator (0 for P2P)
-    int64_t tag{0};     //!< the trace's tag (P2P) or the algorithm's message tag
+    uint8_t kind{P2P}; //!< family
+    uint64_t comm{0};  //!< communicator id (0 for P2P)
+    uint64_t seq{0};   //!< collective call number on the communicator (0 for P2P)
+    int64_t tag{0};    //!< the trace's tag (P2P) or the algorithm's message tag
 
     /** \return a readable form for diagnostics */
     std::string ToString() const;
 
     bool operator<(const MessageKey& other) const
     {
-        return std::tie(kind, comm, seq, tag) < std::tie(other.kind, other.comm, other.seq, other.tag);
+        return std::tie(kind, comm, seq, tag) <
+               std::tie(other.kind, other.comm, other.seq, other.tag);
     }
 
     bool operator==(const MessageKey& other) const
@@ -60,21 +61,23 @@ struct CallSignature
     /** Type of a message that declares no call (tests, scenario scripts). */
     static constexpr uint8_t kUnknown = 0xff;
 
-    uint64_t node{0};        //!< the trace node of the call on the sending rank
-    uint8_t type{kUnknown};  //!< CollectiveCommType, kPointToPoint or kUnknown
-    uint64_t bytes{0};       //!< the call's size (comm_size)
-    uint32_t root{0};        //!< root index in the communicator (rooted collectives)
+    uint64_t node{0};       //!< the trace node of the call on the sending rank
+    uint8_t type{kUnknown}; //!< CollectiveCommType, kPointToPoint or kUnknown
+    uint64_t bytes{0};      //!< the call's size (comm_size)
+    uint32_t root{0};       //!< root index in the communicator (rooted collectives)
 
     /** \return true if the call is declared */
     bool IsKnown() const
     {
         return type != kUnknown;
     }
+
     /** \return true if both describe the same call (type, size, root; not the node) */
     bool SameCall(const CallSignature& other) const
     {
         return type == other.type && bytes == other.bytes && root == other.root;
     }
+
     /** \return e.g. "ALL_REDUCE of 67108864 bytes (node 12)" */
     std::string ToString() const;
 };
@@ -90,10 +93,10 @@ struct MessageHeader
     /** First bytes of every header: a stream that loses framing is detected, not misread. */
     static constexpr uint32_t kMagic = 0x43484b52; // "CHKR"
 
-    uint32_t src{0};      //!< sending rank (global)
-    MessageKey key;       //!< identity
-    uint64_t payload{0};  //!< payload bytes that follow
-    CallSignature call;   //!< the sender's call
+    uint32_t src{0};     //!< sending rank (global)
+    MessageKey key;      //!< identity
+    uint64_t payload{0}; //!< payload bytes that follow
+    CallSignature call;  //!< the sender's call
 
     /** Writes kSize bytes. */
     void Serialize(uint8_t* out) const;

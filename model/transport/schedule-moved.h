@@ -35,6 +35,7 @@ EventId
 ScheduleMoved(const Time& delay, Callable&& callable)
 {
     using Stored = std::decay_t<Callable>;
+
     class MovedEvent : public EventImpl
     {
       public:
@@ -51,6 +52,7 @@ ScheduleMoved(const Time& delay, Callable&& callable)
 
         Stored m_callable;
     };
+
     Stored stored(std::forward<Callable>(callable));
     // The Ptr adopts the new event's one reference; Simulator::Schedule takes its own.
     Ptr<EventImpl> event(new MovedEvent(std::move(stored)), false);

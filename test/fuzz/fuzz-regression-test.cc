@@ -7,9 +7,8 @@
 #define BOOST_TEST_MODULE fuzz_regression
 #include "fuzz-targets.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>

@@ -268,7 +268,8 @@ const char* kHostFixture = R"x({"schema": "1.0.1", "pid": 7, "nodes": [
  {"name": "nccl:all_reduce", "id": 4, "parent": 2, "tid": 1, "rf_id": 2,
   "inputs": [[7, 8, 0, 4, 4, "cuda:0"]], "input_types": ["Tensor(float)"]}]})x";
 
-const char* kKinetoFixture = R"({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1},
+const char* kKinetoFixture =
+    R"({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1},
  "traceEvents": [
  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": 100, "dur": 20, "args": {"External id": 1}},
  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 105, "dur": 5, "args": {"correlation": 9, "External id": 1}},
@@ -478,9 +479,12 @@ const std::vector<NamedTarget>&
 AllTargets()
 {
     static const std::vector<NamedTarget> targets = {
-        {"et_stream", FuzzEtStream},         {"host_trace", FuzzHostTrace},
-        {"kineto_trace", FuzzKinetoTrace},   {"linked_trace", FuzzLinkedTrace},
-        {"et_json", FuzzEtJson},             {"process_groups", FuzzProcessGroups},
+        {"et_stream", FuzzEtStream},
+        {"host_trace", FuzzHostTrace},
+        {"kineto_trace", FuzzKinetoTrace},
+        {"linked_trace", FuzzLinkedTrace},
+        {"et_json", FuzzEtJson},
+        {"process_groups", FuzzProcessGroups},
     };
     return targets;
 }

@@ -24,11 +24,14 @@ namespace chakra_fuzz
  */
 using Target = int (*)(const uint8_t* data, std::size_t size);
 
-int FuzzEtStream(const uint8_t* data, std::size_t size);      //!< .et reader, feeder, summary, JSON round trip
-int FuzzHostTrace(const uint8_t* data, std::size_t size);     //!< host execution trace: linker's reader, then linked
-int FuzzKinetoTrace(const uint8_t* data, std::size_t size);   //!< Kineto trace: reader, then linked
-int FuzzLinkedTrace(const uint8_t* data, std::size_t size);   //!< linked (or host) trace: converter to .et
-int FuzzEtJson(const uint8_t* data, std::size_t size);        //!< JSON form -> .et, and back
+int FuzzEtStream(const uint8_t* data,
+                 std::size_t size); //!< .et reader, feeder, summary, JSON round trip
+int FuzzHostTrace(const uint8_t* data,
+                  std::size_t size); //!< host execution trace: linker's reader, then linked
+int FuzzKinetoTrace(const uint8_t* data, std::size_t size); //!< Kineto trace: reader, then linked
+int FuzzLinkedTrace(const uint8_t* data,
+                    std::size_t size);                 //!< linked (or host) trace: converter to .et
+int FuzzEtJson(const uint8_t* data, std::size_t size); //!< JSON form -> .et, and back
 int FuzzProcessGroups(const uint8_t* data, std::size_t size); //!< process-group text parser
 
 /** A named entry point (the name is the corpus folder test/fuzz/corpus/<name>). */

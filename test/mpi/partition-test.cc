@@ -13,9 +13,8 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -147,8 +146,8 @@ BOOST_AUTO_TEST_CASE(invalid_partitions_are_clear_errors)
                          "lists 2 process(es) but the cluster has 4 host(s)"));
     BOOST_TEST(FailsWith([&] { PartitionCluster(*topology, 2, "0,1,2,1"); },
                          "host 2 is put on process 2 but the run has 2 process(es)"));
-    BOOST_TEST(FailsWith([&] { PartitionCluster(*topology, 2, "0,0,0,0"); },
-                         "gives process 1 no host"));
+    BOOST_TEST(
+        FailsWith([&] { PartitionCluster(*topology, 2, "0,0,0,0"); }, "gives process 1 no host"));
     BOOST_TEST(FailsWith([&] { PartitionCluster(*topology, 2, "0,,1,1"); },
                          "entry 1 is not a process number"));
     BOOST_TEST(FailsWith([&] { PartitionCluster(*topology, 0, "hosts"); }, "at least one"));
@@ -205,8 +204,8 @@ BOOST_AUTO_TEST_CASE(rdma_links_between_processes_are_remote_channels)
     for (std::size_t i = 0; i < devices.size(); i += 2)
     {
         Ptr<RdmaChannel> channel = devices[i]->GetRdmaChannel();
-        const bool crosses = devices[i]->GetNode()->GetSystemId() !=
-                             devices[i + 1]->GetNode()->GetSystemId();
+        const bool crosses =
+            devices[i]->GetNode()->GetSystemId() != devices[i + 1]->GetNode()->GetSystemId();
         const bool isRemote = channel->GetInstanceTypeId() == RdmaRemoteChannel::GetTypeId();
         BOOST_TEST(isRemote == crosses);
         remote += isRemote;
@@ -280,9 +279,10 @@ BOOST_AUTO_TEST_CASE(rank_results_survive_the_trip_between_processes)
         BOOST_TEST(chakra_test::ReadFileBytes(dir.File(std::string("a/") + file)) ==
                    chakra_test::ReadFileBytes(dir.File(std::string("b/") + file)));
     }
-    BOOST_TEST(chakra_test::ReadFileBytes(dir.File("b/comm-ops.csv")).find(
-                   "1,1099511627776,\"all_reduce, bucket 0\",ALL_REDUCE,tp,3,-1,21474836480,ring,"
-                   "0.010,1.010,0.123") != std::string::npos);
+    BOOST_TEST(
+        chakra_test::ReadFileBytes(dir.File("b/comm-ops.csv"))
+            .find("1,1099511627776,\"all_reduce, bucket 0\",ALL_REDUCE,tp,3,-1,21474836480,ring,"
+                  "0.010,1.010,0.123") != std::string::npos);
 
     // Truncated bytes are an error, not a crash.
     std::string bytes = SerializeRankResults(original);
@@ -311,10 +311,13 @@ BOOST_AUTO_TEST_CASE(an_mpirun_launch_without_mpi_is_refused)
     }
     setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
     BOOST_TEST(MpiContext::LaunchedProcessCount() == 4u);
-    BOOST_CHECK_EXCEPTION(MpiSession(&argc, &argv), std::runtime_error, [](const std::runtime_error& e) {
-        return std::string(e.what()).find("launched by mpirun on 4 processes, but this build's "
-                                          "ns-3 has no MPI") == 0;
-    });
+    BOOST_CHECK_EXCEPTION(MpiSession(&argc, &argv),
+                          std::runtime_error,
+                          [](const std::runtime_error& e) {
+                              return std::string(e.what()).find(
+                                         "launched by mpirun on 4 processes, but this build's "
+                                         "ns-3 has no MPI") == 0;
+                          });
     setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
     MpiSession one(&argc, &argv); // mpirun -np 1: harmless
     unsetenv("OMPI_COMM_WORLD_SIZE");

@@ -290,7 +290,7 @@ FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& m
         channel.messages.push_back(std::move(message));
     }
     NS_LOG_LOGIC("send " << src << "->" << dst << " " << bytes << " B, stream end "
-                          << channel.queued);
+                         << channel.queued);
     Enter(index);
     ScheduleNext(index);
     return true;
@@ -456,8 +456,8 @@ FlowNetwork::Progress(uint32_t index)
         // The last byte has left the source; it arrives after the path's latency, never
         // before an earlier message of the pair.
         Time arrival = std::max(now + Latency(channel, message.bytes), channel.lastDelivery);
-        NS_LOG_LOGIC("sent " << channel.src << "->" << channel.dst << " stream end "
-                             << message.end << ", arrives " << arrival.As(Time::US));
+        NS_LOG_LOGIC("sent " << channel.src << "->" << channel.dst << " stream end " << message.end
+                             << ", arrives " << arrival.As(Time::US));
         channel.lastDelivery = arrival;
         ++channel.inFlight;
         if (m_settings.ackBytes > 0 && message.localDone)
@@ -472,10 +472,9 @@ FlowNetwork::Progress(uint32_t index)
         }
         else
         {
-            ScheduleMoved(arrival - now,
-                          [this, index, delivered = std::move(message.delivered)]() {
-                              Arrive(index, delivered);
-                          });
+            ScheduleMoved(arrival - now, [this, index, delivered = std::move(message.delivered)]() {
+                Arrive(index, delivered);
+            });
         }
         ++channel.head;
     }
@@ -588,8 +587,8 @@ FlowNetwork::Reallocate()
         Channel& channel = m_channels[index];
         Advance(channel); // at the old rate up to now
         channel.rate = m_rates.GetRate(flow) * channel.efficiency;
-        NS_LOG_LOGIC("rate " << channel.src << "->" << channel.dst << " "
-                             << channel.rate * 8 / 1e9 << " Gbps at sent " << channel.sent);
+        NS_LOG_LOGIC("rate " << channel.src << "->" << channel.dst << " " << channel.rate * 8 / 1e9
+                             << " Gbps at sent " << channel.sent);
         ScheduleNext(index);
         if (m_settings.fifoAtSource)
         {
@@ -670,8 +669,7 @@ FlowNetwork::DescribePending(uint32_t src, std::vector<std::string>& lines) cons
              << (channel.flow == MaxMinNetwork::kNoFlow && channel.head < channel.messages.size()
                      ? ", waiting behind other pairs at the source"
                      : "")
-             << " ("
-             << static_cast<uint64_t>(static_cast<double>(channel.queued) - sent + 0.5)
+             << " (" << static_cast<uint64_t>(static_cast<double>(channel.queued) - sent + 0.5)
              << " bytes left at " << channel.rate * 8 / 1e9 << " Gbps), " << channel.inFlight
              << " in flight";
         lines.push_back(line.str());

@@ -95,12 +95,12 @@ class FlowNetwork : public Object
     /** Counters of one run (report table "flow", benchmarks). */
     struct Statistics
     {
-        uint64_t messages{0};        //!< messages sent
-        uint64_t streamBytes{0};     //!< their bytes (payload + message headers)
-        uint64_t flowStarts{0};      //!< times a channel became a flow
-        uint64_t queuedAtSource{0};  //!< entries that waited behind another channel's
-        uint64_t peakFlows{0};       //!< most flows at once
-        uint64_t channels{0};        //!< ordered pairs that exchanged messages
+        uint64_t messages{0};               //!< messages sent
+        uint64_t streamBytes{0};            //!< their bytes (payload + message headers)
+        uint64_t flowStarts{0};             //!< times a channel became a flow
+        uint64_t queuedAtSource{0};         //!< entries that waited behind another channel's
+        uint64_t peakFlows{0};              //!< most flows at once
+        uint64_t channels{0};               //!< ordered pairs that exchanged messages
         MaxMinNetwork::Counters allocation; //!< work of the rate computation
     };
 
@@ -174,35 +174,36 @@ class FlowNetwork : public Object
         uint64_t end{0};   //!< stream offset just past its last byte
         uint64_t bytes{0}; //!< its size
         Callback localDone;
-        Callback delivered; //!< Send's; empty for SendMessage's
-        MessageHeader header; //!< SendMessage's: handed to the destination's transport
+        Callback delivered;     //!< Send's; empty for SendMessage's
+        MessageHeader header;   //!< SendMessage's: handed to the destination's transport
         bool toEndpoint{false}; //!< from SendMessage
     };
+
     /** An ordered pair's byte stream. */
     struct Channel
     {
         uint32_t src{0};
         uint32_t dst{0};
-        std::vector<uint32_t> path; //!< directed links (== MaxMinNetwork links)
-        double efficiency{1};       //!< stream bytes per wire byte
-        double segment{0};          //!< stream bytes per full packet
-        double packetOverhead{0};   //!< wire bytes per packet beyond its stream bytes
-        Time propagation;           //!< sum of the links' delays
-        double forwardSecondsPerByte{0}; //!< sum over the hops after the first of 1 / rate
-        Time ackLatency;            //!< an ACK's way back (Settings::ackBytes)
-        uint64_t queued{0};         //!< stream bytes handed to the channel so far
-        double sent{0};             //!< stream bytes that have left the source
-        double rate{0};             //!< stream bytes per second (0 while idle)
-        Time updated;               //!< when sent was last brought up to date
-        std::vector<Message> messages; //!< not fully sent: indices head .. size - 1
-        std::size_t head{0};        //!< first message not fully sent
-        std::size_t nextDone{0};    //!< first message whose local completion has not run
-        uint64_t entered{0};        //!< stream offset up to which bytes are in the FIFO
-        uint64_t granted{0};        //!< stream offset up to which it may send
+        std::vector<uint32_t> path;            //!< directed links (== MaxMinNetwork links)
+        double efficiency{1};                  //!< stream bytes per wire byte
+        double segment{0};                     //!< stream bytes per full packet
+        double packetOverhead{0};              //!< wire bytes per packet beyond its stream bytes
+        Time propagation;                      //!< sum of the links' delays
+        double forwardSecondsPerByte{0};       //!< sum over the hops after the first of 1 / rate
+        Time ackLatency;                       //!< an ACK's way back (Settings::ackBytes)
+        uint64_t queued{0};                    //!< stream bytes handed to the channel so far
+        double sent{0};                        //!< stream bytes that have left the source
+        double rate{0};                        //!< stream bytes per second (0 while idle)
+        Time updated;                          //!< when sent was last brought up to date
+        std::vector<Message> messages;         //!< not fully sent: indices head .. size - 1
+        std::size_t head{0};                   //!< first message not fully sent
+        std::size_t nextDone{0};               //!< first message whose local completion has not run
+        uint64_t entered{0};                   //!< stream offset up to which bytes are in the FIFO
+        uint64_t granted{0};                   //!< stream offset up to which it may send
         uint32_t flow{MaxMinNetwork::kNoFlow}; //!< while it has granted bytes to send
-        EventId next;               //!< the next threshold (completion, last byte, grant end)
-        Time lastDelivery;          //!< keeps deliveries in send order
-        uint32_t inFlight{0};       //!< messages sent, not delivered
+        EventId next;         //!< the next threshold (completion, last byte, grant end)
+        Time lastDelivery;    //!< keeps deliveries in send order
+        uint32_t inFlight{0}; //!< messages sent, not delivered
     };
 
     /** A channel's bytes in the FIFO of its outgoing link, up to \p end. */
@@ -211,6 +212,7 @@ class FlowNetwork : public Object
         uint32_t channel;
         uint64_t end;
     };
+
     /** The FIFO of one directed link's outgoing entries (fifoAtSource). */
     struct Egress
     {
@@ -255,20 +257,20 @@ class FlowNetwork : public Object
     std::shared_ptr<const ClusterTopology> m_topology;
     Settings m_settings;
     MaxMinNetwork m_rates;
-    std::vector<Time> m_linkDelay;          //!< per directed link
-    std::vector<uint32_t> m_linkMtu;        //!< per directed link
+    std::vector<Time> m_linkDelay;   //!< per directed link
+    std::vector<uint32_t> m_linkMtu; //!< per directed link
     std::vector<Channel> m_channels;
     std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> index
     /** Per source rank, the channel it used last (a ring sends to one peer: no hash lookup). */
     std::vector<uint32_t> m_lastChannelOf;
-    std::vector<uint32_t> m_channelOfFlow;  //!< MaxMinNetwork flow id -> channel
+    std::vector<uint32_t> m_channelOfFlow; //!< MaxMinNetwork flow id -> channel
     std::vector<FlowTransport*> m_endpoints;
     bool m_reallocationPending{false};
-    std::vector<Egress> m_egress;           //!< per directed link (fifoAtSource)
-    uint64_t m_window{0};                   //!< bytes a channel may have in a FIFO
-    std::vector<uint32_t> m_spareCheck;     //!< links whose waiters may use spare capacity
-    std::vector<uint32_t> m_spareScratch;   //!< scratch of Reallocate
-    std::vector<uint32_t> m_changed;        //!< scratch of Reallocate
+    std::vector<Egress> m_egress;         //!< per directed link (fifoAtSource)
+    uint64_t m_window{0};                 //!< bytes a channel may have in a FIFO
+    std::vector<uint32_t> m_spareCheck;   //!< links whose waiters may use spare capacity
+    std::vector<uint32_t> m_spareScratch; //!< scratch of Reallocate
+    std::vector<uint32_t> m_changed;      //!< scratch of Reallocate
     std::vector<uint32_t> m_scratchPath;
     Statistics m_statistics;
 };

@@ -81,11 +81,12 @@ class MaxMinNetwork
     /** Work counters (for the report and the benchmarks). */
     struct Counters
     {
-        uint64_t reallocations{0};  //!< Reallocate calls with something to do
-        uint64_t flowsRecomputed{0}; //!< sum over them of the flows recomputed
+        uint64_t reallocations{0};    //!< Reallocate calls with something to do
+        uint64_t flowsRecomputed{0};  //!< sum over them of the flows recomputed
         uint64_t largestComponent{0}; //!< most flows recomputed by one call
-        uint64_t extensions{0};      //!< searches extended through a link that became full
+        uint64_t extensions{0};       //!< searches extended through a link that became full
     };
+
     /** \return the counters */
     const Counters& GetCounters() const;
 
@@ -93,9 +94,10 @@ class MaxMinNetwork
     struct Link
     {
         double capacity{0};
-        double load{0};             //!< sum of the rates of its flows
+        double load{0};              //!< sum of the rates of its flows
         std::vector<uint32_t> flows; //!< flows crossing it (any order)
     };
+
     struct Flow
     {
         std::vector<uint32_t> path;
@@ -129,19 +131,19 @@ class MaxMinNetwork
 
     // Scratch of Reallocate, kept between calls (stamps avoid clearing per call).
     uint64_t m_epoch{0};
-    std::vector<uint64_t> m_linkExpanded;  //!< == m_epoch: the link is in the search
-    std::vector<uint64_t> m_linkInFill;    //!< == m_epoch: the link is in m_fillLinks
-    std::vector<uint64_t> m_flowInSet;     //!< == m_epoch: the flow is recomputed
-    std::vector<uint32_t> m_queue;         //!< links to expand
-    std::vector<uint32_t> m_setFlows;      //!< the flows recomputed
-    std::vector<uint32_t> m_fillLinks;     //!< links crossed by the recomputed flows
-    std::vector<double> m_remaining;       //!< per link: capacity left for unfrozen flows
-    std::vector<uint32_t> m_unfrozen;      //!< per link: recomputed flows not frozen yet
-    std::vector<double> m_outsideMax;      //!< per link: largest rate of a flow not recomputed
-    std::vector<double> m_newRate;         //!< per flow: rate found by Fill
-    std::vector<uint8_t> m_frozen;         //!< per flow: Fill has fixed its rate
+    std::vector<uint64_t> m_linkExpanded; //!< == m_epoch: the link is in the search
+    std::vector<uint64_t> m_linkInFill;   //!< == m_epoch: the link is in m_fillLinks
+    std::vector<uint64_t> m_flowInSet;    //!< == m_epoch: the flow is recomputed
+    std::vector<uint32_t> m_queue;        //!< links to expand
+    std::vector<uint32_t> m_setFlows;     //!< the flows recomputed
+    std::vector<uint32_t> m_fillLinks;    //!< links crossed by the recomputed flows
+    std::vector<double> m_remaining;      //!< per link: capacity left for unfrozen flows
+    std::vector<uint32_t> m_unfrozen;     //!< per link: recomputed flows not frozen yet
+    std::vector<double> m_outsideMax;     //!< per link: largest rate of a flow not recomputed
+    std::vector<double> m_newRate;        //!< per flow: rate found by Fill
+    std::vector<uint8_t> m_frozen;        //!< per flow: Fill has fixed its rate
     using HeapEntry = std::pair<double, uint32_t>; //!< (fair share, link)
-    std::vector<HeapEntry> m_heap;         //!< Fill's min-heap
+    std::vector<HeapEntry> m_heap;                 //!< Fill's min-heap
     Counters m_counters;
 };
 

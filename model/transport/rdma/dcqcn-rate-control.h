@@ -66,11 +66,11 @@ class DcqcnRateControl : public RdmaRateControl
     bool m_clampAlways;
     bool m_alphaFromFirstCnp;
 
-    double m_line{0};  //!< bit/s
-    double m_rc{0};    //!< current rate, bit/s
-    double m_rt{0};    //!< target rate, bit/s
+    double m_line{0}; //!< bit/s
+    double m_rc{0};   //!< current rate, bit/s
+    double m_rt{0};   //!< target rate, bit/s
     double m_alpha{1};
-    Time m_alphaFrom;  //!< alpha decays every m_alphaPeriod from here
+    Time m_alphaFrom; //!< alpha decays every m_alphaPeriod from here
     Time m_nextIncrease;
     uint32_t m_timerCount{0};
     uint32_t m_byteCount{0};

@@ -177,8 +177,8 @@ Time
 RdmaNetDevice::NextTxTime(uint32_t bytes)
 {
     // Whole nanoseconds on the clock, the remainder carried to the next frame: no drift.
-    const double ns = (bytes + kFramingBytes) * 8e9 / static_cast<double>(m_rate.GetBitRate()) +
-                      m_txRemainderNs;
+    const double ns =
+        (bytes + kFramingBytes) * 8e9 / static_cast<double>(m_rate.GetBitRate()) + m_txRemainderNs;
     const auto whole = static_cast<int64_t>(std::llround(ns));
     m_txRemainderNs = ns - static_cast<double>(whole);
     return NanoSeconds(whole);
@@ -287,7 +287,8 @@ RdmaNetDevice::Receive(Ptr<Packet> packet, uint8_t priority)
     m_pausedUntil = until;
     // A refreshed pause moves the expiry later (PAUSE refreshes are rare: one per half pause).
     m_pauseExpiry.Cancel();
-    m_pauseExpiry = Simulator::Schedule(until - Simulator::Now(), &RdmaNetDevice::PauseExpired, this);
+    m_pauseExpiry =
+        Simulator::Schedule(until - Simulator::Now(), &RdmaNetDevice::PauseExpired, this);
 }
 
 void

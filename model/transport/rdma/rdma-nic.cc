@@ -196,10 +196,11 @@ RdmaNic::GetQueuePair(uint32_t peer)
     const uint32_t mtuPayload = RdmaTransport::PayloadPerPacket(mtu);
     config.payloadPerPacket = m_payloadSize > 0 ? std::min(m_payloadSize, mtuPayload) : mtuPayload;
     config.payloadPerPacket = std::max<uint32_t>(config.payloadPerPacket, MessageHeader::kSize);
-    auto queuePair = std::make_unique<RdmaQueuePair>(config,
-                                                     RdmaRateControl::Create(RdmaRateControl::GetModelName(m_congestionControl)),
-                                                     m_ports[port].device->GetDataRate(),
-                                                     Simulator::Now());
+    auto queuePair = std::make_unique<RdmaQueuePair>(
+        config,
+        RdmaRateControl::Create(RdmaRateControl::GetModelName(m_congestionControl)),
+        m_ports[port].device->GetDataRate(),
+        Simulator::Now());
     RdmaQueuePair& ref = *queuePair;
     m_queuePairs.emplace(peer, std::move(queuePair));
     return ref;
@@ -359,7 +360,8 @@ RdmaNic::TimerFired()
     }
     if (next != Time::Max())
     {
-        m_timer = Simulator::Schedule(next > now ? next - now : Time(0), &RdmaNic::TimerFired, this);
+        m_timer =
+            Simulator::Schedule(next > now ? next - now : Time(0), &RdmaNic::TimerFired, this);
     }
     // After re-arming: resending may start watching other queue pairs, which then find the
     // timer running.

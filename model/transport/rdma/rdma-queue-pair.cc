@@ -18,7 +18,8 @@ class MessageChunk : public Header
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::RdmaMessageChunk").SetParent<Header>().SetGroupName("Chakra");
+        static TypeId tid =
+            TypeId("ns3::RdmaMessageChunk").SetParent<Header>().SetGroupName("Chakra");
         return tid;
     }
 
@@ -147,7 +148,8 @@ RdmaQueuePair::NextPacket(Time now)
     const uint64_t index = m_nextPsn - message.firstPsn;
     const uint64_t stream = StreamBytes(message.header);
     const uint64_t offset = index * m_config.payloadPerPacket;
-    const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(m_config.payloadPerPacket, stream - offset));
+    const auto bytes =
+        static_cast<uint32_t>(std::min<uint64_t>(m_config.payloadPerPacket, stream - offset));
     const bool first = index == 0;
     const bool last = index + 1 == message.packets;
 
@@ -170,10 +172,10 @@ RdmaQueuePair::NextPacket(Time now)
     header.SetDscp(m_config.dataDscp);
     header.SetEcn(RoceV2Header::ECT0);
     header.SetSourcePort(m_config.sourcePort);
-    header.SetOpcode(first && last ? RoceV2Header::SEND_ONLY
-                                   : (first ? RoceV2Header::SEND_FIRST
-                                            : (last ? RoceV2Header::SEND_LAST
-                                                    : RoceV2Header::SEND_MIDDLE)));
+    header.SetOpcode(first && last
+                         ? RoceV2Header::SEND_ONLY
+                         : (first ? RoceV2Header::SEND_FIRST
+                                  : (last ? RoceV2Header::SEND_LAST : RoceV2Header::SEND_MIDDLE)));
     header.SetDestinationQp(m_config.localRank + 1); // the peer's queue pair for this rank
     header.SetAckRequest(last);
     header.SetPsn(static_cast<uint32_t>(m_nextPsn));
@@ -198,8 +200,8 @@ RdmaQueuePair::NextPacket(Time now)
     if (rate > 0 && rate < m_lineRate.GetBitRate())
     {
         // At line rate the port itself spaces packets; below it, this queue pair waits.
-        m_nextSend = now + NanoSeconds(static_cast<int64_t>(
-                               std::ceil(static_cast<double>(wire) * 8e9 / static_cast<double>(rate))));
+        m_nextSend = now + NanoSeconds(static_cast<int64_t>(std::ceil(
+                               static_cast<double>(wire) * 8e9 / static_cast<double>(rate))));
     }
     else
     {
@@ -299,7 +301,8 @@ RdmaQueuePair::IsTimerPending() const
 void
 RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, RxActions& actions)
 {
-    if (header.GetEcn() == RoceV2Header::CE && (!m_cnpSent || now - m_lastCnp >= m_config.cnpInterval))
+    if (header.GetEcn() == RoceV2Header::CE &&
+        (!m_cnpSent || now - m_lastCnp >= m_config.cnpInterval))
     {
         // The mark is news about the path whatever becomes of the packet.
         actions.sendCnp = true;
@@ -373,8 +376,8 @@ RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, 
     {
         if (m_streamLeft != 0)
         {
-            actions.error = "a message from rank " + std::to_string(m_config.peerRank) +
-                            " ended " + std::to_string(m_streamLeft) + " bytes short";
+            actions.error = "a message from rank " + std::to_string(m_config.peerRank) + " ended " +
+                            std::to_string(m_streamLeft) + " bytes short";
         }
         else
         {

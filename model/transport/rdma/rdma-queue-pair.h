@@ -52,9 +52,9 @@ class RdmaQueuePair
     {
         uint32_t localRank{0};
         uint32_t peerRank{0};
-        uint16_t sourcePort{0};        //!< UDP source port of everything this end sends
-        uint32_t payloadPerPacket{0};  //!< bytes of message stream per packet
-        uint32_t port{0};              //!< the NIC port it sends on
+        uint16_t sourcePort{0};       //!< UDP source port of everything this end sends
+        uint32_t payloadPerPacket{0}; //!< bytes of message stream per packet
+        uint32_t port{0};             //!< the NIC port it sends on
         uint32_t ackInterval{1};
         Time cnpInterval;
         uint8_t dataDscp{26};
@@ -67,23 +67,23 @@ class RdmaQueuePair
         bool sendAck{false};
         bool sendNak{false};
         bool sendCnp{false};
-        uint32_t ackPsn{0};                  //!< PSN the ACK or NAK carries
+        uint32_t ackPsn{0};                   //!< PSN the ACK or NAK carries
         std::vector<MessageHeader> delivered; //!< messages complete with this packet
-        std::string error;                   //!< a malformed stream (reported, not fatal)
+        std::string error;                    //!< a malformed stream (reported, not fatal)
     };
 
     /** Counters. */
     struct Stats
     {
-        uint64_t dataPackets{0};     //!< data packets sent (first transmissions and resends)
-        uint64_t resentPackets{0};   //!< of them, sent again by go-back-N
+        uint64_t dataPackets{0};   //!< data packets sent (first transmissions and resends)
+        uint64_t resentPackets{0}; //!< of them, sent again by go-back-N
         uint64_t naksSent{0};
         uint64_t naksReceived{0};
         uint64_t cnpsSent{0};
         uint64_t cnpsReceived{0};
         uint64_t timeouts{0};
-        uint64_t outOfOrder{0};      //!< packets dropped at the receiver for a gap
-        uint64_t duplicates{0};      //!< packets dropped at the receiver as already received
+        uint64_t outOfOrder{0}; //!< packets dropped at the receiver for a gap
+        uint64_t duplicates{0}; //!< packets dropped at the receiver as already received
     };
 
     /**
@@ -92,7 +92,10 @@ class RdmaQueuePair
      * \param lineRate the rate of the port it sends on
      * \param now the current time
      */
-    RdmaQueuePair(const Config& config, Ptr<RdmaRateControl> rateControl, DataRate lineRate, Time now);
+    RdmaQueuePair(const Config& config,
+                  Ptr<RdmaRateControl> rateControl,
+                  DataRate lineRate,
+                  Time now);
 
     /** Queues a message; \p done runs when its last PSN is acknowledged. */
     void Post(const MessageHeader& header, Done done);
@@ -195,13 +198,13 @@ class RdmaQueuePair
     uint64_t m_expectedPsn{0};
     bool m_nakSent{false};
     bool m_inMessage{false};
-    MessageHeader m_current;     //!< the message being received
-    uint64_t m_streamLeft{0};    //!< its stream bytes still to come
-    uint32_t m_sinceAck{0};      //!< packets accepted since the last ACK
+    MessageHeader m_current;  //!< the message being received
+    uint64_t m_streamLeft{0}; //!< its stream bytes still to come
+    uint32_t m_sinceAck{0};   //!< packets accepted since the last ACK
     uint32_t m_duplicatesSinceAck{0};
     Time m_lastCnp;
     bool m_cnpSent{false};
-    uint32_t m_msn{0};           //!< messages received (AETH MSN)
+    uint32_t m_msn{0}; //!< messages received (AETH MSN)
 
     Stats m_stats;
 };

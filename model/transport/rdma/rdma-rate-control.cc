@@ -48,8 +48,8 @@ RdmaRateControl::Create(const std::string& name)
             return factory.Create<RdmaRateControl>();
         }
     }
-    throw std::invalid_argument("unknown RDMA congestion control '" + name + "' (known: " +
-                                ListModels() + ")");
+    throw std::invalid_argument("unknown RDMA congestion control '" + name +
+                                "' (known: " + ListModels() + ")");
 }
 
 std::string

@@ -19,7 +19,8 @@
 namespace ns3
 {
 
-/** 128-bit products of picoseconds and bit rates (__extension__: GCC's type, kept pedantic-clean). */
+/** 128-bit products of picoseconds and bit rates (__extension__: GCC's type, kept pedantic-clean).
+ */
 __extension__ typedef unsigned __int128 Uint128;
 
 NS_LOG_COMPONENT_DEFINE("ChakraRdmaSwitch");
@@ -190,8 +191,8 @@ RdmaSwitch::SizeBuffer()
     {
         const uint64_t frame = port.device->GetMtu() + RdmaNetDevice::kFramingBytes;
         const uint64_t bitRate = port.device->GetDataRate().GetBitRate();
-        const Time delay = port.device->GetRdmaChannel() ? port.device->GetRdmaChannel()->GetDelay()
-                                                         : Time(0);
+        const Time delay =
+            port.device->GetRdmaChannel() ? port.device->GetRdmaChannel()->GetDelay() : Time(0);
         // Bytes on the cable in a round trip, in integers (ns x bit/s / 8e9, rounded up; from
         // nanoseconds, the time resolution, whose conversion to picoseconds could overflow).
         const Uint128 roundTrip =
@@ -202,9 +203,11 @@ RdmaSwitch::SizeBuffer()
         // frame being sent upstream (1), crosses the cable, the upstream port finishes its
         // frame (2) and what is on the cable arrives; one more frame for the packet that
         // crossed the threshold.
-        const auto computed = static_cast<uint64_t>(std::min(
-            roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes, kMaxBytes));
-        port.headroom = m_pfcEnabled ? (m_headroomAttribute > 0 ? m_headroomAttribute : computed) : 0;
+        const auto computed = static_cast<uint64_t>(
+            std::min(roundTrip + 3 * frame + PfcHeader::kSize + RdmaNetDevice::kFramingBytes,
+                     kMaxBytes));
+        port.headroom =
+            m_pfcEnabled ? (m_headroomAttribute > 0 ? m_headroomAttribute : computed) : 0;
         port.resumeOffset = m_resumeOffsetAttribute > 0 ? m_resumeOffsetAttribute : 2 * frame;
         // ECN thresholds in proportion to the port's rate unless set: a queue of a given size
         // drains 4 times faster at 400 Gbps than at 100 Gbps, so the same bytes mean less
@@ -397,9 +400,10 @@ RdmaSwitch::Pause(uint32_t index)
     ++m_xoffCount;
     port.device->SendPfc(m_pauseQuanta);
     // Refresh before the pause runs out, for as long as the port stays over its threshold.
-    const double pauseSeconds = m_pauseQuanta * 512.0 /
-                                static_cast<double>(port.device->GetDataRate().GetBitRate());
-    port.refresh = Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
+    const double pauseSeconds =
+        m_pauseQuanta * 512.0 / static_cast<double>(port.device->GetDataRate().GetBitRate());
+    port.refresh =
+        Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
 }
 
 void
@@ -411,9 +415,10 @@ RdmaSwitch::RefreshPause(uint32_t index)
         return;
     }
     port.device->SendPfc(m_pauseQuanta);
-    const double pauseSeconds = m_pauseQuanta * 512.0 /
-                                static_cast<double>(port.device->GetDataRate().GetBitRate());
-    port.refresh = Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
+    const double pauseSeconds =
+        m_pauseQuanta * 512.0 / static_cast<double>(port.device->GetDataRate().GetBitRate());
+    port.refresh =
+        Simulator::Schedule(Seconds(pauseSeconds / 2), &RdmaSwitch::RefreshPause, this, index);
 }
 
 void

@@ -122,22 +122,24 @@ class RdmaSwitch : public Object
         bool inHeadroom; //!< charged to its ingress port's headroom
         bool ect;        //!< ECN-capable
     };
+
     /** Per port: egress queue and ingress accounting. */
     struct Port
     {
         Ptr<RdmaNetDevice> device;
-        std::deque<Entry> queue;    //!< data waiting to leave by this port
+        std::deque<Entry> queue; //!< data waiting to leave by this port
         uint64_t queueBytes{0};
-        uint64_t sharedBytes{0};    //!< shared buffer held for packets that came in here
-        uint64_t headroomBytes{0};  //!< headroom held for them
-        uint64_t headroom{0};       //!< headroom reserved
-        uint64_t resumeOffset{0};   //!< hysteresis between PAUSE and RESUME
-        bool xoff{false};           //!< upstream paused by this port
-        bool ecn{true};             //!< marks packets leaving by it
-        uint64_t kMin{0};           //!< ECN Kmin of the port, bytes
-        uint64_t kMax{0};           //!< ECN Kmax of the port, bytes
-        EventId refresh;            //!< next PAUSE refresh
+        uint64_t sharedBytes{0};   //!< shared buffer held for packets that came in here
+        uint64_t headroomBytes{0}; //!< headroom held for them
+        uint64_t headroom{0};      //!< headroom reserved
+        uint64_t resumeOffset{0};  //!< hysteresis between PAUSE and RESUME
+        bool xoff{false};          //!< upstream paused by this port
+        bool ecn{true};            //!< marks packets leaving by it
+        uint64_t kMin{0};          //!< ECN Kmin of the port, bytes
+        uint64_t kMax{0};          //!< ECN Kmax of the port, bytes
+        EventId refresh;           //!< next PAUSE refresh
     };
+
     /** Route cache values (else a port index). */
     static constexpr uint32_t kNotComputed = 0xffffffff;
     static constexpr uint32_t kEcmp = 0xfffffffe;
@@ -161,12 +163,14 @@ class RdmaSwitch : public Object
     // Attributes.
     uint64_t m_bufferSize;
     bool m_pfcEnabled;
+
     /** How an ingress port's XOFF threshold is set (PfcThreshold). */
     enum ThresholdMode : int
     {
         DYNAMIC, //!< PfcAlpha x the free shared buffer
         STATIC,  //!< PfcStaticThreshold
     };
+
     ThresholdMode m_thresholdMode;
     uint64_t m_staticThreshold;
     double m_alpha;

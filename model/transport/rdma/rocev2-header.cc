@@ -300,7 +300,8 @@ uint64_t
 RoceV2Header::FlowHash(uint32_t srcRank, uint32_t dstRank, uint16_t sourcePort)
 {
     return ClusterTopology::Mix(
-        ClusterTopology::Mix(ClusterTopology::Mix(kFlowHashSeed, srcRank), dstRank), sourcePort);
+        ClusterTopology::Mix(ClusterTopology::Mix(kFlowHashSeed, srcRank), dstRank),
+        sourcePort);
 }
 
 } // namespace ns3

@@ -44,12 +44,14 @@ class RoceV2Header : public Header
         ACKNOWLEDGE = 0x11,
         CNP = 0x81, //!< congestion notification packet (RoCEv2)
     };
+
     /** AETH syndromes used by the model. */
     enum Syndrome : uint8_t
     {
         ACK = 0x1f,         //!< ACK, credits invalid (no end-to-end credits)
         NAK_SEQUENCE = 0x60 //!< NAK: PSN sequence error (the receiver wants the PSN given)
     };
+
     /** IPv4 ECN codepoints. */
     enum Ecn : uint8_t
     {

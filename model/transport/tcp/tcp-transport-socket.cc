@@ -84,8 +84,8 @@ TcpTransportSocket::DoForwardUp(Ptr<Packet> packet,
     {
         TcpHeader header;
         packet->PeekHeader(header);
-        const uint8_t flags = header.GetFlags() & ~(TcpHeader::PSH | TcpHeader::URG |
-                                                    TcpHeader::CWR | TcpHeader::ECE);
+        const uint8_t flags = header.GetFlags() &
+                              ~(TcpHeader::PSH | TcpHeader::URG | TcpHeader::CWR | TcpHeader::ECE);
         // A data segment (ACK only among the flags ProcessEstablished dispatches on) that
         // acknowledges less than what is already acknowledged: ns-3 would drop its data.
         if (flags == TcpHeader::ACK && packet->GetSize() > header.GetSerializedSize() &&

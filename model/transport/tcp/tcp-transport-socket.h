@@ -59,7 +59,9 @@ class TcpTransportSocket : public TcpSocketBase
     typedef void (*RetransmissionCallback)(SequenceNumber32 seq, uint32_t bytes);
 
   protected:
-    void DoForwardUp(Ptr<Packet> packet, const Address& fromAddress, const Address& toAddress) override;
+    void DoForwardUp(Ptr<Packet> packet,
+                     const Address& fromAddress,
+                     const Address& toAddress) override;
     Ptr<TcpSocketBase> Fork() override;
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
 

@@ -46,8 +46,7 @@ TcpTransport::GetTypeId()
             .AddAttribute("SegmentSize",
                           "TCP segment payload in bytes; 0: the MTU of the interface the route "
                           "to the peer leaves by, minus " +
-                              std::to_string(kHeaderBytes) +
-                              " (IPv4, TCP and timestamp headers).",
+                              std::to_string(kHeaderBytes) + " (IPv4, TCP and timestamp headers).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TcpTransport::m_segmentSize),
                           MakeUintegerChecker<uint32_t>())
@@ -271,7 +270,7 @@ TcpTransport::HandleConnectFailed(Ptr<Socket> socket)
 {
     uint32_t peer = m_peerOfSocket.at(PeekPointer(socket));
     AddError("rank " + std::to_string(GetRank()) + ": cannot connect to rank " +
-                       std::to_string(peer) + " (no route, or nothing listening)");
+             std::to_string(peer) + " (no route, or nothing listening)");
 }
 
 void
@@ -410,7 +409,8 @@ TcpTransport::HandleRecv(Ptr<Socket> socket)
         {
             if (!stream.inPayload)
             {
-                uint32_t take = std::min(MessageHeader::kSize - stream.headerBytes, size - position);
+                uint32_t take =
+                    std::min(MessageHeader::kSize - stream.headerBytes, size - position);
                 packet->CreateFragment(position, take)
                     ->CopyData(stream.header + stream.headerBytes, take);
                 stream.headerBytes += take;
@@ -424,7 +424,7 @@ TcpTransport::HandleRecv(Ptr<Socket> socket)
                 {
                     stream.broken = true;
                     AddError("rank " + std::to_string(GetRank()) +
-                                       ": a stream lost its framing (bad header magic)");
+                             ": a stream lost its framing (bad header magic)");
                     break;
                 }
                 stream.remaining = stream.current.payload;

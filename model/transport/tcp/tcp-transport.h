@@ -5,10 +5,9 @@
 #ifndef CHAKRA_TCP_TRANSPORT_H
 #define CHAKRA_TCP_TRANSPORT_H
 
-#include "ns3/comm-transport.h"
-
 #include "ns3/address.h"
 #include "ns3/callback.h"
+#include "ns3/comm-transport.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -86,20 +85,22 @@ class TcpTransport : public CommTransport
     /** A message waiting to be written to a connection. */
     struct Outgoing
     {
-        MessageHeader header;  //!< its header
+        MessageHeader header; //!< its header
         bool headerWritten{false};
         uint64_t remaining{0}; //!< payload bytes not yet written
         Done done;             //!< completion
     };
+
     /** An outgoing connection (this rank -> one peer). */
     struct Connection
     {
         uint32_t peer{0};
         Ptr<Socket> socket;
         bool connected{false};
-        std::deque<Outgoing> queue;                  //!< messages not fully written
-        uint64_t written{0};                         //!< bytes handed to TCP
+        std::deque<Outgoing> queue; //!< messages not fully written
+        uint64_t written{0};        //!< bytes handed to TCP
     };
+
     /** Parser state of an incoming stream. */
     struct Incoming
     {
@@ -142,12 +143,12 @@ class TcpTransport : public CommTransport
     Time m_minRto;
 
     Ptr<Socket> m_listener;
-    std::map<uint32_t, Connection> m_connections;        //!< by peer
-    std::map<Socket*, uint32_t> m_peerOfSocket;          //!< outgoing socket -> peer
-    std::map<Socket*, Incoming> m_incoming;              //!< accepted sockets
-    std::vector<Ptr<Socket>> m_accepted;                 //!< keeps accepted sockets alive
-    uint64_t m_retransmissions{0};                       //!< segments sent again
-    TracedCallback<uint32_t> m_retransmissionTrace;      //!< bytes of each
+    std::map<uint32_t, Connection> m_connections;   //!< by peer
+    std::map<Socket*, uint32_t> m_peerOfSocket;     //!< outgoing socket -> peer
+    std::map<Socket*, Incoming> m_incoming;         //!< accepted sockets
+    std::vector<Ptr<Socket>> m_accepted;            //!< keeps accepted sockets alive
+    uint64_t m_retransmissions{0};                  //!< segments sent again
+    TracedCallback<uint32_t> m_retransmissionTrace; //!< bytes of each
 };
 
 } // namespace ns3
