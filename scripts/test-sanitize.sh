@@ -26,6 +26,9 @@ if [ ! -f "$build/build.ninja" ]; then
     "-DCMAKE_EXE_LINKER_FLAGS_SANITIZE=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=$sanitize"
 fi
 # Everything the tests run: the test programs, the tools and the example (not the benchmarks).
+# A build directory from before a CMakeLists.txt change lists the old targets: regenerate first,
+# or tests added since are "Not Run" (their programs never built).
+ninja -C "$build" build.ninja > /dev/null
 targets=$(ninja -C "$build" -t targets all | sed -n 's/^\(\(test\|bin\)\/[^:]*\): .*/\1/p' | sort -u)
 start=$(date +%s)
 cmake --build "$build" -j "$jobs" --target $targets
