@@ -25,7 +25,7 @@ using namespace ns3;
 NS_LOG_COMPONENT_DEFINE("ChakraFlowAtScale");
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     uint32_t hosts = 32;
     uint64_t bytes = 1u << 20;
@@ -38,12 +38,12 @@ main(int argc, char* argv[])
 
     ClusterScenario scenario;
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    cluster->SetAttribute("Transport", StringValue(transport));
-    cluster->SetAttribute("Hosts", UintegerValue(hosts));
-    cluster->SetAttribute("GpusPerHost", UintegerValue(8));
-    cluster->SetAttribute("Topology", StringValue("leaf-spine"));
-    cluster->SetAttribute("HostsPerLeaf", UintegerValue(4));
-    cluster->SetAttribute("Spines", UintegerValue(4));
+    scenario.SetClusterAttribute("Transport", StringValue(transport));
+    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(8));
+    scenario.SetClusterAttribute("Topology", StringValue("leaf-spine"));
+    scenario.SetClusterAttribute("HostsPerLeaf", UintegerValue(4));
+    scenario.SetClusterAttribute("Spines", UintegerValue(4));
 
     std::string directory = (std::filesystem::temp_directory_path() / "chakra-flow-XXXXXX");
     if (mkdtemp(directory.data()) == nullptr)
@@ -85,4 +85,11 @@ main(int argc, char* argv[])
     std::cout << std::setprecision(2) << "simulated with " << scenario.GetEventCount()
               << " events in " << scenario.GetWallSeconds() << " s of wall-clock time\n";
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-flow-at-scale", [&] { return RunExample(argc, argv); });
 }

@@ -75,7 +75,7 @@ SumOf(const ChakraReport& report, const std::string& table, const std::string& c
 } // namespace
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     uint32_t senders = 7;
     uint64_t bytes = 1u << 20;
@@ -93,6 +93,11 @@ main(int argc, char* argv[])
                  "the switch's PFC threshold: static (256 KB per ingress port) or dynamic",
                  pfcThreshold);
     cmd.Parse(argc, argv);
+    if (senders == 0 || bytes == 0)
+    {
+        // Nothing would cross the port: the counters and the bound below would say nothing.
+        throw std::invalid_argument("--senders and --bytes must be at least 1");
+    }
 
     // Attributes of every RdmaNic and RdmaSwitch the fabric creates.
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(congestionControl));
@@ -115,10 +120,10 @@ main(int argc, char* argv[])
     // One GPU per host, every NIC on one switch: the only shared port is the one to rank 0.
     ClusterScenario scenario;
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    cluster->SetAttribute("Transport", StringValue("rdma"));
-    cluster->SetAttribute("Hosts", UintegerValue(senders + 1));
-    cluster->SetAttribute("GpusPerHost", UintegerValue(1));
-    cluster->SetAttribute("NicBandwidth", StringValue(nicBandwidth));
+    scenario.SetClusterAttribute("Transport", StringValue("rdma"));
+    scenario.SetClusterAttribute("Hosts", UintegerValue(senders + 1));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(1));
+    scenario.SetClusterAttribute("NicBandwidth", StringValue(nicBandwidth));
     ChakraReport report;
     try
     {
@@ -157,4 +162,11 @@ main(int argc, char* argv[])
     std::cout << "cnps received: " << SumOf(report, "rdma", "cnps_received") << "\n";
     std::cout << "drops: " << TotalOf(report, "fabric", "drops") << "\n";
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-rdma-incast", [&] { return RunExample(argc, argv); });
 }

@@ -24,7 +24,7 @@ using namespace ns3;
 NS_LOG_COMPONENT_DEFINE("ChakraReplayTrace");
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     uint32_t hosts = 2;
     uint32_t gpusPerHost = 4;
@@ -68,8 +68,8 @@ main(int argc, char* argv[])
     }
 
     ClusterScenario scenario;
-    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(hosts));
-    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(gpusPerHost));
+    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
     ChakraReport report;
     try
     {
@@ -97,4 +97,11 @@ main(int argc, char* argv[])
     std::cout << "iteration time: " << report.GetIterationTime().GetNanoSeconds() / 1e3 << " us"
               << std::endl;
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-replay-trace", [&] { return RunExample(argc, argv); });
 }

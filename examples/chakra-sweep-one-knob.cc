@@ -25,7 +25,7 @@ using namespace ns3;
 NS_LOG_COMPONENT_DEFINE("ChakraSweepOneKnob");
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     uint32_t hosts = 4;
     uint64_t bytes = 4u << 20;
@@ -62,9 +62,9 @@ main(int argc, char* argv[])
     {
         ClusterScenario scenario;
         Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-        cluster->SetAttribute("Hosts", UintegerValue(hosts));
-        cluster->SetAttribute("GpusPerHost", UintegerValue(1));
-        cluster->SetAttribute("NicBandwidth", StringValue(bandwidth)); // the knob
+        scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+        scenario.SetClusterAttribute("GpusPerHost", UintegerValue(1));
+        scenario.SetClusterAttribute("NicBandwidth", StringValue(bandwidth)); // the knob
         ChakraReport report;
         try
         {
@@ -89,4 +89,11 @@ main(int argc, char* argv[])
     }
     std::filesystem::remove_all(directory);
     return status;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-sweep-one-knob", [&] { return RunExample(argc, argv); });
 }

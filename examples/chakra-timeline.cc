@@ -25,7 +25,7 @@ using namespace ns3;
 NS_LOG_COMPONENT_DEFINE("ChakraTimeline");
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     std::string timeline = "chakra-timeline.json";
     uint32_t hosts = 2;
@@ -53,8 +53,8 @@ main(int argc, char* argv[])
     WorkloadGenerator::WriteDataParallelStep(prefix, spec);
 
     ClusterScenario scenario;
-    scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(hosts));
-    scenario.GetCluster()->SetAttribute("GpusPerHost", UintegerValue(gpusPerHost));
+    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
     scenario.SetTimeline(timeline);
     ChakraReport report;
     try
@@ -82,4 +82,11 @@ main(int argc, char* argv[])
     std::cout << "timeline: " << std::filesystem::absolute(timeline).string()
               << " (open in https://ui.perfetto.dev)" << std::endl;
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-timeline", [&] { return RunExample(argc, argv); });
 }

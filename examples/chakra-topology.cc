@@ -30,11 +30,11 @@ namespace
  * \return false for a family this example does not know
  */
 bool
-ShapeCluster(GpuClusterHelper& cluster, const std::string& family)
+ShapeCluster(ClusterScenario& scenario, const std::string& family)
 {
-    cluster.SetAttribute("Topology", StringValue(family));
-    cluster.SetAttribute("Hosts", UintegerValue(4));
-    cluster.SetAttribute("GpusPerHost", UintegerValue(4));
+    scenario.SetClusterAttribute("Topology", StringValue(family));
+    scenario.SetClusterAttribute("Hosts", UintegerValue(4));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(4));
     if (family == "single-switch" || family == "ring" || family == "fat-tree" ||
         family == "rail-only")
     {
@@ -42,33 +42,34 @@ ShapeCluster(GpuClusterHelper& cluster, const std::string& family)
     }
     if (family == "leaf-spine")
     {
-        cluster.SetAttribute("HostsPerLeaf", UintegerValue(2));
-        cluster.SetAttribute("Spines", UintegerValue(2));
+        scenario.SetClusterAttribute("HostsPerLeaf", UintegerValue(2));
+        scenario.SetClusterAttribute("Spines", UintegerValue(2));
         return true;
     }
     if (family == "rail-optimized")
     {
-        cluster.SetAttribute("HostsPerRailGroup", UintegerValue(2));
-        cluster.SetAttribute("Spines", UintegerValue(2));
+        scenario.SetClusterAttribute("HostsPerRailGroup", UintegerValue(2));
+        scenario.SetClusterAttribute("Spines", UintegerValue(2));
         return true;
     }
     if (family == "clos")
     {
-        cluster.SetAttribute("HostsPerLeaf", UintegerValue(1));
-        cluster.SetAttribute("LeavesPerPod", UintegerValue(2));
-        cluster.SetAttribute("Spines", UintegerValue(2)); // 2 pods of 2 leaves, 2 spines each
+        scenario.SetClusterAttribute("HostsPerLeaf", UintegerValue(1));
+        scenario.SetClusterAttribute("LeavesPerPod", UintegerValue(2));
+        scenario.SetClusterAttribute("Spines",
+                                     UintegerValue(2)); // 2 pods of 2 leaves, 2 spines each
         return true;
     }
     if (family == "torus")
     {
-        cluster.SetAttribute("TorusDims", StringValue("4x4"));
+        scenario.SetClusterAttribute("TorusDims", StringValue("4x4"));
         return true;
     }
     if (family == "multi-dim")
     {
         // ASTRA-sim style: rings of 4 GPUs (NVLink), 4 rings on a switch (NICs).
-        cluster.SetAttribute("Dimensions",
-                             StringValue("Ring:4:3600Gbps:250ns,Switch:4:400Gbps:500ns"));
+        scenario.SetClusterAttribute("Dimensions",
+                                     StringValue("Ring:4:3600Gbps:250ns,Switch:4:400Gbps:500ns"));
         return true;
     }
     return false;
@@ -77,7 +78,7 @@ ShapeCluster(GpuClusterHelper& cluster, const std::string& family)
 } // namespace
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     std::string topology = "leaf-spine";
     uint64_t bytes = 4u << 20;
@@ -93,12 +94,12 @@ main(int argc, char* argv[])
 
     ClusterScenario scenario;
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    if (!ShapeCluster(*cluster, topology))
+    if (!ShapeCluster(scenario, topology))
     {
         std::cerr << "unknown --topology " << topology << std::endl;
         return 1;
     }
-    cluster->SetAttribute("TopologyDot", StringValue(dot));
+    scenario.SetClusterAttribute("TopologyDot", StringValue(dot));
 
     std::string directory = (std::filesystem::temp_directory_path() / "chakra-topology-XXXXXX");
     if (mkdtemp(directory.data()) == nullptr)
@@ -141,4 +142,11 @@ main(int argc, char* argv[])
         std::cout << "picture: " << dot << " (dot -Tsvg " << dot << " -o topology.svg)\n";
     }
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-topology", [&] { return RunExample(argc, argv); });
 }

@@ -34,7 +34,7 @@ using namespace ns3;
 NS_LOG_COMPONENT_DEFINE("ChakraTwoNodeCustom");
 
 int
-main(int argc, char* argv[])
+RunExample(int argc, char* argv[])
 {
     uint64_t bytes = 16u << 20;
     std::string rate = "100Gbps";
@@ -97,4 +97,11 @@ main(int argc, char* argv[])
                   << (record.end - record.start).GetNanoSeconds() / 1e3 << " us\n";
     }
     return 0;
+}
+
+int
+main(int argc, char* argv[])
+{
+    // A mistake (a refused value, an absurd size) is one line naming it and exit 1, not an abort.
+    return RunTool("chakra-two-node-custom", [&] { return RunExample(argc, argv); });
 }

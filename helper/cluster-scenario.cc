@@ -37,6 +37,12 @@ ClusterScenario::GetCluster() const
 }
 
 void
+ClusterScenario::SetClusterAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_cluster->SetAttribute(name, *CheckAttributeValue(GpuClusterHelper::GetTypeId(), name, value));
+}
+
+void
 ClusterScenario::SetAppAttribute(const std::string& name, const AttributeValue& value)
 {
     // Checked now (a wrong name or value lists the valid ones), not when Run installs.

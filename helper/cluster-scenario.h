@@ -25,7 +25,7 @@ namespace ns3
  *
  * \code
  *   ClusterScenario scenario;
- *   scenario.GetCluster()->SetAttribute("Hosts", UintegerValue(2));     // 2 x 8 GPUs: a
+ *   scenario.SetClusterAttribute("Hosts", UintegerValue(2));            // 2 x 8 GPUs: a
  *   scenario.SetAppAttribute("AllReduceAlgorithm", StringValue("ring")); // 16-rank job
  *   try
  *   {
@@ -52,6 +52,13 @@ class ClusterScenario
 
     /** \return the cluster to configure (attributes) before Run() */
     Ptr<GpuClusterHelper> GetCluster() const;
+    /**
+     * Sets an attribute of the cluster, checked as SetAppAttribute checks (ns-3's own
+     * SetAttribute ends the program with NS_FATAL_ERROR on a value it refuses).
+     * \throws std::invalid_argument for an unknown attribute or a value it refuses (with the
+     *         valid values)
+     */
+    void SetClusterAttribute(const std::string& name, const AttributeValue& value);
     /**
      * Sets an attribute of every ChakraApplication.
      * \throws std::invalid_argument for an unknown attribute or a value it refuses (with the

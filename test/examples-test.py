@@ -197,7 +197,26 @@ def timeline():
     check(abs(end - iteration) < 0.01, f"the last event ends at the iteration time ({iteration} us)")
 
 
+def mistakes():
+    """A user's mistake is one line naming what is wrong and exit 1: no abort (exit 134 before:
+    the cluster's SetAttribute ended in NS_FATAL_ERROR, an exception escaped main)."""
+    for program, args, named in [
+        ("chakra-topology", ["--topology=stra"], "'stra' is not valid"),
+        ("chakra-flow-at-scale", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
+        ("chakra-replay-trace", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
+        ("chakra-sweep-one-knob", ["--bytes=-1"], "does not fit in 63 bits"),
+        ("chakra-rdma-incast", ["--senders=0"], "--senders and --bytes must be at least 1"),
+    ]:
+        result = subprocess.run([os.path.join(BIN, program), *args], capture_output=True,
+                                text=True, timeout=60)
+        lines = result.stderr.strip().splitlines()
+        check(result.returncode == 1, f"{program} {' '.join(args)}: exit 1 (got {result.returncode})")
+        check(len(lines) == 1 and named in lines[0],
+              f"{program} {' '.join(args)}: one line naming it (got {result.stderr!r})")
+
+
 CASES = {
+    "mistakes": mistakes,
     "replay-trace": replay_trace,
     "sweep-one-knob": sweep_one_knob,
     "rdma-incast": lambda: rdma_incast(False),
