@@ -120,6 +120,29 @@ while IFS= read -r -d '' file; do
 done < <(find "$module" -type f -print0)
 echo "   $changed file(s) copied, $removed removed"
 
+# ---- ns-3's configure writes one stub per public header, build/include/ns3/<name>.h, holding an
+# #include of the header's path in the module, and never rewrites a stub that exists: after a
+# header moves to another folder of the module its stub still names the old path and the build
+# fails ("No such file or directory"). Stubs whose target is gone are removed and configure is
+# run again, which writes them with the new paths.
+stale=0
+for stub in "$tree"/build/include/ns3/*.h; do
+  [ -f "$stub" ] || continue
+  target=$(sed -n 's/^#include "\(.*\)"$/\1/p' "$stub" | head -n 1)
+  case "$target" in
+    "$module"/*)
+      if [ ! -f "$target" ]; then
+        rm -f "$stub"
+        stale=$((stale + 1))
+      fi
+      ;;
+  esac
+done
+if [ "$stale" -gt 0 ]; then
+  echo "   $stale header stub(s) named moved or removed headers: removed, configuring again"
+  rm -f "$cache/configured"
+fi
+
 # ---- configure once (changing these options later rebuilds most of ns-3)
 options="-d release --enable-logs --enable-mpi --enable-examples --enable-modules=chakra,mpi --filter-module-examples-and-tests=chakra -G Ninja"
 cd "$tree"
