@@ -128,6 +128,16 @@ BOOST_AUTO_TEST_CASE(bandwidths_take_their_units)
         BOOST_TEST(result.exitCode == 0, result.output);
         BOOST_TEST(Contains(result.output, shown), result.output);
     }
+    // The same through the attribute: ns-3 names this value type "DataRateValue", not
+    // "ns3::DataRateValue", and the check missed it ("100" ran as 100 bit/s, "100G" was refused).
+    ExpectRefused(Cluster("--ns3::GpuClusterHelper::NicBandwidth=100"),
+                  "chakra-cluster",
+                  "'100' has no unit",
+                  2);
+    const auto attribute =
+        Cluster("--ns3::GpuClusterHelper::NicBandwidth=100G --hosts 2 --gpus-per-host 2");
+    BOOST_TEST(attribute.exitCode == 0, attribute.output);
+    BOOST_TEST(Contains(attribute.output, "NIC 100 Gbps"), attribute.output);
     TempDir out;
     const auto replay =
         RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix + " --output " +

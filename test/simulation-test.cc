@@ -806,10 +806,19 @@ BOOST_AUTO_TEST_CASE(collective_software_cost_and_call_delays_add_after_the_tran
                           " us") != std::string::npos,
                stuck);
 
-    // A rate of 1 bit/s makes the 1 MiB call's cost 97 days: beyond a node's bounds, an error
-    // naming the node, not an overflow.
+    // A rate of 1 bit/s makes the 1 MiB call's cost 97 days. Given as text (a flag, a script's
+    // StringValue) it is refused where it enters (below 1 Mbps); set as a DataRateValue on the
+    // application it is beyond a node's bounds: an error naming the node, not an overflow.
+    chakra_test::ClusterConfig refused = config;
+    refused.appAttributes = {{"CollectiveOverheadRate", "1bps"}};
+    BOOST_CHECK_THROW(chakra_test::RunCluster(prefix, refused), std::invalid_argument);
     chakra_test::ClusterConfig absurd = config;
-    absurd.appAttributes = {{"CollectiveOverheadRate", "1bps"}};
+    absurd.beforeRun = [](const std::vector<Ptr<ChakraApplication>>& apps) {
+        for (const auto& app : apps)
+        {
+            app->SetAttribute("CollectiveOverheadRate", DataRateValue(DataRate(1)));
+        }
+    };
     const ChakraReport bad = chakra_test::RunCluster(prefix, absurd);
     BOOST_TEST(!bad.AllFinished());
     const std::string error = bad.GetRanks()[0].error;

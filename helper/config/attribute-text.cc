@@ -35,10 +35,22 @@ Split(const std::string& text, char separator)
     return parts;
 }
 
+/**
+ * \return the checker's value type without "ns3::": ns-3's own checkers name it with the
+ *         namespace ("ns3::TimeValue"), those made by ATTRIBUTE_HELPER_CPP without it
+ *         ("DataRateValue"), so a comparison with one spelling misses the other
+ */
+std::string
+ValueType(Ptr<const AttributeChecker> checker)
+{
+    const std::string type = checker->GetValueTypeName();
+    return type.compare(0, 5, "ns3::") == 0 ? type.substr(5) : type;
+}
+
 bool
 IsEnum(Ptr<const AttributeChecker> checker)
 {
-    return checker->GetValueTypeName() == "ns3::EnumValue";
+    return ValueType(checker) == "EnumValue";
 }
 
 /** \return every attribute name of \p tid and its parents */
@@ -77,7 +89,7 @@ LookUp(TypeId tid, const std::string& name, const std::string& what)
 std::string
 DescribeAcceptedValues(Ptr<const AttributeChecker> checker)
 {
-    const std::string type = checker->GetValueTypeName();
+    const std::string type = ValueType(checker);
     if (IsEnum(checker))
     {
         std::string list;
@@ -87,11 +99,11 @@ DescribeAcceptedValues(Ptr<const AttributeChecker> checker)
         }
         return "one of: " + list;
     }
-    if (type == "ns3::DataRateValue")
+    if (type == "DataRateValue")
     {
         return "a bandwidth with a unit (e.g. 400Gbps, 50GB/s)";
     }
-    if (type == "ns3::TimeValue")
+    if (type == "TimeValue")
     {
         return "a time with a unit (e.g. 500ns, 2us)";
     }
@@ -110,24 +122,24 @@ ParseAttributeText(TypeId tid,
 {
     const TypeId::AttributeInformation info = LookUp(tid, name, what);
     Ptr<const AttributeChecker> checker = info.checker;
-    const std::string type = checker->GetValueTypeName();
+    const std::string type = ValueType(checker);
     Ptr<AttributeValue> value;
     // Values ns-3 would read too liberally: a rate or a time without a unit ("100" is 100 bit/s,
     // "500 ns" is 500 s), a negative whole number that wraps to a huge one.
-    if (type == "ns3::DataRateValue")
+    if (type == "DataRateValue")
     {
         value = Create<DataRateValue>(ParseBandwidth(text, what, true));
     }
-    else if (type == "ns3::TimeValue")
+    else if (type == "TimeValue")
     {
         value = Create<TimeValue>(ParseDuration(text, what, Seconds(1e6), false));
     }
-    else if (type == "ns3::UintegerValue")
+    else if (type == "UintegerValue")
     {
         value = Create<UintegerValue>(
             ParseWholeNumber(text, what, 0, std::numeric_limits<uint64_t>::max() / 10));
     }
-    else if (type == "ns3::DoubleValue")
+    else if (type == "DoubleValue")
     {
         value = Create<DoubleValue>(ParseRealNumber(text,
                                                     what,
@@ -159,7 +171,7 @@ CheckAttributeValue(TypeId tid, const std::string& name, const AttributeValue& v
     if (const auto* text = dynamic_cast<const StringValue*>(&value))
     {
         const TypeId::AttributeInformation info = LookUp(tid, name, what);
-        if (info.checker->GetValueTypeName() != "ns3::StringValue")
+        if (ValueType(info.checker) != "StringValue")
         {
             return ParseAttributeText(tid, name, text->Get(), what);
         }
