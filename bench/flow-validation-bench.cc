@@ -142,7 +142,10 @@ Simulate(const std::string& prefix,
     helper->SetAttribute("Hosts", UintegerValue(cluster.hosts));
     helper->SetAttribute("GpusPerHost", UintegerValue(cluster.gpusPerHost));
     helper->SetAttribute("Topology", StringValue(cluster.topology));
-    helper->SetAttribute("Oversubscription", DoubleValue(cluster.oversubscription));
+    if (!FindTopologyParameter(helper->GetTopologyTypeId(), "Oversubscription").empty())
+    {
+        helper->SetTopologyAttribute("Oversubscription", DoubleValue(cluster.oversubscription));
+    }
     if (cluster.flatLinks)
     {
         helper->SetAttribute("NicBandwidth", StringValue("100Gbps"));

@@ -83,7 +83,16 @@ Cluster(const std::string& kind, uint32_t gpus)
     Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
     for (const auto& [name, value] : Configuration(kind, gpus))
     {
-        cluster->SetAttribute(name, StringValue(value));
+        // "Topology" first: the rest are the cluster's or the chosen family's.
+        TypeId::AttributeInformation info;
+        if (GpuClusterHelper::GetTypeId().LookupAttributeByName(name, &info))
+        {
+            cluster->SetAttribute(name, StringValue(value));
+        }
+        else
+        {
+            cluster->SetTopologyAttribute(name, StringValue(value));
+        }
     }
     return cluster;
 }
@@ -93,7 +102,8 @@ GraphPhase(const std::string& kind, uint32_t gpus)
 {
     const double before = PeakRssMiB();
     const double start = chakra_bench::Now();
-    auto topology = BuildTopology(Cluster(kind, gpus)->GetTopologySpec());
+    Ptr<GpuClusterHelper> cluster = Cluster(kind, gpus);
+    auto topology = cluster->CreateTopologyBuilder()->Build(cluster->GetTopologySpec());
     const double built = chakra_bench::Now();
     std::vector<uint32_t> hops;
     uint64_t entries = 0;

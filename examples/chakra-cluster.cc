@@ -116,7 +116,7 @@ main(int argc, char* argv[])
             options.ApplyToCluster(*cluster);
             out << "cluster: " << cluster->Describe() << "\n";
             out << "topology: " << cluster->DescribeTopology() << "\n";
-            WriteTopologyDot(*BuildTopology(cluster->GetTopologySpec()),
+            WriteTopologyDot(*cluster->CreateTopologyBuilder()->Build(cluster->GetTopologySpec()),
                              options.GetText("topology-dot"));
             out << "picture: " << options.GetText("topology-dot") << " (render it with: dot -Tsvg "
                 << options.GetText("topology-dot") << " -o topology.svg)\n";

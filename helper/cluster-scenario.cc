@@ -39,6 +39,14 @@ ClusterScenario::GetCluster() const
 void
 ClusterScenario::SetClusterAttribute(const std::string& name, const AttributeValue& value)
 {
+    TypeId::AttributeInformation info;
+    if (!GpuClusterHelper::GetTypeId().LookupAttributeByName(name, &info) &&
+        !FindTopologyParameter(m_cluster->GetTopologyTypeId(), name).empty())
+    {
+        // A parameter of the chosen topology family (Spines, LeavesPerPod, ...).
+        m_cluster->SetTopologyAttribute(name, value);
+        return;
+    }
     m_cluster->SetAttribute(name, *CheckAttributeValue(GpuClusterHelper::GetTypeId(), name, value));
 }
 

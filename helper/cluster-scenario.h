@@ -53,8 +53,10 @@ class ClusterScenario
     /** \return the cluster to configure (attributes) before Run() */
     Ptr<GpuClusterHelper> GetCluster() const;
     /**
-     * Sets an attribute of the cluster, checked as SetAppAttribute checks (ns-3's own
-     * SetAttribute ends the program with NS_FATAL_ERROR on a value it refuses).
+     * Sets an attribute of the cluster, or a parameter of its chosen topology family (Spines,
+     * LeavesPerPod: GpuClusterHelper::SetTopologyAttribute; choose the family first), checked
+     * as SetAppAttribute checks (ns-3's own SetAttribute ends the program with NS_FATAL_ERROR
+     * on a value it refuses).
      * \throws std::invalid_argument for an unknown attribute or a value it refuses (with the
      *         valid values)
      */

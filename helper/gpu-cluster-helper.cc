@@ -1,7 +1,9 @@
 #include "gpu-cluster-helper.h"
 
+#include "ns3/attribute-text.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/mpi-context.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
@@ -16,6 +18,7 @@
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("GpuClusterHelper");
 NS_OBJECT_ENSURE_REGISTERED(GpuClusterHelper);
 NS_OBJECT_ENSURE_REGISTERED(GpuClusterRank);
 
@@ -76,89 +79,20 @@ GpuClusterHelper::GetTypeId()
                           MakeTimeAccessor(&GpuClusterHelper::m_nicLatency),
                           MakeTimeChecker())
             .AddAttribute("Topology",
-                          "The fabric: single-switch, leaf-spine, ring, rail-optimized, "
-                          "rail-only (rail-optimized without spines), fat-tree, clos "
-                          "(host-based), torus, multi-dim (GPUs with direct links).",
+                          "The topology family by its short name (" + ListTopologyKinds() +
+                              "); SetTopology takes any ClusterTopologyBuilder by TypeId, with "
+                              "its parameters. Choosing one drops the parameters set for "
+                              "another.",
                           EnumValue(0),
                           MakeEnumAccessor(&GpuClusterHelper::SetTopologyKind,
                                            &GpuClusterHelper::GetTopologyKind),
                           MakeTopologyKindChecker())
-            .AddAttribute("HostsPerLeaf",
-                          "leaf-spine, clos: hosts whose NICs share a leaf switch.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_hostsPerLeaf),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("Spines",
-                          "leaf-spine: spine switches; clos: spines per pod; rail-optimized: "
-                          "spines joining the rails (0: rail-only).",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_spines),
-                          MakeUintegerChecker<uint32_t>(0))
-            .AddAttribute("Oversubscription",
-                          "The first switch tier above the NICs (leaf, rail switch, fat-tree "
-                          "edge): its downlink capacity over its uplink capacity (1: "
-                          "non-blocking).",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&GpuClusterHelper::m_oversubscription),
-                          MakeDoubleChecker<double>(0.01))
-            .AddAttribute("RingBandwidth",
-                          "ring: bandwidth of each link between neighbouring hosts' switches "
-                          "(0: GpusPerHost x NicBandwidth).",
-                          DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&GpuClusterHelper::m_ringBandwidth),
-                          MakeDataRateChecker())
             .AddAttribute("ScaleUpDomain",
                           "GPUs per NVLink domain (one NVSwitch for all of them, NVL72 style): "
                           "a multiple of GpusPerHost; 0: one domain per host.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&GpuClusterHelper::m_scaleUpDomain),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("HostsPerRailGroup",
-                          "rail-optimized: hosts of one rail group (GPU i of each on rail "
-                          "switch i of the group); 0: all hosts in one group.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_hostsPerRailGroup),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("LeavesPerPod",
-                          "clos: leaves of a pod (each linked to every spine of its pod).",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_leavesPerPod),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("CoreSwitches",
-                          "clos: core switches, a multiple of Spines (spine j of every pod "
-                          "links to the cores of plane j); 0: one per plane.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_coreSwitches),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("CoreOversubscription",
-                          "clos, fat-tree: the spine (aggregation) tier's downlink capacity "
-                          "over its uplink capacity to the cores (1: non-blocking).",
-                          DoubleValue(1.0),
-                          MakeDoubleAccessor(&GpuClusterHelper::m_coreOversubscription),
-                          MakeDoubleChecker<double>(0.01))
-            .AddAttribute("FatTreeK",
-                          "fat-tree: switch radix k (even; k^3/4 NIC ports); 0: the smallest "
-                          "that holds every GPU.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&GpuClusterHelper::m_fatTreeK),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("TorusDims",
-                          "torus: GPUs along each dimension, e.g. 4x4x4.",
-                          StringValue(""),
-                          MakeStringAccessor(&GpuClusterHelper::m_torusDims),
-                          MakeStringChecker())
-            .AddAttribute("TorusBandwidth",
-                          "torus: bandwidth of each link, per direction (0: NicBandwidth).",
-                          DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&GpuClusterHelper::m_torusBandwidth),
-                          MakeDataRateChecker())
-            .AddAttribute("Dimensions",
-                          "multi-dim: Shape:size:bandwidth:latency per dimension, dimension 0 "
-                          "first, e.g. Ring:8:3600Gbps:250ns,Switch:4:400Gbps:500ns (shapes "
-                          "Ring, FullyConnected, Switch, as ASTRA-sim's).",
-                          StringValue(""),
-                          MakeStringAccessor(&GpuClusterHelper::m_dimensions),
-                          MakeStringChecker())
             .AddAttribute("TopologyFile",
                           "A YAML or JSON topology file (this module's format, or ASTRA-sim's "
                           "analytical network.yml); what it sets overrides the attributes.",
@@ -212,7 +146,7 @@ GpuClusterHelper::Build()
     const std::string from = m_topologyFile.empty() ? "" : m_topologyFile + ": ";
     try
     {
-        m_graph = BuildTopology(GetTopologySpec());
+        m_graph = CreateTopologyBuilder()->Build(GetTopologySpec());
     }
     catch (const std::invalid_argument& e)
     {
@@ -273,7 +207,6 @@ TopologySpec
 GpuClusterHelper::GetTopologySpec() const
 {
     TopologySpec spec;
-    spec.kind = m_topology;
     spec.hosts = m_hosts;
     spec.gpusPerHost = m_gpusPerHost;
     spec.nvLinkBandwidth = m_nvLinkBandwidth;
@@ -282,31 +215,62 @@ GpuClusterHelper::GetTopologySpec() const
     spec.nicBandwidth = m_nicBandwidth;
     spec.nicLatency = m_nicLatency;
     spec.mtu = m_mtu;
-    spec.hostsPerLeaf = m_hostsPerLeaf;
-    spec.spines = m_spines;
-    spec.oversubscription = m_oversubscription;
-    spec.ringBandwidth = m_ringBandwidth;
     spec.fabricLatency = m_fabricLatency;
     spec.scaleUpDomain = m_scaleUpDomain;
-    spec.hostsPerRailGroup = m_hostsPerRailGroup;
-    spec.leavesPerPod = m_leavesPerPod;
-    spec.coreSwitches = m_coreSwitches;
-    spec.coreOversubscription = m_coreOversubscription;
-    spec.fatTreeK = m_fatTreeK;
-    spec.torusBandwidth = m_torusBandwidth;
-    if (!m_torusDims.empty())
-    {
-        spec.torusDims = ParseTorusDims(m_torusDims);
-    }
-    if (!m_dimensions.empty())
-    {
-        spec.dimensions = ParseDimensions(m_dimensions);
-    }
     if (!m_topologyFile.empty())
     {
         spec = ReadTopologyFile(m_topologyFile, spec).spec;
     }
     return spec;
+}
+
+void
+GpuClusterHelper::SetTopologyType(const std::string& type)
+{
+    NS_LOG_FUNCTION(this << type);
+    m_topologyFactory = ObjectFactory();
+    m_topologyFactory.SetTypeId(TopologyTypeIdOf(type));
+}
+
+void
+GpuClusterHelper::SetTopologyAttribute(const std::string& name, const AttributeValue& value)
+{
+    NS_LOG_FUNCTION(this << name);
+    const TypeId tid = m_topologyFactory.GetTypeId();
+    const std::string attribute = FindTopologyParameter(tid, name);
+    if (attribute.empty())
+    {
+        throw std::invalid_argument("the " +
+                                    m_topologyFactory.Create<ClusterTopologyBuilder>()->GetKind() +
+                                    " topology has no parameter '" + name + "' (it takes " +
+                                    ListTopologyParameters(tid) + ")");
+    }
+    m_topologyFactory.Set(attribute, *CheckAttributeValue(tid, attribute, value));
+}
+
+TypeId
+GpuClusterHelper::GetTopologyTypeId() const
+{
+    return m_topologyFactory.GetTypeId();
+}
+
+Ptr<ClusterTopologyBuilder>
+GpuClusterHelper::CreateTopologyBuilder() const
+{
+    if (m_topologyFile.empty())
+    {
+        return m_topologyFactory.Create<ClusterTopologyBuilder>();
+    }
+    // The file's family, with the file's parameters over those set here for the same family.
+    const TopologyFileContents file = ReadTopologyFile(m_topologyFile, GetTopologySpec());
+    const TypeId tid = TopologyTypeIdOf(file.kind);
+    ObjectFactory factory =
+        tid == m_topologyFactory.GetTypeId() ? m_topologyFactory : ObjectFactory(tid.GetName());
+    for (const auto& [name, value] : file.parameters)
+    {
+        factory.Set(name, *value);
+    }
+    return factory.Create<ClusterTopologyBuilder>();
 }
 
 std::string
@@ -316,7 +280,7 @@ GpuClusterHelper::DescribeTopology() const
     {
         return ns3::DescribeTopology(*m_graph);
     }
-    return ns3::DescribeTopology(*BuildTopology(GetTopologySpec()));
+    return ns3::DescribeTopology(*CreateTopologyBuilder()->Build(GetTopologySpec()));
 }
 
 std::shared_ptr<const ClusterTopology>
@@ -340,14 +304,21 @@ GpuClusterHelper::GetTransportModel() const
 void
 GpuClusterHelper::SetTopologyKind(int index)
 {
-    m_topology = TopologyKindNames().at(static_cast<std::size_t>(index));
+    SetTopologyType(TopologyKindNames().at(static_cast<std::size_t>(index)));
 }
 
 int
 GpuClusterHelper::GetTopologyKind() const
 {
     const auto names = TopologyKindNames();
-    return static_cast<int>(std::find(names.begin(), names.end(), m_topology) - names.begin());
+    for (std::size_t i = 0; i < names.size(); ++i)
+    {
+        if (TopologyTypeIdOf(names[i]) == m_topologyFactory.GetTypeId())
+        {
+            return static_cast<int>(i);
+        }
+    }
+    return -1; // a family without a short name (SetTopology with its TypeId)
 }
 
 std::string
@@ -435,7 +406,7 @@ GpuClusterHelper::GetRankCount() const
         return m_graph->GetRankCount();
     }
     const TopologySpec spec = GetTopologySpec();
-    const uint32_t fixed = FixedRankCount(spec);
+    const uint32_t fixed = CreateTopologyBuilder()->GetFixedRankCount();
     return fixed > 0 ? fixed : spec.hosts * spec.gpusPerHost;
 }
 
@@ -443,26 +414,12 @@ std::string
 GpuClusterHelper::Describe() const
 {
     const TopologySpec spec = GetTopologySpec();
+    const Ptr<ClusterTopologyBuilder> topology = CreateTopologyBuilder();
     std::ostringstream text;
-    if (FixedRankCount(spec) > 0)
+    if (const uint32_t fixed = topology->GetFixedRankCount())
     {
-        text << FixedRankCount(spec) << " GPUs, " << spec.kind << " ";
-        if (spec.kind == "torus")
-        {
-            for (std::size_t d = 0; d < spec.torusDims.size(); ++d)
-            {
-                text << (d > 0 ? "x" : "") << spec.torusDims[d];
-            }
-            const DataRate rate =
-                spec.torusBandwidth.GetBitRate() > 0 ? spec.torusBandwidth : spec.nicBandwidth;
-            text << ", links " << rate.GetBitRate() / 1e9 << " Gbps / "
-                 << spec.nicLatency.GetNanoSeconds() << " ns";
-        }
-        else
-        {
-            text << FormatDimensions(spec.dimensions);
-        }
-        text << ", MTU " << spec.mtu;
+        text << fixed << " GPUs, " << topology->GetKind() << topology->DescribeShape(spec)
+             << ", MTU " << spec.mtu;
         if (!m_topologyFile.empty())
         {
             text << " (from " << m_topologyFile << ")";
@@ -480,12 +437,8 @@ GpuClusterHelper::Describe() const
         }
     }
     text << ", NIC " << spec.nicBandwidth.GetBitRate() / 1e9 << " Gbps / "
-         << spec.nicLatency.GetNanoSeconds() << " ns, " << spec.kind;
-    if (spec.kind == "leaf-spine")
-    {
-        text << " (" << (spec.hosts + spec.hostsPerLeaf - 1) / spec.hostsPerLeaf << " leaves, "
-             << spec.spines << " spines, oversubscription " << spec.oversubscription << ":1)";
-    }
+         << spec.nicLatency.GetNanoSeconds() << " ns, " << topology->GetKind()
+         << topology->DescribeShape(spec);
     text << ", MTU " << spec.mtu;
     if (spec.gpusPerHost > 1)
     {

@@ -7,12 +7,14 @@
 
 #include "ns3/cluster-fabric.h"
 #include "ns3/cluster-partition.h"
+#include "ns3/cluster-topology-builder.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/topology-builder.h"
 
@@ -29,15 +31,13 @@ namespace ns3
  *
  * - Inside a host (or a ScaleUpDomain of several hosts, NVL72 style), every GPU has a link
  *   (NvLinkBandwidth, NvLinkLatency) to the domain's NVSwitch node (none for one GPU).
- * - Every GPU has its own NIC link (NicBandwidth, NicLatency) to the scale-out fabric
- *   (Topology): "single-switch"; "leaf-spine" (HostsPerLeaf, Spines, Oversubscription);
- *   "ring" of host switches (RingBandwidth); "rail-optimized" (GPU i of the HostsPerRailGroup
- *   hosts of a group on rail switch i, rails joined by Spines, or rail-only with Spines = 0);
- *   "fat-tree" (k-ary, FatTreeK); "clos" (leaf-spine-core: HostsPerLeaf, LeavesPerPod, Spines
- *   per pod, CoreSwitches), oversubscription per tier (Oversubscription,
- *   CoreOversubscription).
- * - Or GPUs with direct links and no hosts: "torus" (TorusDims, TorusBandwidth) and
- *   "multi-dim" (Dimensions: ASTRA-sim's Ring / FullyConnected / Switch dimensions).
+ * - Every GPU has its own NIC link (NicBandwidth, NicLatency) to the scale-out fabric, a
+ *   topology family chosen with SetTopology (or the Topology attribute's short name), each
+ *   with its own parameters as attributes: ns3::SingleSwitchTopology, ns3::LeafSpineTopology,
+ *   ns3::RingTopology, ns3::RailOptimizedTopology, ns3::RailOnlyTopology,
+ *   ns3::FatTreeTopology, ns3::ClosTopology (ClusterTopologyBuilder).
+ * - Or GPUs with direct links and no hosts: ns3::TorusTopology and ns3::MultiDimTopology
+ *   (ASTRA-sim's Ring / FullyConnected / Switch dimensions).
  * - TopologyFile: a YAML or JSON file with all of this (ours, or ASTRA-sim's network.yml).
  * - NIC and fabric links use Mtu, NVLink links NvLinkMtu.
  * - Routes: least-cost paths (NVLink preferred inside a domain), per-flow ECMP, or the
@@ -64,6 +64,43 @@ class GpuClusterHelper : public Object
      * \throws std::invalid_argument for parameters that describe no cluster
      */
     void Build();
+
+    /**
+     * Chooses the topology family and sets its parameters, as
+     * WifiHelper::SetRemoteStationManager does: SetTopology("ns3::ClosTopology",
+     * "LeavesPerPod", UintegerValue(4), "Spines", UintegerValue(2)). Parameters set for another
+     * family before are dropped.
+     * \param type a family's TypeId name (or its short name: "clos")
+     * \param args attribute name and value pairs
+     * \throws std::invalid_argument for an unknown family, or a parameter it does not have or
+     *         a value it does not accept (naming it)
+     */
+    template <typename... Args>
+    void SetTopology(const std::string& type, Args&&... args)
+    {
+        SetTopologyType(type);
+        SetTopologyAttributes(std::forward<Args>(args)...);
+    }
+
+    /**
+     * Sets a parameter of the chosen topology family.
+     * \param name the attribute ("LeavesPerPod"), or its short name in any spelling
+     *        ("leaves-per-pod", "fatTreeK": TopologyParameterNames)
+     * \param value its value (a StringValue is read as a flag's text)
+     * \throws std::invalid_argument if the family has no such attribute (listing its
+     *         parameters) or the value is not valid for it
+     */
+    void SetTopologyAttribute(const std::string& name, const AttributeValue& value);
+
+    /** \return the chosen topology family's TypeId */
+    TypeId GetTopologyTypeId() const;
+
+    /**
+     * \return the topology family with its parameters: the TopologyFile's when one is set,
+     *         else the one SetTopology chose
+     * \throws std::invalid_argument for a bad topology file
+     */
+    Ptr<ClusterTopologyBuilder> CreateTopologyBuilder() const;
 
     /** \return the graph (after Build) */
     std::shared_ptr<const ClusterTopology> GetTopology() const;
@@ -95,7 +132,8 @@ class GpuClusterHelper : public Object
      */
     std::string DescribeTopology() const;
     /**
-     * \return the topology the attributes (and the TopologyFile) describe
+     * \return what every topology family shares, as the attributes (and the TopologyFile)
+     *         describe it
      * \throws std::invalid_argument for a bad file or attribute text
      */
     TopologySpec GetTopologySpec() const;
@@ -117,6 +155,21 @@ class GpuClusterHelper : public Object
     uint32_t GetNvLinkMtu() const;
 
   private:
+    /** SetTopology's end of the pairs. */
+    void SetTopologyAttributes()
+    {
+    }
+
+    /** SetTopology's pairs, one by one. */
+    template <typename... Args>
+    void SetTopologyAttributes(const std::string& name, const AttributeValue& value, Args&&... args)
+    {
+        SetTopologyAttribute(name, value);
+        SetTopologyAttributes(std::forward<Args>(args)...);
+    }
+
+    /** Chooses the family (by TypeId or short name) with its default parameters. */
+    void SetTopologyType(const std::string& type);
     /** Resolves Transport "auto" for a cluster of \p ranks GPUs (see the attribute). */
     void ChooseTransport(uint32_t ranks);
     /** The Topology attribute: \p index in TopologyKindNames(). */
@@ -134,23 +187,11 @@ class GpuClusterHelper : public Object
     Time m_nvLinkLatency;
     DataRate m_nicBandwidth;
     Time m_nicLatency;
-    std::string m_topology;
-    uint32_t m_hostsPerLeaf;
-    uint32_t m_spines;
-    double m_oversubscription;
-    DataRate m_ringBandwidth;
+    ObjectFactory m_topologyFactory; //!< the topology family and its parameters
     Time m_fabricLatency;
     std::string m_topologyFile;
     std::string m_topologyDot;
     uint32_t m_scaleUpDomain;
-    uint32_t m_hostsPerRailGroup;
-    uint32_t m_leavesPerPod;
-    uint32_t m_coreSwitches;
-    double m_coreOversubscription;
-    uint32_t m_fatTreeK;
-    std::string m_torusDims;
-    DataRate m_torusBandwidth;
-    std::string m_dimensions;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
     std::string m_partitionPolicy;

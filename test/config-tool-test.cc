@@ -285,6 +285,55 @@ BOOST_AUTO_TEST_CASE(topology_files)
 }
 
 // Item 4 (the simulator's part, chakra-cluster): a collective without comm_size runs as 0
+// Issue 24 item 1: a topology family's parameters are its attributes: --ns3::ClosTopology::X
+// works in both tools, the short flag is the same attribute, and a parameter of another family
+// is refused (it was ignored). Clos of 4 hosts x 1 GPU, a leaf per host: one leaf per pod makes
+// 4 pods of 2 spines and 2 cores (14 switches), four leaves per pod one pod without cores.
+BOOST_AUTO_TEST_CASE(topology_parameters_are_family_attributes)
+{
+    const std::string clos = " --topology=clos --hosts=4 --gpus-per-host=1 ";
+    for (const std::string flag : {"--ns3::ClosTopology::LeavesPerPod=1", "--leaves-per-pod=1"})
+    {
+        const auto result = Cluster(clos + flag);
+        BOOST_TEST_INFO(flag);
+        BOOST_TEST(result.exitCode == 0, result.output);
+        BOOST_TEST(Contains(result.output,
+                            "clos (4 leaves in 4 pod(s) of 1, 2 spines per pod, 2 "
+                            "cores"),
+                   result.output);
+        BOOST_TEST(Contains(result.output, "14 switches"), result.output);
+    }
+    ExpectRefused(Cluster("--topology=leaf-spine --leaves-per-pod=2"),
+                  "chakra-cluster",
+                  "--leaves-per-pod: the leaf-spine topology has no such parameter (it takes "
+                  "--hosts-per-leaf, --spines, --oversubscription)");
+    ExpectRefused(Cluster(clos + "--ns3::ClosTopology::LeavesPerPod=0"),
+                  "chakra-cluster",
+                  "'0' is not valid",
+                  2);
+    // chakra_replay: the attribute reaches the cluster it simulates (one pod is two hops
+    // shorter than four pods), and a bad value is refused.
+    TempDir out;
+    auto iteration = [&](const std::string& leaves) {
+        const std::string dir = out.File("r" + leaves);
+        const auto result =
+            RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
+                       " --output " + dir + clos + "--ns3::ClosTopology::LeavesPerPod=" + leaves);
+        BOOST_TEST(result.exitCode == 0, result.output);
+        const std::string report = chakra_test::ReadFileBytes(dir + "/report.txt");
+        const auto at = report.find("iteration time ");
+        BOOST_REQUIRE(at != std::string::npos);
+        return std::stod(report.substr(at + 15));
+    };
+    BOOST_TEST(iteration("4") < iteration("1"));
+    ExpectRefused(RunCommand(ToolPath("chakra_replay") + " --quiet --et " + TheJob().prefix +
+                             " --output " + out.File("bad") + clos +
+                             "--ns3::ClosTopology::LeavesPerPod=0"),
+                  "chakra_replay",
+                  "'0' is not valid",
+                  2);
+}
+
 // bytes with a warning in the report, and --strict makes it an error.
 BOOST_AUTO_TEST_CASE(strict_refuses_a_collective_without_its_size)
 {

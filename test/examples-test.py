@@ -201,7 +201,7 @@ def mistakes():
     """A user's mistake is one line naming what is wrong and exit 1: no abort (exit 134 before:
     the cluster's SetAttribute ended in NS_FATAL_ERROR, an exception escaped main)."""
     for program, args, named in [
-        ("chakra-topology", ["--topology=stra"], "'stra' is not valid"),
+        ("chakra-topology", ["--topology=stra"], "unknown topology 'stra'"),
         ("chakra-flow-at-scale", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
         ("chakra-replay-trace", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
         ("chakra-sweep-one-knob", ["--bytes=-1"], "does not fit in 63 bits"),

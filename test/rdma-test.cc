@@ -6,6 +6,7 @@
 #define BOOST_TEST_MODULE rdma
 #include "chakra-test-data.h"
 #include "simulation-util.h"
+#include "topology-case.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
@@ -594,8 +595,8 @@ BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_e
     // Every rank sends to every other; each directed link must carry exactly the packet bytes
     // of the flows whose ClusterTopology::GetPath (with RdmaTransport::FlowHash) crosses it:
     // the path the flow model computes is the path the packets take.
-    std::vector<TopologySpec> specs;
-    TopologySpec base;
+    std::vector<TopologyCase> specs;
+    TopologyCase base;
     base.hosts = 4;
     base.gpusPerHost = 2;
     base.nicBandwidth = DataRate("100Gbps");
@@ -608,7 +609,7 @@ BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_e
                                    "torus",
                                    "multi-dim"})
     {
-        TopologySpec spec = base;
+        TopologyCase spec = base;
         spec.kind = kind;
         spec.spines = 3;
         spec.hostsPerLeaf = 1;
@@ -623,7 +624,7 @@ BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_e
         specs.push_back(spec);
     }
     const uint64_t bytes = 100000;
-    for (const TopologySpec& spec : specs)
+    for (const TopologyCase& spec : specs)
     {
         BOOST_TEST_CONTEXT("topology " << spec.kind)
         {

@@ -29,9 +29,16 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     set("NvLinkBandwidth", StringValue(config.nvLinkBandwidth));
     set("NvLinkLatency", StringValue(config.nvLinkLatency));
     set("Mtu", UintegerValue(config.mtu));
-    set("Spines", UintegerValue(config.spines));
-    set("HostsPerLeaf", UintegerValue(config.hostsPerLeaf));
-    set("Oversubscription", DoubleValue(config.oversubscription));
+    // The family's parameters, where the chosen family has them.
+    auto setTopology = [&](const std::string& name, const AttributeValue& value) {
+        if (!FindTopologyParameter(cluster->GetTopologyTypeId(), name).empty())
+        {
+            cluster->SetTopologyAttribute(name, value);
+        }
+    };
+    setTopology("Spines", UintegerValue(config.spines));
+    setTopology("HostsPerLeaf", UintegerValue(config.hostsPerLeaf));
+    setTopology("Oversubscription", DoubleValue(config.oversubscription));
     for (const auto& [name, value] : config.appAttributes)
     {
         scenario.SetAppAttribute(name, StringValue(value));

@@ -6,6 +6,7 @@
  */
 #define BOOST_TEST_MODULE topology
 #include "chakra-test-data.h"
+#include "topology-case.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
@@ -70,10 +71,10 @@ RateBetween(const ClusterTopology& topology, const std::string& a, const std::st
     return 0;
 }
 
-TopologySpec
+TopologyCase
 Spec(const std::string& kind, uint32_t hosts, uint32_t gpusPerHost)
 {
-    TopologySpec spec;
+    TopologyCase spec;
     spec.kind = kind;
     spec.hosts = hosts;
     spec.gpusPerHost = gpusPerHost;
@@ -100,6 +101,13 @@ CheckAllReachable(const ClusterTopology& topology)
     BOOST_TEST(all);
 }
 
+/** \return the topology a file describes, built */
+std::shared_ptr<ClusterTopology>
+BuildFromFile(const TopologyFileContents& file)
+{
+    return file.CreateTopology()->Build(file.spec);
+}
+
 void
 WriteText(const std::string& path, const std::string& text)
 {
@@ -116,7 +124,7 @@ BOOST_AUTO_TEST_SUITE(builders)
 // 8 x 2 uplinks = 48. Uplink = 2 NICs x 400 / 2 spines = 400 Gbps.
 BOOST_AUTO_TEST_CASE(rail_optimized)
 {
-    TopologySpec spec = Spec("rail-optimized", 4, 4);
+    TopologyCase spec = Spec("rail-optimized", 4, 4);
     spec.hostsPerRailGroup = 2;
     spec.spines = 2;
     auto topology = BuildTopology(spec);
@@ -149,7 +157,7 @@ BOOST_AUTO_TEST_CASE(rail_optimized)
 // crosses NVLink to the GPU of the destination's rail in its own host (PXN).
 BOOST_AUTO_TEST_CASE(rail_only)
 {
-    TopologySpec spec = Spec("rail-optimized", 4, 4);
+    TopologyCase spec = Spec("rail-optimized", 4, 4);
     spec.spines = 0;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {16, 4, 4, 32});
@@ -184,7 +192,7 @@ BOOST_AUTO_TEST_CASE(rail_only)
 // 16 NIC + 8 edges x 2 + 8 aggregations x 2 = 48.
 BOOST_AUTO_TEST_CASE(fat_tree)
 {
-    TopologySpec spec = Spec("fat-tree", 16, 1);
+    TopologyCase spec = Spec("fat-tree", 16, 1);
     spec.fatTreeK = 4;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {16, 0, 20, 48});
@@ -225,7 +233,7 @@ BOOST_AUTO_TEST_CASE(fat_tree)
 // plane): 4 leaves, 4 spines, 4 cores; links 8 NIC + 4 x 2 + 2 pods x 2 spines x 2 = 24.
 BOOST_AUTO_TEST_CASE(clos)
 {
-    TopologySpec spec = Spec("clos", 8, 1);
+    TopologyCase spec = Spec("clos", 8, 1);
     spec.hostsPerLeaf = 2;
     spec.leavesPerPod = 2;
     spec.spines = 2;
@@ -262,7 +270,7 @@ BOOST_AUTO_TEST_CASE(clos)
 // GPUs' group (GetHostOf), while ranks stay host x gpusPerHost + gpu.
 BOOST_AUTO_TEST_CASE(scale_up_domain)
 {
-    TopologySpec spec = Spec("single-switch", 4, 2);
+    TopologyCase spec = Spec("single-switch", 4, 2);
     spec.scaleUpDomain = 4;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {8, 2, 1, 16});
@@ -282,7 +290,7 @@ BOOST_AUTO_TEST_CASE(scale_up_domain)
 // (r % 4, r / 4) on even rows and (3 - r % 4, r / 4) on odd rows.
 BOOST_AUTO_TEST_CASE(torus_2d)
 {
-    TopologySpec spec;
+    TopologyCase spec;
     spec.kind = "torus";
     spec.torusDims = {4, 4};
     auto topology = BuildTopology(spec);
@@ -316,7 +324,7 @@ BOOST_AUTO_TEST_CASE(torus_2d)
 // last dimension is even; diameter 2 + 2 + 2. A 3 x 3 torus does not close in one hop.
 BOOST_AUTO_TEST_CASE(torus_3d)
 {
-    TopologySpec spec;
+    TopologyCase spec;
     spec.kind = "torus";
     spec.torusDims = ParseTorusDims("4x4x4");
     spec.torusBandwidth = DataRate("100Gbps");
@@ -343,7 +351,7 @@ BOOST_AUTO_TEST_CASE(torus_3d)
 // 2 lines x 4 links), dimension 1 (4 switches of 2 GPUs: 8 links).
 BOOST_AUTO_TEST_CASE(multi_dim)
 {
-    TopologySpec spec;
+    TopologyCase spec;
     spec.kind = "multi-dim";
     spec.dimensions = ParseDimensions("Ring:4:3600Gbps:250ns,Switch:2:400Gbps:1us");
     auto topology = BuildTopology(spec);
@@ -370,7 +378,7 @@ BOOST_AUTO_TEST_CASE(multi_dim)
 // The three kinds that were there keep their shape and routes.
 BOOST_AUTO_TEST_CASE(original_kinds)
 {
-    TopologySpec spec = Spec("leaf-spine", 4, 2);
+    TopologyCase spec = Spec("leaf-spine", 4, 2);
     spec.hostsPerLeaf = 2;
     auto topology = BuildTopology(spec);
     CheckCounts(*topology, {8, 4, 4, 20}); // 2 leaves, 2 spines; 8 + 8 + 4 links
@@ -387,7 +395,7 @@ BOOST_AUTO_TEST_CASE(original_kinds)
 
 BOOST_AUTO_TEST_CASE(summary_line_and_picture)
 {
-    TopologySpec spec = Spec("rail-optimized", 2, 2);
+    TopologyCase spec = Spec("rail-optimized", 2, 2);
     auto topology = BuildTopology(spec);
     const std::string line = DescribeTopology(*topology);
     BOOST_TEST(line.find("4 GPUs, 2 NVSwitches, 4 switches") != std::string::npos, line);
@@ -527,6 +535,102 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(families)
+
+// Issue 24 item 1: a family is an ns-3 object chosen by TypeId, its parameters attributes.
+// 8 hosts x 1 GPU on clos, a leaf per host, 4 leaves and 2 spines per pod: 8 leaves in 2 pods,
+// 4 spines, 2 cores (one per spine plane); links 8 NIC + 8 x 2 leaf-spine + 4 spine-core.
+BOOST_AUTO_TEST_CASE(set_topology_picks_a_family_with_its_parameters)
+{
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    cluster->SetAttribute("Hosts", UintegerValue(8));
+    cluster->SetAttribute("GpusPerHost", UintegerValue(1));
+    cluster->SetTopology("ns3::ClosTopology",
+                         "HostsPerLeaf",
+                         UintegerValue(1),
+                         "LeavesPerPod",
+                         UintegerValue(4),
+                         "Spines",
+                         UintegerValue(2));
+    BOOST_TEST(cluster->GetTopologyTypeId().GetName() == "ns3::ClosTopology");
+    const Ptr<ClusterTopologyBuilder> builder = cluster->CreateTopologyBuilder();
+    BOOST_TEST(builder->GetKind() == "clos");
+    auto topology = builder->Build(cluster->GetTopologySpec());
+    CheckCounts(*topology, {8, 0, 14, 28});
+    // The Topology attribute reads back the family's short name.
+    EnumValue kind;
+    cluster->GetAttribute("Topology", kind);
+    BOOST_TEST(TopologyKindNames().at(static_cast<std::size_t>(kind.Get())) == "clos");
+    // Choosing another family drops clos's parameters: leaf-spine has no LeavesPerPod.
+    cluster->SetTopology("leaf-spine");
+    BOOST_CHECK_THROW(cluster->SetTopologyAttribute("LeavesPerPod", UintegerValue(4)),
+                      std::invalid_argument);
+}
+
+// A parameter by its attribute name or its short name in any spelling; a parameter the family
+// does not have, or a value its attribute refuses, is an std::invalid_argument (not ns-3's
+// NS_FATAL_ERROR) that lists what the family takes.
+BOOST_AUTO_TEST_CASE(parameters_are_checked_where_they_are_set)
+{
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    cluster->SetTopology("fat-tree", "fatTreeK", UintegerValue(4));
+    UintegerValue k;
+    cluster->CreateTopologyBuilder()->GetAttribute("K", k);
+    BOOST_TEST(k.Get() == 4u);
+    std::string message;
+    try
+    {
+        cluster->SetTopologyAttribute("Spines", UintegerValue(2));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        message = e.what();
+    }
+    BOOST_TEST(message.find("the fat-tree topology has no parameter 'Spines' (it takes "
+                            "--fat-tree-k, --oversubscription, --core-oversubscription)") == 0u,
+               message);
+    BOOST_CHECK_THROW(cluster->SetTopologyAttribute("K", UintegerValue(2000)),
+                      std::invalid_argument);
+    BOOST_CHECK_THROW(cluster->SetTopology("ns3::NoSuchTopology"), std::invalid_argument);
+    BOOST_CHECK_THROW(cluster->SetTopology("ns3::GpuClusterHelper"), std::invalid_argument);
+}
+
+// --ns3::ClosTopology::LeavesPerPod=4 is Config::SetDefault: every clos built after it has
+// 4 leaves per pod (the same 14 switches as above).
+BOOST_AUTO_TEST_CASE(attribute_defaults_reach_the_family)
+{
+    Config::SetDefault("ns3::ClosTopology::LeavesPerPod", UintegerValue(4));
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    cluster->SetAttribute("Hosts", UintegerValue(8));
+    cluster->SetAttribute("GpusPerHost", UintegerValue(1));
+    cluster->SetAttribute("Topology", StringValue("clos"));
+    auto topology = cluster->CreateTopologyBuilder()->Build(cluster->GetTopologySpec());
+    Config::Reset();
+    CheckCounts(*topology, {8, 0, 14, 28});
+}
+
+// A topology file's family parameters, under the attribute's name or the flag's (camelCase or
+// kebab-case): k = 4 fat-tree of 2 x 8 GPUs: 8 edge + 8 aggregation + 4 core switches; links
+// 16 NVLink + 16 NIC + 8 x 2 edge-aggregation + 8 x 2 aggregation-core.
+BOOST_AUTO_TEST_CASE(file_keys_name_the_family_parameters)
+{
+    TempDir dir;
+    for (const std::string key : {"K", "fatTreeK", "fat-tree-k"})
+    {
+        BOOST_TEST_CONTEXT(key)
+        {
+            const std::string path = dir.File("ft.yaml");
+            WriteText(path, "kind: fat-tree\nhosts: 2\ngpusPerHost: 8\n" + key + ": 4\n");
+            const TopologyFileContents file = ReadTopologyFile(path, TopologySpec());
+            BOOST_TEST(file.kind == "fat-tree");
+            BOOST_TEST(file.keys.count("fat-tree-k") == 1u);
+            CheckCounts(*BuildFromFile(file), {16, 2, 20, 64});
+        }
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(files)
 
 // Small copies of the shapes of ASTRA-sim's example analytical networks: the bandwidths they
@@ -556,8 +660,8 @@ BOOST_AUTO_TEST_CASE(astra_sim_single_dimensions)
                           "latency: [ 500.0 ]  # ns\n");
             const TopologyFileContents file = ReadTopologyFile(path, TopologySpec());
             BOOST_TEST(file.astraSim);
-            BOOST_TEST(file.spec.kind == "multi-dim");
-            auto topology = BuildTopology(file.spec);
+            BOOST_TEST(file.kind == "multi-dim");
+            auto topology = BuildFromFile(file);
             CheckCounts(*topology, c.counts);
             bool declared = true;
             for (const auto& link : topology->GetLinks())
@@ -583,7 +687,7 @@ BOOST_AUTO_TEST_CASE(astra_sim_multi_dimensional)
               "npus_count: [ 2, 8, 4 ]\n"
               "bandwidth: [ 250.0, 100.0, 50.0 ]\n"
               "latency: [ 100.0, 500.0, 1000.5 ]\n");
-    auto topology = BuildTopology(ReadTopologyFile(path, TopologySpec()).spec);
+    auto topology = BuildFromFile(ReadTopologyFile(path, TopologySpec()));
     CheckCounts(*topology, {64, 0, 16, 64 + 224 + 64});
     BOOST_TEST(RoutedHops(*topology, 0, 63) == 4u);
     BOOST_TEST(CountRoutedPaths(*topology, 0, 1) == 2u); // the two parallel ring links
@@ -619,7 +723,7 @@ BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
     BOOST_TEST(file.keys.count("mtu") == 0u);
     BOOST_TEST(file.spec.mtu == 4096u); // not in the file: the default
     BOOST_TEST(file.spec.nicLatency == NanoSeconds(700));
-    auto topology = BuildTopology(file.spec);
+    auto topology = BuildFromFile(file);
     // Uplinks: 2 hosts x 200 / (2 spines x 2) = 100 Gbps.
     BOOST_TEST(RateBetween(*topology, "rail0.0", "spine0") == 100 * G);
 
@@ -627,7 +731,7 @@ BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
     WriteText(json,
               "{\n  \"kind\": \"torus\",\n  \"torusDims\": [2, 3, 4],\n"
               "  \"torusBandwidth\": \"100Gbps\"\n}\n");
-    topology = BuildTopology(ReadTopologyFile(json, TopologySpec()).spec);
+    topology = BuildFromFile(ReadTopologyFile(json, TopologySpec()));
     BOOST_TEST(topology->GetRankCount() == 24u);
 
     const std::string dims = dir.File("dims.yaml");
@@ -635,7 +739,7 @@ BOOST_AUTO_TEST_CASE(own_format_yaml_and_json)
               "kind: multi-dim\ndimensions:\n"
               "  - {shape: Switch, size: 4, bandwidth: 3600Gbps, latency: 250ns}\n"
               "  - {shape: Ring, size: 4, bandwidth: 400Gbps, latency: 1us}\n");
-    topology = BuildTopology(ReadTopologyFile(dims, TopologySpec()).spec);
+    topology = BuildFromFile(ReadTopologyFile(dims, TopologySpec()));
     CheckCounts(*topology, {16, 4, 0, 16 + 16});
     BOOST_TEST(topology->GetNodes()[16].kind == ClusterTopology::NVSWITCH);
 }
@@ -698,7 +802,8 @@ BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
          "line 2: 'mtu': 65536 is not a whole number from 576 "
          "to 65535"},
         {"kind: leaf-spine\nmtu: 0\n", "line 2: 'mtu'"},
-        {"kind: leaf-spine\nspines: 100000\n", "line 2: 'spines': 100000 is not a whole number"},
+        {"kind: leaf-spine\nspines: 100000\n",
+         "line 2: 'spines': '100000' is not valid (uint32_t 1:4096)"},
         {"kind: leaf-spine\nspines: -1\n", "line 2: 'spines'"},
         {"kind: leaf-spine\nhostsPerLeaf: 0\n", "line 2: 'hostsPerLeaf'"},
         {"kind: clos\nleavesPerPod: 0\n", "line 2: 'leavesPerPod'"},
@@ -714,7 +819,8 @@ BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
         {"kind: rail-onyl\n",
          "line 1: 'kind': unknown topology 'rail-onyl' (did you mean "
          "'rail-only'?)"},
-        {"kind: rail-only\nspines: 2\n", "'spines': rail-only has no spines"},
+        {"kind: rail-only\nspines: 2\n", "line 2: unknown key 'spines'"},
+        {"kind: leaf-spine\nleavesPerPod: 2\n", "line 2: unknown key 'leavesPerPod'"},
         {"kind: torus\n", "needs its dimensions"},
         {"topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 1e19 ]\n",
          "line 4: 'latency': 1e+19 ns is outside 0 .. 1s"},
@@ -783,23 +889,24 @@ BOOST_AUTO_TEST_CASE(a_fifo_is_not_read)
     BOOST_TEST(message.find(fifo + ": not a regular file") == 0u, message);
 }
 
-// Issue 30 item 9: what the builders refuse in a file's values (here a rail-only cluster of
-// two rail groups, which nothing joins) is the file's error and names it.
+// Issue 30 item 9: what the builders refuse in a file's values (here a fat-tree whose k = 2
+// switches have 2 NIC ports for 8 GPUs) is the file's error and names it.
 BOOST_AUTO_TEST_CASE(builder_errors_name_the_file)
 {
     TempDir dir;
     const std::string path = dir.File("rails.yaml");
-    WriteText(path, "kind: rail-only\nhosts: 4\ngpusPerHost: 2\nhostsPerRailGroup: 2\n");
+    WriteText(path, "kind: fat-tree\nhosts: 4\ngpusPerHost: 2\nfatTreeK: 2\n");
     Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
     cluster->SetAttribute("TopologyFile", StringValue(path));
     try
     {
         cluster->Build();
-        BOOST_FAIL("two rail groups without spines were built");
+        BOOST_FAIL("a fat-tree with fewer NIC ports than GPUs was built");
     }
     catch (const std::invalid_argument& e)
     {
-        BOOST_TEST(std::string(e.what()).find(path + ": rail-only") == 0u, e.what());
+        BOOST_TEST(std::string(e.what()).find(path + ": fat-tree: k = 2 has 2 NIC ports") == 0u,
+                   e.what());
     }
     Simulator::Destroy();
 }
@@ -821,7 +928,7 @@ Simulate(const std::string& prefix,
     ClusterScenario scenario;
     for (const auto& [name, value] : cluster)
     {
-        scenario.GetCluster()->SetAttribute(name, StringValue(value));
+        scenario.SetClusterAttribute(name, StringValue(value));
     }
     scenario.SetAppAttribute("AllToAllAlgorithm", StringValue(algorithm));
     scenario.SetAppAttribute("AllReduceAlgorithm", StringValue(algorithm));

@@ -7,11 +7,13 @@
 
 #include "ns3/chakra-application.h"
 #include "ns3/cluster-scenario.h"
+#include "ns3/cluster-topology-builder.h"
 #include "ns3/compute-model.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
@@ -39,20 +41,16 @@ enum class Target
 /** How a flag's text is read. */
 enum class Kind
 {
-    BANDWIDTH,         //!< a rate with its unit
-    BANDWIDTH_OR_ZERO, //!< a rate with its unit, or 0 (the attribute's "0: default")
-    LATENCY,           //!< a time with its unit, 0 to 1 s
-    COUNT,             //!< a whole number between low and high
-    RATIO,             //!< an oversubscription ratio
-    SCALE,             //!< a positive factor
-    NAME,              //!< one of the names of the attribute's EnumValue
-    ALGORITHM,         //!< a collective algorithm, for every collective type
-    CTRL_DEPS,         //!< CtrlDeps' names, or true / false as the older flags took them
-    PATH,              //!< a file name
-    TORUS,             //!< torus dimensions ("4x4x4")
-    DIMENSIONS,        //!< multi-dim dimensions ("Ring:8:3600Gbps:250ns,...")
-    SIZE,              //!< a byte size with an optional unit
-    STOP_TIME,         //!< a duration, a bare number being seconds
+    BANDWIDTH, //!< a rate with its unit
+    LATENCY,   //!< a time with its unit, 0 to 1 s
+    COUNT,     //!< a whole number between low and high
+    SCALE,     //!< a positive factor
+    NAME,      //!< one of the names of the attribute's EnumValue
+    ALGORITHM, //!< a collective algorithm, for every collective type
+    CTRL_DEPS, //!< CtrlDeps' names, or true / false as the older flags took them
+    PATH,      //!< a file name
+    SIZE,      //!< a byte size with an optional unit
+    STOP_TIME, //!< a duration, a bare number being seconds
 };
 
 /** One flag of the table. */
@@ -128,56 +126,6 @@ Flags()
          L::kMinMtu,
          L::kMaxMtu,
          "MTU of NIC and fabric links, bytes"},
-        {"spines",
-         T::CLUSTER,
-         "Spines",
-         K::COUNT,
-         0,
-         L::kMaxSpines,
-         "leaf-spine: spines; clos: spines per pod; rail-optimized: spines joining the rails"},
-        {"hosts-per-leaf",
-         T::CLUSTER,
-         "HostsPerLeaf",
-         K::COUNT,
-         1,
-         L::kMaxHostsPerLeaf,
-         "leaf-spine, clos: hosts per leaf"},
-        {"oversubscription",
-         T::CLUSTER,
-         "Oversubscription",
-         K::RATIO,
-         0,
-         0,
-         "first tier above the NICs (leaf, rail switch, fat-tree edge): downlink / uplink "
-         "capacity"},
-        {"leaves-per-pod",
-         T::CLUSTER,
-         "LeavesPerPod",
-         K::COUNT,
-         1,
-         L::kMaxLeavesPerPod,
-         "clos: leaves per pod"},
-        {"core-switches",
-         T::CLUSTER,
-         "CoreSwitches",
-         K::COUNT,
-         0,
-         L::kMaxCoreSwitches,
-         "clos: core switches (0: one per spine plane)"},
-        {"core-oversubscription",
-         T::CLUSTER,
-         "CoreOversubscription",
-         K::RATIO,
-         0,
-         0,
-         "clos, fat-tree: spine tier downlink / uplink capacity"},
-        {"fat-tree-k",
-         T::CLUSTER,
-         "FatTreeK",
-         K::COUNT,
-         0,
-         L::kMaxFatTreeK,
-         "fat-tree: switch radix k (0: smallest that fits)"},
         {"scale-up-domain",
          T::CLUSTER,
          "ScaleUpDomain",
@@ -185,41 +133,6 @@ Flags()
          0,
          L::kMaxGpus,
          "GPUs per NVLink domain (0: a host; e.g. 72)"},
-        {"hosts-per-rail-group",
-         T::CLUSTER,
-         "HostsPerRailGroup",
-         K::COUNT,
-         0,
-         L::kMaxHosts,
-         "rail-optimized: hosts per rail group (0: all)"},
-        {"ring-bandwidth",
-         T::CLUSTER,
-         "RingBandwidth",
-         K::BANDWIDTH_OR_ZERO,
-         0,
-         0,
-         "ring: link bandwidth between host switches (0: GPUs per host x NIC)"},
-        {"torus-dims",
-         T::CLUSTER,
-         "TorusDims",
-         K::TORUS,
-         0,
-         0,
-         "torus: GPUs per dimension, e.g. 4x4x4"},
-        {"torus-bandwidth",
-         T::CLUSTER,
-         "TorusBandwidth",
-         K::BANDWIDTH_OR_ZERO,
-         0,
-         0,
-         "torus: link bandwidth (0: the NIC's)"},
-        {"dimensions",
-         T::CLUSTER,
-         "Dimensions",
-         K::DIMENSIONS,
-         0,
-         0,
-         "multi-dim: Shape:size:bandwidth:latency,... (Ring, FullyConnected, Switch)"},
         {"topology-file",
          T::CLUSTER,
          "TopologyFile",
@@ -343,19 +256,12 @@ Convert(const Flag& flag, const std::string& text)
     {
     case Kind::BANDWIDTH:
         return Create<DataRateValue>(ParseBandwidth(text, what));
-    case Kind::BANDWIDTH_OR_ZERO:
-        return Create<DataRateValue>(ParseBandwidth(text, what, true));
     case Kind::LATENCY:
         return Create<TimeValue>(ParseLatency(text, what));
     case Kind::COUNT:
         return Create<UintegerValue>(ParseWholeNumber(text, what, flag.low, flag.high));
     case Kind::SIZE:
         return Create<UintegerValue>(ParseByteSize(text, what, flag.low, flag.high));
-    case Kind::RATIO:
-        return Create<DoubleValue>(ParseRealNumber(text,
-                                                   what,
-                                                   TopologyLimits::kMinOversubscription,
-                                                   TopologyLimits::kMaxOversubscription));
     case Kind::SCALE:
         return Create<DoubleValue>(ParseRealNumber(text, what, 0, 1000, true));
     case Kind::NAME:
@@ -374,24 +280,6 @@ Convert(const Flag& flag, const std::string& text)
             throw std::invalid_argument(what + ": an empty file name");
         }
         return Create<StringValue>(text);
-    case Kind::TORUS:
-    case Kind::DIMENSIONS:
-        try
-        {
-            if (flag.kind == Kind::TORUS)
-            {
-                ParseTorusDims(text);
-            }
-            else
-            {
-                ParseDimensions(text);
-            }
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::invalid_argument(what + ": " + e.what());
-        }
-        return Create<StringValue>(text);
     case Kind::STOP_TIME:
         return Create<TimeValue>(ParseDuration(text, what, Seconds(1e7), true));
     }
@@ -406,6 +294,88 @@ const char* const kCollectiveTypes[] = {"AllReduce",
                                         "Reduce",
                                         "Gather",
                                         "Scatter"};
+
+/** \return the topology family parameter named \p name (any spelling), or nullptr */
+const TopologyParameterName*
+FindTopologyName(const std::string& name)
+{
+    for (const TopologyParameterName& parameter : TopologyParameterNames())
+    {
+        if (FoldName(parameter.flag) == FoldName(name))
+        {
+            return &parameter;
+        }
+    }
+    return nullptr;
+}
+
+/** \return the listed families that have the parameter */
+std::vector<TypeId>
+FamiliesWith(const TopologyParameterName& parameter)
+{
+    std::vector<TypeId> families;
+    for (const std::string& kind : TopologyKindNames())
+    {
+        const TypeId tid = TopologyTypeIdOf(kind);
+        if (FindTopologyParameter(tid, parameter.flag) == parameter.attribute)
+        {
+            families.push_back(tid);
+        }
+    }
+    return families;
+}
+
+/**
+ * Checks a family parameter's text when the flag is read, before the family is known: some
+ * family that has the parameter must accept it (--spines=0 is rail-only on rail-optimized,
+ * refused by leaf-spine), and a text parameter must parse (torus dimensions).
+ */
+void
+CheckTopologyText(const TopologyParameterName& parameter, const std::string& text)
+{
+    const std::string what = "--" + parameter.flag;
+    std::string error;
+    for (const TypeId& tid : FamiliesWith(parameter))
+    {
+        try
+        {
+            Ptr<AttributeValue> value = ParseAttributeText(tid, parameter.attribute, text, what);
+            if (dynamic_cast<const StringValue*>(PeekPointer(value)) != nullptr)
+            {
+                ObjectFactory factory(tid.GetName());
+                factory.Set(parameter.attribute, *value);
+                factory.Create<ClusterTopologyBuilder>()->CheckParameters();
+            }
+            return;
+        }
+        catch (const std::invalid_argument& e)
+        {
+            const std::string message = e.what();
+            error =
+                error.empty()
+                    ? (message.compare(0, what.size(), what) == 0 ? message : what + ": " + message)
+                    : error;
+        }
+    }
+    throw std::invalid_argument(error);
+}
+
+/** \return the parameter's default in the first family that has it */
+std::string
+TopologyDefaultText(const TopologyParameterName& parameter)
+{
+    const auto families = FamiliesWith(parameter);
+    TypeId::AttributeInformation info;
+    if (families.empty() || !families.front().LookupAttributeByName(parameter.attribute, &info))
+    {
+        return "";
+    }
+    if (const auto* rate = dynamic_cast<const DataRateValue*>(PeekPointer(info.initialValue)))
+    {
+        return rate->Get().GetBitRate() == 0 ? "0" : FormatBandwidth(rate->Get());
+    }
+    return info.initialValue->SerializeToString(info.checker);
+}
 
 } // namespace
 
@@ -423,6 +393,10 @@ ClusterOptions::AddFlags(ToolArgs& args)
         }
         args.AddOption(flag.name, help, DefaultText(flag));
     }
+    for (const TopologyParameterName& parameter : TopologyParameterNames())
+    {
+        args.AddOption(parameter.flag, parameter.help, TopologyDefaultText(parameter));
+    }
 }
 
 std::vector<std::string>
@@ -433,17 +407,21 @@ ClusterOptions::GetFlagNames()
     {
         names.emplace_back(flag.name);
     }
+    for (const TopologyParameterName& parameter : TopologyParameterNames())
+    {
+        names.push_back(parameter.flag);
+    }
     return names;
 }
 
 void
 ClusterOptions::Read(const ToolArgs& args)
 {
-    for (const Flag& flag : Flags())
+    for (const std::string& name : GetFlagNames())
     {
-        if (args.Has(flag.name))
+        if (args.Has(name))
         {
-            Set(flag.name, args.Get(flag.name));
+            Set(name, args.Get(name));
         }
     }
 }
@@ -451,6 +429,12 @@ ClusterOptions::Read(const ToolArgs& args)
 void
 ClusterOptions::Set(const std::string& name, const std::string& text)
 {
+    if (const TopologyParameterName* parameter = FindTopologyName(name))
+    {
+        CheckTopologyText(*parameter, text);
+        m_topologyText[parameter->flag] = text;
+        return;
+    }
     const Flag* flag = FindFlag(name);
     if (flag == nullptr)
     {
@@ -464,6 +448,10 @@ ClusterOptions::Set(const std::string& name, const std::string& text)
 bool
 ClusterOptions::Has(const std::string& name) const
 {
+    if (const TopologyParameterName* parameter = FindTopologyName(name))
+    {
+        return m_topologyText.count(parameter->flag) > 0;
+    }
     const Flag* flag = FindFlag(name);
     return flag != nullptr && m_text.count(flag->name) > 0;
 }
@@ -471,6 +459,11 @@ ClusterOptions::Has(const std::string& name) const
 std::string
 ClusterOptions::GetText(const std::string& name) const
 {
+    if (const TopologyParameterName* parameter = FindTopologyName(name))
+    {
+        auto it = m_topologyText.find(parameter->flag);
+        return it != m_topologyText.end() ? it->second : TopologyDefaultText(*parameter);
+    }
     const Flag* flag = FindFlag(name);
     if (flag == nullptr)
     {
@@ -491,12 +484,27 @@ ClusterOptions::SetClusterAttributes(GpuClusterHelper& cluster) const
             cluster.SetAttribute(flag.attribute, *it->second);
         }
     }
-    // Rail-only has no spines: a --spines given with it would be ignored, silently.
-    if (m_text.count("spines") > 0 && std::stoull(m_text.at("spines")) > 0 &&
-        m_text.count("topology") > 0 && m_text.at("topology") == "rail-only")
+    // A topology file names the family its parameters belong to (--topology may not be given
+    // with it).
+    auto file = m_text.find("topology-file");
+    if (file != m_text.end())
     {
-        throw std::invalid_argument("--spines: the rail-only topology has no spines "
-                                    "(--topology rail-optimized has them)");
+        cluster.SetTopology(ReadTopologyFile(file->second, cluster.GetTopologySpec()).kind);
+    }
+    // Each family parameter given must be one of the chosen family's: a --leaves-per-pod on a
+    // leaf-spine would otherwise be ignored, silently.
+    const TypeId tid = cluster.GetTopologyTypeId();
+    for (const auto& [flag, text] : m_topologyText)
+    {
+        const std::string attribute = FindTopologyParameter(tid, flag);
+        if (attribute.empty())
+        {
+            throw std::invalid_argument(
+                "--" + flag + ": the " + cluster.CreateTopologyBuilder()->GetKind() +
+                " topology has no such parameter (it takes " + ListTopologyParameters(tid) + ")");
+        }
+        cluster.SetTopologyAttribute(attribute,
+                                     *ParseAttributeText(tid, attribute, text, "--" + flag));
     }
 }
 
@@ -510,7 +518,9 @@ ClusterOptions::CheckFileConflicts(const GpuClusterHelper& cluster) const
     }
     // The file's keys are the flags' names in camelCase ("kind" is --topology).
     const TopologyFileContents contents = ReadTopologyFile(file->second, cluster.GetTopologySpec());
-    for (const auto& [name, text] : m_text)
+    std::map<std::string, std::string> given = m_text;
+    given.insert(m_topologyText.begin(), m_topologyText.end());
+    for (const auto& [name, text] : given)
     {
         for (const std::string& key : contents.keys)
         {
@@ -539,7 +549,7 @@ ClusterOptions::ApplyToCluster(GpuClusterHelper& cluster) const
             cluster.SetAttribute(FindFlag(name)->attribute, *it->second);
         }
     }
-    ValidateTopologySpec(cluster.GetTopologySpec());
+    cluster.CreateTopologyBuilder()->Validate(cluster.GetTopologySpec());
 }
 
 void
@@ -560,20 +570,21 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::stri
     // A topology file's hosts and GPUs per host are the cluster's; a torus or multi-dim has
     // as many GPUs as its dimensions make.
     const TopologySpec spec = cluster->GetTopologySpec();
+    const Ptr<ClusterTopologyBuilder> topology = cluster->CreateTopologyBuilder();
     // Checked before the ranks are fitted: a torus without dimensions is that, not "1 GPU".
-    ValidateTopologySpec(spec);
+    topology->Validate(spec);
     if (m_text.count("topology-file") > 0)
     {
         const TopologyFileContents file = ReadTopologyFile(m_text.at("topology-file"), spec);
         h = file.keys.count("hosts") ? file.spec.hosts : h;
         g = file.keys.count("gpusPerHost") ? file.spec.gpusPerHost : g;
     }
-    if (const uint32_t fixed = FixedRankCount(spec))
+    if (const uint32_t fixed = topology->GetFixedRankCount())
     {
         if (fixed != ranks)
         {
             throw std::invalid_argument(where + "the traces have " + std::to_string(ranks) +
-                                        " ranks but the " + spec.kind + " topology has " +
+                                        " ranks but the " + topology->GetKind() + " topology has " +
                                         std::to_string(fixed) + " GPUs");
         }
         h = ranks;
@@ -602,7 +613,7 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::stri
     cluster->SetAttribute("Hosts", UintegerValue(h));
     cluster->SetAttribute("GpusPerHost", UintegerValue(g));
     // The whole cluster is checked now, before anything describes it.
-    ValidateTopologySpec(cluster->GetTopologySpec());
+    topology->Validate(cluster->GetTopologySpec());
 
     Ptr<ComputeModel> compute;
     for (const Flag& flag : Flags())

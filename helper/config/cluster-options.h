@@ -95,6 +95,8 @@ class ClusterOptions
 
     std::map<std::string, std::string> m_text;           //!< given flags, checked
     std::map<std::string, Ptr<AttributeValue>> m_values; //!< their attribute values
+    /** Given topology family parameters (leaves-per-pod, ...): set on the chosen family. */
+    std::map<std::string, std::string> m_topologyText;
 };
 
 } // namespace ns3

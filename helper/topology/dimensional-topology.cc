@@ -4,9 +4,14 @@
  * "torus" is every dimension a ring, with ranks in snake order; "multi-dim" takes ASTRA-sim's
  * dimensions and NPU numbering as they are.
  */
+#include "cluster-topology-builder.h"
 #include "topology-parts.h"
 
+#include "ns3/quantity-parser.h"
+#include "ns3/string.h"
+
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -148,12 +153,14 @@ BuildGrid(const TopologySpec& spec,
     {
         if (dimension.size == 0 || dimension.bandwidth.GetBitRate() == 0)
         {
-            throw std::invalid_argument(spec.kind + ": a dimension of size 0 or bandwidth 0");
+            throw std::invalid_argument(std::string(snake ? "torus" : "multi-dim") +
+                                        ": a dimension of size 0 or bandwidth 0");
         }
         count *= dimension.size;
         if (count > (uint64_t(1) << 24))
         {
-            throw std::invalid_argument(spec.kind + ": more than 16M GPUs");
+            throw std::invalid_argument(std::string(snake ? "torus" : "multi-dim") +
+                                        ": more than 16M GPUs");
         }
     }
     grid->gpus = static_cast<uint32_t>(count);
@@ -270,47 +277,203 @@ BuildGrid(const TopologySpec& spec,
 
 } // namespace
 
-void
-BuildTorus(const TopologySpec& spec, ClusterTopology& topology)
+namespace
 {
-    if (spec.torusDims.empty())
+
+/**
+ * \return the product of the dimensions' sizes
+ * \throws std::invalid_argument naming \p kind if that is too many GPUs
+ */
+uint32_t
+GpusOf(const std::vector<DimensionSpec>& dims, const std::string& kind)
+{
+    uint64_t gpus = 1;
+    for (const auto& dimension : dims)
     {
-        throw std::invalid_argument("torus: no dimensions (torusDims, e.g. 4x4x4)");
+        gpus = std::min<uint64_t>(gpus * dimension.size, uint64_t(1) << 32);
     }
-    std::vector<DimensionSpec> dims;
-    std::string sizes;
-    for (uint32_t size : spec.torusDims)
+    if (gpus > std::numeric_limits<uint32_t>::max() / 2)
     {
-        DimensionSpec dimension;
-        dimension.shape = DimensionSpec::RING;
-        dimension.size = size;
-        dimension.bandwidth =
-            spec.torusBandwidth.GetBitRate() > 0 ? spec.torusBandwidth : spec.nicBandwidth;
-        dimension.latency = spec.nicLatency;
-        dims.push_back(dimension);
-        sizes += (sizes.empty() ? "" : "x") + std::to_string(size);
+        throw std::invalid_argument("the " + kind + " has too many GPUs");
     }
-    BuildGrid(spec, dims, true, false, topology);
-    topology.SetName("torus " + sizes + " (dimension-order routing, ranks in snake order)");
+    return static_cast<uint32_t>(gpus);
 }
 
-void
-BuildMultiDim(const TopologySpec& spec, ClusterTopology& topology)
+} // namespace
+
+/**
+ * \ingroup chakra-topology
+ * \brief GPUs in a 2D/3D/... torus: direct links to the neighbours along each dimension,
+ * dimension-order routing, ranks in snake order so that consecutive ranks are neighbours.
+ */
+class TorusTopology : public ClusterTopologyBuilder
 {
-    if (spec.dimensions.empty())
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
     {
-        throw std::invalid_argument("multi-dim: no dimensions (e.g. Ring:8:3600Gbps:250ns,"
-                                    "Switch:4:400Gbps:500ns)");
+        static TypeId tid = TypeId("ns3::TorusTopology")
+                                .SetParent<ClusterTopologyBuilder>()
+                                .SetGroupName("Chakra")
+                                .AddConstructor<TorusTopology>()
+                                .AddAttribute("Dims",
+                                              "GPUs along each dimension, e.g. 4x4x4",
+                                              StringValue(""),
+                                              MakeStringAccessor(&TorusTopology::m_dims),
+                                              MakeStringChecker())
+                                .AddAttribute("Bandwidth",
+                                              "bandwidth of each link, per direction (0: "
+                                              "NicBandwidth)",
+                                              DataRateValue(DataRate(0)),
+                                              MakeDataRateAccessor(&TorusTopology::m_bandwidth),
+                                              MakeDataRateChecker());
+        return tid;
     }
-    BuildGrid(spec, spec.dimensions, false, true, topology);
-    std::string text;
-    for (const auto& dimension : spec.dimensions)
+
+    void CheckParameters() const override
     {
-        text += (text.empty() ? "" : ", ") + dimension.ShapeName() + "(" +
-                std::to_string(dimension.size) + ")";
+        if (m_dims.empty())
+        {
+            throw std::invalid_argument("the torus topology needs its dimensions: torusDims "
+                                        "(--torus-dims), e.g. 4x4 or 4x4x4");
+        }
+        ParseTorusDims(m_dims);
+        CheckBandwidth(m_bandwidth, "torusBandwidth", true);
     }
-    topology.SetName("multi-dim [" + text + "] (dimension-order routing)");
-}
+
+    uint32_t GetFixedRankCount() const override
+    {
+        return m_dims.empty() ? 1 : GpusOf(Dimensions(NicOf(TopologySpec())), "torus");
+    }
+
+    std::string DescribeShape(const TopologySpec& spec) const override
+    {
+        std::ostringstream text;
+        text << " ";
+        const auto dims = ParseTorusDims(m_dims);
+        for (std::size_t d = 0; d < dims.size(); ++d)
+        {
+            text << (d > 0 ? "x" : "") << dims[d];
+        }
+        const Link link = NicOf(spec);
+        text << ", links " << link.bandwidth.GetBitRate() / 1e9 << " Gbps / "
+             << link.latency.GetNanoSeconds() << " ns";
+        return text.str();
+    }
+
+  protected:
+    void DoBuild(const TopologySpec& spec, ClusterTopology& topology) const override
+    {
+        std::string sizes;
+        for (uint32_t size : ParseTorusDims(m_dims))
+        {
+            sizes += (sizes.empty() ? "" : "x") + std::to_string(size);
+        }
+        BuildGrid(spec, Dimensions(NicOf(spec)), true, false, topology);
+        topology.SetName("torus " + sizes + " (dimension-order routing, ranks in snake order)");
+    }
+
+  private:
+    /** The torus's links: Bandwidth, or the NIC's when it is 0, and the NIC's latency. */
+    struct Link
+    {
+        DataRate bandwidth;
+        Time latency;
+    };
+
+    Link NicOf(const TopologySpec& spec) const
+    {
+        return {m_bandwidth.GetBitRate() > 0 ? m_bandwidth : spec.nicBandwidth, spec.nicLatency};
+    }
+
+    /** \return a ring dimension per torus dimension */
+    std::vector<DimensionSpec> Dimensions(const Link& link) const
+    {
+        std::vector<DimensionSpec> dims;
+        for (uint32_t size : ParseTorusDims(m_dims))
+        {
+            DimensionSpec dimension;
+            dimension.shape = DimensionSpec::RING;
+            dimension.size = size;
+            dimension.bandwidth = link.bandwidth;
+            dimension.latency = link.latency;
+            dims.push_back(dimension);
+        }
+        return dims;
+    }
+
+    std::string m_dims;
+    DataRate m_bandwidth;
+};
+
+/**
+ * \ingroup chakra-topology
+ * \brief ASTRA-sim's analytical network: a list of Ring / FullyConnected / Switch dimensions,
+ * rank = ASTRA-sim's NPU id, dimension-order routing; dimension 0 is the scale-up network when
+ * there are more.
+ */
+class MultiDimTopology : public ClusterTopologyBuilder
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::MultiDimTopology")
+                .SetParent<ClusterTopologyBuilder>()
+                .SetGroupName("Chakra")
+                .AddConstructor<MultiDimTopology>()
+                .AddAttribute("Dimensions",
+                              "Shape:size:bandwidth:latency per dimension, dimension 0 first, "
+                              "e.g. Ring:8:3600Gbps:250ns,Switch:4:400Gbps:500ns (shapes Ring, "
+                              "FullyConnected, Switch, as ASTRA-sim's)",
+                              StringValue(""),
+                              MakeStringAccessor(&MultiDimTopology::m_dimensions),
+                              MakeStringChecker());
+        return tid;
+    }
+
+    void CheckParameters() const override
+    {
+        if (m_dimensions.empty())
+        {
+            throw std::invalid_argument("the multi-dim topology needs its dimensions "
+                                        "(--dimensions), e.g. Ring:8:3600Gbps:250ns,"
+                                        "Switch:4:400Gbps:500ns");
+        }
+        ParseDimensions(m_dimensions);
+    }
+
+    uint32_t GetFixedRankCount() const override
+    {
+        return m_dimensions.empty() ? 1 : GpusOf(ParseDimensions(m_dimensions), "multi-dim");
+    }
+
+    std::string DescribeShape(const TopologySpec& /* spec */) const override
+    {
+        return " " + FormatDimensions(ParseDimensions(m_dimensions));
+    }
+
+  protected:
+    void DoBuild(const TopologySpec& spec, ClusterTopology& topology) const override
+    {
+        const auto dims = ParseDimensions(m_dimensions);
+        BuildGrid(spec, dims, false, true, topology);
+        std::string text;
+        for (const auto& dimension : dims)
+        {
+            text += (text.empty() ? "" : ", ") + dimension.ShapeName() + "(" +
+                    std::to_string(dimension.size) + ")";
+        }
+        topology.SetName("multi-dim [" + text + "] (dimension-order routing)");
+    }
+
+  private:
+    std::string m_dimensions;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TorusTopology);
+NS_OBJECT_ENSURE_REGISTERED(MultiDimTopology);
 
 } // namespace topology
 } // namespace ns3

@@ -3,7 +3,11 @@
  * connects to that group's rail switch i; rail switches joined by spines, or none (rail-only:
  * traffic between rails crosses NVLink inside the source's NVLink domain, as NCCL's PXN does).
  */
+#include "cluster-topology-builder.h"
 #include "topology-parts.h"
+
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <memory>
@@ -88,18 +92,29 @@ RouteRailOnly(const RailOnlyLayout& layout,
 
 } // namespace
 
+namespace
+{
+
+/**
+ * Builds rails: GPU i of the hosts of a rail group on rail switch i of the group, the rails
+ * joined by \p spines spines (none: rail-only, PXN over NVLink between rails).
+ */
 void
-BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
+BuildRails(const TopologySpec& spec,
+           uint32_t hostsPerRailGroup,
+           uint32_t spines,
+           double oversubscription,
+           ClusterTopology& topology)
 {
     const uint32_t g = spec.gpusPerHost;
     const uint32_t groupHosts =
-        spec.hostsPerRailGroup == 0 ? spec.hosts : std::min(spec.hostsPerRailGroup, spec.hosts);
+        hostsPerRailGroup == 0 ? spec.hosts : std::min(hostsPerRailGroup, spec.hosts);
     const uint32_t groups = (spec.hosts + groupHosts - 1) / groupHosts;
-    if (spec.spines == 0 && groups > 1)
+    if (spines == 0 && groups > 1)
     {
         throw std::invalid_argument(
             "rail-only (spines = 0) needs one rail group: hostsPerRailGroup " +
-            std::to_string(spec.hostsPerRailGroup) + " splits " + std::to_string(spec.hosts) +
+            std::to_string(hostsPerRailGroup) + " splits " + std::to_string(spec.hosts) +
             " hosts into " + std::to_string(groups) + " groups with nothing joining them");
     }
     const uint32_t firstRail = AddGpuNodes(spec, topology);
@@ -115,29 +130,28 @@ BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
         }
     }
     const uint32_t firstSpine = firstRail + groups * g;
-    for (uint32_t spine = 0; spine < spec.spines; ++spine)
+    for (uint32_t spine = 0; spine < spines; ++spine)
     {
         topology.AddSwitch(ClusterTopology::SWITCH, 1, "spine" + std::to_string(spine));
     }
     AddGpuLinks(spec, topology, [&](uint32_t rank) {
         return firstRail + (rank / g / groupHosts) * g + rank % g;
     });
-    for (uint32_t group = 0; group < groups && spec.spines > 0; ++group)
+    for (uint32_t group = 0; group < groups && spines > 0; ++group)
     {
         const uint32_t hostsHere = std::min(groupHosts, spec.hosts - group * groupHosts);
         const double down = static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere;
-        const DataRate up =
-            Share(down, spec.spines * spec.oversubscription, "rail-optimized uplink");
+        const DataRate up = Share(down, spines * oversubscription, "rail-optimized uplink");
         for (uint32_t rail = 0; rail < g; ++rail)
         {
-            for (uint32_t spine = 0; spine < spec.spines; ++spine)
+            for (uint32_t spine = 0; spine < spines; ++spine)
             {
                 AddFabricLink(spec, topology, firstRail + group * g + rail, firstSpine + spine, up);
             }
         }
     }
     std::ostringstream name;
-    if (spec.spines == 0)
+    if (spines == 0)
     {
         auto layout = std::make_shared<RailOnlyLayout>();
         layout->gpus = HostGpus(spec);
@@ -157,11 +171,90 @@ BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology)
     else
     {
         name << "rail-optimized (" << g << " rails x " << groups << " group(s) of " << groupHosts
-             << " hosts, " << spec.spines << " spines, oversubscription "
-             << Number(spec.oversubscription) << ":1)";
+             << " hosts, " << spines << " spines, oversubscription " << Number(oversubscription)
+             << ":1)";
     }
     topology.SetName(name.str());
 }
+
+} // namespace
+
+/**
+ * \ingroup chakra-topology
+ * \brief Rail-optimized: GPU i of every host of a rail group on rail switch i of the group,
+ * the rails joined by Spines spines (0: rail-only).
+ */
+class RailOptimizedTopology : public ClusterTopologyBuilder
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("ns3::RailOptimizedTopology")
+                .SetParent<ClusterTopologyBuilder>()
+                .SetGroupName("Chakra")
+                .AddConstructor<RailOptimizedTopology>()
+                .AddAttribute("HostsPerRailGroup",
+                              "hosts of one rail group (GPU i of each on rail switch i of the "
+                              "group); 0: all hosts in one group",
+                              UintegerValue(0),
+                              MakeUintegerAccessor(&RailOptimizedTopology::m_hostsPerRailGroup),
+                              MakeUintegerChecker<uint32_t>(0, TopologyLimits::kMaxHosts))
+                .AddAttribute("Spines",
+                              "spines joining the rails (0: rail-only)",
+                              UintegerValue(2),
+                              MakeUintegerAccessor(&RailOptimizedTopology::m_spines),
+                              MakeUintegerChecker<uint32_t>(0, TopologyLimits::kMaxSpines))
+                .AddAttribute("Oversubscription",
+                              "a rail switch's downlink capacity over its uplink capacity (1: "
+                              "non-blocking)",
+                              DoubleValue(1.0),
+                              MakeDoubleAccessor(&RailOptimizedTopology::m_oversubscription),
+                              MakeDoubleChecker<double>(TopologyLimits::kMinOversubscription,
+                                                        TopologyLimits::kMaxOversubscription));
+        return tid;
+    }
+
+  protected:
+    void DoBuild(const TopologySpec& spec, ClusterTopology& topology) const override
+    {
+        BuildRails(spec, m_hostsPerRailGroup, m_spines, m_oversubscription, topology);
+    }
+
+  private:
+    uint32_t m_hostsPerRailGroup;
+    uint32_t m_spines;
+    double m_oversubscription;
+};
+
+/**
+ * \ingroup chakra-topology
+ * \brief Rail-only: the rails of rail-optimized without the spine tier; traffic between rails
+ * crosses NVLink first (PXN).
+ */
+class RailOnlyTopology : public ClusterTopologyBuilder
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RailOnlyTopology")
+                                .SetParent<ClusterTopologyBuilder>()
+                                .SetGroupName("Chakra")
+                                .AddConstructor<RailOnlyTopology>();
+        return tid;
+    }
+
+  protected:
+    void DoBuild(const TopologySpec& spec, ClusterTopology& topology) const override
+    {
+        BuildRails(spec, 0, 0, 1.0, topology);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RailOptimizedTopology);
+NS_OBJECT_ENSURE_REGISTERED(RailOnlyTopology);
 
 } // namespace topology
 } // namespace ns3

@@ -134,108 +134,6 @@ namespace
 
 using namespace topology;
 
-using Builder = std::function<void(const TopologySpec&, ClusterTopology&)>;
-
-void
-BuildSingleSwitch(const TopologySpec& spec, ClusterTopology& topology)
-{
-    const uint32_t fabric = AddGpuNodes(spec, topology);
-    topology.AddSwitch(ClusterTopology::SWITCH, 0, "switch");
-    AddGpuLinks(spec, topology, [fabric](uint32_t) { return fabric; });
-    topology.SetName("single-switch");
-}
-
-void
-BuildLeafSpine(const TopologySpec& spec, ClusterTopology& topology)
-{
-    if (spec.spines == 0)
-    {
-        throw std::invalid_argument("leaf-spine needs at least one spine (spines = 0)");
-    }
-    const uint32_t firstLeaf = AddGpuNodes(spec, topology);
-    const uint32_t leaves = (spec.hosts + spec.hostsPerLeaf - 1) / spec.hostsPerLeaf;
-    for (uint32_t leaf = 0; leaf < leaves; ++leaf)
-    {
-        topology.AddSwitch(ClusterTopology::SWITCH, 0, "leaf" + std::to_string(leaf));
-    }
-    const uint32_t firstSpine = firstLeaf + leaves;
-    for (uint32_t spine = 0; spine < spec.spines; ++spine)
-    {
-        topology.AddSwitch(ClusterTopology::SWITCH, 1, "spine" + std::to_string(spine));
-    }
-    AddGpuLinks(spec, topology, [&](uint32_t rank) {
-        return firstLeaf + rank / spec.gpusPerHost / spec.hostsPerLeaf;
-    });
-    for (uint32_t leaf = 0; leaf < leaves; ++leaf)
-    {
-        const uint32_t hostsHere =
-            std::min(spec.hostsPerLeaf, spec.hosts - leaf * spec.hostsPerLeaf);
-        const double down =
-            static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere * spec.gpusPerHost;
-        const DataRate up = Share(down, spec.spines * spec.oversubscription, "leaf-spine uplink");
-        for (uint32_t spine = 0; spine < spec.spines; ++spine)
-        {
-            AddFabricLink(spec, topology, firstLeaf + leaf, firstSpine + spine, up);
-        }
-    }
-    std::ostringstream name;
-    name << "leaf-spine (" << leaves << " leaves, " << spec.spines << " spines, oversubscription "
-         << spec.oversubscription << ":1)";
-    topology.SetName(name.str());
-}
-
-void
-BuildRing(const TopologySpec& spec, ClusterTopology& topology)
-{
-    const uint32_t firstSwitch = AddGpuNodes(spec, topology);
-    for (uint32_t h = 0; h < spec.hosts; ++h)
-    {
-        topology.AddSwitch(ClusterTopology::SWITCH, 0, "hostswitch" + std::to_string(h));
-    }
-    AddGpuLinks(spec, topology, [&](uint32_t rank) {
-        return firstSwitch + rank / spec.gpusPerHost;
-    });
-    if (spec.hosts > 1)
-    {
-        const DataRate rate = spec.ringBandwidth.GetBitRate() > 0
-                                  ? spec.ringBandwidth
-                                  : DataRate(spec.nicBandwidth.GetBitRate() * spec.gpusPerHost);
-        const uint32_t links = spec.hosts == 2 ? 1 : spec.hosts;
-        for (uint32_t h = 0; h < links; ++h)
-        {
-            AddFabricLink(spec,
-                          topology,
-                          firstSwitch + h,
-                          firstSwitch + (h + 1) % spec.hosts,
-                          rate);
-        }
-    }
-    topology.SetName("ring");
-}
-
-const std::vector<std::pair<std::string, Builder>>&
-Builders()
-{
-    static const std::vector<std::pair<std::string, Builder>> builders = {
-        {"single-switch", BuildSingleSwitch},
-        {"leaf-spine", BuildLeafSpine},
-        {"ring", BuildRing},
-        {"rail-optimized", BuildRailOptimized},
-        // Rail-optimized without the spine tier: PXN over NVLink between rails.
-        {"rail-only",
-         [](const TopologySpec& spec, ClusterTopology& topology) {
-             TopologySpec railOnly = spec;
-             railOnly.spines = 0;
-             BuildRailOptimized(railOnly, topology);
-         }},
-        {"fat-tree", BuildFatTree},
-        {"clos", BuildClos},
-        {"torus", BuildTorus},
-        {"multi-dim", BuildMultiDim},
-    };
-    return builders;
-}
-
 /** \return the text lower-cased without '-' and '_' */
 std::string
 Folded(const std::string& text)
@@ -291,40 +189,6 @@ DimensionSpec::ParseShape(const std::string& name, Shape& shape)
     return true;
 }
 
-std::string
-ListTopologyKinds()
-{
-    std::string list;
-    for (const auto& [name, builder] : Builders())
-    {
-        list += (list.empty() ? "" : ", ") + name;
-    }
-    return list;
-}
-
-std::vector<std::string>
-TopologyKindNames()
-{
-    std::vector<std::string> names;
-    for (const auto& [name, builder] : Builders())
-    {
-        names.push_back(name);
-    }
-    return names;
-}
-
-Ptr<const AttributeChecker>
-MakeTopologyKindChecker()
-{
-    Ptr<EnumChecker> checker = Create<EnumChecker>();
-    const auto names = TopologyKindNames();
-    for (std::size_t i = 0; i < names.size(); ++i)
-    {
-        checker->Add(static_cast<int>(i), names[i]);
-    }
-    return checker;
-}
-
 namespace
 {
 
@@ -338,123 +202,31 @@ CheckCount(uint64_t value, uint64_t low, uint64_t high, const std::string& field
     }
 }
 
-void
-CheckRatio(double value, const std::string& field)
-{
-    if (!(value >= TopologyLimits::kMinOversubscription) ||
-        !(value <= TopologyLimits::kMaxOversubscription))
-    {
-        throw std::invalid_argument(field + " = " + Number(value) + " is outside " +
-                                    Number(TopologyLimits::kMinOversubscription) + " .. " +
-                                    Number(TopologyLimits::kMaxOversubscription));
-    }
-}
-
 } // namespace
 
 void
-ValidateTopologySpec(const TopologySpec& spec)
+ValidateTopologySpec(const TopologySpec& spec, uint32_t fixedRanks)
 {
-    const auto kinds = TopologyKindNames();
-    if (std::find(kinds.begin(), kinds.end(), spec.kind) == kinds.end())
-    {
-        throw std::invalid_argument("unknown topology '" + spec.kind + "'" +
-                                    DidYouMean(spec.kind, kinds) + " (" + ListTopologyKinds() +
-                                    ")");
-    }
     CheckBandwidth(spec.nicBandwidth, "nicBandwidth");
     CheckBandwidth(spec.nvLinkBandwidth, "nvLinkBandwidth");
-    CheckBandwidth(spec.ringBandwidth, "ringBandwidth", true);
-    CheckBandwidth(spec.torusBandwidth, "torusBandwidth", true);
     CheckLatency(spec.nicLatency, "nicLatency");
     CheckLatency(spec.nvLinkLatency, "nvLinkLatency");
     CheckLatency(spec.fabricLatency, "fabricLatency");
     CheckCount(spec.mtu, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu, "mtu");
     CheckCount(spec.nvLinkMtu, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu, "nvLinkMtu");
-    CheckCount(spec.hostsPerLeaf, 1, TopologyLimits::kMaxHostsPerLeaf, "hostsPerLeaf");
-    CheckCount(spec.spines, 0, TopologyLimits::kMaxSpines, "spines");
-    CheckCount(spec.leavesPerPod, 1, TopologyLimits::kMaxLeavesPerPod, "leavesPerPod");
-    CheckCount(spec.coreSwitches, 0, TopologyLimits::kMaxCoreSwitches, "coreSwitches");
-    CheckCount(spec.fatTreeK, 0, TopologyLimits::kMaxFatTreeK, "fatTreeK");
-    CheckRatio(spec.oversubscription, "oversubscription");
-    CheckRatio(spec.coreOversubscription, "coreOversubscription");
-    if (spec.kind == "torus")
-    {
-        if (spec.torusDims.empty())
-        {
-            throw std::invalid_argument("the torus topology needs its dimensions: torusDims "
-                                        "(--torus-dims), e.g. 4x4 or 4x4x4");
-        }
-        for (uint32_t size : spec.torusDims)
-        {
-            CheckCount(size, 1, TopologyLimits::kMaxDimensionSize, "a torusDims size");
-        }
-    }
-    if (spec.kind == "multi-dim")
-    {
-        if (spec.dimensions.empty())
-        {
-            throw std::invalid_argument("the multi-dim topology needs its dimensions "
-                                        "(--dimensions), e.g. Ring:8:3600Gbps:250ns,"
-                                        "Switch:4:400Gbps:500ns");
-        }
-        for (std::size_t d = 0; d < spec.dimensions.size(); ++d)
-        {
-            const std::string what = "dimension " + std::to_string(d);
-            CheckCount(spec.dimensions[d].size,
-                       1,
-                       TopologyLimits::kMaxDimensionSize,
-                       what + " size");
-            CheckBandwidth(spec.dimensions[d].bandwidth, what + " bandwidth");
-            CheckLatency(spec.dimensions[d].latency, what + " latency");
-        }
-    }
-    const uint32_t fixed = FixedRankCount(spec);
-    if (fixed == 0)
+    if (fixedRanks == 0)
     {
         CheckCount(spec.hosts, 1, TopologyLimits::kMaxHosts, "hosts");
         CheckCount(spec.gpusPerHost, 1, TopologyLimits::kMaxGpusPerHost, "gpusPerHost");
         CheckCount(spec.scaleUpDomain, 0, TopologyLimits::kMaxGpus, "scaleUpDomain");
-        CheckCount(spec.hostsPerRailGroup, 0, TopologyLimits::kMaxHosts, "hostsPerRailGroup");
     }
-    const uint64_t gpus = fixed > 0 ? fixed : uint64_t(spec.hosts) * spec.gpusPerHost;
+    const uint64_t gpus = fixedRanks > 0 ? fixedRanks : uint64_t(spec.hosts) * spec.gpusPerHost;
     if (gpus > TopologyLimits::kMaxGpus)
     {
         throw std::invalid_argument(std::to_string(gpus) + " GPUs is more than the " +
                                     std::to_string(TopologyLimits::kMaxGpus) +
                                     " a cluster may have");
     }
-}
-
-uint32_t
-FixedRankCount(const TopologySpec& spec)
-{
-    uint64_t gpus = 1;
-    if (spec.kind == "torus")
-    {
-        for (uint32_t size : spec.torusDims)
-        {
-            gpus *= size;
-            gpus = std::min<uint64_t>(gpus, uint64_t(1) << 32);
-        }
-    }
-    else if (spec.kind == "multi-dim")
-    {
-        for (const auto& dimension : spec.dimensions)
-        {
-            gpus *= dimension.size;
-            gpus = std::min<uint64_t>(gpus, uint64_t(1) << 32);
-        }
-    }
-    else
-    {
-        return 0;
-    }
-    if (gpus > std::numeric_limits<uint32_t>::max() / 2)
-    {
-        throw std::invalid_argument("the " + spec.kind + " has too many GPUs");
-    }
-    return static_cast<uint32_t>(gpus);
 }
 
 std::vector<uint32_t>
@@ -545,18 +317,6 @@ FormatDimensions(const std::vector<DimensionSpec>& dimensions)
                 std::to_string(dimension.latency.GetNanoSeconds()) + "ns";
     }
     return text;
-}
-
-std::shared_ptr<ClusterTopology>
-BuildTopology(const TopologySpec& spec)
-{
-    ValidateTopologySpec(spec);
-    auto builder = std::find_if(Builders().begin(), Builders().end(), [&](const auto& entry) {
-        return entry.first == spec.kind;
-    });
-    auto topology = std::make_shared<ClusterTopology>();
-    builder->second(spec, *topology);
-    return topology;
 }
 
 } // namespace ns3

@@ -50,17 +50,17 @@ struct DimensionSpec
 
 /**
  * \ingroup chakra
- * \brief What a topology is made of (GpuClusterHelper's attributes; see there).
+ * \brief What every topology family shares (GpuClusterHelper's attributes; see there): the
+ * GPUs, their NVLink domains and NIC links, and the fabric's link latency. What a family has
+ * alone (spines, torus dimensions, ...) is its own attributes (ClusterTopologyBuilder).
  *
- * Host-based kinds (single-switch, leaf-spine, ring, rail-optimized, fat-tree, clos) have
+ * Host-based families (single-switch, leaf-spine, ring, rail-optimized, fat-tree, clos) have
  * hosts x gpusPerHost GPUs, rank = host x gpusPerHost + gpu, an NVLink domain per host (or per
- * scaleUpDomain GPUs) and one NIC per GPU. Dimensional kinds (torus, multi-dim) have the
- * product of their dimension sizes as GPUs and no hosts in that sense (see BuildTopology).
+ * scaleUpDomain GPUs) and one NIC per GPU. Dimensional families (torus, multi-dim) have the
+ * product of their dimension sizes as GPUs and no hosts in that sense.
  */
 struct TopologySpec
 {
-    std::string kind{
-        "single-switch"}; //!< see ListTopologyKinds (rail-only: rail-optimized, no spines)
     uint32_t hosts{2};
     uint32_t gpusPerHost{8};
     DataRate nvLinkBandwidth{"3600Gbps"};
@@ -69,20 +69,8 @@ struct TopologySpec
     DataRate nicBandwidth{"400Gbps"};
     Time nicLatency{NanoSeconds(500)};
     uint32_t mtu{9000};
-    uint32_t hostsPerLeaf{1}; //!< leaf-spine, clos: hosts whose NICs share a leaf
-    uint32_t spines{2}; //!< leaf-spine: spines; clos: spines per pod; rail: spines (0: rail-only)
-    double oversubscription{1.0}; //!< first tier above the NICs: down / up capacity
-    DataRate ringBandwidth{0};    //!< ring: 0 = gpusPerHost x nicBandwidth
     Time fabricLatency{NanoSeconds(500)};
-    uint32_t scaleUpDomain{0};             //!< GPUs per NVLink domain (0: one host)
-    uint32_t hostsPerRailGroup{0};         //!< rail-optimized: hosts per rail group (0: all)
-    uint32_t leavesPerPod{2};              //!< clos
-    uint32_t coreSwitches{0};              //!< clos: cores in all (0: one per spine plane)
-    double coreOversubscription{1.0};      //!< clos, fat-tree: spine (aggregation) tier down / up
-    uint32_t fatTreeK{0};                  //!< fat-tree: switch radix k (0: smallest that fits)
-    std::vector<uint32_t> torusDims;       //!< torus: GPUs along each dimension
-    DataRate torusBandwidth{0};            //!< torus: per link (0: nicBandwidth)
-    std::vector<DimensionSpec> dimensions; //!< multi-dim: dimension 0 varies fastest
+    uint32_t scaleUpDomain{0}; //!< GPUs per NVLink domain (0: one host)
 };
 
 /**
@@ -112,48 +100,12 @@ struct TopologyLimits
  * 100 Tbps, latencies 0 to 1 s): the last line of defence for values that came from attributes
  * set in a script (flags and topology files check theirs where they are read).
  * \param spec the cluster
+ * \param fixedRanks the GPUs a dimensional family fixes (then hosts and gpusPerHost are not
+ *        used), or 0
  * \throws std::invalid_argument naming the field (as TopologySpec, attributes and topology
- *         files spell it: nicBandwidth, spines, ...) and its bounds
+ *         files spell it: nicBandwidth, hosts, ...) and its bounds
  */
-void ValidateTopologySpec(const TopologySpec& spec);
-
-/**
- * Builds the graph of a cluster.
- *
- * Host-based kinds: GPUs (rank = host x gpusPerHost + gpu), one NVSwitch per NVLink domain
- * (a host, or scaleUpDomain consecutive GPUs: a multiple of gpusPerHost), one NIC link per
- * GPU to the fabric of the kind. A GPU's group (ClusterTopology::GetHostOf) is its NVLink
- * domain: hierarchical collectives treat the domain as the node.
- *
- * Dimensional kinds: "torus" (GPUs in a 2D/3D/... torus, direct links, dimension-order
- * routing, ranks in snake order so that consecutive ranks are neighbours) and "multi-dim"
- * (ASTRA-sim's analytical network: a list of Ring / FullyConnected / Switch dimensions, rank =
- * ASTRA-sim's NPU id, dimension-order routing). A GPU's group is its line along dimension 0.
- *
- * \param spec the cluster
- * \return the topology
- * \throws std::invalid_argument for an unknown kind or parameters it cannot build, with a
- *         message naming the parameter
- */
-std::shared_ptr<ClusterTopology> BuildTopology(const TopologySpec& spec);
-
-/** \return the topology kinds BuildTopology knows, comma separated */
-std::string ListTopologyKinds();
-
-/** \return the topology kinds BuildTopology knows, in order */
-std::vector<std::string> TopologyKindNames();
-
-/**
- * \return the checker of an attribute naming a topology kind (GpuClusterHelper::Topology): the
- *         value is the kind's index in TopologyKindNames(), its text the kind's name
- */
-Ptr<const AttributeChecker> MakeTopologyKindChecker();
-
-/**
- * \return the number of GPUs of a dimensional topology (the product of its dimensions), or 0
- *         for a host-based kind (hosts x gpusPerHost)
- */
-uint32_t FixedRankCount(const TopologySpec& spec);
+void ValidateTopologySpec(const TopologySpec& spec, uint32_t fixedRanks = 0);
 
 /**
  * \param text "4x4x4" (or "4,4,4")

@@ -1,9 +1,13 @@
 #include "topology-file.h"
 
+#include "cluster-topology-builder.h"
 #include "topology-parts.h"
 
+#include "ns3/attribute-text.h"
 #include "ns3/name-suggestion.h"
+#include "ns3/object-factory.h"
 #include "ns3/quantity-parser.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -208,7 +212,7 @@ ReadAstraSim(const Reader& reader, const YAML::Node& root, TopologyFileContents&
     const YAML::Node npus = reader.List(root["npus_count"], "npus_count", dims);
     const YAML::Node bandwidth = reader.List(root["bandwidth"], "bandwidth", dims);
     const YAML::Node latency = reader.List(root["latency"], "latency", dims);
-    contents.spec.dimensions.clear();
+    std::vector<DimensionSpec> dimensions;
     for (std::size_t d = 0; d < dims; ++d)
     {
         DimensionSpec dimension;
@@ -236,11 +240,122 @@ ReadAstraSim(const Reader& reader, const YAML::Node& root, TopologyFileContents&
                         "'latency': " + topology::Number(ns) + " ns is outside 0 .. 1s (1e9 ns)");
         }
         dimension.latency = NanoSeconds(static_cast<int64_t>(std::llround(ns)));
-        contents.spec.dimensions.push_back(dimension);
+        dimensions.push_back(dimension);
     }
-    contents.spec.kind = "multi-dim";
+    contents.kind = "multi-dim";
+    contents.parameters.emplace_back("Dimensions",
+                                     Create<StringValue>(FormatDimensions(dimensions)));
     contents.keys = {"kind", "dimensions"};
     contents.astraSim = true;
+}
+
+/**
+ * \return a multi-dim's dimensions from a list of {shape, size, bandwidth, latency}, in
+ *         ParseDimensions' syntax
+ */
+std::string
+ReadDimensionList(const Reader& reader, const YAML::Node& n, const std::string& k)
+{
+    if (!n.IsSequence() || n.size() == 0)
+    {
+        reader.Fail(n, "'" + k + "' must be a list of {shape, size, bandwidth, latency}");
+    }
+    std::vector<DimensionSpec> dimensions;
+    for (const auto& item : n)
+    {
+        if (!item.IsMap())
+        {
+            reader.Fail(item, "a dimension must be {shape, size, bandwidth, latency}");
+        }
+        reader.CheckUniqueKeys(item);
+        DimensionSpec dimension;
+        for (const auto& entry : item)
+        {
+            const std::string key = entry.first.as<std::string>();
+            const YAML::Node& value = entry.second;
+            if (key == "shape")
+            {
+                const std::string shape = reader.Text(value, key);
+                if (!DimensionSpec::ParseShape(shape, dimension.shape))
+                {
+                    reader.Fail(value,
+                                "unknown shape '" + shape + "' (Ring, FullyConnected, Switch)");
+                }
+            }
+            else if (key == "size")
+            {
+                dimension.size = reader.Count(value, key, 1, TopologyLimits::kMaxDimensionSize);
+            }
+            else if (key == "bandwidth")
+            {
+                dimension.bandwidth = reader.Rate(value, key);
+            }
+            else if (key == "latency")
+            {
+                dimension.latency = reader.Delay(value, key);
+            }
+            else
+            {
+                reader.Fail(entry.first,
+                            "unknown dimension key '" + key +
+                                "' (shape, size, bandwidth, latency)");
+            }
+        }
+        dimensions.push_back(dimension);
+    }
+    return FormatDimensions(dimensions);
+}
+
+/**
+ * \return the value of a topology family's parameter \p attribute from the file's key \p k:
+ *         rates may be a number of bit/s, a list of sizes is a torus's "4x4x4", a list of
+ *         mappings a multi-dim's dimensions; anything else is read as the flags read it
+ */
+Ptr<AttributeValue>
+ReadParameter(const Reader& reader,
+              TypeId tid,
+              const std::string& attribute,
+              const YAML::Node& n,
+              const std::string& k)
+{
+    TypeId::AttributeInformation info;
+    tid.LookupAttributeByName(attribute, &info);
+    const std::string type = info.checker->GetValueTypeName();
+    if (type == "DataRateValue" || type == "ns3::DataRateValue") // ns-3 spells it both ways
+    {
+        return Create<DataRateValue>(reader.Rate(n, k, true));
+    }
+    if (n.IsSequence() && n.size() > 0 && n[0].IsMap())
+    {
+        return Create<StringValue>(ReadDimensionList(reader, n, k));
+    }
+    std::string text;
+    if (n.IsSequence())
+    {
+        for (const auto& size : n)
+        {
+            text += (text.empty() ? "" : "x") +
+                    std::to_string(reader.Count(size, k, 1, TopologyLimits::kMaxDimensionSize));
+        }
+    }
+    else
+    {
+        text = reader.Text(n, k);
+    }
+    try
+    {
+        Ptr<AttributeValue> value = ParseAttributeText(tid, attribute, text, "'" + k + "'");
+        if (dynamic_cast<const StringValue*>(PeekPointer(value)) != nullptr)
+        {
+            // A text parameter's syntax (a torus's dimensions), on the line that gives it.
+            CreateTopologyBuilder(tid.GetName(), attribute, *value)->CheckParameters();
+        }
+        return value;
+    }
+    catch (const std::invalid_argument& e)
+    {
+        reader.Fail(n, e.what());
+    }
 }
 
 /** This module's format. */
@@ -248,17 +363,19 @@ void
 ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& contents)
 {
     TopologySpec& s = contents.spec;
+    TypeId tid;
     using Field = std::function<void(const YAML::Node&, const std::string&)>;
     const std::map<std::string, Field> fields = {
         {"kind",
          [&](const YAML::Node& n, const std::string& k) {
-             s.kind = reader.Text(n, k);
-             const auto kinds = TopologyKindNames();
-             if (std::find(kinds.begin(), kinds.end(), s.kind) == kinds.end())
+             contents.kind = reader.Text(n, k);
+             try
              {
-                 reader.Fail(n,
-                             "'kind': unknown topology '" + s.kind + "'" +
-                                 DidYouMean(s.kind, kinds) + " (" + ListTopologyKinds() + ")");
+                 tid = TopologyTypeIdOf(contents.kind);
+             }
+             catch (const std::invalid_argument& e)
+             {
+                 reader.Fail(n, "'kind': " + std::string(e.what()));
              }
          }},
         {"hosts",
@@ -285,126 +402,15 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
          [&](const YAML::Node& n, const std::string& k) {
              s.mtu = reader.Count(n, k, TopologyLimits::kMinMtu, TopologyLimits::kMaxMtu);
          }},
-        {"hostsPerLeaf",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.hostsPerLeaf = reader.Count(n, k, 1, TopologyLimits::kMaxHostsPerLeaf);
-         }},
-        {"spines",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.spines = reader.Count(n, k, 0, TopologyLimits::kMaxSpines);
-         }},
-        {"oversubscription",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.oversubscription = reader.Ratio(n, k);
-         }},
-        {"ringBandwidth",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.ringBandwidth = reader.Rate(n, k, true);
-         }},
         {"fabricLatency",
          [&](const YAML::Node& n, const std::string& k) { s.fabricLatency = reader.Delay(n, k); }},
         {"scaleUpDomain",
          [&](const YAML::Node& n, const std::string& k) {
              s.scaleUpDomain = reader.Count(n, k, 0, TopologyLimits::kMaxGpus);
          }},
-        {"hostsPerRailGroup",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.hostsPerRailGroup = reader.Count(n, k, 0, TopologyLimits::kMaxHosts);
-         }},
-        {"leavesPerPod",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.leavesPerPod = reader.Count(n, k, 1, TopologyLimits::kMaxLeavesPerPod);
-         }},
-        {"coreSwitches",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.coreSwitches = reader.Count(n, k, 0, TopologyLimits::kMaxCoreSwitches);
-         }},
-        {"coreOversubscription",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.coreOversubscription = reader.Ratio(n, k);
-         }},
-        {"fatTreeK",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.fatTreeK = reader.Count(n, k, 0, TopologyLimits::kMaxFatTreeK);
-         }},
-        {"torusBandwidth",
-         [&](const YAML::Node& n, const std::string& k) {
-             s.torusBandwidth = reader.Rate(n, k, true);
-         }},
-        {"torusDims",
-         [&](const YAML::Node& n, const std::string& k) {
-             if (n.IsSequence())
-             {
-                 s.torusDims.clear();
-                 for (const auto& size : n)
-                 {
-                     s.torusDims.push_back(
-                         reader.Count(size, k, 1, TopologyLimits::kMaxDimensionSize));
-                 }
-                 return;
-             }
-             try
-             {
-                 s.torusDims = ParseTorusDims(reader.Text(n, k));
-             }
-             catch (const std::invalid_argument& e)
-             {
-                 reader.Fail(n, e.what());
-             }
-         }},
-        {"dimensions",
-         [&](const YAML::Node& n, const std::string& k) {
-             if (!n.IsSequence() || n.size() == 0)
-             {
-                 reader.Fail(n, "'" + k + "' must be a list of {shape, size, bandwidth, latency}");
-             }
-             s.dimensions.clear();
-             for (const auto& item : n)
-             {
-                 if (!item.IsMap())
-                 {
-                     reader.Fail(item, "a dimension must be {shape, size, bandwidth, latency}");
-                 }
-                 reader.CheckUniqueKeys(item);
-                 DimensionSpec dimension;
-                 for (const auto& entry : item)
-                 {
-                     const std::string key = entry.first.as<std::string>();
-                     const YAML::Node& value = entry.second;
-                     if (key == "shape")
-                     {
-                         const std::string shape = reader.Text(value, key);
-                         if (!DimensionSpec::ParseShape(shape, dimension.shape))
-                         {
-                             reader.Fail(value,
-                                         "unknown shape '" + shape +
-                                             "' (Ring, FullyConnected, Switch)");
-                         }
-                     }
-                     else if (key == "size")
-                     {
-                         dimension.size =
-                             reader.Count(value, key, 1, TopologyLimits::kMaxDimensionSize);
-                     }
-                     else if (key == "bandwidth")
-                     {
-                         dimension.bandwidth = reader.Rate(value, key);
-                     }
-                     else if (key == "latency")
-                     {
-                         dimension.latency = reader.Delay(value, key);
-                     }
-                     else
-                     {
-                         reader.Fail(entry.first,
-                                     "unknown dimension key '" + key +
-                                         "' (shape, size, bandwidth, latency)");
-                     }
-                 }
-                 s.dimensions.push_back(dimension);
-             }
-         }},
     };
+    fields.at("kind")(root["kind"], "kind");
+    contents.keys.insert("kind");
     std::vector<std::string> names;
     for (const auto& [name, read] : fields)
     {
@@ -413,29 +419,61 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
     for (const auto& entry : root)
     {
         const std::string key = entry.first.as<std::string>();
+        if (key == "kind")
+        {
+            continue;
+        }
         auto field = fields.find(key);
-        if (field == fields.end())
+        if (field != fields.end())
+        {
+            field->second(entry.second, key);
+            contents.keys.insert(key);
+            continue;
+        }
+        const std::string attribute = FindTopologyParameter(tid, key);
+        if (attribute.empty())
         {
             std::string known;
             for (const auto& name : names)
             {
                 known += (known.empty() ? "" : ", ") + name;
             }
+            for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+            {
+                names.push_back(TopologyParameterFlag(tid, tid.GetAttribute(i).name));
+            }
             reader.Fail(entry.first,
-                        "unknown key '" + key + "'" + DidYouMean(key, names) + " (" + known + ")");
+                        "unknown key '" + key + "'" + DidYouMean(key, names) + " (every " +
+                            "topology: " + known + "; " + contents.kind + ": " +
+                            ListTopologyParameters(tid) + ")");
         }
-        field->second(entry.second, key);
-        contents.keys.insert(key);
+        contents.parameters.emplace_back(attribute,
+                                         ReadParameter(reader, tid, attribute, entry.second, key));
+        contents.keys.insert(TopologyParameterFlag(tid, attribute));
     }
-    if (s.kind == "rail-only" && contents.keys.count("spines") && s.spines > 0)
+    // The parameters together (a torus's dimensions, ...), before anything builds on them.
+    try
     {
-        reader.Fail(root["spines"],
-                    "'spines': rail-only has no spines (kind: rail-optimized "
-                    "has them)");
+        contents.CreateTopology()->CheckParameters();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        reader.Fail(root, e.what());
     }
 }
 
 } // namespace
+
+Ptr<ClusterTopologyBuilder>
+TopologyFileContents::CreateTopology() const
+{
+    ObjectFactory factory(TopologyTypeIdOf(kind).GetName());
+    for (const auto& [name, value] : parameters)
+    {
+        factory.Set(name, *value);
+    }
+    return factory.Create<ClusterTopologyBuilder>();
+}
 
 TopologyFileContents
 ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
@@ -501,7 +539,7 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
     }
     try
     {
-        ValidateTopologySpec(contents.spec);
+        ValidateTopologySpec(contents.spec, contents.CreateTopology()->GetFixedRankCount());
     }
     catch (const std::invalid_argument& e)
     {

@@ -6,10 +6,16 @@
 #ifndef CHAKRA_TOPOLOGY_FILE_H
 #define CHAKRA_TOPOLOGY_FILE_H
 
+#include "cluster-topology-builder.h"
 #include "topology-builder.h"
+
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -20,9 +26,16 @@ namespace ns3
  */
 struct TopologyFileContents
 {
-    TopologySpec spec;          //!< the defaults given, with the file's values over them
-    std::set<std::string> keys; //!< the TopologySpec fields the file set (our names)
+    TopologySpec spec; //!< the defaults given, with the file's values over them
+    std::string kind;  //!< the topology family ("kind")
+    /** The family's parameters the file set: attribute name and value. */
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> parameters;
+    std::set<std::string> keys; //!< what the file set: TopologySpec fields, kind, and family
+                                //!< parameters by their short names (leaves-per-pod)
     bool astraSim{false};       //!< the file was in ASTRA-sim's format
+
+    /** \return the family, its parameters set as the file sets them */
+    Ptr<ClusterTopologyBuilder> CreateTopology() const;
 };
 
 /**
@@ -34,8 +47,10 @@ struct TopologyFileContents
  * (ns per link), one entry per dimension, dimension 0 first: a "multi-dim" topology. Other
  * keys are ignored, as ASTRA-sim ignores them.
  *
- * This module's format: a mapping with "kind" and any of the TopologySpec fields under their
- * names (hosts, gpusPerHost, nicBandwidth, ...; see doc/chakra.md). Rates are ns-3 DataRate
+ * This module's format: a mapping with "kind" (a family's short name, or its TypeId name),
+ * any of the TopologySpec fields under their names (hosts, gpusPerHost, nicBandwidth, ...; see
+ * doc/chakra.md), and the family's parameters by their short names in any spelling
+ * (leavesPerPod, leaves-per-pod, LeavesPerPod: TopologyParameterNames). Rates are ns-3 DataRate
  * text ("400Gbps") or a number of bit/s; times are ns-3 Time text ("500ns") or a number of
  * nanoseconds; torusDims is a list of sizes or "4x4x4"; dimensions is a list of mappings with
  * shape (Ring, FullyConnected, Switch), size, bandwidth and latency. An unknown key is an

@@ -1,7 +1,7 @@
 /*
- * The pieces the topology builders share (GPUs, NVLink domains, NIC links) and the builders
- * of each family, one source file per family. Internal to helper/topology: users call
- * BuildTopology (topology-builder.h).
+ * The pieces the topology families share (GPUs, NVLink domains, NIC links). Internal to
+ * helper/topology: users pick a family through GpuClusterHelper::SetTopology
+ * (cluster-topology-builder.h).
  */
 #ifndef CHAKRA_TOPOLOGY_PARTS_H
 #define CHAKRA_TOPOLOGY_PARTS_H
@@ -54,17 +54,6 @@ DataRate Share(double rate, double divisor, const std::string& what);
 
 /** \return the text of a number without trailing zeros ("2", "1.5") */
 std::string Number(double value);
-
-/** rail-optimized (rail-topology.cc). */
-void BuildRailOptimized(const TopologySpec& spec, ClusterTopology& topology);
-/** fat-tree, k-ary (clos-topology.cc). */
-void BuildFatTree(const TopologySpec& spec, ClusterTopology& topology);
-/** clos: leaf-spine-core with pods (clos-topology.cc). */
-void BuildClos(const TopologySpec& spec, ClusterTopology& topology);
-/** torus (dimensional-topology.cc). */
-void BuildTorus(const TopologySpec& spec, ClusterTopology& topology);
-/** multi-dim, ASTRA-sim's analytical network (dimensional-topology.cc). */
-void BuildMultiDim(const TopologySpec& spec, ClusterTopology& topology);
 
 } // namespace topology
 } // namespace ns3

@@ -8,6 +8,7 @@
  */
 #define BOOST_TEST_MODULE partition
 #include "chakra-test-data.h"
+#include "topology-case.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
@@ -26,10 +27,10 @@ namespace
 
 /** 4 hosts x 2 GPUs: GPUs 0-7 (host = rank / 2), NVSwitches 8-11 (one per host), then the
  * fabric's switches. */
-TopologySpec
+TopologyCase
 FourHosts(const std::string& kind)
 {
-    TopologySpec spec;
+    TopologyCase spec;
     spec.kind = kind;
     spec.hosts = 4;
     spec.gpusPerHost = 2;
@@ -110,7 +111,7 @@ BOOST_AUTO_TEST_CASE(leaves_follow_their_hosts_spines_are_spread)
     // hosts 2, 3; spines 14, 15. On 2 processes: leaf0 with process 0, leaf1 with process 1,
     // spine0 on 0, spine1 on 1. Only leaf0-spine1 and leaf1-spine0 cross (fabric latency 700 ns:
     // the lookahead).
-    TopologySpec spec = FourHosts("leaf-spine");
+    TopologyCase spec = FourHosts("leaf-spine");
     spec.hostsPerLeaf = 2;
     spec.fabricLatency = NanoSeconds(700);
     auto topology = BuildTopology(spec);
@@ -125,7 +126,7 @@ BOOST_AUTO_TEST_CASE(an_nvlink_domain_of_several_hosts_is_one_unit)
 {
     // ScaleUpDomain 4: hosts 0-1 and 2-3 share an NVSwitch each: 2 units (GPUs 0-3 + NVSwitch
     // 8, GPUs 4-7 + NVSwitch 9), so 3 processes are too many.
-    TopologySpec spec = FourHosts("single-switch");
+    TopologyCase spec = FourHosts("single-switch");
     spec.scaleUpDomain = 4;
     auto topology = BuildTopology(spec);
     const ClusterPartition p = PartitionCluster(*topology, 2, "hosts");
@@ -153,7 +154,7 @@ BOOST_AUTO_TEST_CASE(invalid_partitions_are_clear_errors)
     BOOST_TEST(FailsWith([&] { PartitionCluster(*topology, 0, "hosts"); }, "at least one"));
 
     // NIC links without delay cannot join processes (no lookahead); NVLink ones never do.
-    TopologySpec spec = FourHosts("single-switch");
+    TopologyCase spec = FourHosts("single-switch");
     spec.nicLatency = Time(0);
     auto instant = BuildTopology(spec);
     BOOST_TEST(FailsWith([&] { PartitionCluster(*instant, 2, "hosts"); },
