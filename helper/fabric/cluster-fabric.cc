@@ -19,23 +19,9 @@ ClusterFabric::GetTypeId()
 Ptr<ClusterFabric>
 ClusterFabric::ForTransport(const std::string& model)
 {
-    // The fabric each model runs on (packet models build devices; flow builds none).
-    static const std::vector<std::pair<std::string, std::string>> fabrics = {
-        {"tcp", "ns3::IpFabric"},
-        {"rdma", "ns3::RdmaFabric"},
-        {"flow", "ns3::FlowFabric"},
-    };
-    CommTransport::LookupModel(model); // an unknown model is reported with the known ones
-    for (const auto& [name, typeName] : fabrics)
-    {
-        TypeId tid;
-        if (name == model && TypeId::LookupByNameFailSafe(typeName, &tid))
-        {
-            ObjectFactory factory(typeName);
-            return factory.Create<ClusterFabric>();
-        }
-    }
-    throw std::invalid_argument("no fabric for transport model '" + model + "'");
+    // The transport models' table (comm-transport.cc) names each model's fabric.
+    ObjectFactory factory(CommTransport::GetFabricTypeName(model));
+    return factory.Create<ClusterFabric>();
 }
 
 std::vector<ReportTable>

@@ -16,17 +16,44 @@ NS_OBJECT_ENSURE_REGISTERED(CommTransport);
 namespace
 {
 
-/** Transport model names and the TypeIds that implement them. */
-const std::vector<std::pair<std::string, std::string>>&
+/** A transport model: its name, the TypeId that implements it and the fabric it runs on. */
+struct ModelEntry
+{
+    std::string name;
+    std::string transport;
+    /**
+     * The ClusterFabric (helper/fabric) that builds the model's network: named, not linked, so
+     * that model/ does not depend on helper/ (packet models build devices; flow builds none).
+     */
+    std::string fabric;
+};
+
+/** The transport models, in the order of CommTransport::Model: the one table of them. */
+const std::vector<ModelEntry>&
 Models()
 {
-    // In the order of CommTransport::Model.
-    static const std::vector<std::pair<std::string, std::string>> models = {
-        {"tcp", "ns3::TcpTransport"},
-        {"rdma", "ns3::RdmaTransport"},
-        {"flow", "ns3::FlowTransport"},
+    static const std::vector<ModelEntry> models = {
+        {"tcp", "ns3::TcpTransport", "ns3::IpFabric"},
+        {"rdma", "ns3::RdmaTransport", "ns3::RdmaFabric"},
+        {"flow", "ns3::FlowTransport", "ns3::FlowFabric"},
     };
     return models;
+}
+
+/** \return the entry of \p model, whose implementation this build has */
+const ModelEntry&
+FindModel(const std::string& model)
+{
+    for (const ModelEntry& entry : Models())
+    {
+        TypeId tid;
+        if (entry.name == model && TypeId::LookupByNameFailSafe(entry.transport, &tid))
+        {
+            return entry;
+        }
+    }
+    throw std::invalid_argument("unknown transport model '" + model +
+                                "' (known: " + CommTransport::ListModels() + ")");
 }
 
 } // namespace
@@ -45,28 +72,25 @@ CommTransport::~CommTransport() = default;
 TypeId
 CommTransport::LookupModel(const std::string& model)
 {
-    for (const auto& [name, typeName] : Models())
-    {
-        TypeId tid;
-        if (name == model && TypeId::LookupByNameFailSafe(typeName, &tid))
-        {
-            return tid;
-        }
-    }
-    throw std::invalid_argument("unknown transport model '" + model + "' (known: " + ListModels() +
-                                ")");
+    return TypeId::LookupByName(FindModel(model).transport);
+}
+
+std::string
+CommTransport::GetFabricTypeName(const std::string& model)
+{
+    return FindModel(model).fabric;
 }
 
 std::string
 CommTransport::ListModels(bool withAuto)
 {
     std::string list;
-    for (const auto& [name, typeName] : Models())
+    for (const ModelEntry& entry : Models())
     {
         TypeId tid;
-        if (TypeId::LookupByNameFailSafe(typeName, &tid))
+        if (TypeId::LookupByNameFailSafe(entry.transport, &tid))
         {
-            list += (list.empty() ? "" : ", ") + name;
+            list += (list.empty() ? "" : ", ") + entry.name;
         }
     }
     return withAuto ? list + ", auto" : list;
@@ -78,7 +102,7 @@ CommTransport::MakeModelChecker(bool withAuto)
     Ptr<EnumChecker> checker = Create<EnumChecker>();
     for (std::size_t i = 0; i < Models().size(); ++i)
     {
-        checker->Add(static_cast<int>(i), Models()[i].first);
+        checker->Add(static_cast<int>(i), Models()[i].name);
     }
     if (withAuto)
     {
@@ -94,7 +118,7 @@ CommTransport::GetModelName(Model model)
     {
         return "auto";
     }
-    return Models().at(static_cast<std::size_t>(model)).first;
+    return Models().at(static_cast<std::size_t>(model)).name;
 }
 
 void

@@ -79,6 +79,12 @@ class CommTransport : public Object
      * \throws std::invalid_argument for an unknown model (the message lists the known ones)
      */
     static TypeId LookupModel(const std::string& model);
+    /**
+     * \param model a transport model name ("tcp", ...)
+     * \return the TypeId name of the ClusterFabric that builds its network ("ns3::IpFabric")
+     * \throws std::invalid_argument for an unknown model (the message lists the known ones)
+     */
+    static std::string GetFabricTypeName(const std::string& model);
     /** \return the names of the models this build knows, comma separated (with ", auto" when
      *  \p withAuto) */
     static std::string ListModels(bool withAuto = false);
