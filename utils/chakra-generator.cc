@@ -195,26 +195,17 @@ FillTraining(const ToolArgs& args, Spec& spec)
     spec.optimizerMicros = Micros(args, "optimizer-us");
 }
 
-} // namespace
-
-int
-main(int argc, char** argv)
+/** What a workload writes: its generator, bound to its checked spec, and the job's ranks. */
+struct Plan
 {
-    const std::string program = "chakra_generator";
-    ToolArgs args(
-        program,
-        "Writes synthetic per-rank Chakra traces <prefix>.<rank>.et (see doc/workloads.md).\n"
-        "  --workload collective: one collective per rank (or a compute + collective loop with "
-        "--iterations and --compute-us)\n"
-        "  --workload data-parallel: per layer forward and backward compute, gradients "
-        "all-reduced in buckets during backward, optimizer step\n"
-        "  --workload tensor-parallel: Megatron layers (attention, all-reduce, MLP, all-reduce; "
-        "backward mirrored) over tp groups, x dp replicas whose gradients are all-reduced\n"
-        "  --workload pipeline-parallel: stages exchanging activations and gradients with "
-        "send/recv, 1F1B schedule over micro-batches, x dp replicas\n"
-        "  --workload moe: mixture-of-experts layers (dense, all-to-all dispatch, experts, "
-        "all-to-all combine; backward mirrored) over ep groups, x dp replicas\n"
-        "Flags are checked against the workload: one that does not apply is an error.");
+    std::function<std::vector<std::string>(const std::string& prefix)> write;
+    uint64_t ranks{0};
+};
+
+/** Declares every flag of the tool. */
+void
+DeclareFlags(ToolArgs& args)
+{
     args.AddOption("workload",
                    "collective, data-parallel, tensor-parallel, pipeline-parallel or moe",
                    "collective");
@@ -289,6 +280,231 @@ main(int argc, char** argv)
                  "METADATA node, communicators numbered (pg_name 0 = every rank, others listed "
                  "in <prefix>.comm-groups.json for --comm-group-configuration), no CPU "
                  "communication; all-reduce, all-gather, reduce-scatter, all-to-all only");
+}
+
+/**
+ * \throws std::invalid_argument for an unknown workload or a flag of another workload (a flag
+ *         that does not apply is an error, not ignored)
+ */
+void
+CheckWorkloadFlags(const ToolArgs& args, const std::string& workload)
+{
+    const auto& table = WorkloadFlags();
+    auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) {
+        return e.first == workload;
+    });
+    if (entry == table.end())
+    {
+        throw std::invalid_argument("--workload: unknown workload '" + workload +
+                                    "' (collective, data-parallel, tensor-parallel, "
+                                    "pipeline-parallel, moe)");
+    }
+    for (const auto& other : table)
+    {
+        for (const auto& flag : other.second)
+        {
+            if (args.Has(flag) &&
+                std::find(entry->second.begin(), entry->second.end(), flag) == entry->second.end())
+            {
+                throw std::invalid_argument("--" + flag + " does not apply to --workload " +
+                                            workload);
+            }
+        }
+    }
+}
+
+/** --workload collective: one collective per rank (or a loop). */
+Plan
+PlanCollective(const ToolArgs& args, uint32_t ranks)
+{
+    Plan plan;
+    plan.ranks = ranks;
+    CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
+    CollectiveBenchSpec spec;
+    if (!WorkloadGenerator::ParseCollective(args.Get("collective"), spec.type))
+    {
+        throw std::invalid_argument("--collective: unknown collective '" + args.Get("collective") +
+                                    "'");
+    }
+    if (args.Has("astra-sim") && !AstraSimRunsCollective(spec.type))
+    {
+        throw std::invalid_argument(
+            "--collective " + args.Get("collective") +
+            " with --astra-sim: ASTRA-sim's workload layer runs all_reduce, all_gather, "
+            "reduce_scatter and all_to_all only");
+    }
+    spec.bytes = Bytes(args, "size");
+    spec.ranks = ranks;
+    spec.iterations = Bounded(args, "iterations");
+    spec.computeMicros = Micros(args, "compute-us");
+    spec.root = static_cast<uint32_t>(Micros(args, "root"));
+    if (spec.root >= spec.ranks)
+    {
+        throw std::invalid_argument("--root must be below --ranks");
+    }
+    plan.write = [spec](const std::string& to) {
+        return WorkloadGenerator::WriteCollectiveBench(to, spec);
+    };
+    return plan;
+}
+
+/** --workload data-parallel. */
+Plan
+PlanDataParallel(const ToolArgs& args, uint32_t ranks)
+{
+    Plan plan;
+    plan.ranks = ranks;
+    CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
+    DataParallelSpec spec;
+    FillTraining(args, spec);
+    spec.ranks = ranks;
+    plan.write = [spec](const std::string& to) {
+        return WorkloadGenerator::WriteDataParallelStep(to, spec);
+    };
+    return plan;
+}
+
+/** --workload tensor-parallel: tp x dp ranks. */
+Plan
+PlanTensorParallel(const ToolArgs& args)
+{
+    Plan plan;
+    TensorParallelSpec spec;
+    FillTraining(args, spec);
+    spec.tp = Bounded(args, "tp");
+    spec.dp = Replicas(args, "tp", spec.tp);
+    plan.ranks = uint64_t(spec.tp) * spec.dp;
+    CheckRanks(args,
+               plan.ranks,
+               "--tp " + std::to_string(spec.tp) + " x --dp " + std::to_string(spec.dp) + " = " +
+                   std::to_string(uint64_t(spec.tp) * spec.dp) + " ranks");
+    spec.activationBytes = Bytes(args, "activation-bytes");
+    spec.hostAllReduceBytes = Bytes(args, "host-allreduce-bytes");
+    spec.hostLeadMicros = Micros(args, "host-lead-us");
+    plan.write = [spec](const std::string& to) {
+        return WorkloadGenerator::WriteTensorParallelStep(to, spec);
+    };
+    return plan;
+}
+
+/** --workload pipeline-parallel: stages x dp ranks. */
+Plan
+PlanPipelineParallel(const ToolArgs& args)
+{
+    Plan plan;
+    PipelineParallelSpec spec;
+    FillTraining(args, spec);
+    spec.stages = Positive(args, "stages");
+    spec.dp = Replicas(args, "stages", spec.stages);
+    plan.ranks = uint64_t(spec.stages) * spec.dp;
+    CheckRanks(args,
+               plan.ranks,
+               "--stages " + std::to_string(spec.stages) + " x --dp " + std::to_string(spec.dp) +
+                   " = " + std::to_string(uint64_t(spec.stages) * spec.dp) + " ranks");
+    spec.microbatches = Bounded(args, "microbatches");
+    if (spec.layers % spec.stages != 0)
+    {
+        throw std::invalid_argument("--layers " + std::to_string(spec.layers) +
+                                    " is not a multiple of --stages " +
+                                    std::to_string(spec.stages));
+    }
+    spec.activationBytes = Bytes(args, "activation-bytes");
+    plan.write = [spec](const std::string& to) {
+        return WorkloadGenerator::WritePipelineParallelStep(to, spec);
+    };
+    return plan;
+}
+
+/** --workload moe. */
+Plan
+PlanMoe(const ToolArgs& args, uint32_t ranks)
+{
+    Plan plan;
+    plan.ranks = ranks;
+    CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
+    MoeSpec spec;
+    FillTraining(args, spec);
+    spec.ranks = ranks;
+    spec.ep = args.Has("ep") ? Positive(args, "ep") : 0;
+    if (spec.ep > 0 && spec.ranks % spec.ep != 0)
+    {
+        throw std::invalid_argument("--ranks " + std::to_string(spec.ranks) +
+                                    " is not a multiple of --ep " + std::to_string(spec.ep));
+    }
+    spec.expertsPerRank = Bounded(args, "experts-per-rank");
+    spec.tokens = Count(args, "tokens", 1, uint64_t(1) << 40);
+    spec.hidden = Count(args, "hidden", 1, uint64_t(1) << 30);
+    spec.topK = Positive(args, "top-k");
+    spec.elementBytes = Count(args, "element-bytes", 1, 64);
+    spec.expertForwardMicros = Micros(args, "expert-forward-us");
+    spec.expertBackwardMicros = Micros(args, "expert-backward-us");
+    spec.expertParameterBytes = Bytes(args, "expert-bytes");
+    plan.write = [spec](const std::string& to) {
+        return WorkloadGenerator::WriteMoeStep(to, spec);
+    };
+    return plan;
+}
+
+/**
+ * Writes the plan's traces at \p prefix (and, with --astra-sim, rewrites them for ASTRA-sim).
+ * The whole set is made in a staging directory and moved into place at the end: an error
+ * leaves no partial set, and an earlier set at the prefix untouched; a missing output
+ * directory is created.
+ */
+void
+WriteTraceSet(const ToolArgs& args,
+              const std::string& program,
+              const std::string& prefix,
+              const Plan& plan)
+{
+    TraceSetOutput output(prefix);
+    for (uint64_t rank = 0; rank < plan.ranks; ++rank)
+    {
+        output.Expect("." + std::to_string(rank) + ".et"); // a signal removes them too
+    }
+    if (args.Has("astra-sim"))
+    {
+        output.Expect(".comm-groups.json");
+    }
+    const std::vector<std::string> files = plan.write(output.GetStagingPrefix());
+    std::string groupsNote;
+    if (args.Has("astra-sim"))
+    {
+        const AstraSimExport exported =
+            ExportForAstraSim(output.GetStagingPrefix(), static_cast<uint32_t>(files.size()));
+        groupsNote = std::to_string(exported.groupIds.size()) +
+                     " process group(s) numbered, communicators in " + prefix + ".comm-groups.json";
+    }
+    output.Commit();
+    std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
+              << prefix << "." << files.size() - 1 << ".et" << std::endl;
+    if (!groupsNote.empty())
+    {
+        std::cerr << program << ": ASTRA-sim flavour: " << groupsNote << std::endl;
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    const std::string program = "chakra_generator";
+    ToolArgs args(
+        program,
+        "Writes synthetic per-rank Chakra traces <prefix>.<rank>.et (see doc/workloads.md).\n"
+        "  --workload collective: one collective per rank (or a compute + collective loop with "
+        "--iterations and --compute-us)\n"
+        "  --workload data-parallel: per layer forward and backward compute, gradients "
+        "all-reduced in buckets during backward, optimizer step\n"
+        "  --workload tensor-parallel: Megatron layers (attention, all-reduce, MLP, all-reduce; "
+        "backward mirrored) over tp groups, x dp replicas whose gradients are all-reduced\n"
+        "  --workload pipeline-parallel: stages exchanging activations and gradients with "
+        "send/recv, 1F1B schedule over micro-batches, x dp replicas\n"
+        "  --workload moe: mixture-of-experts layers (dense, all-to-all dispatch, experts, "
+        "all-to-all combine; backward mirrored) over ep groups, x dp replicas\n"
+        "Flags are checked against the workload: one that does not apply is an error.");
+    DeclareFlags(args);
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
@@ -297,169 +513,15 @@ main(int argc, char** argv)
     }
     return RunTool(program, [&]() {
         const std::string workload = args.Get("workload");
-        const std::string prefix = args.Get("output-prefix");
-        const auto& table = WorkloadFlags();
-        auto entry = std::find_if(table.begin(), table.end(), [&](const auto& e) {
-            return e.first == workload;
-        });
-        if (entry == table.end())
-        {
-            throw std::invalid_argument("--workload: unknown workload '" + workload +
-                                        "' (collective, data-parallel, tensor-parallel, "
-                                        "pipeline-parallel, moe)");
-        }
-        for (const auto& other : table)
-        {
-            for (const auto& flag : other.second)
-            {
-                if (args.Has(flag) && std::find(entry->second.begin(), entry->second.end(), flag) ==
-                                          entry->second.end())
-                {
-                    throw std::invalid_argument("--" + flag + " does not apply to --workload " +
-                                                workload);
-                }
-            }
-        }
+        CheckWorkloadFlags(args, workload);
         const uint32_t ranks = args.Has("ranks") ? Positive(args, "ranks") : 8;
-        // Every flag is checked before anything is written; the chosen generator then writes
-        // under the staging prefix it is given (see TraceSetOutput).
-        std::function<std::vector<std::string>(const std::string&)> write;
-        uint64_t jobRanks = ranks;
-        if (workload == "collective")
-        {
-            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
-            CollectiveBenchSpec spec;
-            if (!WorkloadGenerator::ParseCollective(args.Get("collective"), spec.type))
-            {
-                throw std::invalid_argument("--collective: unknown collective '" +
-                                            args.Get("collective") + "'");
-            }
-            if (args.Has("astra-sim") && !AstraSimRunsCollective(spec.type))
-            {
-                throw std::invalid_argument(
-                    "--collective " + args.Get("collective") +
-                    " with --astra-sim: ASTRA-sim's workload layer runs all_reduce, all_gather, "
-                    "reduce_scatter and all_to_all only");
-            }
-            spec.bytes = Bytes(args, "size");
-            spec.ranks = ranks;
-            spec.iterations = Bounded(args, "iterations");
-            spec.computeMicros = Micros(args, "compute-us");
-            spec.root = static_cast<uint32_t>(Micros(args, "root"));
-            if (spec.root >= spec.ranks)
-            {
-                throw std::invalid_argument("--root must be below --ranks");
-            }
-            write = [spec](const std::string& to) {
-                return WorkloadGenerator::WriteCollectiveBench(to, spec);
-            };
-        }
-        else if (workload == "data-parallel")
-        {
-            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
-            DataParallelSpec spec;
-            FillTraining(args, spec);
-            spec.ranks = ranks;
-            write = [spec](const std::string& to) {
-                return WorkloadGenerator::WriteDataParallelStep(to, spec);
-            };
-        }
-        else if (workload == "tensor-parallel")
-        {
-            TensorParallelSpec spec;
-            FillTraining(args, spec);
-            spec.tp = Bounded(args, "tp");
-            spec.dp = Replicas(args, "tp", spec.tp);
-            jobRanks = uint64_t(spec.tp) * spec.dp;
-            CheckRanks(args,
-                       jobRanks,
-                       "--tp " + std::to_string(spec.tp) + " x --dp " + std::to_string(spec.dp) +
-                           " = " + std::to_string(uint64_t(spec.tp) * spec.dp) + " ranks");
-            spec.activationBytes = Bytes(args, "activation-bytes");
-            spec.hostAllReduceBytes = Bytes(args, "host-allreduce-bytes");
-            spec.hostLeadMicros = Micros(args, "host-lead-us");
-            write = [spec](const std::string& to) {
-                return WorkloadGenerator::WriteTensorParallelStep(to, spec);
-            };
-        }
-        else if (workload == "pipeline-parallel")
-        {
-            PipelineParallelSpec spec;
-            FillTraining(args, spec);
-            spec.stages = Positive(args, "stages");
-            spec.dp = Replicas(args, "stages", spec.stages);
-            jobRanks = uint64_t(spec.stages) * spec.dp;
-            CheckRanks(args,
-                       jobRanks,
-                       "--stages " + std::to_string(spec.stages) + " x --dp " +
-                           std::to_string(spec.dp) + " = " +
-                           std::to_string(uint64_t(spec.stages) * spec.dp) + " ranks");
-            spec.microbatches = Bounded(args, "microbatches");
-            if (spec.layers % spec.stages != 0)
-            {
-                throw std::invalid_argument("--layers " + std::to_string(spec.layers) +
-                                            " is not a multiple of --stages " +
-                                            std::to_string(spec.stages));
-            }
-            spec.activationBytes = Bytes(args, "activation-bytes");
-            write = [spec](const std::string& to) {
-                return WorkloadGenerator::WritePipelineParallelStep(to, spec);
-            };
-        }
-        else
-        {
-            CheckRanks(args, ranks, "--ranks " + std::to_string(ranks));
-            MoeSpec spec;
-            FillTraining(args, spec);
-            spec.ranks = ranks;
-            spec.ep = args.Has("ep") ? Positive(args, "ep") : 0;
-            if (spec.ep > 0 && spec.ranks % spec.ep != 0)
-            {
-                throw std::invalid_argument("--ranks " + std::to_string(spec.ranks) +
-                                            " is not a multiple of --ep " +
-                                            std::to_string(spec.ep));
-            }
-            spec.expertsPerRank = Bounded(args, "experts-per-rank");
-            spec.tokens = Count(args, "tokens", 1, uint64_t(1) << 40);
-            spec.hidden = Count(args, "hidden", 1, uint64_t(1) << 30);
-            spec.topK = Positive(args, "top-k");
-            spec.elementBytes = Count(args, "element-bytes", 1, 64);
-            spec.expertForwardMicros = Micros(args, "expert-forward-us");
-            spec.expertBackwardMicros = Micros(args, "expert-backward-us");
-            spec.expertParameterBytes = Bytes(args, "expert-bytes");
-            write = [spec](const std::string& to) {
-                return WorkloadGenerator::WriteMoeStep(to, spec);
-            };
-        }
-        // The whole set (and the ASTRA-sim rewrite of it) is made in a staging directory and
-        // moved into place at the end: an error leaves no partial set, and an earlier set at
-        // the prefix untouched; a missing output directory is created.
-        TraceSetOutput output(prefix);
-        for (uint64_t rank = 0; rank < jobRanks; ++rank)
-        {
-            output.Expect("." + std::to_string(rank) + ".et"); // a signal removes them too
-        }
-        if (args.Has("astra-sim"))
-        {
-            output.Expect(".comm-groups.json");
-        }
-        const std::vector<std::string> files = write(output.GetStagingPrefix());
-        std::string groupsNote;
-        if (args.Has("astra-sim"))
-        {
-            const AstraSimExport exported =
-                ExportForAstraSim(output.GetStagingPrefix(), static_cast<uint32_t>(files.size()));
-            groupsNote = std::to_string(exported.groupIds.size()) +
-                         " process group(s) numbered, communicators in " + prefix +
-                         ".comm-groups.json";
-        }
-        output.Commit();
-        std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
-                  << prefix << "." << files.size() - 1 << ".et" << std::endl;
-        if (!groupsNote.empty())
-        {
-            std::cerr << program << ": ASTRA-sim flavour: " << groupsNote << std::endl;
-        }
+        // Every flag is checked before anything is written.
+        const Plan plan = workload == "collective"          ? PlanCollective(args, ranks)
+                          : workload == "data-parallel"     ? PlanDataParallel(args, ranks)
+                          : workload == "tensor-parallel"   ? PlanTensorParallel(args)
+                          : workload == "pipeline-parallel" ? PlanPipelineParallel(args)
+                                                            : PlanMoe(args, ranks);
+        WriteTraceSet(args, program, args.Get("output-prefix"), plan);
         return 0;
     });
 }
