@@ -168,6 +168,10 @@ class PyTorchTrace
   private:
     /** Builds parents, children and the preorder; throws on a parent loop. */
     void BuildTree();
+    /** Sorts the nodes by id (equal ids in file order); throws on a duplicate id. */
+    void SortById();
+    /** Throws the TraceError naming the parent loop that left nodes outside the preorder. */
+    [[noreturn]] void ThrowParentCycle() const;
 
     std::string m_path;                               //!< file name for errors
     std::string m_schema;                             //!< the schema string
