@@ -1,5 +1,7 @@
 #include "rank-trace-builder.h"
 
+#include "ns3/et-attribute-writer.h"
+
 #include <limits>
 #include <stdexcept>
 
@@ -15,48 +17,13 @@ GeneratorMetadata(uint32_t worldSize)
 {
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version("0.0.4");
-    auto* schema = metadata.add_attr();
-    schema->set_name("schema");
-    schema->set_string_val("chakra_generator");
+    EtAttributeWriter attributes(metadata.mutable_attr());
+    attributes.String("schema", "chakra_generator");
     if (worldSize > 0)
     {
-        auto* world = metadata.add_attr();
-        world->set_name("world_size");
-        world->set_int64_val(worldSize);
+        attributes.Int64("world_size", worldSize);
     }
     return metadata;
-}
-
-void
-AddBool(ChakraProtoMsg::Node& node, const std::string& name, bool value)
-{
-    auto* attribute = node.add_attr();
-    attribute->set_name(name);
-    attribute->set_bool_val(value);
-}
-
-void
-AddInt64(ChakraProtoMsg::Node& node, const std::string& name, int64_t value)
-{
-    auto* attribute = node.add_attr();
-    attribute->set_name(name);
-    attribute->set_int64_val(value);
-}
-
-void
-AddInt32(ChakraProtoMsg::Node& node, const std::string& name, int32_t value)
-{
-    auto* attribute = node.add_attr();
-    attribute->set_name(name);
-    attribute->set_int32_val(value);
-}
-
-void
-AddString(ChakraProtoMsg::Node& node, const std::string& name, const std::string& value)
-{
-    auto* attribute = node.add_attr();
-    attribute->set_name(name);
-    attribute->set_string_val(value);
 }
 
 /** Adds comm_size, refusing sizes that do not fit its int64. */
@@ -68,7 +35,7 @@ AddCommSize(ChakraProtoMsg::Node& node, uint64_t bytes)
         throw std::invalid_argument("node '" + node.name() + "': comm_size " +
                                     std::to_string(bytes) + " does not fit in 63 bits");
     }
-    AddInt64(node, "comm_size", static_cast<int64_t>(bytes));
+    EtAttributeWriter(node.mutable_attr()).Int64("comm_size", static_cast<int64_t>(bytes));
 }
 
 /** \return text as a JSON string literal */
@@ -102,8 +69,9 @@ RankTraceBuilder::Compute(const std::string& name,
 {
     ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMP_NODE, deps);
     node.set_duration_micros(micros);
-    AddBool(node, "is_cpu_op", false);
-    AddInt64(node, "stream", stream);
+    EtAttributeWriter attributes(node.mutable_attr());
+    attributes.Bool("is_cpu_op", false);
+    attributes.Int64("stream", stream);
     return Write(node);
 }
 
@@ -115,8 +83,9 @@ RankTraceBuilder::CpuOp(const std::string& name,
 {
     ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMP_NODE, deps);
     node.set_duration_micros(micros);
-    AddBool(node, "is_cpu_op", true);
-    AddInt64(node, "tid", tid);
+    EtAttributeWriter attributes(node.mutable_attr());
+    attributes.Bool("is_cpu_op", true);
+    attributes.Int64("tid", tid);
     return Write(node);
 }
 
@@ -129,11 +98,12 @@ RankTraceBuilder::HostCollective(const std::string& name,
                                  int64_t tid)
 {
     ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMM_COLL_NODE, deps);
-    AddBool(node, "is_cpu_op", true);
-    AddInt64(node, "tid", tid);
-    AddInt64(node, "comm_type", type);
+    EtAttributeWriter attributes(node.mutable_attr());
+    attributes.Bool("is_cpu_op", true);
+    attributes.Int64("tid", tid);
+    attributes.Int64("comm_type", type);
     AddCommSize(node, bytes);
-    AddString(node, "pg_name", pg);
+    attributes.String("pg_name", pg);
     return Write(node);
 }
 
@@ -147,14 +117,15 @@ RankTraceBuilder::Collective(const std::string& name,
                              int64_t root)
 {
     ChakraProtoMsg::Node node = Base(name, ChakraProtoMsg::COMM_COLL_NODE, deps);
-    AddBool(node, "is_cpu_op", false);
-    AddInt64(node, "comm_type", type);
+    EtAttributeWriter attributes(node.mutable_attr());
+    attributes.Bool("is_cpu_op", false);
+    attributes.Int64("comm_type", type);
     AddCommSize(node, bytes);
-    AddString(node, "pg_name", pg);
-    AddInt64(node, "stream", stream);
+    attributes.String("pg_name", pg);
+    attributes.Int64("stream", stream);
     if (root >= 0)
     {
-        AddInt64(node, "root_rank", root);
+        attributes.Int64("root_rank", root);
     }
     return Write(node);
 }
@@ -197,13 +168,14 @@ RankTraceBuilder::PointToPoint(const std::string& name,
     }
     ChakraProtoMsg::Node node =
         Base(name, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE, deps);
-    AddBool(node, "is_cpu_op", false);
-    AddInt32(node, send ? "comm_dst" : "comm_src", static_cast<int32_t>(peer));
-    AddInt32(node, "comm_tag", tag);
+    EtAttributeWriter attributes(node.mutable_attr());
+    attributes.Bool("is_cpu_op", false);
+    attributes.Int32(send ? "comm_dst" : "comm_src", static_cast<int32_t>(peer));
+    attributes.Int32("comm_tag", tag);
     AddCommSize(node, bytes);
     if (!pg.empty())
     {
-        AddString(node, "pg_name", pg);
+        attributes.String("pg_name", pg);
     }
     return Write(node);
 }
