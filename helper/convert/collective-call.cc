@@ -1,5 +1,7 @@
 #include "collective-call.h"
 
+#include "tensor-bytes.h"
+
 #include "ns3/trace-error.h"
 
 #include <algorithm>
@@ -57,76 +59,6 @@ IsKnownNonCollective(const std::string& squashed)
                                                 "abort",
                                                 "shutdown"};
     return names.count(squashed) != 0;
-}
-
-/** \return true if \p value is a tensor [id, storage, offset, numel, elem_bytes, device] */
-bool
-IsTensorValue(const Json& value)
-{
-    if (!value.is_array() || value.size() != 6 || !value[5].is_string())
-    {
-        return false;
-    }
-    for (std::size_t k = 0; k < 5; ++k)
-    {
-        if (!value[k].is_number_integer())
-        {
-            return false;
-        }
-    }
-    return true;
-}
-
-/** Calls \p visit on every tensor value inside \p value (lists of tensors, nested). */
-template <typename Visit>
-void
-ForEachTensor(const Json& value, Visit&& visit)
-{
-    if (IsTensorValue(value))
-    {
-        visit(value);
-        return;
-    }
-    if (value.is_array())
-    {
-        for (const Json& element : value)
-        {
-            ForEachTensor(element, visit);
-        }
-    }
-}
-
-/**
- * \param types the parsed input types
- * \param k an argument index
- * \return true if argument \p k may hold tensors (its type names one, or is absent)
- */
-bool
-MayHoldTensor(const Json& types, std::size_t k)
-{
-    if (!types.is_array() || k >= types.size() || !types[k].is_string())
-    {
-        return true;
-    }
-    return types[k].get_ref<const std::string&>().find("Tensor") != std::string::npos;
-}
-
-/** \return the tensor ids among the inputs of a node */
-std::set<int64_t>
-TensorIds(const PyTorchNode& node)
-{
-    std::set<int64_t> ids;
-    const Json values = node.inputs.ParseValues();
-    const Json types = node.inputs.ParseTypes();
-    for (std::size_t k = 0; k < values.size(); ++k)
-    {
-        if (MayHoldTensor(types, k))
-        {
-            ForEachTensor(values[k],
-                          [&](const Json& tensor) { ids.insert(tensor[0].get<int64_t>()); });
-        }
-    }
-    return ids;
 }
 
 /** \return argument \p k of the inputs, or null */
@@ -409,62 +341,14 @@ DtypeBytes(const std::string& dtype)
     return it->second;
 }
 
-uint64_t
-SumTensorBytes(const PyTorchIo& io,
-               std::optional<std::size_t> argument,
-               const std::string& where,
-               const std::string& path)
+namespace
 {
-    uint64_t total = 0;
-    auto add = [&](const Json& tensor) {
-        int64_t count = tensor[3].get<int64_t>();
-        int64_t elementBytes = tensor[4].get<int64_t>();
-        if (count < 0 || elementBytes < 0 || elementBytes > 64 || (elementBytes == 0 && count > 0))
-        {
-            throw TraceError(path,
-                             where,
-                             "absurd tensor " + tensor.dump() +
-                                 " (num_elem must be >= 0 and elem_bytes 1..64)");
-        }
-        uint64_t bytes = static_cast<uint64_t>(count);
-        if (bytes > kMaxCommBytes / 64)
-        {
-            throw TraceError(path, where, "absurd tensor size " + tensor.dump());
-        }
-        total += bytes * static_cast<uint64_t>(elementBytes);
-        if (total > kMaxCommBytes)
-        {
-            throw TraceError(
-                path,
-                where,
-                "absurd message size: more than 2^40 bytes (1 TiB, kMaxCommBytes) in the input "
-                "tensors");
-        }
-    };
-    const Json values = io.ParseValues();
-    const Json types = io.ParseTypes();
-    if (!values.is_array())
-    {
-        return 0;
-    }
-    for (std::size_t k = 0; k < values.size(); ++k)
-    {
-        if ((argument && k != *argument) || !MayHoldTensor(types, k))
-        {
-            continue;
-        }
-        ForEachTensor(values[k], add);
-    }
-    return total;
-}
 
-CollectiveCallSet
-FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>& layers)
+/** One call per innermost layer op, with its layers outermost first (node index order). */
+std::vector<CollectiveCall>
+FindInnermostCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>& layers)
 {
     const std::size_t n = trace.GetSize();
-    const std::string& path = trace.GetPath();
-    CollectiveCallSet result;
-
     // Nearest layer ancestor of every node (preorder visits parents first).
     std::vector<std::optional<std::size_t>> layerAncestor(n);
     for (std::size_t i : trace.GetPreorder())
@@ -507,9 +391,19 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
         call.op = layers[i].op;
         calls.push_back(std::move(call));
     }
+    return calls;
+}
 
-    // A backend op alone (no layer around it) joins the latest preceding call of the same op
-    // that has no backend layer and shares an input tensor with it.
+/**
+ * A backend op alone (no layer around it) joins the latest preceding call of the same op that
+ * has no backend layer and shares an input tensor with it. The calls left go to result.calls.
+ */
+void
+MergeLoneBackendOps(const PyTorchTrace& trace,
+                    const std::vector<CommLayerInfo>& layers,
+                    std::vector<CollectiveCall>& calls,
+                    CollectiveCallSet& result)
+{
     auto hasBackend = [&](const CollectiveCall& call) {
         return std::any_of(call.layers.begin(), call.layers.end(), [&](std::size_t l) {
             return layers[l].layer == CommLayer::Backend;
@@ -558,8 +452,15 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
             result.calls.push_back(std::move(calls[c]));
         }
     }
+}
 
-    // NCCL kernels join the call of their nearest layer ancestor.
+/** NCCL kernels join the call of their nearest layer ancestor (else: orphan or extra). */
+void
+AttachKernels(const PyTorchTrace& trace,
+              const std::vector<CommLayerInfo>& layers,
+              CollectiveCallSet& result)
+{
+    const std::size_t n = trace.GetSize();
     std::multimap<std::size_t, std::size_t> callsOfLayer;
     for (std::size_t c = 0; c < result.calls.size(); ++c)
     {
@@ -604,10 +505,16 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
             result.extraKernels.push_back(i);
         }
     }
+}
 
-    // A kernel the linker attached outside its call (its launcher matched to another host
-    // op) joins the nearest call of a compatible op that has no kernel: otherwise that call
-    // would be counted twice, once from the host and once from the kernel.
+/**
+ * A kernel the linker attached outside its call (its launcher matched to another host op) joins
+ * the nearest call of a compatible op that has no kernel: otherwise that call would be counted
+ * twice, once from the host and once from the kernel.
+ */
+void
+AdoptOrphanKernels(const PyTorchTrace& trace, CollectiveCallSet& result)
+{
     std::vector<std::size_t> orphans;
     orphans.swap(result.orphanKernels);
     for (std::size_t k : orphans)
@@ -656,101 +563,141 @@ FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>&
             result.orphanKernels.push_back(k);
         }
     }
+}
 
-    // Type, size, process group, root and peer of every call.
-    for (CollectiveCall& call : result.calls)
+/** Size of \p call: from the backend op, record_param_comms or the c10d op, in that order. */
+void
+SetCallBytes(const PyTorchTrace& trace,
+             const std::vector<CommLayerInfo>& layers,
+             CollectiveCall& call,
+             const PyTorchNode* record,
+             const PyTorchNode* frontend)
+{
+    const std::string& path = trace.GetPath();
+    const PyTorchNode& inner = trace.GetNode(call.hostOp);
+    if (call.op.kind == CommKind::Collective && call.op.type == ChakraProtoMsg::BARRIER)
     {
-        const PyTorchNode& inner = trace.GetNode(call.hostOp);
-        const PyTorchNode* record = nullptr;
-        const PyTorchNode* frontend = nullptr;
-        for (std::size_t l : call.layers)
+        call.bytes = 0;
+    }
+    else if (layers[call.hostOp].layer == CommLayer::Backend)
+    {
+        call.bytes = SumTensorBytes(inner.inputs, std::nullopt, inner.Describe(), path);
+    }
+    else if (record != nullptr)
+    {
+        call.bytes = SumTensorBytes(record->inputs, 0, record->Describe(), path);
+    }
+    else if (frontend != nullptr)
+    {
+        call.bytes = SumTensorBytes(frontend->inputs,
+                                    FrontendInputIsSecond(call.op) ? 1 : 0,
+                                    frontend->Describe(),
+                                    path);
+    }
+    if (record != nullptr)
+    {
+        auto nelems = IntAttr(*record, "in_msg_nelems");
+        auto dtype = StringAttr(*record, "dtype");
+        if (nelems && dtype && *nelems >= 0 && DtypeBytes(*dtype))
         {
-            if (layers[l].layer == CommLayer::Record)
-            {
-                record = &trace.GetNode(l); // the innermost one wins
-            }
-            if (layers[l].layer == CommLayer::Frontend)
-            {
-                frontend = &trace.GetNode(l);
-            }
+            call.recordedBytes = static_cast<uint64_t>(*nelems) * *DtypeBytes(*dtype);
         }
-        if (call.op.kind == CommKind::Collective && call.op.type == ChakraProtoMsg::BARRIER)
+    }
+}
+
+/** Process group, root and peer of \p call. */
+void
+SetCallGroupAndPeer(const PyTorchTrace& trace,
+                    CollectiveCall& call,
+                    const PyTorchNode* record,
+                    const PyTorchNode* frontend)
+{
+    // Process group: the kernel's, else record_param_comms' (attribute, then argument 2).
+    if (call.kernel && trace.GetNode(*call.kernel).pgName)
+    {
+        call.pgName = trace.GetNode(*call.kernel).pgName;
+    }
+    else if (record != nullptr && record->pgName)
+    {
+        call.pgName = record->pgName;
+    }
+    else if (Json pg = record != nullptr ? Argument(*record, 2) : Json(); !pg.is_null())
+    {
+        if (pg.is_string())
         {
-            call.bytes = 0;
+            call.pgName = pg.get<std::string>();
         }
-        else if (layers[call.hostOp].layer == CommLayer::Backend)
+        else if (pg.is_array() && !pg.empty() && pg[0].is_string())
         {
-            call.bytes = SumTensorBytes(inner.inputs, std::nullopt, inner.Describe(), path);
+            call.pgName = pg[0].get<std::string>();
         }
-        else if (record != nullptr)
+        else if (pg.is_number_integer())
         {
-            call.bytes = SumTensorBytes(record->inputs, 0, record->Describe(), path);
+            call.pgBackendId = pg.get<int64_t>();
         }
-        else if (frontend != nullptr)
+    }
+    // Root of rooted collectives, peer of send/recv: c10d argument, else record_param_comms
+    // argument 3 (which holds the root or the peer for those ops).
+    std::optional<int64_t> fromFrontend;
+    if (frontend != nullptr)
+    {
+        if (auto k = FrontendRootArgument(call.op))
         {
-            call.bytes = SumTensorBytes(frontend->inputs,
-                                        FrontendInputIsSecond(call.op) ? 1 : 0,
-                                        frontend->Describe(),
-                                        path);
-        }
-        if (record != nullptr)
-        {
-            auto nelems = IntAttr(*record, "in_msg_nelems");
-            auto dtype = StringAttr(*record, "dtype");
-            if (nelems && dtype && *nelems >= 0 && DtypeBytes(*dtype))
-            {
-                call.recordedBytes = static_cast<uint64_t>(*nelems) * *DtypeBytes(*dtype);
-            }
-        }
-        // Process group: the kernel's, else record_param_comms' (attribute, then argument 2).
-        if (call.kernel && trace.GetNode(*call.kernel).pgName)
-        {
-            call.pgName = trace.GetNode(*call.kernel).pgName;
-        }
-        else if (record != nullptr && record->pgName)
-        {
-            call.pgName = record->pgName;
-        }
-        else if (Json pg = record != nullptr ? Argument(*record, 2) : Json(); !pg.is_null())
-        {
-            if (pg.is_string())
-            {
-                call.pgName = pg.get<std::string>();
-            }
-            else if (pg.is_array() && !pg.empty() && pg[0].is_string())
-            {
-                call.pgName = pg[0].get<std::string>();
-            }
-            else if (pg.is_number_integer())
-            {
-                call.pgBackendId = pg.get<int64_t>();
-            }
-        }
-        // Root of rooted collectives, peer of send/recv: c10d argument, else record_param_comms
-        // argument 3 (which holds the root or the peer for those ops).
-        std::optional<int64_t> fromFrontend;
-        if (frontend != nullptr)
-        {
-            if (auto k = FrontendRootArgument(call.op))
-            {
-                fromFrontend = IntArgument(*frontend, *k);
-            }
-            else if (call.op.kind == CommKind::Send || call.op.kind == CommKind::Recv)
-            {
-                fromFrontend = IntArgument(*frontend, 2); // (tensors, pg, peer, tag)
-            }
-        }
-        std::optional<int64_t> fromRecord =
-            record != nullptr ? IntArgument(*record, 3) : std::nullopt;
-        std::optional<int64_t> rankArgument = fromFrontend ? fromFrontend : fromRecord;
-        if (IsRooted(call.op))
-        {
-            call.rootLocal = rankArgument;
+            fromFrontend = IntArgument(*frontend, *k);
         }
         else if (call.op.kind == CommKind::Send || call.op.kind == CommKind::Recv)
         {
-            call.peerLocal = rankArgument;
+            fromFrontend = IntArgument(*frontend, 2); // (tensors, pg, peer, tag)
         }
+    }
+    std::optional<int64_t> fromRecord = record != nullptr ? IntArgument(*record, 3) : std::nullopt;
+    std::optional<int64_t> rankArgument = fromFrontend ? fromFrontend : fromRecord;
+    if (IsRooted(call.op))
+    {
+        call.rootLocal = rankArgument;
+    }
+    else if (call.op.kind == CommKind::Send || call.op.kind == CommKind::Recv)
+    {
+        call.peerLocal = rankArgument;
+    }
+}
+
+/** Type, size, process group, root and peer of \p call. */
+void
+DescribeCall(const PyTorchTrace& trace,
+             const std::vector<CommLayerInfo>& layers,
+             CollectiveCall& call)
+{
+    const PyTorchNode* record = nullptr;
+    const PyTorchNode* frontend = nullptr;
+    for (std::size_t l : call.layers)
+    {
+        if (layers[l].layer == CommLayer::Record)
+        {
+            record = &trace.GetNode(l); // the innermost one wins
+        }
+        if (layers[l].layer == CommLayer::Frontend)
+        {
+            frontend = &trace.GetNode(l);
+        }
+    }
+    SetCallBytes(trace, layers, call, record, frontend);
+    SetCallGroupAndPeer(trace, call, record, frontend);
+}
+
+} // namespace
+
+CollectiveCallSet
+FindCollectiveCalls(const PyTorchTrace& trace, const std::vector<CommLayerInfo>& layers)
+{
+    CollectiveCallSet result;
+    std::vector<CollectiveCall> calls = FindInnermostCalls(trace, layers);
+    MergeLoneBackendOps(trace, layers, calls, result);
+    AttachKernels(trace, layers, result);
+    AdoptOrphanKernels(trace, result);
+    for (CollectiveCall& call : result.calls)
+    {
+        DescribeCall(trace, layers, call);
     }
     return result;
 }

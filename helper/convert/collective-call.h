@@ -97,22 +97,6 @@ std::optional<CommOp> ClassifyNcclKernelName(const std::string& name);
 std::optional<uint64_t> DtypeBytes(const std::string& dtype);
 
 /**
- * Sums the bytes (num_elem x elem_bytes) of the tensors among a node's inputs, descending into
- * tensor lists. A tensor value is [tensor_id, storage_id, offset, num_elem, elem_bytes, device].
- * \param io the node's inputs
- * \param argument only this argument, or every argument whose type names a tensor
- * \param where the node, for errors
- * \param path the trace file, for errors
- * \return the bytes
- * \throws TraceError on an absurd tensor (negative count, element size outside 1..64 bytes) or
- *         a sum above kMaxCommBytes
- */
-uint64_t SumTensorBytes(const PyTorchIo& io,
-                        std::optional<std::size_t> argument,
-                        const std::string& where,
-                        const std::string& path);
-
-/**
  * \ingroup chakra
  * \brief One collective call or point-to-point message of a trace.
  */

@@ -3,8 +3,10 @@
 #include "collective-call.h"
 #include "dependency-cycle.h"
 #include "process-group-table.h"
+#include "trace-attribute.h"
 
 #include "ns3/astra-sim-export.h"
+#include "ns3/et-attribute-writer.h"
 #include "ns3/et-node.h"
 #include "ns3/et-writer.h"
 #include "ns3/trace-error.h"
@@ -48,126 +50,6 @@ struct CommInfo
     int64_t dst{0};              //!< global receiver (send/recv)
     int64_t tag{0};              //!< comm_tag (send/recv)
 };
-
-/** Attribute names the converter writes itself; a trace attribute of that name is skipped. */
-bool
-IsReservedAttr(std::string_view name)
-{
-    // Asked for every attribute of every node: string_view comparisons (lengths first) over a
-    // short list cost a fraction of a std::set<std::string> lookup.
-    static constexpr std::string_view kNames[] = {"is_cpu_op",
-                                                  "comm_type",
-                                                  "comm_size",
-                                                  "pg_name",
-                                                  "comm_src",
-                                                  "comm_dst",
-                                                  "comm_tag",
-                                                  "root_rank",
-                                                  "tid",
-                                                  "stream",
-                                                  "device",
-                                                  "correlation",
-                                                  "duration_exact_micros",
-                                                  "cat",
-                                                  "ts",
-                                                  "dur",
-                                                  "inclusive_dur",
-                                                  "exclusive_dur",
-                                                  "inter_thread_dep",
-                                                  "sync_deps"};
-    return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-}
-
-void
-AddInt(ChakraProtoMsg::Node& node, const std::string& name, int64_t value)
-{
-    auto* attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_int64_val(value);
-}
-
-void
-AddInt32(ChakraProtoMsg::Node& node, const std::string& name, int64_t value)
-{
-    auto* attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_int32_val(static_cast<int32_t>(value));
-}
-
-void
-AddBool(ChakraProtoMsg::Node& node, const std::string& name, bool value)
-{
-    auto* attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_bool_val(value);
-}
-
-void
-AddString(ChakraProtoMsg::Node& node, const std::string& name, const std::string& value)
-{
-    auto* attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_string_val(value);
-}
-
-void
-AddDouble(ChakraProtoMsg::Node& node, const std::string& name, double value)
-{
-    auto* attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_double_val(value);
-}
-
-std::string
-Dump(const Json& value)
-{
-    return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-/** Adds one trace attribute with the oneof its value calls for. */
-void
-AddTraceAttr(ChakraProtoMsg::Node& node, const PyTorchAttr& attr)
-{
-    const Json& value = attr.value;
-    if (value.is_null())
-    {
-        return;
-    }
-    auto* out = node.add_attr();
-    out->set_name(attr.name);
-    if (value.is_number_unsigned())
-    {
-        uint64_t u = value.get<uint64_t>();
-        if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        {
-            out->set_int64_val(static_cast<int64_t>(u));
-        }
-        else
-        {
-            out->set_uint64_val(u);
-        }
-    }
-    else if (value.is_number_integer())
-    {
-        out->set_int64_val(value.get<int64_t>());
-    }
-    else if (value.is_number())
-    {
-        out->set_double_val(value.get<double>());
-    }
-    else if (value.is_boolean())
-    {
-        out->set_bool_val(value.get<bool>());
-    }
-    else if (value.is_string())
-    {
-        out->set_string_val(value.get_ref<const std::string&>());
-    }
-    else
-    {
-        out->set_string_val(Dump(value));
-    }
-}
 
 /** \return the value rounded to whole microseconds (never negative) */
 uint64_t
@@ -320,6 +202,9 @@ class Conversion
         return *global;
     }
 
+    /** Messages so far per (pg_name, src, dst): the next message's comm_tag. */
+    using MessageCounts = std::map<std::tuple<std::string, int64_t, int64_t>, int64_t>;
+
     void FindCommunication()
     {
         std::vector<CommLayerInfo> layers(m_n);
@@ -346,76 +231,93 @@ class Conversion
         std::stable_sort(calls.begin(), calls.end(), [&](const auto* a, const auto* b) {
             return commNode(a) < commNode(b);
         });
-        std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> sent;
-        std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> received;
+        MessageCounts sent;
+        MessageCounts received;
         for (const CollectiveCall* call : calls)
         {
             std::size_t node = commNode(call);
-            CommInfo info;
-            info.op = call->op;
-            info.bytes = call->bytes;
-            info.pgName = ResolvePg(*call);
-            if (call->kernel)
-            {
-                auto kernelOp = ClassifyNcclKernelName(m_trace.GetNode(*call->kernel).name);
-                bool p2pKernel = kernelOp && kernelOp->kind == CommKind::SendRecv;
-                bool p2pHost = call->op.kind != CommKind::Collective;
-                // NCCL runs all-to-all, gather and scatter as grouped send/recv.
-                bool viaSendRecv = call->op.kind == CommKind::Collective &&
-                                   (call->op.type == ChakraProtoMsg::ALL_TO_ALL ||
-                                    call->op.type == ChakraProtoMsg::GATHER ||
-                                    call->op.type == ChakraProtoMsg::SCATTER);
-                if (kernelOp && p2pHost != p2pKernel && !(p2pKernel && viaSendRecv))
-                {
-                    Warn(m_trace.GetNode(*call->kernel).Describe() + " runs under " +
-                         m_trace.GetNode(call->hostOp).Describe() +
-                         ": the host op's collective is used");
-                }
-            }
-            if (call->recordedBytes && *call->recordedBytes != call->bytes)
-            {
-                ++m_report.sizeMismatches;
-                Warn(m_trace.GetNode(call->hostOp).Describe() + ": input tensors hold " +
-                     std::to_string(call->bytes) + " bytes, record_param_comms says " +
-                     std::to_string(*call->recordedBytes) + " (in_msg_nelems x dtype size)");
-            }
-            if (call->rootLocal)
-            {
-                info.root = ToGlobal(call->hostOp, info.pgName, *call->rootLocal, "root rank");
-            }
-            if (call->op.kind == CommKind::Send || call->op.kind == CommKind::Recv)
-            {
-                const bool send = call->op.kind == CommKind::Send;
-                if (!m_rank)
-                {
-                    Fail(call->hostOp,
-                         std::string(send ? "send" : "recv") +
-                             ": this trace's global rank is unknown (no "
-                             "trace_link.rank): give the rank (--rank)");
-                }
-                if (!call->peerLocal)
-                {
-                    Fail(call->hostOp,
-                         std::string("cannot find the ") + (send ? "destination" : "source") +
-                             " rank of this message (no c10d::send/recv_ or "
-                             "record_param_comms around it)");
-                }
-                int64_t peer = ToGlobal(call->hostOp,
-                                        info.pgName,
-                                        *call->peerLocal,
-                                        send ? "destination rank" : "source rank");
-                info.src = send ? *m_rank : peer;
-                info.dst = send ? peer : *m_rank;
-                auto key = std::make_tuple(info.pgName, info.src, info.dst);
-                info.tag = send ? sent[key]++ : received[key]++;
-                if (info.tag > std::numeric_limits<int32_t>::max())
-                {
-                    Fail(call->hostOp, "more than 2^31 messages between two ranks");
-                }
-            }
             m_fromKernel[node] = call->kernel.has_value();
-            m_comm[node] = std::move(info);
+            m_comm[node] = DescribeCall(*call, sent, received);
         }
+        ReportUnpairedKernels(set);
+    }
+
+    /**
+     * \param call a communication call
+     * \param sent messages sent so far (counted here)
+     * \param received messages received so far (counted here)
+     * \return what its comm node carries
+     */
+    CommInfo DescribeCall(const CollectiveCall& call, MessageCounts& sent, MessageCounts& received)
+    {
+        CommInfo info;
+        info.op = call.op;
+        info.bytes = call.bytes;
+        info.pgName = ResolvePg(call);
+        if (call.kernel)
+        {
+            auto kernelOp = ClassifyNcclKernelName(m_trace.GetNode(*call.kernel).name);
+            bool p2pKernel = kernelOp && kernelOp->kind == CommKind::SendRecv;
+            bool p2pHost = call.op.kind != CommKind::Collective;
+            // NCCL runs all-to-all, gather and scatter as grouped send/recv.
+            bool viaSendRecv =
+                call.op.kind == CommKind::Collective &&
+                (call.op.type == ChakraProtoMsg::ALL_TO_ALL ||
+                 call.op.type == ChakraProtoMsg::GATHER || call.op.type == ChakraProtoMsg::SCATTER);
+            if (kernelOp && p2pHost != p2pKernel && !(p2pKernel && viaSendRecv))
+            {
+                Warn(m_trace.GetNode(*call.kernel).Describe() + " runs under " +
+                     m_trace.GetNode(call.hostOp).Describe() +
+                     ": the host op's collective is used");
+            }
+        }
+        if (call.recordedBytes && *call.recordedBytes != call.bytes)
+        {
+            ++m_report.sizeMismatches;
+            Warn(m_trace.GetNode(call.hostOp).Describe() + ": input tensors hold " +
+                 std::to_string(call.bytes) + " bytes, record_param_comms says " +
+                 std::to_string(*call.recordedBytes) + " (in_msg_nelems x dtype size)");
+        }
+        if (call.rootLocal)
+        {
+            info.root = ToGlobal(call.hostOp, info.pgName, *call.rootLocal, "root rank");
+        }
+        if (call.op.kind == CommKind::Send || call.op.kind == CommKind::Recv)
+        {
+            const bool send = call.op.kind == CommKind::Send;
+            if (!m_rank)
+            {
+                Fail(call.hostOp,
+                     std::string(send ? "send" : "recv") +
+                         ": this trace's global rank is unknown (no "
+                         "trace_link.rank): give the rank (--rank)");
+            }
+            if (!call.peerLocal)
+            {
+                Fail(call.hostOp,
+                     std::string("cannot find the ") + (send ? "destination" : "source") +
+                         " rank of this message (no c10d::send/recv_ or "
+                         "record_param_comms around it)");
+            }
+            int64_t peer = ToGlobal(call.hostOp,
+                                    info.pgName,
+                                    *call.peerLocal,
+                                    send ? "destination rank" : "source rank");
+            info.src = send ? *m_rank : peer;
+            info.dst = send ? peer : *m_rank;
+            auto key = std::make_tuple(info.pgName, info.src, info.dst);
+            info.tag = send ? sent[key]++ : received[key]++;
+            if (info.tag > std::numeric_limits<int32_t>::max())
+            {
+                Fail(call.hostOp, "more than 2^31 messages between two ranks");
+            }
+        }
+        return info;
+    }
+
+    /** Warns of the NCCL kernels no call claimed; makes a COMM_COLL of the nameable ones. */
+    void ReportUnpairedKernels(const CollectiveCallSet& set)
+    {
         for (std::size_t k : set.orphanKernels)
         {
             const PyTorchNode& kernel = m_trace.GetNode(k);
@@ -437,13 +339,15 @@ class Conversion
         for (std::size_t k : set.adoptedKernels)
         {
             Warn(m_trace.GetNode(k).Describe() +
-                 ": NCCL kernel under no collective host op: taken as the kernel of the nearest "
+                 ": NCCL kernel under no collective host op: taken as the kernel of "
+                 "the nearest "
                  "collective call of its type that had none");
         }
         for (std::size_t k : set.extraKernels)
         {
             Warn(m_trace.GetNode(k).Describe() +
-                 ": a second NCCL kernel for one collective call: kept as a GPU compute op");
+                 ": a second NCCL kernel for one collective call: kept as a GPU "
+                 "compute op");
         }
     }
 
@@ -451,9 +355,23 @@ class Conversion
     {
         m_deps.assign(m_n, {});
         m_ctrl.assign(m_n, std::nullopt);
+        AddControlDeps();
+        AddHostDeps();
+        AddGpuDeps();
+        for (std::size_t i = 0; i < m_n; ++i)
+        {
+            auto& deps = m_deps[i];
+            std::sort(deps.begin(), deps.end());
+            deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+            deps.erase(std::remove(deps.begin(), deps.end(), i), deps.end());
+        }
+    }
+
+    /** Control: the nearest ancestor in the output (not a metadata node); tids inherited. */
+    void AddControlDeps()
+    {
         std::vector<int64_t>& tid = m_tid;
         tid.assign(m_n, 0);
-        // Control: the nearest ancestor in the output (not a metadata node).
         std::vector<std::optional<std::size_t>> keptAncestor(m_n);
         for (std::size_t i : m_trace.GetPreorder())
         {
@@ -470,6 +388,12 @@ class Conversion
                 m_ctrl[i] = keptAncestor[i];
             }
         }
+    }
+
+    /** Host ops: after the previous one of their thread, their inter-thread and sync deps. */
+    void AddHostDeps()
+    {
+        const std::vector<int64_t>& tid = m_tid;
         // Host ops of one thread in program order (preorder of the call tree).
         std::map<int64_t, std::size_t> last;
         std::vector<std::size_t> position(m_n, 0);
@@ -537,7 +461,11 @@ class Conversion
                 m_deps[i].push_back(*gpu);
             }
         }
-        // GPU ops: after their launcher, and after the previous GPU op of their stream.
+    }
+
+    /** GPU ops: after their launcher, and after the previous GPU op of their stream. */
+    void AddGpuDeps()
+    {
         std::map<std::pair<int64_t, int64_t>, std::vector<std::size_t>> streams;
         for (std::size_t i = 0; i < m_n; ++i)
         {
@@ -580,13 +508,6 @@ class Conversion
             {
                 m_deps[ops[k]].push_back(ops[k - 1]);
             }
-        }
-        for (std::size_t i = 0; i < m_n; ++i)
-        {
-            auto& deps = m_deps[i];
-            std::sort(deps.begin(), deps.end());
-            deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-            deps.erase(std::remove(deps.begin(), deps.end(), i), deps.end());
         }
     }
 
@@ -644,6 +565,32 @@ class Conversion
         }
         node.set_name(source.name);
         const bool gpu = m_role[i] == Role::GpuOp;
+        std::optional<double> duration = Duration(source, gpu);
+        if (duration)
+        {
+            node.set_duration_micros(Micros(*duration));
+        }
+        SetType(node, i, gpu);
+        AddAttributes(node, i, gpu, duration);
+        auto setIo = [](const PyTorchIo& io, ChakraProtoMsg::IOInfo* out) {
+            out->set_values(io.values);
+            out->set_shapes(io.shapes);
+            out->set_types(io.types);
+        };
+        if (!source.inputs.IsEmpty())
+        {
+            setIo(source.inputs, node.mutable_inputs());
+        }
+        if (!source.outputs.IsEmpty())
+        {
+            setIo(source.outputs, node.mutable_outputs());
+        }
+        return node;
+    }
+
+    /** \return the time an op of \p source runs on its own (microseconds), if known */
+    static std::optional<double> Duration(const PyTorchNode& source, bool gpu)
+    {
         std::optional<double> duration = gpu ? source.dur : source.exclusiveDur;
         if (!gpu && duration && source.waitDur)
         {
@@ -656,10 +603,12 @@ class Conversion
             // The thread's time between the previous op and this one (Python, framework).
             duration = *duration + *source.gapDur;
         }
-        if (duration)
-        {
-            node.set_duration_micros(Micros(*duration));
-        }
+        return duration;
+    }
+
+    /** Sets the node type of op \p i (COMP or COMM_*) and counts it. */
+    void SetType(ChakraProtoMsg::Node& node, std::size_t i, bool gpu)
+    {
         const auto& comm = m_comm[i];
         if (!comm)
         {
@@ -681,95 +630,87 @@ class Conversion
             node.set_type(ChakraProtoMsg::COMM_COLL_NODE);
             ++m_report.collectives[CommTypeName(comm->op.type)];
         }
-        AddBool(node, "is_cpu_op", !gpu);
-        if (comm)
+    }
+
+    /** Adds the attributes of op \p i: the converter's own, then the trace's. */
+    void AddAttributes(ChakraProtoMsg::Node& node,
+                       std::size_t i,
+                       bool gpu,
+                       std::optional<double> duration)
+    {
+        const PyTorchNode& source = m_trace.GetNode(i);
+        EtAttributeWriter attributes(node.mutable_attr());
+        attributes.Bool("is_cpu_op", !gpu);
+        if (const auto& comm = m_comm[i])
         {
             ++(m_fromKernel[i] ? m_report.commFromKernels : m_report.commFromHostOps);
             m_report.commBytes += comm->bytes;
             if (comm->op.kind == CommKind::Collective)
             {
-                AddInt(node, "comm_type", comm->op.type);
+                attributes.Int64("comm_type", comm->op.type);
             }
-            AddInt(node, "comm_size", static_cast<int64_t>(comm->bytes));
-            AddString(node, "pg_name", comm->pgName);
+            attributes.Int64("comm_size", static_cast<int64_t>(comm->bytes));
+            attributes.String("pg_name", comm->pgName);
             if (comm->root)
             {
-                AddInt(node, "root_rank", *comm->root);
+                attributes.Int64("root_rank", *comm->root);
             }
             if (comm->op.kind != CommKind::Collective)
             {
-                AddInt32(node, "comm_src", comm->src);
-                AddInt32(node, "comm_dst", comm->dst);
-                AddInt32(node, "comm_tag", comm->tag);
+                attributes.Int32("comm_src", static_cast<int32_t>(comm->src));
+                attributes.Int32("comm_dst", static_cast<int32_t>(comm->dst));
+                attributes.Int32("comm_tag", static_cast<int32_t>(comm->tag));
             }
         }
         if (gpu)
         {
-            AddInt(node, "stream", *source.stream);
+            attributes.Int64("stream", *source.stream);
             if (source.device)
             {
-                AddInt(node, "device", *source.device);
+                attributes.Int64("device", *source.device);
             }
             if (source.correlation)
             {
-                AddInt(node, "correlation", *source.correlation);
+                attributes.Int64("correlation", *source.correlation);
             }
-            AddString(node, "cat", source.cat);
+            attributes.String("cat", source.cat);
         }
         else
         {
-            AddInt(node, "tid", m_tid[i]);
+            attributes.Int64("tid", m_tid[i]);
         }
         if (duration)
         {
-            AddDouble(node, "duration_exact_micros", *duration);
+            attributes.Double("duration_exact_micros", *duration);
         }
         for (const PyTorchAttr& attr : source.attrs)
         {
-            if (!IsReservedAttr(attr.name))
+            if (!IsConverterAttribute(attr.name))
             {
-                AddTraceAttr(node, attr);
+                AddTraceAttribute(node, attr);
             }
         }
-        auto setIo = [](const PyTorchIo& io, ChakraProtoMsg::IOInfo* out) {
-            out->set_values(io.values);
-            out->set_shapes(io.shapes);
-            out->set_types(io.types);
-        };
-        if (!source.inputs.IsEmpty())
-        {
-            setIo(source.inputs, node.mutable_inputs());
-        }
-        if (!source.outputs.IsEmpty())
-        {
-            setIo(source.outputs, node.mutable_outputs());
-        }
-        return node;
     }
 
     void Write(const std::string& outputPath)
     {
         ChakraProtoMsg::GlobalMetadata metadata;
         metadata.set_version("0.0.4");
-        auto addMeta = [&](const std::string& name) {
-            auto* attr = metadata.add_attr();
-            attr->set_name(name);
-            return attr;
-        };
-        addMeta("schema")->set_string_val(m_trace.GetSchema());
-        addMeta("source")->set_string_val(m_report.linked ? "PyTorch linked trace"
-                                                          : "PyTorch host trace");
+        EtAttributeWriter attributes(metadata.mutable_attr());
+        attributes.String("schema", m_trace.GetSchema());
+        attributes.String("source",
+                          m_report.linked ? "PyTorch linked trace" : "PyTorch host trace");
         if (m_rank)
         {
-            addMeta("rank")->set_int64_val(*m_rank);
+            attributes.Int64("rank", *m_rank);
         }
         if (m_worldSize)
         {
-            addMeta("world_size")->set_int64_val(*m_worldSize);
+            attributes.Int64("world_size", *m_worldSize);
         }
         if (!m_trace.GetTraceLink().gpuName.empty())
         {
-            addMeta("gpu_name")->set_string_val(m_trace.GetTraceLink().gpuName);
+            attributes.String("gpu_name", m_trace.GetTraceLink().gpuName);
         }
         // ASTRA-sim's form (the rewrite chakra_generator --astra-sim applies): no METADATA
         // node, numbered communicators, no communication on the CPU.
@@ -836,58 +777,6 @@ class Conversion
 };
 
 } // namespace
-
-uint64_t
-ConversionReport::GetCollectiveCount() const
-{
-    uint64_t total = 0;
-    for (const auto& [name, count] : collectives)
-    {
-        total += count;
-    }
-    return total;
-}
-
-std::ostream&
-operator<<(std::ostream& os, const ConversionReport& report)
-{
-    os << "input: " << report.input << " (schema " << report.schema
-       << (report.linked ? ", linked" : ", host only") << ")\n";
-    os << "output: " << report.output << "\n";
-    os << "rank: " << (report.rank ? std::to_string(*report.rank) : "unknown")
-       << ", world size: " << (report.worldSize ? std::to_string(*report.worldSize) : "unknown")
-       << "\n";
-    os << "nodes: " << report.inputNodes << " read, " << report.outputNodes << " written ("
-       << report.cpuOps << " CPU, " << report.gpuOps << " GPU, " << report.GetCollectiveCount()
-       << " collectives, " << report.sends << " sends, " << report.recvs << " recvs, "
-       << report.metadataNodes << " metadata; " << report.droppedRoots
-       << " profiler roots left out)\n";
-    os << "collectives:";
-    for (const auto& [name, count] : report.collectives)
-    {
-        os << " " << name << " " << count;
-    }
-    os << (report.collectives.empty() ? " none" : "") << "\n";
-    os << "comm nodes: " << report.commFromKernels << " NCCL kernels, " << report.commFromHostOps
-       << " host ops; " << report.commBytes << " bytes\n";
-    if (!report.commGroupFile.empty())
-    {
-        os << "ASTRA-sim communicators: " << report.commGroupFile << "\n";
-    }
-    os << "dependencies: " << report.dataDeps << " data, " << report.ctrlDeps << " control; "
-       << report.droppedReferences << " references to nodes not in the output dropped, "
-       << report.movedSyncDeps << " sync deps moved to the next host op\n";
-    os << "warnings: " << report.warningCount << "\n";
-    for (const auto& warning : report.warnings)
-    {
-        os << "  " << warning << "\n";
-    }
-    if (report.warningCount > report.warnings.size())
-    {
-        os << "  ... " << report.warningCount - report.warnings.size() << " more\n";
-    }
-    return os;
-}
 
 std::string
 AstraSimCommGroupFile(const std::string& outputPath)
