@@ -65,32 +65,48 @@ HostTrace::FindField(const HostJson& node, const std::string& key)
 HostTrace::HostTrace(const std::string& path)
     : m_path(path)
 {
+    ReadDocument();
+    const HostJson& nodes = ReadTopLevel();
+    m_ops.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
     {
-        InputFileStreamBuf buffer(path);
-        std::istream stream(&buffer);
-        try
-        {
-            m_document = HostJson::parse(stream);
-        }
-        catch (const HostJson::parse_error& e)
-        {
-            if (buffer.GetFile().GetOffset() == 0)
-            {
-                throw TraceError(m_path, "", "the file is empty");
-            }
-            std::string what = e.what();
-            auto bracket = what.find("] ");
-            if (bracket != std::string::npos)
-            {
-                what = what.substr(bracket + 2);
-            }
-            throw TraceError(m_path, "byte " + std::to_string(e.byte), "malformed JSON: " + what);
-        }
-        catch (const HostJson::exception& e)
-        {
-            ThrowJsonError(e, m_path, buffer.GetConsumed()); // a number too large (1e9999)
-        }
+        m_ops.push_back(ReadOp(nodes[i], i));
     }
+    CheckCallTree();
+}
+
+void
+HostTrace::ReadDocument()
+{
+    InputFileStreamBuf buffer(m_path);
+    std::istream stream(&buffer);
+    try
+    {
+        m_document = HostJson::parse(stream);
+    }
+    catch (const HostJson::parse_error& e)
+    {
+        if (buffer.GetFile().GetOffset() == 0)
+        {
+            throw TraceError(m_path, "", "the file is empty");
+        }
+        std::string what = e.what();
+        auto bracket = what.find("] ");
+        if (bracket != std::string::npos)
+        {
+            what = what.substr(bracket + 2);
+        }
+        throw TraceError(m_path, "byte " + std::to_string(e.byte), "malformed JSON: " + what);
+    }
+    catch (const HostJson::exception& e)
+    {
+        ThrowJsonError(e, m_path, buffer.GetConsumed()); // a number too large (1e9999)
+    }
+}
+
+const HostJson&
+HostTrace::ReadTopLevel()
+{
     if (!m_document.is_object())
     {
         throw TraceError(m_path,
@@ -116,19 +132,7 @@ HostTrace::HostTrace(const std::string& path)
                          "written by chakra_trace_link): give the host execution trace that "
                          "PyTorch wrote, or convert this file directly with chakra_converter");
     }
-    for (const auto& node : *nodes)
-    {
-        if (node.is_object() && node.contains("cat"))
-        {
-            const auto id = node.find("id");
-            throw TraceError(m_path,
-                             "node " + (id != node.end() ? id->dump() : std::string("?")),
-                             "this is already a linked trace (the node is a GPU op with \"cat\" " +
-                                 node["cat"].dump() +
-                                 "): give the host execution trace that PyTorch wrote, or "
-                                 "convert this file directly with chakra_converter");
-        }
-    }
+    RefuseGpuOps(*nodes);
     auto schema = m_document.find("schema");
     if (schema != m_document.end())
     {
@@ -160,83 +164,104 @@ HostTrace::HostTrace(const std::string& path)
                       ? HostSchemaStyle::ATTRS
                       : HostSchemaStyle::TOP_LEVEL;
     }
-    const std::string parentKey = GetParentKey();
+    return *nodes;
+}
 
-    m_ops.reserve(nodes->size());
-    for (std::size_t i = 0; i < nodes->size(); ++i)
+void
+HostTrace::RefuseGpuOps(const HostJson& nodes) const
+{
+    for (const auto& node : nodes)
     {
-        const HostJson& node = (*nodes)[i];
-        std::string where = "node #" + std::to_string(i);
-        if (!node.is_object())
+        if (node.is_object() && node.contains("cat"))
         {
-            throw TraceError(m_path, where, "not a JSON object");
+            const auto id = node.find("id");
+            throw TraceError(m_path,
+                             "node " + (id != node.end() ? id->dump() : std::string("?")),
+                             "this is already a linked trace (the node is a GPU op with \"cat\" " +
+                                 node["cat"].dump() +
+                                 "): give the host execution trace that PyTorch wrote, or "
+                                 "convert this file directly with chakra_converter");
         }
-        HostOp op;
-        op.index = i;
-        auto id = node.find("id");
-        if (id == node.end() || !id->is_number_integer() || id->get<int64_t>() < 0)
-        {
-            throw TraceError(m_path, where, "\"id\" is missing or not a non-negative integer");
-        }
-        op.id = id->get<uint64_t>();
-        where = "node " + std::to_string(op.id);
-        auto name = node.find("name");
-        if (name == node.end() || !name->is_string())
-        {
-            throw TraceError(m_path, where, "\"name\" is missing or not a string");
-        }
-        op.name = name->get<std::string>();
-        op.traceNode = IsTraceNode(op.name);
+    }
+}
 
-        auto parent = node.find(parentKey);
-        if (parent == node.end())
-        {
-            throw TraceError(m_path, where, "\"" + parentKey + "\" (the parent id) is missing");
-        }
-        const HostJson* parentValue = &*parent;
-        if (parent->is_array())
-        {
-            if (parent->size() > 1)
-            {
-                throw TraceError(m_path, where, "\"" + parentKey + "\" names more than one parent");
-            }
-            parentValue = parent->empty() ? nullptr : &parent->front();
-        }
-        if (parentValue != nullptr)
-        {
-            if (!parentValue->is_number_integer() || parentValue->get<int64_t>() < 0)
-            {
-                throw TraceError(m_path,
-                                 where,
-                                 "\"" + parentKey + "\" is not a non-negative integer");
-            }
-            op.parent = parentValue->get<uint64_t>();
-            op.hasParent = true;
-        }
+HostOp
+HostTrace::ReadOp(const HostJson& node, std::size_t index) const
+{
+    const std::string parentKey = GetParentKey();
+    std::string where = "node #" + std::to_string(index);
+    if (!node.is_object())
+    {
+        throw TraceError(m_path, where, "not a JSON object");
+    }
+    HostOp op;
+    op.index = index;
+    auto id = node.find("id");
+    if (id == node.end() || !id->is_number_integer() || id->get<int64_t>() < 0)
+    {
+        throw TraceError(m_path, where, "\"id\" is missing or not a non-negative integer");
+    }
+    op.id = id->get<uint64_t>();
+    where = "node " + std::to_string(op.id);
+    auto name = node.find("name");
+    if (name == node.end() || !name->is_string())
+    {
+        throw TraceError(m_path, where, "\"name\" is missing or not a string");
+    }
+    op.name = name->get<std::string>();
+    op.traceNode = IsTraceNode(op.name);
 
-        auto integer = [&](const char* key, bool required) -> int64_t {
-            const HostJson* value = FindField(node, key);
-            if (value == nullptr)
-            {
-                if (required)
-                {
-                    throw TraceError(m_path, where, std::string("\"") + key + "\" is missing");
-                }
-                return kHostNone;
-            }
-            if (!value->is_number_integer())
-            {
-                throw TraceError(m_path, where, std::string("\"") + key + "\" is not an integer");
-            }
-            return value->get<int64_t>();
-        };
-        op.tid = integer("tid", true);
-        op.rfId = integer("rf_id", false);
-        op.seqId = integer("seq_id", false);
-        op.fwParent = integer("fw_parent", false);
-        m_ops.push_back(std::move(op));
+    auto parent = node.find(parentKey);
+    if (parent == node.end())
+    {
+        throw TraceError(m_path, where, "\"" + parentKey + "\" (the parent id) is missing");
+    }
+    const HostJson* parentValue = &*parent;
+    if (parent->is_array())
+    {
+        if (parent->size() > 1)
+        {
+            throw TraceError(m_path, where, "\"" + parentKey + "\" names more than one parent");
+        }
+        parentValue = parent->empty() ? nullptr : &parent->front();
+    }
+    if (parentValue != nullptr)
+    {
+        if (!parentValue->is_number_integer() || parentValue->get<int64_t>() < 0)
+        {
+            throw TraceError(m_path, where, "\"" + parentKey + "\" is not a non-negative integer");
+        }
+        op.parent = parentValue->get<uint64_t>();
+        op.hasParent = true;
     }
 
+    auto integer = [&](const char* key, bool required) -> int64_t {
+        const HostJson* value = FindField(node, key);
+        if (value == nullptr)
+        {
+            if (required)
+            {
+                throw TraceError(m_path, where, std::string("\"") + key + "\" is missing");
+            }
+            return kHostNone;
+        }
+        if (!value->is_number_integer())
+        {
+            throw TraceError(m_path, where, std::string("\"") + key + "\" is not an integer");
+        }
+        return value->get<int64_t>();
+    };
+    op.tid = integer("tid", true);
+    op.rfId = integer("rf_id", false);
+    op.seqId = integer("seq_id", false);
+    op.fwParent = integer("fw_parent", false);
+    return op;
+}
+
+void
+HostTrace::CheckCallTree()
+{
+    const std::string parentKey = GetParentKey();
     std::sort(m_ops.begin(), m_ops.end(), [](const HostOp& a, const HostOp& b) {
         return a.id < b.id;
     });
@@ -273,6 +298,16 @@ HostTrace::HostTrace(const std::string& path)
                              "parent " + std::to_string(op.parent) + " is not a node of the trace");
         }
     }
+    CheckNoParentCycle();
+    if (!anyOperator)
+    {
+        throw TraceError(m_path, "", "the trace has no operator nodes");
+    }
+}
+
+void
+HostTrace::CheckNoParentCycle() const
+{
     // The call tree must be a tree: a parent cycle (other than the root naming itself) would
     // make every walk up the tree endless.
     std::vector<uint8_t> state(m_ops.size(), 0); // 0 unseen, 1 on the current path, 2 done
@@ -302,10 +337,6 @@ HostTrace::HostTrace(const std::string& path)
             state[j] = 2;
         }
         walk.clear();
-    }
-    if (!anyOperator)
-    {
-        throw TraceError(m_path, "", "the trace has no operator nodes");
     }
 }
 

@@ -93,6 +93,27 @@ class HostTrace
     static const HostJson* FindField(const HostJson& node, const std::string& key);
 
   private:
+    /** Parses the file into m_document. */
+    void ReadDocument();
+    /**
+     * Checks the top level (an object with a non-empty "nodes" list, not a linked trace) and
+     * reads the schema, its field layout and the pid.
+     * \return the "nodes" list
+     */
+    const HostJson& ReadTopLevel();
+    /** Throws if \p nodes holds a GPU op (a node with "cat"): the trace is linked already. */
+    void RefuseGpuOps(const HostJson& nodes) const;
+    /**
+     * \param node the node object
+     * \param index its position in "nodes"
+     * \return the node's fields
+     */
+    HostOp ReadOp(const HostJson& node, std::size_t index) const;
+    /** Sorts m_ops by id; checks ids, parents, the tree and that there is an operator. */
+    void CheckCallTree();
+    /** Throws if the parent links of m_ops (checked to name nodes) loop. */
+    void CheckNoParentCycle() const;
+
     std::string m_path;                                  //!< the file
     std::string m_schema;                                //!< "schema"
     HostSchemaStyle m_style{HostSchemaStyle::TOP_LEVEL}; //!< field layout
