@@ -76,6 +76,117 @@ LinkJob::MatchByRecordFunctionId() const
     return result;
 }
 
+std::vector<OpSequence>
+LinkJob::DeviceSequences() const
+{
+    const uint32_t threadCount = m_device.GetThreadCount();
+    std::vector<OpSequence> deviceSeqs(threadCount);
+    for (uint32_t u = 0; u < threadCount; ++u)
+    {
+        auto [first, last] = m_device.GetThreadRange(u);
+        for (uint32_t k = first; k < last; ++k)
+        {
+            deviceSeqs[u].names.push_back(m_cpu[k].name);
+            deviceSeqs[u].sequenceNumbers.push_back(m_cpu[k].seqNr);
+            deviceSeqs[u].ids.push_back(m_cpu[k].externalId);
+        }
+    }
+    return deviceSeqs;
+}
+
+LinkJob::ThreadPlacement
+LinkJob::PlaceHostThread(const OpSequence& hostSeq,
+                         const std::vector<OpSequence>& deviceSeqs,
+                         const std::vector<bool>& taken,
+                         bool haveReference,
+                         TimeNs refStart,
+                         TimeNs refEnd) const
+{
+    ThreadPlacement best;
+    const auto threadCount = static_cast<uint32_t>(deviceSeqs.size());
+    for (uint32_t u = 0; u < threadCount; ++u)
+    {
+        if (taken[u] || deviceSeqs[u].names.empty())
+        {
+            continue;
+        }
+        const uint32_t first = m_device.GetThreadRange(u).first;
+        OpAligner aligner(hostSeq, deviceSeqs[u], m_options.matchWindow);
+        for (const AlignmentScore& score : aligner.Search(3, 64, 64))
+        {
+            if (score.matched == 0)
+            {
+                continue;
+            }
+            const KinetoCpuOp& a = m_cpu[first + score.firstMatch];
+            const KinetoCpuOp& b = m_cpu[first + score.lastMatch];
+            TimeNs start = a.ts;
+            TimeNs end = std::max(a.End(), b.End());
+            TimeNs distance = 0;
+            if (haveReference)
+            {
+                distance = std::max<TimeNs>(0, std::max(start, refStart) - std::min(end, refEnd));
+            }
+            auto key = [](const AlignmentScore& s, TimeNs d, TimeNs t) {
+                return std::make_tuple(s.matched,
+                                       s.seqAgree,
+                                       -d,
+                                       -static_cast<int64_t>(s.skipped),
+                                       s.idAgree,
+                                       -t);
+            };
+            if (!best.found ||
+                key(score, distance, start) > key(best.score, best.distance, best.start))
+            {
+                best.found = true;
+                best.score = score;
+                best.thread = u;
+                best.distance = distance;
+                best.start = start;
+                best.end = end;
+            }
+        }
+    }
+    return best;
+}
+
+uint64_t
+LinkJob::ApplyThreadMatch(Matching& result,
+                          const std::vector<uint32_t>& ops,
+                          const OpSequence& hostSeq,
+                          const std::vector<OpSequence>& deviceSeqs,
+                          const ThreadPlacement& best) const
+{
+    OpAligner aligner(hostSeq, deviceSeqs[best.thread], m_options.matchWindow);
+    std::vector<int32_t> match;
+    aligner.Score(best.score.offset, ops.size(), &match);
+    const uint32_t first = m_device.GetThreadRange(best.thread).first;
+    uint64_t linkedHere = 0;
+    for (std::size_t n = 0; n < ops.size(); ++n)
+    {
+        const uint32_t i = ops[n];
+        if (match[n] >= 0)
+        {
+            result.hostToCpu[i] = static_cast<int32_t>(first + match[n]);
+            ++linkedHere;
+            continue;
+        }
+        if (hostSeq.names[n] == OpSequence::kNoMatch)
+        {
+            result.reasonCode[i] = "not-in-device-trace";
+            result.reason[i] = "no Kineto CPU op has this name";
+        }
+        else
+        {
+            result.reasonCode[i] = "not-at-expected-position";
+            result.reason[i] = "no Kineto CPU op of this name near its expected position "
+                               "on device thread " +
+                               m_device.GetThreadLabel(best.thread);
+        }
+    }
+    return linkedHere;
+}
+
 LinkJob::Matching
 LinkJob::MatchByOrder() const
 {
@@ -104,17 +215,7 @@ LinkJob::MatchByOrder() const
 
     // Device threads: host operators in start order.
     const uint32_t threadCount = m_device.GetThreadCount();
-    std::vector<OpSequence> deviceSeqs(threadCount);
-    for (uint32_t u = 0; u < threadCount; ++u)
-    {
-        auto [first, last] = m_device.GetThreadRange(u);
-        for (uint32_t k = first; k < last; ++k)
-        {
-            deviceSeqs[u].names.push_back(m_cpu[k].name);
-            deviceSeqs[u].sequenceNumbers.push_back(m_cpu[k].seqNr);
-            deviceSeqs[u].ids.push_back(m_cpu[k].externalId);
-        }
-    }
+    const std::vector<OpSequence> deviceSeqs = DeviceSequences();
 
     std::vector<bool> taken(threadCount, false);
     bool haveReference = false;
@@ -131,121 +232,46 @@ LinkJob::MatchByOrder() const
             hostSeq.ids.push_back(m_ops[i].rfId);
         }
 
-        // Best (thread, offset): most matches, then agreeing sequence numbers, then closest
-        // in time to the threads already placed, then fewest skipped ops, then agreeing ids,
-        // then earliest.
-        bool found = false;
-        uint32_t bestThread = 0;
-        AlignmentScore best;
-        TimeNs bestDistance = 0;
-        TimeNs bestStart = 0;
-        TimeNs bestEnd = 0;
-        for (uint32_t u = 0; u < threadCount; ++u)
-        {
-            if (taken[u] || deviceSeqs[u].names.empty())
-            {
-                continue;
-            }
-            const uint32_t first = m_device.GetThreadRange(u).first;
-            OpAligner aligner(hostSeq, deviceSeqs[u], m_options.matchWindow);
-            for (const AlignmentScore& score : aligner.Search(3, 64, 64))
-            {
-                if (score.matched == 0)
-                {
-                    continue;
-                }
-                const KinetoCpuOp& a = m_cpu[first + score.firstMatch];
-                const KinetoCpuOp& b = m_cpu[first + score.lastMatch];
-                TimeNs start = a.ts;
-                TimeNs end = std::max(a.End(), b.End());
-                TimeNs distance = 0;
-                if (haveReference)
-                {
-                    distance =
-                        std::max<TimeNs>(0, std::max(start, refStart) - std::min(end, refEnd));
-                }
-                auto key = [](const AlignmentScore& s, TimeNs d, TimeNs t) {
-                    return std::make_tuple(s.matched,
-                                           s.seqAgree,
-                                           -d,
-                                           -static_cast<int64_t>(s.skipped),
-                                           s.idAgree,
-                                           -t);
-                };
-                if (!found || key(score, distance, start) > key(best, bestDistance, bestStart))
-                {
-                    found = true;
-                    best = score;
-                    bestThread = u;
-                    bestDistance = distance;
-                    bestStart = start;
-                    bestEnd = end;
-                }
-            }
-        }
+        const ThreadPlacement best =
+            PlaceHostThread(hostSeq, deviceSeqs, taken, haveReference, refStart, refEnd);
+        const bool found = best.found;
         const auto needed = static_cast<uint32_t>(
             std::max(1.0, std::ceil(m_options.minThreadMatchFraction * ops.size())));
         std::string hostLabel = "host thread " + std::to_string(tid);
-        if (!found || best.matched < needed)
+        if (!found || best.score.matched < needed)
         {
             for (uint32_t i : ops)
             {
                 result.reasonCode[i] = "thread-not-found";
-                result.reason[i] =
-                    "no thread of the device trace runs " + hostLabel +
-                    "'s ops in this order (best: " + std::to_string(found ? best.matched : 0) +
-                    " of " + std::to_string(ops.size()) + " matched)";
+                result.reason[i] = "no thread of the device trace runs " + hostLabel +
+                                   "'s ops in this order (best: " +
+                                   std::to_string(found ? best.score.matched : 0) + " of " +
+                                   std::to_string(ops.size()) + " matched)";
             }
             result.threads.push_back(hostLabel + " -> none (" +
-                                     std::to_string(found ? best.matched : 0) + "/" +
+                                     std::to_string(found ? best.score.matched : 0) + "/" +
                                      std::to_string(ops.size()) + " matched at best)");
             continue;
         }
-        taken[bestThread] = true;
+        taken[best.thread] = true;
         if (!haveReference)
         {
             haveReference = true;
-            refStart = bestStart;
-            refEnd = bestEnd;
+            refStart = best.start;
+            refEnd = best.end;
         }
         else
         {
-            refStart = std::min(refStart, bestStart);
-            refEnd = std::max(refEnd, bestEnd);
+            refStart = std::min(refStart, best.start);
+            refEnd = std::max(refEnd, best.end);
         }
-        OpAligner aligner(hostSeq, deviceSeqs[bestThread], m_options.matchWindow);
-        std::vector<int32_t> match;
-        aligner.Score(best.offset, ops.size(), &match);
-        const uint32_t first = m_device.GetThreadRange(bestThread).first;
-        uint64_t linkedHere = 0;
-        for (std::size_t n = 0; n < ops.size(); ++n)
-        {
-            const uint32_t i = ops[n];
-            if (match[n] >= 0)
-            {
-                result.hostToCpu[i] = static_cast<int32_t>(first + match[n]);
-                ++linkedHere;
-                continue;
-            }
-            if (hostSeq.names[n] == OpSequence::kNoMatch)
-            {
-                result.reasonCode[i] = "not-in-device-trace";
-                result.reason[i] = "no Kineto CPU op has this name";
-            }
-            else
-            {
-                result.reasonCode[i] = "not-at-expected-position";
-                result.reason[i] = "no Kineto CPU op of this name near its expected position "
-                                   "on device thread " +
-                                   m_device.GetThreadLabel(bestThread);
-            }
-        }
+        const uint64_t linkedHere = ApplyThreadMatch(result, ops, hostSeq, deviceSeqs, best);
         result.linked += linkedHere;
         result.threads.push_back(
-            hostLabel + " -> device thread " + m_device.GetThreadLabel(bestThread) + ": " +
+            hostLabel + " -> device thread " + m_device.GetThreadLabel(best.thread) + ": " +
             std::to_string(linkedHere) + "/" + std::to_string(ops.size()) + " ops matched (" +
-            std::to_string(best.skipped) + " extra device ops skipped, " +
-            std::to_string(best.seqAgree) + " sequence numbers agree)");
+            std::to_string(best.score.skipped) + " extra device ops skipped, " +
+            std::to_string(best.score.seqAgree) + " sequence numbers agree)");
     }
     MatchAcrossThreads(result, haveReference, refStart, refEnd);
     return result;

@@ -85,42 +85,101 @@ LinkJob::ExclusiveDuration(uint32_t host) const
     return std::max<TimeNs>(0, self.dur - total);
 }
 
-void
-LinkJob::AddSyncDeps()
+LinkJob::AttachedGpuIndex
+LinkJob::IndexAttachedGpuOps() const
 {
-    m_syncDeps.assign(m_ops.size(), {});
-    m_waitNs.assign(m_ops.size(), 0);
-    // Attached GPU ops per stream in launch order, and all of them by end time.
-    std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> byStream;
-    std::vector<uint32_t> byEnd;
-    std::unordered_map<int64_t, uint32_t> byCorrelation;
+    AttachedGpuIndex index;
     for (uint32_t g = 0; g < m_gpu.size(); ++g)
     {
         if (m_gpuHost[g] < 0)
         {
             continue;
         }
-        byStream[{m_gpu[g].device, m_gpu[g].stream}].push_back(g);
-        byEnd.push_back(g);
-        byCorrelation.emplace(m_gpu[g].correlation, g);
-    }
-    if (byEnd.empty())
-    {
-        return;
+        index.byStream[{m_gpu[g].device, m_gpu[g].stream}].push_back(g);
+        index.byEnd.push_back(g);
+        index.byCorrelation.emplace(m_gpu[g].correlation, g);
     }
     auto launchOrder = [this](uint32_t a, uint32_t b) {
         return std::make_tuple(m_gpuLaunch[a], m_gpu[a].correlation, m_gpu[a].fileIndex) <
                std::make_tuple(m_gpuLaunch[b], m_gpu[b].correlation, m_gpu[b].fileIndex);
     };
-    for (auto& [key, list] : byStream)
+    for (auto& [key, list] : index.byStream)
     {
         std::sort(list.begin(), list.end(), launchOrder);
     }
-    std::sort(byEnd.begin(), byEnd.end(), [this](uint32_t a, uint32_t b) {
+    std::sort(index.byEnd.begin(), index.byEnd.end(), [this](uint32_t a, uint32_t b) {
         return std::make_tuple(m_gpu[a].End(), m_gpu[a].fileIndex) <
                std::make_tuple(m_gpu[b].End(), m_gpu[b].fileIndex);
     });
+    return index;
+}
 
+std::vector<const std::vector<uint32_t>*>
+LinkJob::WaitedStreams(const KinetoRuntimeCall& call, AttachedGpuIndex& index) const
+{
+    const SyncKind kind = ClassifySync(m_device.GetName(call.name));
+    if (kind == SyncKind::NONE)
+    {
+        return {};
+    }
+    std::vector<const std::vector<uint32_t>*> streams;
+    if (kind == SyncKind::DEVICE)
+    {
+        for (const auto& [key, list] : index.byStream)
+        {
+            streams.push_back(&list);
+        }
+    }
+    else if (kind == SyncKind::MEMCPY)
+    {
+        auto it = index.byCorrelation.find(call.correlation);
+        if (it == index.byCorrelation.end())
+        {
+            return {};
+        }
+        streams.push_back(&index.byStream[{m_gpu[it->second].device, m_gpu[it->second].stream}]);
+    }
+    else if (kind == SyncKind::STREAM && call.stream != kKinetoNone)
+    {
+        for (const auto& [key, list] : index.byStream)
+        {
+            if (key.second == call.stream)
+            {
+                streams.push_back(&list);
+            }
+        }
+    }
+    else
+    {
+        // Which stream or event was waited for is not in the trace: the call returned
+        // right after the op it waited for ended, so take the stream of the op launched
+        // before the call that ended last while the call was blocking.
+        auto from =
+            std::lower_bound(index.byEnd.begin(),
+                             index.byEnd.end(),
+                             call.ts,
+                             [this](uint32_t g, TimeNs value) { return m_gpu[g].End() < value; });
+        int64_t waited = -1;
+        for (auto it = from; it != index.byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
+        {
+            if (m_gpuLaunch[*it] <= call.ts)
+            {
+                waited = *it; // ascending end: the last one wins
+            }
+        }
+        if (waited < 0)
+        {
+            return {}; // nothing was running: the call did not wait
+        }
+        streams.push_back(&index.byStream[{m_gpu[waited].device, m_gpu[waited].stream}]);
+    }
+    return streams;
+}
+
+void
+LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
+                           const std::vector<const std::vector<uint32_t>*>& streams)
+{
     // The last attached op of a stream launched at or before t.
     auto lastLaunched = [&](const std::vector<uint32_t>& list, TimeNs t) -> int64_t {
         auto it = std::upper_bound(list.begin(), list.end(), t, [this](TimeNs value, uint32_t g) {
@@ -129,100 +188,61 @@ LinkJob::AddSyncDeps()
         return it == list.begin() ? -1 : static_cast<int64_t>(*(it - 1));
     };
 
-    for (const KinetoRuntimeCall& call : m_device.GetRuntimeCalls())
+    // The op around the call runs its own CPU time, then waits: the first op of the
+    // thread that starts after the call returned carries the dependency, and the time the
+    // call spent waiting for the GPU op is taken out of the waiting op's own time
+    // (wait_dur), so the wait is not replayed twice (as CPU time and as the dependency).
+    // Without a later op on the thread, the waiting op itself carries the dependency
+    // (then it waits first), unless it started before the GPU op was launched (that edge
+    // would point backwards in time: the launcher waiting for its own work).
+    const int32_t enclosing = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
+    const int32_t next = NextLinkedOp(call.thread, call.End());
+    TimeNs waitedUntil = kMinTime;
+    for (const auto* list : streams)
     {
-        const SyncKind kind = ClassifySync(m_device.GetName(call.name));
-        if (kind == SyncKind::NONE)
+        int64_t g = lastLaunched(*list, call.ts);
+        if (g < 0)
         {
             continue;
         }
-        std::vector<const std::vector<uint32_t>*> streams;
-        if (kind == SyncKind::DEVICE)
+        int32_t carrier = next;
+        if (carrier < 0 && enclosing >= 0 && m_cpu[enclosing].ts > m_gpuLaunch[g])
         {
-            for (const auto& [key, list] : byStream)
-            {
-                streams.push_back(&list);
-            }
+            carrier = enclosing;
         }
-        else if (kind == SyncKind::MEMCPY)
+        if (carrier < 0)
         {
-            auto it = byCorrelation.find(call.correlation);
-            if (it == byCorrelation.end())
-            {
-                continue;
-            }
-            streams.push_back(&byStream[{m_gpu[it->second].device, m_gpu[it->second].stream}]);
+            continue;
         }
-        else if (kind == SyncKind::STREAM && call.stream != kKinetoNone)
-        {
-            for (const auto& [key, list] : byStream)
-            {
-                if (key.second == call.stream)
-                {
-                    streams.push_back(&list);
-                }
-            }
-        }
-        else
-        {
-            // Which stream or event was waited for is not in the trace: the call returned
-            // right after the op it waited for ended, so take the stream of the op launched
-            // before the call that ended last while the call was blocking.
-            auto from = std::lower_bound(
-                byEnd.begin(),
-                byEnd.end(),
-                call.ts,
-                [this](uint32_t g, TimeNs value) { return m_gpu[g].End() < value; });
-            int64_t waited = -1;
-            for (auto it = from; it != byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
-            {
-                if (m_gpuLaunch[*it] <= call.ts)
-                {
-                    waited = *it; // ascending end: the last one wins
-                }
-            }
-            if (waited < 0)
-            {
-                continue; // nothing was running: the call did not wait
-            }
-            streams.push_back(&byStream[{m_gpu[waited].device, m_gpu[waited].stream}]);
-        }
+        m_syncDeps[m_cpuToHost[carrier]].push_back(static_cast<uint32_t>(g));
+        waitedUntil = std::max(waitedUntil, m_gpu[g].End());
+    }
+    if (enclosing >= 0 && waitedUntil != kMinTime)
+    {
+        // Blocked from the call until the last waited-for op ended; the rest of the call
+        // (returning) is CPU time.
+        const TimeNs blocked = std::min(waitedUntil, call.End()) - call.ts;
+        m_waitNs[m_cpuToHost[enclosing]] += std::clamp<TimeNs>(blocked, 0, call.dur);
+    }
+}
 
-        // The op around the call runs its own CPU time, then waits: the first op of the
-        // thread that starts after the call returned carries the dependency, and the time the
-        // call spent waiting for the GPU op is taken out of the waiting op's own time
-        // (wait_dur), so the wait is not replayed twice (as CPU time and as the dependency).
-        // Without a later op on the thread, the waiting op itself carries the dependency
-        // (then it waits first), unless it started before the GPU op was launched (that edge
-        // would point backwards in time: the launcher waiting for its own work).
-        const int32_t enclosing = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
-        const int32_t next = NextLinkedOp(call.thread, call.End());
-        TimeNs waitedUntil = kMinTime;
-        for (const auto* list : streams)
+void
+LinkJob::AddSyncDeps()
+{
+    m_syncDeps.assign(m_ops.size(), {});
+    m_waitNs.assign(m_ops.size(), 0);
+    // Attached GPU ops per stream in launch order, and all of them by end time.
+    AttachedGpuIndex index = IndexAttachedGpuOps();
+    if (index.byEnd.empty())
+    {
+        return;
+    }
+    for (const KinetoRuntimeCall& call : m_device.GetRuntimeCalls())
+    {
+        const auto streams = WaitedStreams(call, index);
+        if (!streams.empty())
         {
-            int64_t g = lastLaunched(*list, call.ts);
-            if (g < 0)
-            {
-                continue;
-            }
-            int32_t carrier = next;
-            if (carrier < 0 && enclosing >= 0 && m_cpu[enclosing].ts > m_gpuLaunch[g])
-            {
-                carrier = enclosing;
-            }
-            if (carrier < 0)
-            {
-                continue;
-            }
-            m_syncDeps[m_cpuToHost[carrier]].push_back(static_cast<uint32_t>(g));
-            waitedUntil = std::max(waitedUntil, m_gpu[g].End());
-        }
-        if (enclosing >= 0 && waitedUntil != kMinTime)
-        {
-            // Blocked from the call until the last waited-for op ended; the rest of the call
-            // (returning) is CPU time.
-            const TimeNs blocked = std::min(waitedUntil, call.End()) - call.ts;
-            m_waitNs[m_cpuToHost[enclosing]] += std::clamp<TimeNs>(blocked, 0, call.dur);
+            AddSyncDepsOfCall(call, streams);
         }
     }
     for (auto& list : m_syncDeps)
@@ -409,15 +429,23 @@ LinkJob::AddCrossStreamDeps()
     }
 }
 
-void
-LinkJob::AddThreadWaits()
+const KinetoCpuOp&
+LinkJob::LinkedCpuOp(uint32_t host) const
 {
-    // A host op that stays idle inside its own span (no child op, no runtime call) and
-    // resumes right after an op of another thread ended was waiting for that thread (the
-    // main thread's "## backward ##" waiting for the autograd thread). The idle time up to
-    // that end is a wait, not CPU time: it becomes wait_dur, and the first op of the thread
-    // after the idle stretch gets an inter_thread_dep on the op that released it.
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
+    return m_cpu[m_matching.hostToCpu[host]];
+}
+
+std::tuple<TimeNs, TimeNs, int64_t>
+LinkJob::ThreadEndKey(uint32_t host) const
+{
+    return std::make_tuple(LinkedCpuOp(host).End(),
+                           -LinkedCpuOp(host).ts,
+                           -static_cast<int64_t>(m_ops[host].id));
+}
+
+std::map<int64_t, std::vector<uint32_t>>
+LinkJob::LinkedOpsByEnd() const
+{
     std::map<int64_t, std::vector<uint32_t>> byEnd;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
@@ -426,19 +454,18 @@ LinkJob::AddThreadWaits()
             byEnd[m_ops[i].tid].push_back(i);
         }
     }
-    if (byEnd.size() < 2)
-    {
-        return;
-    }
-    auto endKey = [&](uint32_t i) {
-        return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
-    };
     for (auto& [tid, list] : byEnd)
     {
         std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
-            return endKey(a) < endKey(b);
+            return ThreadEndKey(a) < ThreadEndKey(b);
         });
     }
+    return byEnd;
+}
+
+std::vector<std::vector<uint32_t>>
+LinkJob::RuntimeCallsByThread() const
+{
     std::vector<std::vector<uint32_t>> callsByThread(m_device.GetThreadCount());
     const auto& calls = m_device.GetRuntimeCalls();
     for (uint32_t c = 0; c < calls.size(); ++c)
@@ -454,93 +481,132 @@ LinkJob::AddThreadWaits()
             return calls[a].ts < calls[b].ts;
         });
     }
+    return callsByThread;
+}
+
+void
+LinkJob::FindBusyStretches(uint32_t k,
+                           const std::vector<std::vector<uint32_t>>& callsByThread,
+                           std::vector<std::pair<TimeNs, TimeNs>>& busy) const
+{
+    const KinetoCpuOp& x = m_cpu[k];
+    const auto& calls = m_device.GetRuntimeCalls();
+    // What the thread did inside the op: nested operators (linked or not) and runtime calls.
+    busy.clear();
+    const uint32_t last = m_device.GetThreadRange(x.thread).second;
+    for (uint32_t j = k + 1; j < last && m_cpu[j].ts < x.End();)
+    {
+        const TimeNs end = std::min(m_cpu[j].End(), x.End());
+        busy.emplace_back(m_cpu[j].ts, end);
+        // Skip the child's own descendants: they lie inside it.
+        ++j;
+        while (j < last && m_cpu[j].ts < end)
+        {
+            ++j;
+        }
+    }
+    const auto& threadCalls = callsByThread[x.thread];
+    auto c =
+        std::lower_bound(threadCalls.begin(),
+                         threadCalls.end(),
+                         x.ts,
+                         [&calls](uint32_t call, TimeNs value) { return calls[call].ts < value; });
+    for (; c != threadCalls.end() && calls[*c].ts < x.End(); ++c)
+    {
+        busy.emplace_back(calls[*c].ts, std::min(calls[*c].End(), x.End()));
+    }
+    std::sort(busy.begin(), busy.end());
+    busy.emplace_back(x.End(), x.End());
+}
+
+int64_t
+LinkJob::FindRelease(uint32_t host,
+                     TimeNs idleFrom,
+                     TimeNs resume,
+                     const std::map<int64_t, std::vector<uint32_t>>& byEnd) const
+{
+    int64_t release = -1;
+    for (const auto& [otherTid, others] : byEnd)
+    {
+        if (otherTid == m_ops[host].tid)
+        {
+            continue;
+        }
+        auto it =
+            std::upper_bound(others.begin(), others.end(), resume, [&](TimeNs value, uint32_t o) {
+                return value < LinkedCpuOp(o).End();
+            });
+        if (it == others.begin())
+        {
+            continue;
+        }
+        const uint32_t candidate = *(it - 1);
+        const TimeNs released = LinkedCpuOp(candidate).End();
+        if (released > idleFrom && resume - released <= m_options.threadWaitMaxResume &&
+            (release < 0 || ThreadEndKey(candidate) > ThreadEndKey(static_cast<uint32_t>(release))))
+        {
+            release = candidate;
+        }
+    }
+    return release;
+}
+
+void
+LinkJob::AddThreadWait(uint32_t host, uint32_t release, TimeNs idleFrom, TimeNs resume)
+{
+    const int32_t carrier = NextLinkedOp(LinkedCpuOp(host).thread, resume);
+    if (carrier < 0)
+    {
+        return;
+    }
+    const uint32_t resumed = static_cast<uint32_t>(m_cpuToHost[carrier]);
+    m_waitNs[host] += LinkedCpuOp(release).End() - idleFrom;
+    ++m_summary.threadWaits;
+    const int32_t current = m_interThreadDep[resumed];
+    if (current < 0)
+    {
+        ++m_summary.interThreadDeps;
+    }
+    if (current < 0 || ThreadEndKey(release) > ThreadEndKey(static_cast<uint32_t>(current)))
+    {
+        m_interThreadDep[resumed] = static_cast<int32_t>(release);
+    }
+}
+
+void
+LinkJob::AddThreadWaits()
+{
+    // A host op that stays idle inside its own span (no child op, no runtime call) and
+    // resumes right after an op of another thread ended was waiting for that thread (the
+    // main thread's "## backward ##" waiting for the autograd thread). The idle time up to
+    // that end is a wait, not CPU time: it becomes wait_dur, and the first op of the thread
+    // after the idle stretch gets an inter_thread_dep on the op that released it.
+    const std::map<int64_t, std::vector<uint32_t>> byEnd = LinkedOpsByEnd();
+    if (byEnd.size() < 2)
+    {
+        return;
+    }
+    const std::vector<std::vector<uint32_t>> callsByThread = RuntimeCallsByThread();
     std::vector<std::pair<TimeNs, TimeNs>> busy;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
         const int32_t k = m_matching.hostToCpu[i];
-        if (k < 0)
+        if (k < 0 || m_cpu[k].dur < m_options.threadWaitMinGap)
         {
             continue;
         }
-        const KinetoCpuOp& x = m_cpu[k];
-        if (x.dur < m_options.threadWaitMinGap)
-        {
-            continue;
-        }
-        // What the thread did inside the op: nested operators (linked or not) and runtime
-        // calls.
-        busy.clear();
-        const uint32_t last = m_device.GetThreadRange(x.thread).second;
-        for (uint32_t j = static_cast<uint32_t>(k) + 1; j < last && m_cpu[j].ts < x.End();)
-        {
-            const TimeNs end = std::min(m_cpu[j].End(), x.End());
-            busy.emplace_back(m_cpu[j].ts, end);
-            // Skip the child's own descendants: they lie inside it.
-            ++j;
-            while (j < last && m_cpu[j].ts < end)
-            {
-                ++j;
-            }
-        }
-        const auto& threadCalls = callsByThread[x.thread];
-        auto c = std::lower_bound(
-            threadCalls.begin(),
-            threadCalls.end(),
-            x.ts,
-            [&calls](uint32_t call, TimeNs value) { return calls[call].ts < value; });
-        for (; c != threadCalls.end() && calls[*c].ts < x.End(); ++c)
-        {
-            busy.emplace_back(calls[*c].ts, std::min(calls[*c].End(), x.End()));
-        }
-        std::sort(busy.begin(), busy.end());
-        busy.emplace_back(x.End(), x.End());
-        TimeNs idleFrom = x.ts;
+        FindBusyStretches(static_cast<uint32_t>(k), callsByThread, busy);
+        TimeNs idleFrom = m_cpu[k].ts;
         for (const auto& [start, end] : busy)
         {
             if (start - idleFrom >= m_options.threadWaitMinGap)
             {
                 // The idle stretch [idleFrom, start): released by the latest op of another
                 // thread that ended shortly before the thread went on.
-                int64_t release = -1;
-                for (const auto& [otherTid, others] : byEnd)
+                const int64_t release = FindRelease(i, idleFrom, start, byEnd);
+                if (release >= 0)
                 {
-                    if (otherTid == m_ops[i].tid)
-                    {
-                        continue;
-                    }
-                    auto it = std::upper_bound(
-                        others.begin(),
-                        others.end(),
-                        start,
-                        [&](TimeNs value, uint32_t o) { return value < cpu(o).End(); });
-                    if (it == others.begin())
-                    {
-                        continue;
-                    }
-                    const uint32_t candidate = *(it - 1);
-                    const TimeNs released = cpu(candidate).End();
-                    if (released > idleFrom && start - released <= m_options.threadWaitMaxResume &&
-                        (release < 0 || endKey(candidate) > endKey(static_cast<uint32_t>(release))))
-                    {
-                        release = candidate;
-                    }
-                }
-                const int32_t carrier = release < 0 ? -1 : NextLinkedOp(x.thread, start);
-                if (carrier >= 0)
-                {
-                    const uint32_t resumed = static_cast<uint32_t>(m_cpuToHost[carrier]);
-                    m_waitNs[i] += cpu(static_cast<uint32_t>(release)).End() - idleFrom;
-                    ++m_summary.threadWaits;
-                    const int32_t current = m_interThreadDep[resumed];
-                    if (current < 0)
-                    {
-                        ++m_summary.interThreadDeps;
-                    }
-                    if (current < 0 || endKey(static_cast<uint32_t>(release)) >
-                                           endKey(static_cast<uint32_t>(current)))
-                    {
-                        m_interThreadDep[resumed] = static_cast<int32_t>(release);
-                    }
+                    AddThreadWait(i, static_cast<uint32_t>(release), idleFrom, start);
                 }
             }
             idleFrom = std::max(idleFrom, end);

@@ -6,11 +6,14 @@
 #ifndef CHAKRA_LINK_JOB_H
 #define CHAKRA_LINK_JOB_H
 
+#include "op-alignment.h"
 #include "trace-linker.h"
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -61,6 +64,41 @@ class LinkJob
     // which puts the host ops on the device trace's clock.
     Matching MatchByRecordFunctionId() const;
     Matching MatchByOrder() const;
+
+    /** Where the ops of one host thread run in the device trace: its best alignment. */
+    struct ThreadPlacement
+    {
+        bool found{false};    //!< some device thread matched at least one op
+        uint32_t thread{0};   //!< the device thread
+        AlignmentScore score; //!< the alignment (offset, matched, skipped, ...)
+        TimeNs distance{0};   //!< gap to the span of the threads placed before
+        TimeNs start{0};      //!< start of the first matched device op
+        TimeNs end{0};        //!< end of the matched device ops
+    };
+
+    /** \return per device thread, its host operators in start order (names, seq, ids) */
+    std::vector<OpSequence> DeviceSequences() const;
+    /**
+     * Best (thread, offset) for one host thread among the device threads not \p taken: most
+     * matches, then agreeing sequence numbers, then closest in time to the threads already
+     * placed (the reference span), then fewest skipped ops, then agreeing ids, then earliest.
+     */
+    ThreadPlacement PlaceHostThread(const OpSequence& hostSeq,
+                                    const std::vector<OpSequence>& deviceSeqs,
+                                    const std::vector<bool>& taken,
+                                    bool haveReference,
+                                    TimeNs refStart,
+                                    TimeNs refEnd) const;
+    /**
+     * Links the host ops \p ops to the device thread of \p best, and gives each op left
+     * unmatched its reason.
+     * \return the number of ops linked
+     */
+    uint64_t ApplyThreadMatch(Matching& result,
+                              const std::vector<uint32_t>& ops,
+                              const OpSequence& hostSeq,
+                              const std::vector<OpSequence>& deviceSeqs,
+                              const ThreadPlacement& best) const;
     void MatchAcrossThreads(Matching& result,
                             bool haveSpan,
                             TimeNs spanStart,
@@ -74,9 +112,55 @@ class LinkJob
     void AttachGpuOps();
 
     // link-dependencies.cc: the waits the traces show (sync, inter-thread, cross-stream, gaps).
+    /** The GPU ops attached to a launcher, indexed for the synchronisation calls. */
+    struct AttachedGpuIndex
+    {
+        /** per (device, stream): its ops in launch order */
+        std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> byStream;
+        std::vector<uint32_t> byEnd;                         //!< all, by end time
+        std::unordered_map<int64_t, uint32_t> byCorrelation; //!< correlation -> op
+    };
+
+    AttachedGpuIndex IndexAttachedGpuOps() const;
+    /**
+     * \param call a runtime call
+     * \param index the attached GPU ops (a stream named for the first time gets an empty list)
+     * \return the streams \p call waited for (none if it is no synchronisation, or waited for
+     *         nothing)
+     */
+    std::vector<const std::vector<uint32_t>*> WaitedStreams(const KinetoRuntimeCall& call,
+                                                            AttachedGpuIndex& index) const;
+    /** Adds the sync deps and the wait time of one synchronising runtime call. */
+    void AddSyncDepsOfCall(const KinetoRuntimeCall& call,
+                           const std::vector<const std::vector<uint32_t>*>& streams);
     void AddSyncDeps();
     void AddInterThreadDeps();
     void AddCrossStreamDeps();
+    /** \return the Kineto CPU op a linked host op matched */
+    const KinetoCpuOp& LinkedCpuOp(uint32_t host) const;
+    /** \return the order of linked host ops by end (then latest start, then highest id) */
+    std::tuple<TimeNs, TimeNs, int64_t> ThreadEndKey(uint32_t host) const;
+    /** \return per host thread, its linked ops by ThreadEndKey */
+    std::map<int64_t, std::vector<uint32_t>> LinkedOpsByEnd() const;
+    /** \return per device thread, its runtime calls in start order */
+    std::vector<std::vector<uint32_t>> RuntimeCallsByThread() const;
+    /**
+     * What the thread did inside Kineto CPU op \p k: the spans of its nested operators and
+     * runtime calls, sorted, closed by an empty span at the op's end.
+     */
+    void FindBusyStretches(uint32_t k,
+                           const std::vector<std::vector<uint32_t>>& callsByThread,
+                           std::vector<std::pair<TimeNs, TimeNs>>& busy) const;
+    /**
+     * \return the host op of another thread whose end released \p host, idle from
+     *         \p idleFrom until \p resume (the latest one to end shortly before), or -1
+     */
+    int64_t FindRelease(uint32_t host,
+                        TimeNs idleFrom,
+                        TimeNs resume,
+                        const std::map<int64_t, std::vector<uint32_t>>& byEnd) const;
+    /** Records that \p host waited from \p idleFrom for \p release (wait_dur, the dep). */
+    void AddThreadWait(uint32_t host, uint32_t release, TimeNs idleFrom, TimeNs resume);
     void AddThreadWaits();
     void AddGaps();
     TimeNs ExclusiveDuration(uint32_t host) const;
