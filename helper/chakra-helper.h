@@ -23,7 +23,7 @@ namespace ns3
 class TimelineWriter;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Installs ChakraApplications: rank r runs on nodes.Get(r) and reads
  * "<prefix>.<r>.et" (or "<prefix>.<r>.et.gz").
  *

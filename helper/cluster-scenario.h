@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Runs one simulation of per-rank traces on a GpuClusterHelper cluster.
  *
  * \code

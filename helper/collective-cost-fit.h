@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief A collective call's software cost: fixedUs + bytes x usPerByte on every rank
  * (ChakraApplication's CollectiveOverhead and CollectiveOverheadRate).
  */

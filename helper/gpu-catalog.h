@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief The NVLink of one data-center GPU model.
  */
 struct GpuLinkSpec
@@ -26,7 +26,7 @@ struct GpuLinkSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Looks a GPU up by the name the CUDA driver reports ("Tesla V100-SXM2-32GB",
  * "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", ...).
  *

@@ -26,7 +26,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Builds Hosts x GpusPerHost GPU nodes (one per rank, rank = host * GpusPerHost + gpu).
  *
  * - Inside a host (or a ScaleUpDomain of several hosts, NVL72 style), every GPU has a link
@@ -205,7 +205,7 @@ class GpuClusterHelper : public Object
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Aggregated to every GPU node a GpuClusterHelper builds: the node's rank and its
  * cluster, so that ChakraHelper::Install(cluster->GetRankNodes()) wires each rank to the
  * cluster's fabric without being told.

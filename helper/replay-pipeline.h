@@ -23,7 +23,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief One rank's input files.
  */
 struct RankTraceFiles
@@ -52,7 +52,7 @@ std::vector<RankTraceFiles> DiscoverRankTraces(const std::string& directory,
                                                std::vector<std::string>* skipped = nullptr);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Links and converts a job's traces, simulates it, and compares with the measurement.
  */
 class ReplayPipeline

@@ -20,7 +20,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief One rank's measured iteration (Kineto clock, microseconds). */
+/** \ingroup chakra-helper \brief One rank's measured iteration (Kineto clock, microseconds). */
 struct MeasuredIteration
 {
     std::string name;  //!< "ProfilerStep#10", or "" for the span of the linked ops
@@ -29,7 +29,7 @@ struct MeasuredIteration
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief The measured timings of a job's ranks, put on one clock.
  *
  * Each rank's collective calls are read from its .et (COMM_COLL nodes with start_time_micros,
@@ -115,7 +115,7 @@ class MeasuredRun
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Arrival skew, transfer and rank-local delay of one collective call: skew = last
  * arrival - first arrival (the wait for the last rank); transfer = completion - last arrival;
  * local = last member's end - completion. The completion of a call whose members complete
@@ -143,7 +143,7 @@ bool CompletesTogether(const std::string& kind);
 CallTiming TimeCall(const std::vector<std::pair<double, double>>& sides, bool together = true);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief The simulated run beside the measured one.
  */
 struct ReplayValidation
@@ -196,7 +196,7 @@ struct ReplayValidation
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-helper
  * \brief Compares a simulated run with the measurement.
  * \param report the simulated run
  * \param measured the measured run (aligned)

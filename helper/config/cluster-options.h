@@ -21,7 +21,7 @@ class GpuClusterHelper;
 class ToolArgs;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-config
  * \brief The flags that describe a cluster and a replay, each checked when it is given.
  *
  * One table (cluster-options.cc) holds every flag: its name (kebab-case), the attribute it sets

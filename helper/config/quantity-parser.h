@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-config
  * \brief Bounds of the quantities a cluster is described with.
  *
  * A value outside them is a typo or a unit mistake, not a cluster: a bare "100" taken as

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-config
  * \brief Declared flags, parsed values and the usage text of one tool.
  *
  * - Flags are written in kebab-case (--nic-bandwidth) and take their value as "--name value"

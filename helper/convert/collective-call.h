@@ -19,7 +19,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief What a communication op does. */
+/** \ingroup chakra-converter \brief What a communication op does. */
 enum class CommKind
 {
     Collective, //!< a collective of type CommOp::type
@@ -28,7 +28,7 @@ enum class CommKind
     SendRecv,   //!< a NCCL SendRecv kernel: the direction comes from the host op
 };
 
-/** \ingroup chakra \brief A recognised communication: kind and, for collectives, type. */
+/** \ingroup chakra-converter \brief A recognised communication: kind and, for collectives, type. */
 struct CommOp
 {
     CommKind kind{CommKind::Collective};                                 //!< what it does
@@ -39,7 +39,7 @@ struct CommOp
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief The layer of a collective call a host op belongs to.
  *
  * One call shows up as nested host ops: `c10d::allreduce_` (Frontend) > `record_param_comms`
@@ -53,7 +53,7 @@ enum class CommLayer
     Backend,  //!< <backend>:<collective> (nccl:, gloo:, mpi:, ucc:, ...)
 };
 
-/** \ingroup chakra \brief The classification of one host op. */
+/** \ingroup chakra-converter \brief The classification of one host op. */
 struct CommLayerInfo
 {
     CommLayer layer{CommLayer::None}; //!< its layer (None: a plain op)
@@ -97,7 +97,7 @@ std::optional<CommOp> ClassifyNcclKernelName(const std::string& name);
 std::optional<uint64_t> DtypeBytes(const std::string& dtype);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief One collective call or point-to-point message of a trace.
  */
 struct CollectiveCall
@@ -115,7 +115,7 @@ struct CollectiveCall
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief The collective calls of a trace, and the NCCL kernels that belong to none.
  */
 struct CollectiveCallSet

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Reads the events of one JSON value into compact JSON text, as nlohmann/json's
  * dump(-1) would write it, without building the value.
  *

@@ -14,7 +14,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief What a conversion did: counts and warnings. */
+/** \ingroup chakra-converter \brief What a conversion did: counts and warnings. */
 struct ConversionReport
 {
     std::string input;                           //!< input trace

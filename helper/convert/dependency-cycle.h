@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Looks for a dependency cycle, iteratively (Kahn's algorithm, then a walk along the
  * dependencies of the nodes it could not order), so any depth is fine.
  * \param deps for every node (by index), the indices of the nodes it depends on

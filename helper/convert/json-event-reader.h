@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Receives what JsonEventReader reads, in document order.
  *
  * Each call returns false to stop the reading (the reader then reports no error of its own).
@@ -60,7 +60,7 @@ class JsonEventHandler
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief A one-pass JSON reader (RFC 8259, UTF-8) that hands every value to a JsonEventHandler.
  *
  * It accepts what nlohmann/json's parser accepts (a leading UTF-8 byte order mark, strict

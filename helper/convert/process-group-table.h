@@ -15,7 +15,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief One process group: its name and global ranks. */
+/** \ingroup chakra-converter \brief One process group: its name and global ranks. */
 struct ProcessGroup
 {
     std::string name;            //!< pg_name
@@ -24,7 +24,7 @@ struct ProcessGroup
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief The process groups named by process_group:init nodes.
  *
  * A process_group:init node holds, in its first input value, a JSON string: a list of objects

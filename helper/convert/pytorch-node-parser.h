@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief A node's io field as read: "inputs" or "outputs" ({values, shapes, types} objects of
  * the chakra schemas) or, in 1.0.1, one of "inputs", "input_shapes", ... (arrays).
  */
@@ -52,7 +52,7 @@ inline constexpr std::array<std::string_view, 6> kPyTorchIoKeys{"inputs",
 inline constexpr std::array<std::string_view, 3> kPyTorchIoMembers{"values", "shapes", "types"};
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief A node object as the trace reader collects it: its fields, attribute list and io
  * apart.
  */
@@ -67,7 +67,7 @@ struct PyTorchRawNode
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Reads the fields of one node object into a PyTorchNode, naming the node in every
  * error (TraceError).
  */

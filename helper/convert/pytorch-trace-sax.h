@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief SAX handler reading a trace without building a DOM for the "attrs" entries, which are
  * most of a chakra-schema trace ({name, type, value} objects would each cost a std::map), nor
  * for the inputs and outputs, kept as the compact text the converter writes.

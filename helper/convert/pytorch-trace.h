@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief One "{name, type, value}" attribute of a trace node.
  *
  * Schema 1.0.1 has no attribute list: its top-level node fields (rf_id, tid, op_schema, ...)
@@ -31,7 +31,7 @@ struct PyTorchAttr
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief The inputs or the outputs of a node: three parallel JSON arrays, kept as compact JSON
  * text (most nodes only pass them through to the .et; the few that need them parse them again).
  */
@@ -50,7 +50,7 @@ struct PyTorchIo
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief One node of a host or linked trace: a host op, or a GPU op added by the linker.
  *
  * Times are microseconds. Every optional field is absent when the trace does not give it.
@@ -91,7 +91,7 @@ struct PyTorchNode
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief The "trace_link" object of a linked trace (absent in a plain host trace).
  */
 struct TraceLinkInfo
@@ -104,7 +104,7 @@ struct TraceLinkInfo
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief A whole PyTorch trace in memory, nodes sorted by id, with its call tree.
  *
  * Schema 1.0.1 (and older 1.0.x without "-chakra"): node fields at the top level, parent in

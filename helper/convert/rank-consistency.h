@@ -15,7 +15,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief Settings of CheckRankConsistency. */
+/** \ingroup chakra-converter \brief Settings of CheckRankConsistency. */
 struct RankConsistencyOptions
 {
     /**
@@ -25,7 +25,7 @@ struct RankConsistencyOptions
     bool strict{false};
 };
 
-/** \ingroup chakra \brief The outcome of CheckRankConsistency. */
+/** \ingroup chakra-converter \brief The outcome of CheckRankConsistency. */
 struct RankConsistencyReport
 {
     std::map<int64_t, std::string> files;                //!< rank -> file
@@ -47,14 +47,14 @@ struct RankConsistencyReport
 std::ostream& operator<<(std::ostream& os, const RankConsistencyReport& report);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \param prefix the common part of per-rank names: files "<prefix>.<rank>.et" (or ".et.gz")
  * \return those files for ranks 0, 1, ... up to the first missing rank
  */
 std::vector<std::string> FindRankFiles(const std::string& prefix);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Compares the communication of the ranks of one job.
  *
  * The rank of a file is its GlobalMetadata "rank" attribute, else the number in a

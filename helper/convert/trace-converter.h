@@ -15,7 +15,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief Settings of one conversion. */
+/** \ingroup chakra-converter \brief Settings of one conversion. */
 struct ConversionOptions
 {
     /** Global rank of the trace; default: the linked trace's trace_link.rank. Needed only
@@ -34,7 +34,7 @@ struct ConversionOptions
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \param outputPath a converted trace, <prefix>.<rank>.et (or .et.gz, or any other .et name)
  * \return where the ASTRA-sim form's communicators go: <prefix>.comm-groups.json (the name
  *         chakra_generator --astra-sim writes and the simulator looks for), the same file for
@@ -43,7 +43,7 @@ struct ConversionOptions
 std::string AstraSimCommGroupFile(const std::string& outputPath);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-converter
  * \brief Converts a PyTorch host trace, or a linked trace (doc/linked-trace.md), into a
  * Chakra .et trace for the simulator. The rules are in doc/converter.md.
  *

@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief The process of every node of a cluster.
  *
  * The unit of the partition is a scale-up unit: a host's GPUs (each with its NIC) and the

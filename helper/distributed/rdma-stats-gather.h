@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief Every port's counters, each from the process that ran its node.
  *
  * One process: each device's GetStats. Several (MPI): each process counted only what its own
@@ -24,7 +24,7 @@ namespace ns3
 std::vector<RdmaNetDevice::Stats> GatherPortStats(const std::vector<Ptr<RdmaNetDevice>>& devices);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief Every NIC's counters, each from the process that ran its rank (as GatherPortStats).
  */
 std::vector<RdmaNic::Stats> GatherNicStats(const std::vector<Ptr<RdmaNic>>& nics);

@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * Gathers the per-rank results of every process to process 0 (collective: every process calls
  * it at the same point, after Simulator::Run).
  * \param local this process's report (its ranks only)

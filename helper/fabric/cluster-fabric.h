@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-fabric
  * \brief The network a transport model runs on, built on a ClusterTopology.
  *
  * GpuClusterHelper creates one ns-3 node per topology node (node i is topology node i, so rank

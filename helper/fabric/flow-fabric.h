@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-fabric
  * \brief Max-min fair flows on a ClusterTopology's routed paths, in place of packets.
  *
  * Install builds no ns-3 devices (the nodes stay empty); it makes the FlowNetwork, whose links

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-fabric
  * \brief Point-to-point links, IPv4 and ClusterRouting on a ClusterTopology.
  *
  * - every link is a PointToPoint link of its rate, delay and MTU with a /30 subnet (10.0.0.0

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-fabric
  * \brief The RDMA network on a ClusterTopology.
  *
  * - every link is a pair of RdmaNetDevices (the link's rate and MTU) on an RdmaChannel (its

@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-topology
  * \brief One dimension of a dimensional topology (ASTRA-sim's building blocks).
  */
 struct DimensionSpec
@@ -49,7 +49,7 @@ struct DimensionSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-topology
  * \brief What every topology family shares (GpuClusterHelper's attributes; see there): the
  * GPUs, their NVLink domains and NIC links, and the fabric's link latency. What a family has
  * alone (spines, torus dimensions, ...) is its own attributes (ClusterTopologyBuilder).
@@ -74,7 +74,7 @@ struct TopologySpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-topology
  * \brief Bounds on a cluster's counts: far above any cluster built, far below what would make
  * a run hang or exhaust memory (a "-1" read as 4294967295 spines).
  */

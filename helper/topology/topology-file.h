@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-topology
  * \brief What a topology file held.
  */
 struct TopologyFileContents

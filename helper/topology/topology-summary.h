@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-topology
  * \brief The figures of a topology.
  */
 struct TopologySummary

@@ -18,7 +18,7 @@ namespace ns3
 using HostJson = nlohmann::ordered_json;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief How a host execution trace stores node fields.
  */
 enum class HostSchemaStyle
@@ -30,7 +30,7 @@ enum class HostSchemaStyle
 /** Marks an absent integer field (rf_id, seq_id, ...). */
 constexpr int64_t kHostNone = std::numeric_limits<int64_t>::min();
 
-/** \ingroup chakra \brief The fields of one host node that the linker uses. */
+/** \ingroup chakra-linker \brief The fields of one host node that the linker uses. */
 struct HostOp
 {
     uint64_t id{0};              //!< node id
@@ -46,7 +46,7 @@ struct HostOp
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief A host execution trace (plain or gzip'd JSON): the document as read, plus a typed view
  * of its nodes.
  *

@@ -22,7 +22,7 @@ using TimeNs = int64_t;
 constexpr int64_t kKinetoNone = std::numeric_limits<int64_t>::min();
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief A host-side operator of the device trace (`cpu_op` or `user_annotation`; every `X`
  * event of the legacy list).
  */
@@ -45,7 +45,7 @@ struct KinetoCpuOp
     }
 };
 
-/** \ingroup chakra \brief A CUDA/HIP runtime or driver API call (a possible launcher). */
+/** \ingroup chakra-linker \brief A CUDA/HIP runtime or driver API call (a possible launcher). */
 struct KinetoRuntimeCall
 {
     uint32_t name{0};                 //!< index in the name table
@@ -63,7 +63,7 @@ struct KinetoRuntimeCall
     }
 };
 
-/** \ingroup chakra \brief Kinds of device operations. */
+/** \ingroup chakra-linker \brief Kinds of device operations. */
 enum class GpuOpKind
 {
     KERNEL,
@@ -74,7 +74,7 @@ enum class GpuOpKind
 /** \return "kernel", "gpu_memcpy" or "gpu_memset" */
 const char* GpuOpKindName(GpuOpKind kind);
 
-/** \ingroup chakra \brief A device operation: kernel, memcpy or memset. */
+/** \ingroup chakra-linker \brief A device operation: kernel, memcpy or memset. */
 struct KinetoGpuOp
 {
     uint32_t name{0};                  //!< index in the name table
@@ -95,7 +95,7 @@ struct KinetoGpuOp
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief A Kineto device trace (Chrome trace JSON, plain or gzip'd) or a legacy
  * autograd-profiler trace (a bare JSON list of `X` events), read by streaming.
  *

@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief One linking job: the two traces and everything derived from them.
  *
  * Run() is the driver: it matches host ops to Kineto CPU ops, attaches GPU ops to their

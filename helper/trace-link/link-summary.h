@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief A host or GPU operation the linker could not place, and why.
  */
 struct UnmatchedOp
@@ -40,7 +40,7 @@ struct UnmatchedOp
     GpuOpKind gpuKind{GpuOpKind::KERNEL}; //!< GPU: kernel, memcpy or memset
 };
 
-/** \ingroup chakra \brief Counts and findings of one link. */
+/** \ingroup chakra-linker \brief Counts and findings of one link. */
 struct LinkSummary
 {
     std::string hostPath;              //!< host execution trace
@@ -68,7 +68,7 @@ struct LinkSummary
     std::vector<std::string> warnings;  //!< things the user should know
 };
 
-/** \ingroup chakra \brief Verbosity of the summary, as Python's logging levels. */
+/** \ingroup chakra-linker \brief Verbosity of the summary, as Python's logging levels. */
 enum class LinkLogLevel
 {
     DEBUG,
@@ -85,7 +85,7 @@ enum class LinkLogLevel
 LinkLogLevel ParseLinkLogLevel(const std::string& name);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief Prints the summary of a link.
  *
  * INFO: counts, thread mapping, each unmatched host op, unmatched GPU ops grouped by reason
@@ -98,7 +98,7 @@ LinkLogLevel ParseLinkLogLevel(const std::string& name);
 void PrintLinkSummary(std::ostream& os, const LinkSummary& summary, LinkLogLevel level);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief A time as the linked trace writes it: microseconds, an integer when exact.
  * \param ns the time in nanoseconds
  * \return the JSON number

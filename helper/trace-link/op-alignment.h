@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief One thread's operators in start order, as names (small integers) and optional ids.
  */
 struct OpSequence
@@ -32,7 +32,8 @@ struct OpSequence
     static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 };
 
-/** \ingroup chakra \brief How well a host sequence matches a device sequence at one offset. */
+/** \ingroup chakra-linker \brief How well a host sequence matches a device sequence at one offset.
+ */
 struct AlignmentScore
 {
     int64_t offset{0};      //!< device index expected for host op 0
@@ -45,7 +46,7 @@ struct AlignmentScore
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief Aligns a host sequence to a device sequence "by order and name".
  *
  * For an offset o, host op i is expected at device index o + i, shifted by the extra and missing

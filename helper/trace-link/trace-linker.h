@@ -15,7 +15,7 @@
 namespace ns3
 {
 
-/** \ingroup chakra \brief The linked trace (a JSON document) and its summary. */
+/** \ingroup chakra-linker \brief The linked trace (a JSON document) and its summary. */
 struct LinkResult
 {
     HostJson trace;      //!< the linked trace, nodes sorted by id
@@ -23,7 +23,7 @@ struct LinkResult
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief Links a host execution trace to the Kineto trace of the same run.
  *
  * Host ops get their Kineto CPU op's timing (matched by rf_id == "Record function id" when the
@@ -93,7 +93,7 @@ class TraceLinker
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief Writes a linked trace: one JSON document, one node per line, atomically (the file
  * appears only when complete), gzip'd if \p path ends in ".gz".
  * \param result from TraceLinker::Link
@@ -103,7 +103,7 @@ class TraceLinker
 void WriteLinkedTrace(const LinkResult& result, const std::string& path);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-linker
  * \brief Serialises a linked trace exactly as WriteLinkedTrace writes it.
  * \param trace the linked trace
  * \return the bytes

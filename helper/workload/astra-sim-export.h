@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief What ExportForAstraSim did.
  */
 struct AstraSimExport
@@ -31,7 +31,7 @@ struct AstraSimExport
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \param type a collective
  * \return true for the collectives ASTRA-sim's workload layer simulates: all-reduce,
  *         all-gather, reduce-scatter and all-to-all
@@ -39,7 +39,7 @@ struct AstraSimExport
 bool AstraSimRunsCollective(ChakraProtoMsg::CollectiveCommType type);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * Adds the process groups a process_group:init METADATA node declares to \p declared, in
  * declaration order (a group listing no ranks spans 0 .. its size - 1).
  * \param values the node's inputs.values
@@ -55,7 +55,7 @@ void AddAstraSimGroups(const std::string& values,
                        uint64_t node);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \param declared every group the ranks declare, in declaration order (AddAstraSimGroups)
  * \param ranks the number of ranks
  * \return ASTRA-sim's communicator id of every group: "0" for the first that spans every rank
@@ -65,7 +65,7 @@ void AddAstraSimGroups(const std::string& values,
 AstraSimExport PlanAstraSimGroups(const std::vector<ProcessGroupSpec>& declared, uint32_t ranks);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * Rewrites one non-METADATA node in ASTRA-sim's convention (the caller drops METADATA nodes):
  * dependencies on dropped nodes removed, pg_name replaced by its communicator id, and a
  * communication node marked is_cpu_op = false.
@@ -82,7 +82,7 @@ void RewriteForAstraSim(ChakraProtoMsg::Node& node,
                         const std::string& path);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \param plan the communicator ids (PlanAstraSimGroups)
  * \return ASTRA-sim's --comm-group-configuration file: {"1": [0, 1], "2": [2, 3]}
  */

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief Writes the gradient all-reduces of one rank, one per bucket.
  *
  * Gradients are added in the order backward produces them (last layer first). As in PyTorch's

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief Builds one rank's trace with ascending node ids.
  *
  * Every node carries the attributes the simulator reads, with the oneof types the reference

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief The destination of a set of files <prefix>.* (one trace per rank, and what goes with
  * them), written under a hidden staging prefix and renamed into place by Commit().
  *

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief One collective (or a compute + collective loop) on every rank.
  */
 struct CollectiveBenchSpec
@@ -29,7 +29,7 @@ struct CollectiveBenchSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief One data-parallel training step: forward and backward compute per layer, gradients
  * all-reduced in buckets during the backward pass (as PyTorch DDP does), then the optimizer.
  *
@@ -49,7 +49,7 @@ struct DataParallelSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief One Megatron-style tensor-parallel training step, optionally with data-parallel
  * replicas.
  *
@@ -88,7 +88,7 @@ struct TensorParallelSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief One pipeline-parallel training step with the 1F1B schedule, optionally with
  * data-parallel replicas of each stage.
  *
@@ -117,7 +117,7 @@ struct PipelineParallelSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief One training step of a mixture-of-experts model (every layer an MoE layer) with
  * expert parallelism.
  *
@@ -153,7 +153,7 @@ struct MoeSpec
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-workload
  * \brief Writes synthetic workloads as <prefix>.<rank>.et files.
  *
  * Nodes are written by RankTraceBuilder (see there for the attributes and the streams); each

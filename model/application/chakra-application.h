@@ -36,7 +36,7 @@ class TimelineWriter;
 class TraceError;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Replays one rank's .et trace: compute nodes as timed events, communication nodes as
  * messages over the simulated network.
  *

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief One collective call across the ranks that took part.
  */
 struct CollectiveSummary
@@ -35,7 +35,7 @@ struct CollectiveSummary
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief A table a part of the simulation adds to the report (e.g. the fabric's queues, pauses
  * and drops): printed after the collectives and written as <name>.csv.
  */
@@ -47,7 +47,7 @@ struct ReportTable
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Per-rank totals and per-collective bandwidths of a run.
  */
 class ChakraReport

@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Numbers a rank's collective calls per communicator as the trace is read, and holds a
  * call that is ready before its turn until the calls before it have started (or completed).
  *

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief The communicators of a comm-groups file: {"1": [0, 1, 2, 3], "2": [4, 5, 6, 7]}.
  *
  * The format is ASTRA-sim's: a JSON object whose keys are communicator ids (the pg_name of the

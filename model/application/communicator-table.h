@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief The communicators of one rank: those a process_group:init node declares, those a
  * comm-groups file lists (ASTRA-sim), and the world; a pg name nobody declares spans every
  * rank under its own name, with a warning.

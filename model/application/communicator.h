@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief A process group as a trace declares it.
  */
 struct ProcessGroupSpec

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Turns a COMP node into a duration.
  *
  * - "replay" (default): the trace's duration_micros, times ComputeScale for GPU ops (a faster

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief One communication operation as this rank saw it (for the report).
  */
 struct CommRecord
@@ -36,7 +36,7 @@ struct CommRecord
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Per-rank totals (for the report).
  */
 struct RankStats
@@ -54,7 +54,7 @@ struct RankStats
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Collects what a rank's replay reports as it runs: busy intervals, communication
  * records, warnings, its error, its finish; and sums them up into RankStats.
  *

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Runs the nodes of one GPU stream or one host thread one at a time, in issue order.
  *
  * A compute node occupies its stream ("stream" attribute, default 0) or, for a CPU op, its

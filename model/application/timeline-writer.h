@@ -20,7 +20,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * \brief Streams complete events ("ph": "X") to a Chrome trace JSON file.
  *
  * Ranks are processes, in rank order; each rank's GPU streams, CPU threads and communication

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * Longest duration of one node, in microseconds: one hour. A training step's ops last
  * microseconds to seconds (a whole profiled iteration, tens of seconds at most); an op of an hour
  * is a damaged trace, and replaying it would only make the simulation run for hours. (ns-3's
@@ -25,7 +25,7 @@ namespace ns3
 constexpr uint64_t kMaxNodeMicros = 3600ull * 1000 * 1000;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-application
  * Largest comm_size of one call: 1 TiB. No GPU holds more than a few hundred GB, and a
  * collective moves at most a few times its buffer; a terabyte call is a damaged trace (it would
  * also simulate for hours at packet level).

@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Everything an algorithm needs to build one rank's schedule. No global view: only this
  * rank's index, the communicator's size and which host each member is on.
  */
@@ -42,7 +42,7 @@ struct CollectiveRequest
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief A collective algorithm: builds one rank's schedule.
  */
 class CollectiveAlgorithm
@@ -66,7 +66,7 @@ class CollectiveAlgorithm
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief The algorithms a <Type>Algorithm attribute names (EnumValue). AUTO lets the call
  * choose (ChooseCollectiveAlgorithm).
  */

@@ -25,7 +25,7 @@ using SharedRankList = std::shared_ptr<const std::vector<uint32_t>>;
 SharedRankList ShareRankList(std::vector<uint32_t> list);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief A process group as one member sees it.
  */
 struct Communicator

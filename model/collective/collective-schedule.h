@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief One message this rank sends or receives in a collective.
  */
 struct MessageOp
@@ -28,7 +28,7 @@ struct MessageOp
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief A message and the ops of the same schedule that must complete first (always earlier
  * ones).
  */
@@ -38,7 +38,7 @@ struct CollectiveOp : MessageOp
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief One rank's ops for one collective call, read by index.
  *
  * Ops are numbered 0 .. Size()-1; an op depends only on earlier ops. The engine (Collective)
@@ -77,7 +77,7 @@ class CollectiveSchedule
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief A schedule held as a list of ops (with the reverse dependencies in one array).
  */
 class ExplicitSchedule : public CollectiveSchedule
@@ -111,7 +111,7 @@ class ExplicitSchedule : public CollectiveSchedule
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Helper to append ops to an explicit schedule.
  */
 class ScheduleBuilder

@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Runs one rank's schedule of a collective call.
  *
  * A receive that waits for nothing but its message is armed at start and posted when the

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Direct (one-hop) collectives: all-to-all, gather, scatter, broadcast and reduce from or
  * to the root, all-gather, reduce-scatter, and all-reduce as direct reduce-scatter then direct
  * all-gather; barrier.

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Recursive halving reduce-scatter then recursive doubling all-gather.
  *
  * log2(n) steps each way, exchanging S/2, S/4, ... with the partner at distance n/2, n/4, ...

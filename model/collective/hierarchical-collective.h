@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Two-level collectives for communicators spread evenly over several hosts.
  *
  * With g members per host and H hosts: all-reduce = ring reduce-scatter inside each host (over

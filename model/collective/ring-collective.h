@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Ring all-reduce, reduce-scatter, all-gather; chain broadcast and reduce; barrier.
  *
  * Closed form on a non-blocking switch (per-step latency a, bandwidth B, n ranks, S bytes):

@@ -24,7 +24,7 @@ enum class RingMode
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief A chain of ring passes, each over its own members, as one rank's schedule.
  *
  * A pass cuts its buffer into members.size() segments; at step k the rank at ring position p

@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-collective
  * \brief Binary-tree collectives, pipelined in chunks.
  *
  * All-reduce uses two binary trees, each carrying half the data: tree 0 is the heap-shaped

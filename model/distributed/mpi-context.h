@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief The MPI process this simulation runs in (ns-3's MpiInterface), or the only process.
  *
  * The exchanges use ns-3's communicator (MpiInterface::GetCommunicator) with a tag of their
@@ -63,7 +63,7 @@ class MpiContext
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief Enables MPI for a program's main when it was launched by mpirun (or srun), and
  * finalizes it at the end.
  *

@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \brief The cable between two RdmaNetDevices of different processes in a distributed (MPI)
  * simulation: what ns-3's PointToPointRemoteChannel is to its point-to-point link.
  *
@@ -42,7 +42,7 @@ class RdmaRemoteChannel : public RdmaChannel
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-distributed
  * \return a remote channel when \p a and \p b run in different processes (system ids), an
  *         RdmaChannel otherwise
  */

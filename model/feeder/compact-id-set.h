@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \brief A set of uint64 ids stored in blocks of 65,536 consecutive ids.
  *
  * A block holds a sorted array of 16-bit offsets while it is sparse and switches to a bitmap

@@ -23,7 +23,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \brief Options of an EtFeeder.
  */
 struct EtFeederOptions
@@ -53,7 +53,7 @@ struct EtFeederOptions
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \return true if a trace's metadata says it was written by the reference Chakra PyTorch
  * converter (attributes pid and start_ts/finish_ts of the host trace, and no "source", which this
  * module's converter writes): its ctrl_deps are the host trace's call tree (a node's parent),
@@ -62,7 +62,7 @@ struct EtFeederOptions
 bool HasCallTreeCtrlDeps(const ChakraProtoMsg::GlobalMetadata& metadata);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \brief A node that cannot run, and what it waits for (see EtFeeder::GetStuckNodes).
  */
 struct EtStuckNode
@@ -74,7 +74,7 @@ struct EtStuckNode
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \brief Hands out the nodes of one .et whose dependencies have finished, lowest id first.
  *
  * The caller's loop:

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-feeder
  * \brief A hash map uint64 -> V with linear probing and values stored in one array.
  *
  * The feeder looks up loaded nodes several times per node; std::unordered_map allocates a

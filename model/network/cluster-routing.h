@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-network
  * \brief Routes packets on precomputed next hops; among equal-cost next hops it picks one by a
  * hash of the flow (addresses and TCP/UDP ports), so a flow keeps one path (no reordering) and
  * different flows spread over the spines, as switches' ECMP does.

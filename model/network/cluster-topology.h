@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-network
  * \brief A cluster's nodes and links, and the routes between its GPUs.
  *
  * Nodes: GPUs first (node index == rank), then switches (NVSwitches and fabric switches).

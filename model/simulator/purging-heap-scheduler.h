@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-network
  * \brief A binary-heap event list that drops cancelled events from memory.
  *
  * ns-3's EventId::Cancel only flags an event: it stays in the event list until its time,

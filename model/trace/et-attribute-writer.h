@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Appends typed name/value attributes to an attribute list.
  *
  * Each call appends one AttributeProto with the oneof its name says (Int64 sets int64_val,

@@ -27,7 +27,7 @@ namespace ns3
 using EtJson = nlohmann::ordered_json;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Writes a .et file as one JSON document (one node per line), streaming.
  * \param etPath the .et file (plain or gzip'd)
  * \param jsonPath the JSON file to create (gzip'd if it ends in .gz); written atomically
@@ -37,7 +37,7 @@ using EtJson = nlohmann::ordered_json;
 uint64_t ConvertEtToJson(const std::string& etPath, const std::string& jsonPath);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Writes the .et file described by a JSON document, streaming node by node.
  * \param jsonPath the JSON file (plain or gzip'd)
  * \param etPath the .et file to create (gzip'd if it ends in .gz); written atomically

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief One node of a Chakra execution trace.
  *
  * Getters without a default throw TraceError when the attribute is missing; getters with a

@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Reads a .et file one message at a time.
  *
  * The file is a stream of varint32-length-prefixed protobuf messages: one GlobalMetadata, then

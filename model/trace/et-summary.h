@@ -17,7 +17,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Counts of one .et trace.
  */
 struct EtSummary

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Writes a .et file: GlobalMetadata first, then nodes, each varint32-length-prefixed.
  *
  * The file is gzip'd when its name ends in ".gz". It appears under its name only after

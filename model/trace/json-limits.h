@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Deepest nesting of arrays and objects accepted in any JSON input.
  *
  * nlohmann/json copies, compares and dumps values recursively, so a document nested some
@@ -25,7 +25,7 @@ namespace ns3
 constexpr uint32_t kMaxJsonDepth = 128;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Follows the nesting depth of JSON text as it goes by, chunk after chunk.
  *
  * It only tracks strings (so that brackets inside them do not count) and brackets, which is
@@ -59,14 +59,14 @@ class JsonDepthGuard
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \param limit the depth limit
  * \return the error text for JSON nested past \p limit
  */
 std::string JsonTooDeepMessage(uint32_t limit = kMaxJsonDepth);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \param text JSON text
  * \param limit deepest nesting accepted
  * \return the byte offset of the first bracket past \p limit, or nullopt if the text is within it
@@ -75,7 +75,7 @@ std::optional<uint64_t> FindJsonDepthExcess(const std::string& text,
                                             uint32_t limit = kMaxJsonDepth);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Turns an exception of nlohmann/json's parser into the module's one-line error.
  *
  * A parse_error keeps its byte offset; the parser's other errors (out_of_range 406: a number
@@ -90,7 +90,7 @@ std::optional<uint64_t> FindJsonDepthExcess(const std::string& text,
                                  uint64_t consumed);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Checks JSON text against kMaxJsonDepth before it is parsed.
  * \param text JSON text (a whole file, or a JSON document held in a string field)
  * \param file the file it comes from (for the error)

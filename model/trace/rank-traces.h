@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Finds the traces of every rank of a job and checks that they form one job.
  *
  * Every file of the prefix's directory named <base>.<rank>.et or <base>.<rank>.et.gz counts.

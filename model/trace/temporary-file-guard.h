@@ -12,7 +12,7 @@ namespace ns3
 struct TemporaryFileSlot; // an entry of the list the signal handler walks (temporary-file-guard.cc)
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief While armed, the file at a path is removed if the process is stopped by SIGHUP,
  * SIGINT, SIGTERM, SIGPIPE or SIGXFSZ.
  *

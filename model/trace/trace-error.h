@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief A problem with an input or output file (trace, JSON, .et).
  *
  * The message is one line of the form "<file>: <where>: <what>", so a tool can print it as is

@@ -18,7 +18,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Sequential reader of a plain or gzip'd file.
  *
  * Compression is detected from the content (gzip magic 1f 8b), never from the name, so a
@@ -72,7 +72,7 @@ class InputFile
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief A std::streambuf over an InputFile, so that the JSON stream parsers read plain or
  * gzip'd files of any size through a fixed buffer.
  *
@@ -101,7 +101,7 @@ class InputFileStreamBuf : public std::streambuf
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief Reads a whole plain or gzip'd file into memory (for JSON inputs).
  * \param path the file
  * \return its (uncompressed) content
@@ -110,7 +110,7 @@ class InputFileStreamBuf : public std::streambuf
 std::string ReadWholeFile(const std::string& path);
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-trace
  * \brief A file written under a temporary name and renamed into place by Commit().
  *
  * A reader never sees a half-written output: if the writer fails or is destroyed before

@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief One rank's messaging endpoint: sends and posted receives matched by (source, key).
  *
  * What is implemented here, once for every model:

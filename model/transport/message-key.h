@@ -12,7 +12,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The identity of a message, matched between a sender and a posted receive.
  *
  * Point-to-point messages from the trace (COMM_SEND/COMM_RECV) use kind P2P and the trace's
@@ -50,7 +50,7 @@ struct MessageKey
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief What a message belongs to, as its sender sees it: both sides of a message must agree
  * (CommTransport checks it), so two ranks that pair different calls are caught, not simulated.
  */
@@ -83,7 +83,7 @@ struct CallSignature
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The fixed-size header that precedes each message's payload on the wire.
  */
 struct MessageHeader

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief Simulator::Schedule for a callable that should be moved, not copied, into its event.
  *
  * ns-3 3.37's MakeEvent takes a functor by value and copies it into the event (twice for a

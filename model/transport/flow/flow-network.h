@@ -27,7 +27,7 @@ namespace ns3
 class FlowTransport;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief Messages as max-min fair flows over the routed paths of a cluster.
  *
  * - A *channel* per ordered pair of ranks (a connection, a queue pair) carries that pair's

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The "flow" model of CommTransport: each message is a flow on a FlowNetwork.
  *
  * A message is its payload plus the MessageHeader (MessageHeader::kSize bytes), appended to the

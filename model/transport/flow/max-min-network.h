@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief Max-min fair rates of flows over capacitated links (progressive filling).
  *
  * The max-min fair allocation is the one in which no flow can get more without taking from a

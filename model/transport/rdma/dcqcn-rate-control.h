@@ -10,7 +10,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief DCQCN's sender algorithm (Zhu et al., "Congestion Control for Large-Scale RDMA
  * Deployments", SIGCOMM 2015).
  *

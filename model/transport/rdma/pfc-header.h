@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief A PFC frame's payload: opcode 0x0101, class-enable vector, eight pause times.
  *
  * A pause time is in quanta of 512 bit times at the link's rate; 0 releases the class

@@ -15,7 +15,7 @@ namespace ns3
 class RdmaNetDevice;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief A point-to-point, full-duplex link with a propagation delay.
  *
  * A frame put on the wire by one end arrives at the other end once it has been serialized

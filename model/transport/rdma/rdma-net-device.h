@@ -22,7 +22,7 @@ namespace ns3
 class RdmaChannel;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief One port of a NIC or switch: serializes frames onto an RdmaChannel, with two
  * traffic classes and PFC.
  *

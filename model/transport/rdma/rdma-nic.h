@@ -26,7 +26,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The RDMA engine of one GPU node, aggregated to it (RdmaFabric installs it).
  *
  * - One queue pair per peer rank, created on first use; it sends on the port

@@ -22,7 +22,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief This rank's end of the queue pair with one peer: it sends messages to the peer and
  * receives the peer's messages (each direction is its own flow).
  *

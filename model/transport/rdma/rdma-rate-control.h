@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The rate a queue pair may send at, driven by what the NIC sees.
  *
  * The NIC paces each queue pair at GetRate (a packet of W wire bytes is followed by W x 8 /
@@ -68,7 +68,7 @@ class RdmaRateControl : public Object
 };
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief No congestion control: every queue pair sends at line rate (PFC alone keeps the
  * fabric lossless).
  */

@@ -21,7 +21,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief An output-queued switch with a shared buffer, per-ingress PFC and RED/ECN marking.
  *
  * Forwarding: by destination rank (from the IPv4 destination, RoceV2Header::RankOfAddress)

@@ -19,7 +19,7 @@ namespace ns3
 class RdmaNic;
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The "rdma" model of CommTransport: messages over the rank's RdmaNic.
  *
  * The model (doc/chakra.md, "Transport: rdma"):

@@ -14,7 +14,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief IPv4 (20 bytes) + UDP (8) + BTH (12) [+ AETH (4) on ACK/NAK, + 16 reserved on CNP],
  * serialized exactly as on the wire (a capture would decode), read in one go.
  *

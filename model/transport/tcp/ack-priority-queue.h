@@ -11,7 +11,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief A DropTail queue in which packets of at most SmallPacketSize bytes go ahead of the
  * larger ones (FIFO within each class).
  *

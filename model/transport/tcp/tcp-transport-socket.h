@@ -15,7 +15,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The TCP socket of TcpTransport: ns-3's TcpSocketBase with two changes.
  *
  * - Data in a segment whose acknowledgment number is below SND.UNA is kept. ns-3 3.37

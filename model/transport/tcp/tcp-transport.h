@@ -26,7 +26,7 @@ namespace ns3
 {
 
 /**
- * \ingroup chakra
+ * \ingroup chakra-transport
  * \brief The "tcp" model of CommTransport: messages to and from other ranks over ns-3 TCP.
  *
  * Transport model (see doc/chakra.md, "Transport"):
