@@ -364,6 +364,21 @@ PlanDataParallel(const ToolArgs& args, uint32_t ranks)
     return plan;
 }
 
+/**
+ * \return the ranks of a model-parallel x data-parallel job (--tp or --stages x --dp), checked
+ *         against the bounds
+ */
+uint64_t
+ModelTimesData(const ToolArgs& args, const std::string& flag, uint32_t model, uint32_t dp)
+{
+    const uint64_t ranks = uint64_t(model) * dp;
+    CheckRanks(args,
+               ranks,
+               "--" + flag + " " + std::to_string(model) + " x --dp " + std::to_string(dp) + " = " +
+                   std::to_string(ranks) + " ranks");
+    return ranks;
+}
+
 /** --workload tensor-parallel: tp x dp ranks. */
 Plan
 PlanTensorParallel(const ToolArgs& args)
@@ -373,11 +388,7 @@ PlanTensorParallel(const ToolArgs& args)
     FillTraining(args, spec);
     spec.tp = Bounded(args, "tp");
     spec.dp = Replicas(args, "tp", spec.tp);
-    plan.ranks = uint64_t(spec.tp) * spec.dp;
-    CheckRanks(args,
-               plan.ranks,
-               "--tp " + std::to_string(spec.tp) + " x --dp " + std::to_string(spec.dp) + " = " +
-                   std::to_string(uint64_t(spec.tp) * spec.dp) + " ranks");
+    plan.ranks = ModelTimesData(args, "tp", spec.tp, spec.dp);
     spec.activationBytes = Bytes(args, "activation-bytes");
     spec.hostAllReduceBytes = Bytes(args, "host-allreduce-bytes");
     spec.hostLeadMicros = Micros(args, "host-lead-us");
@@ -396,11 +407,7 @@ PlanPipelineParallel(const ToolArgs& args)
     FillTraining(args, spec);
     spec.stages = Positive(args, "stages");
     spec.dp = Replicas(args, "stages", spec.stages);
-    plan.ranks = uint64_t(spec.stages) * spec.dp;
-    CheckRanks(args,
-               plan.ranks,
-               "--stages " + std::to_string(spec.stages) + " x --dp " + std::to_string(spec.dp) +
-                   " = " + std::to_string(uint64_t(spec.stages) * spec.dp) + " ranks");
+    plan.ranks = ModelTimesData(args, "stages", spec.stages, spec.dp);
     spec.microbatches = Bounded(args, "microbatches");
     if (spec.layers % spec.stages != 0)
     {

@@ -90,13 +90,7 @@ HostTrace::ReadDocument()
         {
             throw TraceError(m_path, "", "the file is empty");
         }
-        std::string what = e.what();
-        auto bracket = what.find("] ");
-        if (bracket != std::string::npos)
-        {
-            what = what.substr(bracket + 2);
-        }
-        throw TraceError(m_path, "byte " + std::to_string(e.byte), "malformed JSON: " + what);
+        ThrowJsonError(e, m_path, 0); // at the error's byte
     }
     catch (const HostJson::exception& e)
     {
