@@ -13,7 +13,6 @@
 #include "ns3/double.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/nstime.h"
-#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
@@ -342,9 +341,8 @@ CheckTopologyText(const TopologyParameterName& parameter, const std::string& tex
             Ptr<AttributeValue> value = ParseAttributeText(tid, parameter.attribute, text, what);
             if (dynamic_cast<const StringValue*>(PeekPointer(value)) != nullptr)
             {
-                ObjectFactory factory(tid.GetName());
-                factory.Set(parameter.attribute, *value);
-                factory.Create<ClusterTopologyBuilder>()->CheckParameters();
+                CreateTopologyBuilder(tid.GetName(), parameter.attribute, *value)
+                    ->CheckParameters();
             }
             return;
         }
