@@ -10,6 +10,8 @@
 #include "chakra-test-data.h"
 #include "simulation-util.h"
 
+#include "ns3/topology-builder.h"
+
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <sys/stat.h>
@@ -187,6 +189,16 @@ BOOST_AUTO_TEST_CASE(bad_values_are_refused_with_the_flag)
         BOOST_TEST_INFO(flags);
         ExpectRefused(Cluster(flags), "chakra-cluster", expected);
     }
+    // A whole number is read against the attribute's own range: the message gives the
+    // family's bounds (1 to kMaxSpines spines), not those of a 64-bit number.
+    for (const char* spines : {"--spines=-1", "--spines=0", "--spines=5000"})
+    {
+        BOOST_TEST_INFO(spines);
+        ExpectRefused(Cluster(std::string("--topology=leaf-spine ") + spines),
+                      "chakra-cluster",
+                      "is not a whole number from 1 to " +
+                          std::to_string(ns3::TopologyLimits::kMaxSpines));
+    }
     // "500 ns" with a space is 500 ns, not 500 s.
     const auto spaced = Cluster("'--nicLatency=500 ns' --hosts 2 --gpus-per-host 2");
     BOOST_TEST(spaced.exitCode == 0, spaced.output);
@@ -307,9 +319,12 @@ BOOST_AUTO_TEST_CASE(topology_parameters_are_family_attributes)
                   "chakra-cluster",
                   "--leaves-per-pod: the leaf-spine topology has no such parameter (it takes "
                   "--hosts-per-leaf, --spines, --oversubscription)");
+    // Refused with the attribute's own bounds (its checker's range).
     ExpectRefused(Cluster(clos + "--ns3::ClosTopology::LeavesPerPod=0"),
                   "chakra-cluster",
-                  "'0' is not valid",
+                  std::string("--ns3::ClosTopology::LeavesPerPod: ") +
+                      "0 is not a whole number from 1 to " +
+                      std::to_string(ns3::TopologyLimits::kMaxLeavesPerPod),
                   2);
     // chakra_replay: the attribute reaches the cluster it simulates (one pod is two hops
     // shorter than four pods), and a bad value is refused.
@@ -330,7 +345,8 @@ BOOST_AUTO_TEST_CASE(topology_parameters_are_family_attributes)
                              " --output " + out.File("bad") + clos +
                              "--ns3::ClosTopology::LeavesPerPod=0"),
                   "chakra_replay",
-                  "'0' is not valid",
+                  "0 is not a whole number from 1 to " +
+                      std::to_string(ns3::TopologyLimits::kMaxLeavesPerPod),
                   2);
 }
 

@@ -803,7 +803,9 @@ BOOST_AUTO_TEST_CASE(values_out_of_bounds_name_the_file_and_key)
          "to 65535"},
         {"kind: leaf-spine\nmtu: 0\n", "line 2: 'mtu'"},
         {"kind: leaf-spine\nspines: 100000\n",
-         "line 2: 'spines': '100000' is not valid (uint32_t 1:4096)"},
+         // The attribute's own bounds (its checker), not the type's.
+         "line 2: 'spines': 100000 is not a whole number from 1 to " +
+             std::to_string(TopologyLimits::kMaxSpines)},
         {"kind: leaf-spine\nspines: -1\n", "line 2: 'spines'"},
         {"kind: leaf-spine\nhostsPerLeaf: 0\n", "line 2: 'hostsPerLeaf'"},
         {"kind: clos\nleavesPerPod: 0\n", "line 2: 'leavesPerPod'"},

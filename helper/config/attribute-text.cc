@@ -12,6 +12,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -84,6 +86,39 @@ LookUp(TypeId tid, const std::string& name, const std::string& what)
     return info;
 }
 
+/**
+ * The bounds of a UintegerValue checker. ns-3's integer checkers describe themselves as
+ * "<type> <min>:<max>" (uint32_t 1:4096), so a value out of range is refused with the
+ * attribute's own bounds rather than the type's.
+ * \return whether \p checker described its bounds
+ */
+bool
+CheckerBounds(Ptr<const AttributeChecker> checker, uint64_t& low, uint64_t& high)
+{
+    if (!checker->HasUnderlyingTypeInformation())
+    {
+        return false;
+    }
+    const std::string info = checker->GetUnderlyingTypeInformation();
+    const auto space = info.rfind(' ');
+    const auto colon = info.find(':', space == std::string::npos ? 0 : space);
+    if (space == std::string::npos || colon == std::string::npos)
+    {
+        return false;
+    }
+    std::istringstream lowText(info.substr(space + 1, colon - space - 1));
+    std::istringstream highText(info.substr(colon + 1));
+    uint64_t a = 0;
+    uint64_t b = 0;
+    if (!(lowText >> a) || !(highText >> b) || a > b)
+    {
+        return false;
+    }
+    low = a;
+    high = b;
+    return true;
+}
+
 } // namespace
 
 std::string
@@ -136,11 +171,19 @@ ParseAttributeText(TypeId tid,
     }
     else if (type == "UintegerValue")
     {
-        value = Create<UintegerValue>(
-            ParseWholeNumber(text, what, 0, std::numeric_limits<uint64_t>::max() / 10));
+        // ParseWholeNumber reads at most 19 digits: a uint64_t checker's top is cut there.
+        uint64_t low = 0;
+        uint64_t high = std::numeric_limits<uint64_t>::max() / 10;
+        if (CheckerBounds(checker, low, high))
+        {
+            high = std::min(high, std::numeric_limits<uint64_t>::max() / 10);
+        }
+        value = Create<UintegerValue>(ParseWholeNumber(text, what, low, high));
     }
     else if (type == "DoubleValue")
     {
+        // The checker's own bounds are checked below (CreateValidValue): ns-3 prints them
+        // rounded to 6 digits, which could refuse a value at the bound.
         value = Create<DoubleValue>(ParseRealNumber(text,
                                                     what,
                                                     -std::numeric_limits<double>::max(),
