@@ -142,7 +142,7 @@ Simulate(const std::string& prefix,
     helper->SetAttribute("Hosts", UintegerValue(cluster.hosts));
     helper->SetAttribute("GpusPerHost", UintegerValue(cluster.gpusPerHost));
     helper->SetAttribute("Topology", StringValue(cluster.topology));
-    if (!FindTopologyParameter(helper->GetTopologyTypeId(), "Oversubscription").empty())
+    if (helper->HasTopologyParameter("Oversubscription"))
     {
         helper->SetTopologyAttribute("Oversubscription", DoubleValue(cluster.oversubscription));
     }

@@ -41,7 +41,7 @@ ClusterScenario::SetClusterAttribute(const std::string& name, const AttributeVal
 {
     TypeId::AttributeInformation info;
     if (!GpuClusterHelper::GetTypeId().LookupAttributeByName(name, &info) &&
-        !FindTopologyParameter(m_cluster->GetTopologyTypeId(), name).empty())
+        m_cluster->HasTopologyParameter(name))
     {
         // A parameter of the chosen topology family (Spines, LeavesPerPod, ...).
         m_cluster->SetTopologyAttribute(name, value);

@@ -254,6 +254,12 @@ GpuClusterHelper::GetTopologyTypeId() const
     return m_topologyFactory.GetTypeId();
 }
 
+bool
+GpuClusterHelper::HasTopologyParameter(const std::string& name) const
+{
+    return !FindTopologyParameter(GetTopologyTypeId(), name).empty();
+}
+
 Ptr<ClusterTopologyBuilder>
 GpuClusterHelper::CreateTopologyBuilder() const
 {
@@ -262,15 +268,7 @@ GpuClusterHelper::CreateTopologyBuilder() const
         return m_topologyFactory.Create<ClusterTopologyBuilder>();
     }
     // The file's family, with the file's parameters over those set here for the same family.
-    const TopologyFileContents file = ReadTopologyFile(m_topologyFile, GetTopologySpec());
-    const TypeId tid = TopologyTypeIdOf(file.kind);
-    ObjectFactory factory =
-        tid == m_topologyFactory.GetTypeId() ? m_topologyFactory : ObjectFactory(tid.GetName());
-    for (const auto& [name, value] : file.parameters)
-    {
-        factory.Set(name, *value);
-    }
-    return factory.Create<ClusterTopologyBuilder>();
+    return ReadTopologyFile(m_topologyFile, GetTopologySpec()).CreateTopology(m_topologyFactory);
 }
 
 std::string

@@ -96,6 +96,13 @@ class GpuClusterHelper : public Object
     TypeId GetTopologyTypeId() const;
 
     /**
+     * \param name an attribute or short name, as SetTopologyAttribute takes it
+     * \return whether the chosen family has that parameter (a sweep sets a knob only where the
+     *         family has it)
+     */
+    bool HasTopologyParameter(const std::string& name) const;
+
+    /**
      * \return the topology family with its parameters: the TopologyFile's when one is set,
      *         else the one SetTopology chose
      * \throws std::invalid_argument for a bad topology file

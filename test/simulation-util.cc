@@ -31,7 +31,7 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     set("Mtu", UintegerValue(config.mtu));
     // The family's parameters, where the chosen family has them.
     auto setTopology = [&](const std::string& name, const AttributeValue& value) {
-        if (!FindTopologyParameter(cluster->GetTopologyTypeId(), name).empty())
+        if (cluster->HasTopologyParameter(name))
         {
             cluster->SetTopologyAttribute(name, value);
         }

@@ -64,13 +64,14 @@ struct Flag
     const char* help;
 };
 
-const std::vector<Flag>&
-Flags()
+/** The cluster's size: resolved against the traces' rank count (Target::RUN). */
+std::vector<Flag>
+SizeFlags()
 {
     using T = Target;
     using K = Kind;
     using L = TopologyLimits;
-    static const std::vector<Flag> flags = {
+    return {
         {"hosts", T::RUN, "Hosts", K::COUNT, 0, L::kMaxHosts, "hosts (0: from the rank count)"},
         {"gpus-per-host",
          T::RUN,
@@ -79,6 +80,17 @@ Flags()
          0,
          L::kMaxGpusPerHost,
          "GPUs per host (0: 8 if the rank count allows, else all on one host)"},
+    };
+}
+
+/** The fabric and its links: GpuClusterHelper's attributes. */
+std::vector<Flag>
+ClusterFlags()
+{
+    using T = Target;
+    using K = Kind;
+    using L = TopologyLimits;
+    return {
         {"transport",
          T::CLUSTER,
          "Transport",
@@ -147,6 +159,16 @@ Flags()
          0,
          0,
          "write the topology as a Graphviz file"},
+    };
+}
+
+/** What every rank's application does: ChakraApplication's and its ComputeModel's. */
+std::vector<Flag>
+ApplicationFlags()
+{
+    using T = Target;
+    using K = Kind;
+    return {
         {"algorithm",
          T::APP,
          "AllReduceAlgorithm",
@@ -184,6 +206,16 @@ Flags()
          0,
          0,
          "factor on GPU compute durations (0.5: twice as fast)"},
+    };
+}
+
+/** The run itself. */
+std::vector<Flag>
+RunFlags()
+{
+    using T = Target;
+    using K = Kind;
+    return {
         {"stop-time",
          T::RUN,
          "",
@@ -192,6 +224,20 @@ Flags()
          0,
          "stop the simulation at this simulated time (2ms; a bare number is seconds; 0: never)"},
     };
+}
+
+/** \return every flag, in the order --help lists them */
+const std::vector<Flag>&
+Flags()
+{
+    static const std::vector<Flag> flags = [] {
+        std::vector<Flag> all;
+        for (const auto& part : {SizeFlags(), ClusterFlags(), ApplicationFlags(), RunFlags()})
+        {
+            all.insert(all.end(), part.begin(), part.end());
+        }
+        return all;
+    }();
     return flags;
 }
 
@@ -471,7 +517,7 @@ ClusterOptions::GetText(const std::string& name) const
     return it != m_text.end() ? it->second : DefaultText(*flag);
 }
 
-void
+std::optional<TopologyFileContents>
 ClusterOptions::SetClusterAttributes(GpuClusterHelper& cluster) const
 {
     for (const Flag& flag : Flags())
@@ -484,10 +530,12 @@ ClusterOptions::SetClusterAttributes(GpuClusterHelper& cluster) const
     }
     // A topology file names the family its parameters belong to (--topology may not be given
     // with it).
-    auto file = m_text.find("topology-file");
-    if (file != m_text.end())
+    std::optional<TopologyFileContents> file;
+    auto path = m_text.find("topology-file");
+    if (path != m_text.end())
     {
-        cluster.SetTopology(ReadTopologyFile(file->second, cluster.GetTopologySpec()).kind);
+        file = ReadTopologyFile(path->second, cluster.GetTopologySpec());
+        cluster.SetTopology(file->kind);
     }
     // Each family parameter given must be one of the chosen family's: a --leaves-per-pod on a
     // leaf-spine would otherwise be ignored, silently.
@@ -504,28 +552,28 @@ ClusterOptions::SetClusterAttributes(GpuClusterHelper& cluster) const
         cluster.SetTopologyAttribute(attribute,
                                      *ParseAttributeText(tid, attribute, text, "--" + flag));
     }
+    if (file)
+    {
+        CheckFileConflicts(*file);
+    }
+    return file;
 }
 
 void
-ClusterOptions::CheckFileConflicts(const GpuClusterHelper& cluster) const
+ClusterOptions::CheckFileConflicts(const TopologyFileContents& file) const
 {
-    const auto file = m_text.find("topology-file");
-    if (file == m_text.end())
-    {
-        return;
-    }
     // The file's keys are the flags' names in camelCase ("kind" is --topology).
-    const TopologyFileContents contents = ReadTopologyFile(file->second, cluster.GetTopologySpec());
     std::map<std::string, std::string> given = m_text;
     given.insert(m_topologyText.begin(), m_topologyText.end());
     for (const auto& [name, text] : given)
     {
-        for (const std::string& key : contents.keys)
+        for (const std::string& key : file.keys)
         {
             if (FoldName(key) == FoldName(name) || (key == "kind" && name == "topology"))
             {
-                throw std::invalid_argument("--" + name + " and the topology file " + file->second +
-                                            " ('" + key + "') both set it: give it in one place");
+                throw std::invalid_argument("--" + name + " and the topology file " +
+                                            m_text.at("topology-file") + " ('" + key +
+                                            "') both set it: give it in one place");
             }
         }
     }
@@ -535,7 +583,6 @@ void
 ClusterOptions::ApplyToCluster(GpuClusterHelper& cluster) const
 {
     SetClusterAttributes(cluster);
-    CheckFileConflicts(cluster);
     for (const char* name : {"hosts", "gpus-per-host"})
     {
         auto it = m_values.find(name);
@@ -554,8 +601,7 @@ void
 ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces) const
 {
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-    SetClusterAttributes(*cluster);
-    CheckFileConflicts(*cluster);
+    const std::optional<TopologyFileContents> file = SetClusterAttributes(*cluster);
     auto count = [this](const char* name) -> uint32_t {
         auto it = m_values.find(name);
         return it == m_values.end()
@@ -571,11 +617,10 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::stri
     const Ptr<ClusterTopologyBuilder> topology = cluster->CreateTopologyBuilder();
     // Checked before the ranks are fitted: a torus without dimensions is that, not "1 GPU".
     topology->Validate(spec);
-    if (m_text.count("topology-file") > 0)
+    if (file)
     {
-        const TopologyFileContents file = ReadTopologyFile(m_text.at("topology-file"), spec);
-        h = file.keys.count("hosts") ? file.spec.hosts : h;
-        g = file.keys.count("gpusPerHost") ? file.spec.gpusPerHost : g;
+        h = file->keys.count("hosts") ? file->spec.hosts : h;
+        g = file->keys.count("gpusPerHost") ? file->spec.gpusPerHost : g;
     }
     if (const uint32_t fixed = topology->GetFixedRankCount())
     {

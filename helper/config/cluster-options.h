@@ -8,8 +8,10 @@
 
 #include "ns3/attribute.h"
 #include "ns3/ptr.h"
+#include "ns3/topology-file.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,10 +90,14 @@ class ClusterOptions
     std::string timeline; //!< Chrome trace JSON to write ("" = none; not a table flag)
 
   private:
-    /** Sets the cluster's attributes of the given flags (hosts and GPUs per host aside). */
-    void SetClusterAttributes(GpuClusterHelper& cluster) const;
-    /** Throws if a given flag is also a key of the topology file. */
-    void CheckFileConflicts(const GpuClusterHelper& cluster) const;
+    /**
+     * Sets the cluster's attributes of the given flags (hosts and GPUs per host aside), and
+     * checks that no flag also sets a key of the topology file.
+     * \return the topology file given (read once here), if any
+     */
+    std::optional<TopologyFileContents> SetClusterAttributes(GpuClusterHelper& cluster) const;
+    /** Throws if a given flag is also a key of the topology \p file. */
+    void CheckFileConflicts(const TopologyFileContents& file) const;
 
     std::map<std::string, std::string> m_text;           //!< given flags, checked
     std::map<std::string, Ptr<AttributeValue>> m_values; //!< their attribute values

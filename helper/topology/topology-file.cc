@@ -465,9 +465,10 @@ ReadOwn(const Reader& reader, const YAML::Node& root, TopologyFileContents& cont
 } // namespace
 
 Ptr<ClusterTopologyBuilder>
-TopologyFileContents::CreateTopology() const
+TopologyFileContents::CreateTopology(const ObjectFactory& base) const
 {
-    ObjectFactory factory(TopologyTypeIdOf(kind).GetName());
+    const TypeId tid = TopologyTypeIdOf(kind);
+    ObjectFactory factory = tid == base.GetTypeId() ? base : ObjectFactory(tid.GetName());
     for (const auto& [name, value] : parameters)
     {
         factory.Set(name, *value);

@@ -34,8 +34,12 @@ struct TopologyFileContents
                                 //!< parameters by their short names (leaves-per-pod)
     bool astraSim{false};       //!< the file was in ASTRA-sim's format
 
-    /** \return the family, its parameters set as the file sets them */
-    Ptr<ClusterTopologyBuilder> CreateTopology() const;
+    /**
+     * \param base parameters set elsewhere (GpuClusterHelper::SetTopologyAttribute): used when
+     *        it makes the file's family, the file's parameters set over them
+     * \return the family, its parameters set as the file sets them
+     */
+    Ptr<ClusterTopologyBuilder> CreateTopology(const ObjectFactory& base = ObjectFactory()) const;
 };
 
 /**
