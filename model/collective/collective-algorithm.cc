@@ -7,9 +7,23 @@
 #include "tree-collective.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraCollectiveAlgorithm");
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveAlgorithm);
+
+TypeId
+CollectiveAlgorithm::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveAlgorithm").SetParent<Object>().SetGroupName("Chakra");
+    return tid;
+}
 
 std::unique_ptr<CollectiveSchedule>
 CollectiveAlgorithm::Build(const CollectiveRequest& request) const
@@ -48,34 +62,35 @@ BuildDisseminationBarrier(const CollectiveRequest& request)
 namespace
 {
 
-/** One entry per algorithm: the one table of names (attributes, flags, help texts). */
+/**
+ * One entry per algorithm: the one table of names (attributes, flags, help texts, reports).
+ * Adding an algorithm: its class (a CollectiveAlgorithm with a TypeId) and a line here.
+ */
 struct AlgorithmEntry
 {
-    CollectiveAlgorithmKind::Kind kind;
-    const char* name;
-    std::unique_ptr<CollectiveAlgorithm> (*create)();
+    const char* name;   //!< the short name
+    TypeId (*typeId)(); //!< the class
 };
-
-template <typename T>
-std::unique_ptr<CollectiveAlgorithm>
-Make()
-{
-    return std::make_unique<T>();
-}
 
 const std::vector<AlgorithmEntry>&
 Algorithms()
 {
     static const std::vector<AlgorithmEntry> table = {
-        {CollectiveAlgorithmKind::RING, "ring", &Make<RingCollective>},
-        {CollectiveAlgorithmKind::DIRECT, "direct", &Make<DirectCollective>},
-        {CollectiveAlgorithmKind::HALVING_DOUBLING,
-         "halving-doubling",
-         &Make<HalvingDoublingCollective>},
-        {CollectiveAlgorithmKind::TREE, "tree", &Make<TreeCollective>},
-        {CollectiveAlgorithmKind::HIERARCHICAL, "hierarchical", &Make<HierarchicalCollective>},
+        {"ring", &RingCollective::GetTypeId},
+        {"direct", &DirectCollective::GetTypeId},
+        {"halving-doubling", &HalvingDoublingCollective::GetTypeId},
+        {"tree", &TreeCollective::GetTypeId},
+        {"hierarchical", &HierarchicalCollective::GetTypeId},
     };
     return table;
+}
+
+Ptr<CollectiveAlgorithm>
+Create(TypeId tid)
+{
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    return factory.Create<CollectiveAlgorithm>();
 }
 
 } // namespace
@@ -85,9 +100,9 @@ MakeCollectiveAlgorithmChecker()
 {
     Ptr<EnumChecker> checker = Create<EnumChecker>();
     checker->AddDefault(static_cast<int>(CollectiveAlgorithmKind::AUTO), "auto");
-    for (const AlgorithmEntry& entry : Algorithms())
+    for (std::size_t i = 0; i < Algorithms().size(); ++i)
     {
-        checker->Add(static_cast<int>(entry.kind), entry.name);
+        checker->Add(static_cast<int>(i + 1), Algorithms()[i].name);
     }
     return checker;
 }
@@ -95,24 +110,33 @@ MakeCollectiveAlgorithmChecker()
 std::string
 CollectiveAlgorithmName(CollectiveAlgorithmKind::Kind kind)
 {
+    const auto index = static_cast<std::size_t>(kind);
+    return index >= 1 && index <= Algorithms().size() ? Algorithms()[index - 1].name : "auto";
+}
+
+std::string
+CollectiveAlgorithm::GetName() const
+{
+    const TypeId tid = GetInstanceTypeId();
     for (const AlgorithmEntry& entry : Algorithms())
     {
-        if (entry.kind == kind)
+        if (entry.typeId() == tid)
         {
             return entry.name;
         }
     }
-    return "auto";
+    // An algorithm made outside the table (a script's own subclass): its TypeId names it.
+    return tid.GetName();
 }
 
-std::unique_ptr<CollectiveAlgorithm>
+Ptr<CollectiveAlgorithm>
 CreateCollectiveAlgorithm(const std::string& name)
 {
     for (const AlgorithmEntry& entry : Algorithms())
     {
         if (name == entry.name)
         {
-            return entry.create();
+            return Create(entry.typeId());
         }
     }
     return nullptr;
@@ -129,36 +153,39 @@ CollectiveAlgorithmNames()
     return names;
 }
 
-std::unique_ptr<CollectiveAlgorithm>
+Ptr<CollectiveAlgorithm>
 ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested, const CollectiveRequest& request)
 {
+    NS_LOG_FUNCTION(requested << request.type << request.bytes << request.size);
     if (requested != CollectiveAlgorithmKind::AUTO)
     {
-        auto algorithm = CreateCollectiveAlgorithm(CollectiveAlgorithmName(requested));
+        Ptr<CollectiveAlgorithm> algorithm =
+            CreateCollectiveAlgorithm(CollectiveAlgorithmName(requested));
         if (algorithm && algorithm->Supports(request))
         {
             return algorithm;
         }
+        NS_LOG_LOGIC(CollectiveAlgorithmName(requested)
+                     << " does not implement this call: the default for its type runs");
     }
-    using ChakraProtoMsg::CollectiveCommType;
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
     case ChakraProtoMsg::ALL_GATHER:
     case ChakraProtoMsg::REDUCE_SCATTER:
     case ChakraProtoMsg::REDUCE_SCATTER_BLOCK: {
-        auto hierarchical = std::make_unique<HierarchicalCollective>();
+        Ptr<CollectiveAlgorithm> hierarchical = Create(HierarchicalCollective::GetTypeId());
         if (hierarchical->Supports(request))
         {
             return hierarchical;
         }
-        return std::make_unique<RingCollective>();
+        return Create(RingCollective::GetTypeId());
     }
     case ChakraProtoMsg::BROADCAST:
     case ChakraProtoMsg::REDUCE:
-        return std::make_unique<RingCollective>();
+        return Create(RingCollective::GetTypeId());
     default:
-        return std::make_unique<DirectCollective>();
+        return Create(DirectCollective::GetTypeId());
     }
 }
 

@@ -8,6 +8,7 @@
 #include "et_def.pb.h"
 
 #include "ns3/attribute.h"
+#include "ns3/object.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
@@ -44,13 +45,18 @@ struct CollectiveRequest
 /**
  * \ingroup chakra-collective
  * \brief A collective algorithm: builds one rank's schedule.
+ *
+ * Each algorithm is an ns-3 Object with a TypeId (ns3::RingCollective, ...), so that it is
+ * made by an ObjectFactory and can take its own parameters as attributes; the short names the
+ * <Type>Algorithm attributes take ("ring") are one table (collective-algorithm.cc).
  */
-class CollectiveAlgorithm
+class CollectiveAlgorithm : public Object
 {
   public:
-    virtual ~CollectiveAlgorithm() = default;
-    /** \return the name used in attributes and reports ("ring", ...) */
-    virtual std::string GetName() const = 0;
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    /** \return the short name used in attributes and reports ("ring", ...) */
+    std::string GetName() const;
     /** \param request the call \return true if this algorithm implements it */
     virtual bool Supports(const CollectiveRequest& request) const = 0;
     /**
@@ -67,20 +73,16 @@ class CollectiveAlgorithm
 
 /**
  * \ingroup chakra-collective
- * \brief The algorithms a <Type>Algorithm attribute names (EnumValue). AUTO lets the call
- * choose (ChooseCollectiveAlgorithm).
+ * \brief The value of a <Type>Algorithm attribute (EnumValue): AUTO lets the call choose
+ * (ChooseCollectiveAlgorithm); an algorithm's value is 1 + its position in the table of
+ * collective-algorithm.cc, so that adding one is a line there.
  */
 struct CollectiveAlgorithmKind
 {
-    /** The algorithm (an unscoped enum: ns-3's EnumValue holds an int). */
+    /** The algorithm (an unscoped enum with an int base: ns-3's EnumValue holds an int). */
     enum Kind : int
     {
-        AUTO,
-        RING,
-        DIRECT,
-        HALVING_DOUBLING,
-        TREE,
-        HIERARCHICAL,
+        AUTO = 0,
     };
 };
 
@@ -95,9 +97,10 @@ std::string CollectiveAlgorithmName(CollectiveAlgorithmKind::Kind kind);
 
 /**
  * \param name "ring", "direct", "halving-doubling", "tree", "hierarchical"
- * \return the algorithm, or nullptr for an unknown name (and for "auto")
+ * \return the algorithm (made by an ObjectFactory from its TypeId, so with the attribute
+ *         defaults set by Config::SetDefault), or nullptr for an unknown name (and for "auto")
  */
-std::unique_ptr<CollectiveAlgorithm> CreateCollectiveAlgorithm(const std::string& name);
+Ptr<CollectiveAlgorithm> CreateCollectiveAlgorithm(const std::string& name);
 
 /** \return the names CreateCollectiveAlgorithm accepts (without "auto") */
 std::vector<std::string> CollectiveAlgorithmNames();
@@ -112,9 +115,8 @@ std::vector<std::string> CollectiveAlgorithmNames();
  * \param request the call
  * \return the algorithm (never nullptr)
  */
-std::unique_ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(
-    CollectiveAlgorithmKind::Kind requested,
-    const CollectiveRequest& request);
+Ptr<CollectiveAlgorithm> ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested,
+                                                   const CollectiveRequest& request);
 
 /**
  * \return the algorithm-independent dissemination barrier: ceil(log2 n) rounds of empty

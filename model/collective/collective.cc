@@ -1,5 +1,6 @@
 #include "collective.h"
 
+#include "ns3/log.h"
 #include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 
@@ -7,6 +8,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraCollective");
 
 Collective::Collective(Ptr<CommTransport> transport,
                        const Communicator& communicator,
@@ -26,10 +29,12 @@ Collective::Collective(Ptr<CommTransport> transport,
       m_remaining(m_schedule->Size()),
       m_done(std::move(done))
 {
+    NS_LOG_FUNCTION(this << m_comm << seq << m_schedule->Size());
 }
 
 Collective::~Collective()
 {
+    NS_LOG_FUNCTION(this);
     if (m_handlerSet && m_transport)
     {
         m_transport->SetArrivalHandler(m_comm, m_seq, nullptr);
@@ -67,6 +72,8 @@ Collective::IndexOfRank(uint32_t rank) const
 void
 Collective::Start()
 {
+    NS_LOG_FUNCTION(this);
+    NS_LOG_INFO("begins " << Describe() << ": " << m_schedule->Size() << " message step(s)");
     m_transport->BeginCall(m_comm,
                            m_seq,
                            m_call,
@@ -127,6 +134,7 @@ Collective::Start()
 bool
 Collective::PostArrived(uint32_t src, const MessageKey& key)
 {
+    NS_LOG_FUNCTION(this << src << key.tag);
     const uint32_t peer = IndexOfRank(src);
     if (peer == CollectiveSchedule::kNone)
     {
@@ -149,8 +157,12 @@ Collective::PostArrived(uint32_t src, const MessageKey& key)
 void
 Collective::Issue(uint32_t op)
 {
+    NS_LOG_FUNCTION(this << op);
     m_state[op] = ISSUED;
     const MessageOp o = m_schedule->Op(op);
+    NS_LOG_LOGIC("call #" << m_seq << " step " << op << ": " << (o.send ? "send " : "receive ")
+                          << o.bytes << " bytes " << (o.send ? "to" : "from") << " rank "
+                          << m_ranks->at(o.peer) << " (tag " << o.tag << ")");
     // The callback keeps the collective alive until the transport is done with it.
     auto self = shared_from_this();
     CommTransport::Done onDone = [self = std::move(self), op]() { self->Complete(op); };
@@ -181,6 +193,7 @@ Collective::Ready(uint32_t op) const
 void
 Collective::Complete(uint32_t op)
 {
+    NS_LOG_FUNCTION(this << op);
     m_state[op] = COMPLETE;
     const uint32_t dependents = m_schedule->DependentCount(op);
     for (uint32_t j = 0; j < dependents; ++j)
@@ -193,6 +206,7 @@ Collective::Complete(uint32_t op)
     }
     if (--m_remaining == 0 && m_done)
     {
+        NS_LOG_INFO("ends " << Describe());
         m_transport->EndCall(m_comm, m_seq);
         auto done = std::move(m_done);
         done();

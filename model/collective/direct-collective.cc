@@ -1,23 +1,35 @@
 #include "direct-collective.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
 
-std::string
-DirectCollective::GetName() const
+NS_LOG_COMPONENT_DEFINE("ChakraDirectCollective");
+
+NS_OBJECT_ENSURE_REGISTERED(DirectCollective);
+
+TypeId
+DirectCollective::GetTypeId()
 {
-    return "direct";
+    static TypeId tid = TypeId("ns3::DirectCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<DirectCollective>();
+    return tid;
 }
 
 bool
 DirectCollective::Supports(const CollectiveRequest& /* request */) const
 {
+    NS_LOG_FUNCTION(this);
     return true;
 }
 
 std::unique_ptr<CollectiveSchedule>
 DirectCollective::DoBuild(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t n = request.size;
     const uint32_t me = request.me;
     ScheduleBuilder builder;

@@ -1,7 +1,11 @@
 #include "halving-doubling-collective.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraHalvingDoublingCollective");
 
 namespace
 {
@@ -45,15 +49,22 @@ enum Phase
 
 } // namespace
 
-std::string
-HalvingDoublingCollective::GetName() const
+NS_OBJECT_ENSURE_REGISTERED(HalvingDoublingCollective);
+
+TypeId
+HalvingDoublingCollective::GetTypeId()
 {
-    return "halving-doubling";
+    static TypeId tid = TypeId("ns3::HalvingDoublingCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<HalvingDoublingCollective>();
+    return tid;
 }
 
 bool
 HalvingDoublingCollective::Supports(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
@@ -71,6 +82,7 @@ HalvingDoublingCollective::Supports(const CollectiveRequest& request) const
 std::unique_ptr<CollectiveSchedule>
 HalvingDoublingCollective::DoBuild(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t n = request.size;
     const bool allReduce = request.type == ChakraProtoMsg::ALL_REDUCE;
     const bool halving = request.type != ChakraProtoMsg::ALL_GATHER;

@@ -22,7 +22,8 @@ namespace ns3
 class HalvingDoublingCollective : public CollectiveAlgorithm
 {
   public:
-    std::string GetName() const override;
+    /** \return the TypeId */
+    static TypeId GetTypeId();
     bool Supports(const CollectiveRequest& request) const override;
 
   protected:

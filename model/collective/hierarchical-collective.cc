@@ -2,11 +2,15 @@
 
 #include "ring-schedule.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <memory>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraHierarchicalCollective");
 
 namespace
 {
@@ -142,15 +146,22 @@ constexpr int64_t kPhaseTags = int64_t(1) << 24;
 
 } // namespace
 
-std::string
-HierarchicalCollective::GetName() const
+NS_OBJECT_ENSURE_REGISTERED(HierarchicalCollective);
+
+TypeId
+HierarchicalCollective::GetTypeId()
 {
-    return "hierarchical";
+    static TypeId tid = TypeId("ns3::HierarchicalCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<HierarchicalCollective>();
+    return tid;
 }
 
 bool
 HierarchicalCollective::Supports(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
@@ -166,6 +177,7 @@ HierarchicalCollective::Supports(const CollectiveRequest& request) const
 std::unique_ptr<CollectiveSchedule>
 HierarchicalCollective::DoBuild(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     Layout layout = MakeLayout(request);
     if (!layout.even)
     {

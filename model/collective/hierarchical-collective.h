@@ -23,7 +23,8 @@ namespace ns3
 class HierarchicalCollective : public CollectiveAlgorithm
 {
   public:
-    std::string GetName() const override;
+    /** \return the TypeId */
+    static TypeId GetTypeId();
     bool Supports(const CollectiveRequest& request) const override;
 
   protected:

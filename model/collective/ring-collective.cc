@@ -1,17 +1,28 @@
 #include "ring-collective.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
 
-std::string
-RingCollective::GetName() const
+NS_LOG_COMPONENT_DEFINE("ChakraRingCollective");
+
+NS_OBJECT_ENSURE_REGISTERED(RingCollective);
+
+TypeId
+RingCollective::GetTypeId()
 {
-    return "ring";
+    static TypeId tid = TypeId("ns3::RingCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<RingCollective>();
+    return tid;
 }
 
 bool
 RingCollective::Supports(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
@@ -30,6 +41,7 @@ RingCollective::Supports(const CollectiveRequest& request) const
 std::unique_ptr<CollectiveSchedule>
 RingCollective::DoBuild(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t n = request.size;
     std::vector<uint32_t> ring(n);
     for (uint32_t i = 0; i < n; ++i)

@@ -1,9 +1,13 @@
 #include "tree-collective.h"
 
+#include "ns3/log.h"
+
 #include <functional>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraTreeCollective");
 
 namespace
 {
@@ -79,15 +83,22 @@ AppendTreeChunk(ScheduleBuilder& builder,
 
 } // namespace
 
-std::string
-TreeCollective::GetName() const
+NS_OBJECT_ENSURE_REGISTERED(TreeCollective);
+
+TypeId
+TreeCollective::GetTypeId()
 {
-    return "tree";
+    static TypeId tid = TypeId("ns3::TreeCollective")
+                            .SetParent<CollectiveAlgorithm>()
+                            .SetGroupName("Chakra")
+                            .AddConstructor<TreeCollective>();
+    return tid;
 }
 
 bool
 TreeCollective::Supports(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     switch (request.type)
     {
     case ChakraProtoMsg::ALL_REDUCE:
@@ -103,6 +114,7 @@ TreeCollective::Supports(const CollectiveRequest& request) const
 std::unique_ptr<CollectiveSchedule>
 TreeCollective::DoBuild(const CollectiveRequest& request) const
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t n = request.size;
     ScheduleBuilder builder;
     const uint32_t me = request.me;
