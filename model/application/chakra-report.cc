@@ -2,6 +2,7 @@
 
 #include "text-format.h"
 
+#include "ns3/log.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
 
@@ -14,6 +15,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraReport");
 
 namespace
 {
@@ -39,6 +42,7 @@ Csv(const std::string& text)
 void
 ChakraReport::AddRank(const RankStats& stats, const std::vector<CommRecord>& records)
 {
+    NS_LOG_FUNCTION(this);
     m_ranks.push_back(stats);
     m_records.insert(m_records.end(), records.begin(), records.end());
     std::sort(m_ranks.begin(), m_ranks.end(), [](const RankStats& a, const RankStats& b) {
@@ -49,6 +53,7 @@ ChakraReport::AddRank(const RankStats& stats, const std::vector<CommRecord>& rec
 bool
 ChakraReport::AllFinished() const
 {
+    NS_LOG_FUNCTION(this);
     return std::all_of(m_ranks.begin(), m_ranks.end(), [](const RankStats& r) {
         return r.finished;
     });
@@ -144,6 +149,7 @@ ChakraReport::GetCollectives() const
 void
 ChakraReport::SetTransportModel(const std::string& model, const std::string& why)
 {
+    NS_LOG_FUNCTION(this << model << why);
     m_transportModel = model;
     m_transportChoice = why;
 }
@@ -157,6 +163,7 @@ ChakraReport::GetTransportModel() const
 void
 ChakraReport::AddTable(ReportTable table)
 {
+    NS_LOG_FUNCTION(this);
     m_tables.push_back(std::move(table));
 }
 
@@ -169,6 +176,7 @@ ChakraReport::GetTables() const
 void
 ChakraReport::AddWarning(const std::string& warning)
 {
+    NS_LOG_FUNCTION(this << warning);
     m_warnings.push_back(warning);
 }
 
@@ -394,6 +402,7 @@ ChakraReport::PrintProblems(std::ostream& os, std::size_t maxRows) const
 void
 ChakraReport::WriteCsv(const std::string& directory) const
 {
+    NS_LOG_FUNCTION(this << directory);
     mkdir(directory.c_str(), 0777);
     {
         AtomicOutputFile out(directory + "/ranks.csv");

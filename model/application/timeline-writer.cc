@@ -2,6 +2,7 @@
 
 #include "text-format.h"
 
+#include "ns3/log.h"
 #include "ns3/mpi-context.h"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraTimelineWriter");
 
 namespace
 {
@@ -27,6 +30,7 @@ constexpr std::size_t kSpillBytes = 256 * 1024;
 
 TimelineWriter::TimelineWriter(const std::string& path)
 {
+    NS_LOG_FUNCTION(this << path);
     // In a distributed run only process 0 writes the file.
     if (MpiContext::GetProcessId() == 0)
     {
@@ -37,6 +41,7 @@ TimelineWriter::TimelineWriter(const std::string& path)
 
 TimelineWriter::~TimelineWriter()
 {
+    NS_LOG_FUNCTION(this);
     if (m_spill)
     {
         std::fclose(m_spill);
@@ -46,12 +51,14 @@ TimelineWriter::~TimelineWriter()
 void
 TimelineWriter::SetRankProcesses(std::vector<uint32_t> processOfRank)
 {
+    NS_LOG_FUNCTION(this);
     m_processOfRank = std::move(processOfRank);
 }
 
 void
 TimelineWriter::WriteRecord(RankPart& part, const std::string& json)
 {
+    NS_LOG_FUNCTION(this << json);
     const bool first = part.pending.empty() && part.spilled.empty();
     part.pending += first ? json : ",\n" + json;
     if (part.pending.size() < kSpillBytes)
@@ -75,6 +82,7 @@ TimelineWriter::WriteRecord(RankPart& part, const std::string& json)
 void
 TimelineWriter::ReadPart(const RankPart& part, const std::function<void(const std::string&)>& sink)
 {
+    NS_LOG_FUNCTION(this);
     std::string piece;
     for (const auto& [offset, size] : part.spilled)
     {
@@ -96,6 +104,7 @@ TimelineWriter::ReadPart(const RankPart& part, const std::function<void(const st
 void
 TimelineWriter::WritePiece(const std::string& piece, bool first)
 {
+    NS_LOG_FUNCTION(this << piece << first);
     if (first && m_wroteRecord)
     {
         m_file->Write(",\n");
@@ -107,6 +116,7 @@ TimelineWriter::WritePiece(const std::string& piece, bool first)
 TimelineWriter::Lane&
 TimelineWriter::LaneOf(uint32_t rank, RankPart& part, const std::string& lane)
 {
+    NS_LOG_FUNCTION(this << rank << lane);
     auto it = part.lanes.find(lane);
     if (it != part.lanes.end())
     {
@@ -130,6 +140,7 @@ TimelineWriter::LaneOf(uint32_t rank, RankPart& part, const std::string& lane)
 void
 TimelineWriter::NameLanes(uint32_t rank, RankPart& part)
 {
+    NS_LOG_FUNCTION(this << rank);
     // Host threads first, then streams, each by number; a lane of neither kind last.
     auto numberOf = [](const std::string& lane, const std::string& prefix) -> int64_t {
         if (lane.compare(0, prefix.size(), prefix) != 0)
@@ -191,6 +202,7 @@ TimelineWriter::Add(uint32_t rank,
                     uint64_t bytes,
                     const Args& args)
 {
+    NS_LOG_FUNCTION(this << rank << lane << name << category << start << end << bytes);
     RankPart& part = m_parts[rank];
     Lane& thread = LaneOf(rank, part, lane);
     (category == "compute" ? thread.compute : thread.communication) = true;
@@ -216,6 +228,7 @@ TimelineWriter::Add(uint32_t rank,
 void
 TimelineWriter::Close()
 {
+    NS_LOG_FUNCTION(this);
     if (m_closed)
     {
         return;
@@ -289,6 +302,7 @@ TimelineWriter::Close()
 void
 TimelineWriter::Discard()
 {
+    NS_LOG_FUNCTION(this);
     m_closed = true;
     m_file.reset(); // removes the temporary file
     m_parts.clear();

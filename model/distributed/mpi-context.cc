@@ -1,6 +1,7 @@
 #include "mpi-context.h"
 
 #include "ns3/global-value.h"
+#include "ns3/log.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraMpiContext");
 
 namespace
 {
@@ -197,6 +200,7 @@ MpiContext::LaunchedProcessCount()
 
 MpiSession::MpiSession(int* argc, char*** argv)
 {
+    NS_LOG_FUNCTION(this);
     const bool launched =
         std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK");
 #ifdef NS3_MPI
@@ -247,6 +251,7 @@ MpiSession::MpiSession(int* argc, char*** argv)
 
 MpiSession::~MpiSession()
 {
+    NS_LOG_FUNCTION(this);
 #ifdef NS3_MPI
     if (m_enabled && MpiInterface::IsEnabled())
     {
@@ -258,6 +263,7 @@ MpiSession::~MpiSession()
 int
 MpiSession::Abort(int code)
 {
+    NS_LOG_FUNCTION(this);
 #ifdef NS3_MPI
     if (m_enabled && MpiInterface::IsEnabled() && MpiInterface::GetSize() > 1)
     {

@@ -1,6 +1,7 @@
 #include "rdma-remote-channel.h"
 
 #include "ns3/header.h"
+#include "ns3/log.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/simulator.h"
 
@@ -11,6 +12,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraRdmaRemoteChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaRemoteChannel);
 
@@ -90,6 +93,7 @@ RdmaRemoteChannel::RdmaRemoteChannel() = default;
 void
 RdmaRemoteChannel::Attach(Ptr<RdmaNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     RdmaChannel::Attach(device);
 #ifdef NS3_MPI
     // Both ends get one, as ns-3's PointToPointHelper does: whichever end is local receives.
@@ -105,6 +109,7 @@ RdmaRemoteChannel::Transmit(Ptr<RdmaNetDevice> sender,
                             uint8_t priority,
                             Time txTime)
 {
+    NS_LOG_FUNCTION(this << sender << packet << priority << txTime);
 #ifdef NS3_MPI
     Ptr<RdmaNetDevice> receiver = GetPeer(sender);
     if (MpiInterface::IsEnabled() &&

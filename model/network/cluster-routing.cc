@@ -31,6 +31,7 @@ ClusterRouting::ClusterRouting() = default;
 void
 ClusterRouting::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_ipv4 = nullptr;
     m_routes.clear();
     m_ranks.reset();
@@ -42,6 +43,7 @@ ClusterRouting::DoDispose()
 void
 ClusterRouting::SetRoute(Ipv4Address destination, std::vector<NextHop> hops)
 {
+    NS_LOG_FUNCTION(this);
     m_routes[destination.Get()] = std::move(hops);
 }
 
@@ -50,6 +52,7 @@ ClusterRouting::SetRankRoutes(std::shared_ptr<const AddressRanks> ranks,
                               std::vector<uint32_t> offsets,
                               std::vector<NextHop> hops)
 {
+    NS_LOG_FUNCTION(this);
     m_ranks = std::move(ranks);
     m_rankOffsets = std::move(offsets);
     m_rankHops = std::move(hops);
@@ -140,6 +143,7 @@ ClusterRouting::RouteOutput(Ptr<Packet> p,
                             Ptr<NetDevice> /* oif */,
                             Socket::SocketErrno& sockerr)
 {
+    NS_LOG_FUNCTION(this << p);
     Ptr<Ipv4Route> route = Lookup(p, header);
     sockerr = route ? Socket::ERROR_NOTERROR : Socket::ERROR_NOROUTETOHOST;
     return route;
@@ -154,6 +158,7 @@ ClusterRouting::RouteInput(Ptr<const Packet> p,
                            LocalDeliverCallback lcb,
                            ErrorCallback /* ecb */)
 {
+    NS_LOG_FUNCTION(this << p << idev);
     // A hash lookup instead of Ipv4::IsDestinationAddress, which scans every address of every
     // interface: a 64-port switch did that for each packet it forwarded.
     if (m_localAddresses.empty())
@@ -188,28 +193,33 @@ ClusterRouting::RouteInput(Ptr<const Packet> p,
 void
 ClusterRouting::NotifyInterfaceUp(uint32_t /* interface */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ClusterRouting::NotifyInterfaceDown(uint32_t /* interface */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 ClusterRouting::NotifyAddAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
 {
+    NS_LOG_FUNCTION(this);
     m_localAddresses.clear(); // rebuilt on the next packet
 }
 
 void
 ClusterRouting::NotifyRemoveAddress(uint32_t /* interface */, Ipv4InterfaceAddress /* address */)
 {
+    NS_LOG_FUNCTION(this);
     m_localAddresses.clear();
 }
 
 void
 ClusterRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
+    NS_LOG_FUNCTION(this << ipv4);
     m_ipv4 = ipv4;
 }
 

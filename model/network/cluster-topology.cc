@@ -1,11 +1,15 @@
 #include "cluster-topology.h"
 
+#include "ns3/log.h"
+
 #include <limits>
 #include <queue>
 #include <stdexcept>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraClusterTopology");
 
 namespace
 {
@@ -15,6 +19,7 @@ constexpr uint16_t kUnreachable = std::numeric_limits<uint16_t>::max();
 uint32_t
 ClusterTopology::AddGpu(uint32_t host, const std::string& label)
 {
+    NS_LOG_FUNCTION(this << host << label);
     if (m_nodes.size() != m_gpus)
     {
         throw std::logic_error("ClusterTopology: GPUs must be added before switches");
@@ -32,6 +37,7 @@ ClusterTopology::AddGpu(uint32_t host, const std::string& label)
 uint32_t
 ClusterTopology::AddSwitch(NodeKind kind, uint32_t group, const std::string& label)
 {
+    NS_LOG_FUNCTION(this << group << label);
     if (kind == GPU)
     {
         throw std::invalid_argument("ClusterTopology::AddSwitch: a GPU is not a switch");
@@ -53,6 +59,7 @@ ClusterTopology::AddLink(uint32_t a,
                          uint32_t mtu,
                          LinkKind kind)
 {
+    NS_LOG_FUNCTION(this << a << b << rate << delay << mtu);
     if (a >= m_nodes.size() || b >= m_nodes.size() || a == b)
     {
         throw std::invalid_argument("ClusterTopology::AddLink: bad link " + std::to_string(a) +
@@ -77,18 +84,21 @@ ClusterTopology::AddLink(uint32_t a,
 void
 ClusterTopology::SetGpuTransit(bool transit)
 {
+    NS_LOG_FUNCTION(this << transit);
     m_gpuTransit = transit;
 }
 
 void
 ClusterTopology::SetRouteFunction(RouteFunction route)
 {
+    NS_LOG_FUNCTION(this);
     m_route = std::move(route);
 }
 
 void
 ClusterTopology::SetName(const std::string& name)
 {
+    NS_LOG_FUNCTION(this << name);
     m_name = name;
 }
 
@@ -143,6 +153,7 @@ ClusterTopology::IsGpuTransit() const
 const std::vector<uint16_t>&
 ClusterTopology::DistancesTo(uint32_t dstRank) const
 {
+    NS_LOG_FUNCTION(this << dstRank);
     std::vector<uint16_t>& distance = m_distances.at(dstRank);
     if (!distance.empty())
     {
@@ -229,6 +240,7 @@ ClusterTopology::Mix(uint64_t hash, uint64_t value)
 uint32_t
 ClusterTopology::SelectNextHop(uint32_t node, uint32_t dstRank, uint64_t flowHash) const
 {
+    NS_LOG_FUNCTION(this << node << dstRank << flowHash);
     GetNextHops(node, dstRank, m_scratch);
     if (m_scratch.empty())
     {

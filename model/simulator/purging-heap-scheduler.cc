@@ -1,11 +1,14 @@
 #include "purging-heap-scheduler.h"
 
 #include "ns3/assert.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraPurgingHeapScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(PurgingHeapScheduler);
 
@@ -61,11 +64,13 @@ PurgingHeapScheduler::PurgingHeapScheduler()
     : m_purgeAt(kMinPurgeSize),
       m_cancelled(new CancelledEvent())
 {
+    NS_LOG_FUNCTION(this);
     m_cancelled->Cancel();
 }
 
 PurgingHeapScheduler::~PurgingHeapScheduler()
 {
+    NS_LOG_FUNCTION(this);
     // The simulator empties the list before it lets its scheduler go; what is left here (a
     // scheduler dropped with events) is released like the simulator would.
     for (const Event& event : m_heap)
@@ -78,6 +83,7 @@ PurgingHeapScheduler::~PurgingHeapScheduler()
 void
 PurgingHeapScheduler::Insert(const Event& ev)
 {
+    NS_LOG_FUNCTION(this);
     if (m_heap.size() >= m_purgeAt)
     {
         Purge();
@@ -130,6 +136,7 @@ PurgingHeapScheduler::PeekNext() const
 Scheduler::Event
 PurgingHeapScheduler::RemoveNext()
 {
+    NS_LOG_FUNCTION(this);
     NS_ASSERT(!IsEmpty());
     if (m_placeholders > 0)
     {
@@ -168,6 +175,7 @@ PurgingHeapScheduler::RemoveNext()
 void
 PurgingHeapScheduler::Remove(const Event& ev)
 {
+    NS_LOG_FUNCTION(this);
     // Simulator::Remove is rare (ns-3 models cancel): a linear search is enough.
     auto it = std::find_if(m_heap.begin(), m_heap.end(), [&ev](const Event& held) {
         return held.key.m_uid == ev.key.m_uid;
@@ -185,6 +193,7 @@ PurgingHeapScheduler::Remove(const Event& ev)
 void
 PurgingHeapScheduler::Purge()
 {
+    NS_LOG_FUNCTION(this);
     auto live = std::partition(m_heap.begin(), m_heap.end(), [](const Event& event) {
         return !event.impl->IsCancelled();
     });

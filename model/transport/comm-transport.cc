@@ -124,6 +124,7 @@ CommTransport::GetModelName(Model model)
 void
 CommTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_posted.clear();
     m_arrived.clear();
     m_calls.clear();
@@ -138,6 +139,7 @@ CommTransport::Setup(Ptr<Node> node,
                      uint32_t rank,
                      std::shared_ptr<const std::vector<Address>> peers)
 {
+    NS_LOG_FUNCTION(this << node << rank);
     m_node = node;
     m_rank = rank;
     m_peers = std::move(peers);
@@ -146,11 +148,13 @@ CommTransport::Setup(Ptr<Node> node,
 void
 CommTransport::Start()
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 CommTransport::SetFatalHandler(FatalHandler handler)
 {
+    NS_LOG_FUNCTION(this);
     m_fatal = std::move(handler);
 }
 
@@ -180,6 +184,7 @@ CommTransport::Send(uint32_t dst,
                     Done done,
                     const CallSignature& call)
 {
+    NS_LOG_FUNCTION(this << dst << bytes);
     MessageHeader header;
     header.src = m_rank;
     header.key = key;
@@ -205,6 +210,7 @@ CommTransport::Recv(uint32_t src,
                     Done done,
                     const CallSignature& call)
 {
+    NS_LOG_FUNCTION(this << src << bytes);
     Endpoint endpoint{src, key};
     PostedRecv receive{bytes, call, std::move(done)};
     auto arrived = m_arrived.find(endpoint);
@@ -232,6 +238,7 @@ CommTransport::Recv(uint32_t src,
 void
 CommTransport::Deliver(const MessageHeader& header)
 {
+    NS_LOG_FUNCTION(this);
     if (header.src != m_rank)
     {
         m_bytesReceived += header.payload;
@@ -288,6 +295,7 @@ CommTransport::Match(uint32_t src,
                      const ArrivedMessage& message,
                      const PostedRecv& receive)
 {
+    NS_LOG_FUNCTION(this << src);
     if (message.bytes == receive.bytes)
     {
         return;
@@ -313,6 +321,7 @@ CommTransport::BeginCall(uint64_t comm,
                          const CallSignature& call,
                          const std::string& label)
 {
+    NS_LOG_FUNCTION(this << comm << seq << label);
     const CallId id{comm, seq};
     LocalCall& local = m_calls[id];
     local.call = call;
@@ -341,12 +350,14 @@ CommTransport::BeginCall(uint64_t comm,
 void
 CommTransport::EndCall(uint64_t comm, uint64_t seq)
 {
+    NS_LOG_FUNCTION(this << comm << seq);
     m_calls.erase(CallId{comm, seq});
 }
 
 void
 CommTransport::SetArrivalHandler(uint64_t comm, uint64_t seq, ArrivalHandler* handler)
 {
+    NS_LOG_FUNCTION(this << comm << seq);
     auto call = m_calls.find(CallId{comm, seq});
     if (call != m_calls.end())
     {
@@ -364,6 +375,7 @@ CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
 CommTransport::LocalCall*
 CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote)
 {
+    NS_LOG_FUNCTION(this << src);
     const CallId id{key.comm, key.seq};
     auto local = m_calls.find(id);
     if (local == m_calls.end())
@@ -388,6 +400,7 @@ CommTransport::CallMismatch(uint32_t src,
                             const CallSignature& remote,
                             const LocalCall& local) const
 {
+    NS_LOG_FUNCTION(this << src);
     return "ranks " + std::to_string(m_rank) + " and " + std::to_string(src) +
            " disagree on collective call #" + std::to_string(key.seq) + " of " + local.label +
            ": rank " + std::to_string(m_rank) + " runs " + local.call.ToString() + ", rank " +
@@ -397,12 +410,14 @@ CommTransport::CallMismatch(uint32_t src,
 void
 CommTransport::AddError(const std::string& error)
 {
+    NS_LOG_FUNCTION(this << error);
     m_errors.push_back(error);
 }
 
 void
 CommTransport::Fatal(const std::string& error)
 {
+    NS_LOG_FUNCTION(this << error);
     NS_LOG_ERROR(error);
     if (m_fatal)
     {

@@ -48,6 +48,7 @@ FlowNetwork::~FlowNetwork() = default;
 void
 FlowNetwork::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (Channel& channel : m_channels)
     {
         channel.next.Cancel();
@@ -71,6 +72,7 @@ FlowNetwork::PairHash(uint32_t srcRank, uint32_t dstRank)
 void
 FlowNetwork::Build(std::shared_ptr<const ClusterTopology> topology, const Settings& settings)
 {
+    NS_LOG_FUNCTION(this);
     m_topology = std::move(topology);
     m_settings = settings;
     if (m_settings.ackBytes > 0 && m_settings.sendBuffer > 0)
@@ -109,6 +111,7 @@ FlowNetwork::GetTopology() const
 void
 FlowNetwork::Attach(uint32_t rank, FlowTransport* endpoint)
 {
+    NS_LOG_FUNCTION(this << rank);
     if (rank >= m_endpoints.size())
     {
         m_endpoints.resize(rank + 1, nullptr);
@@ -119,6 +122,7 @@ FlowNetwork::Attach(uint32_t rank, FlowTransport* endpoint)
 void
 FlowNetwork::Detach(uint32_t rank, const FlowTransport* endpoint)
 {
+    NS_LOG_FUNCTION(this << rank);
     if (rank < m_endpoints.size() && m_endpoints[rank] == endpoint)
     {
         m_endpoints[rank] = nullptr;
@@ -195,6 +199,7 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
 void
 FlowNetwork::Remember(uint32_t src, uint32_t channel)
 {
+    NS_LOG_FUNCTION(this << src << channel);
     if (src >= m_lastChannelOf.size())
     {
         m_lastChannelOf.resize(src + 1, kNoChannel);
@@ -213,6 +218,7 @@ FlowNetwork::Slack(const Channel& channel)
 Time
 FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 {
+    NS_LOG_FUNCTION(this << bytes);
     const double lastPacket =
         std::min(static_cast<double>(bytes), channel.segment) + channel.packetOverhead;
     return channel.propagation + CeilSeconds(lastPacket * channel.forwardSecondsPerByte);
@@ -221,6 +227,7 @@ FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 void
 FlowNetwork::Advance(Channel& channel)
 {
+    NS_LOG_FUNCTION(this);
     const Time now = Simulator::Now();
     if (channel.rate > 0 && now > channel.updated)
     {
@@ -237,6 +244,7 @@ FlowNetwork::Send(uint32_t src,
                   Callback localDone,
                   Callback delivered)
 {
+    NS_LOG_FUNCTION(this << src << dst << bytes);
     Message message;
     message.bytes = bytes;
     message.delivered = std::move(delivered);
@@ -249,6 +257,7 @@ FlowNetwork::SendMessage(uint32_t src,
                          const MessageHeader& header,
                          Callback localDone)
 {
+    NS_LOG_FUNCTION(this << src << dst);
     Message message;
     message.bytes = header.payload + MessageHeader::kSize;
     message.header = header;
@@ -259,6 +268,7 @@ FlowNetwork::SendMessage(uint32_t src,
 bool
 FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message)
 {
+    NS_LOG_FUNCTION(this << src << dst);
     const uint32_t index = GetChannel(src, dst);
     if (index == kNoChannel)
     {
@@ -299,6 +309,7 @@ FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& m
 void
 FlowNetwork::Enter(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     if (!m_settings.fifoAtSource)
     {
@@ -329,6 +340,7 @@ FlowNetwork::Enter(uint32_t index)
 void
 FlowNetwork::ServeHead(uint32_t link)
 {
+    NS_LOG_FUNCTION(this << link);
     Egress& egress = m_egress[link];
     // An entry is done when its channel has sent up to its end (entries of other channels
     // ahead of it may still be running: they were granted on spare capacity).
@@ -366,6 +378,7 @@ FlowNetwork::ServeHead(uint32_t link)
 void
 FlowNetwork::GrantNext(uint32_t link)
 {
+    NS_LOG_FUNCTION(this << link);
     Egress& egress = m_egress[link];
     if (egress.granted >= egress.entries.size())
     {
@@ -378,6 +391,7 @@ FlowNetwork::GrantNext(uint32_t link)
 void
 FlowNetwork::Grant(uint32_t index, uint64_t end)
 {
+    NS_LOG_FUNCTION(this << index << end);
     Channel& channel = m_channels[index];
     channel.granted = std::max(channel.granted, end);
     if (channel.flow != MaxMinNetwork::kNoFlow ||
@@ -404,6 +418,7 @@ FlowNetwork::Grant(uint32_t index, uint64_t end)
 void
 FlowNetwork::ScheduleNext(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     channel.next.Cancel();
     if (channel.rate <= 0 || channel.head == channel.messages.size())
@@ -427,6 +442,7 @@ FlowNetwork::ScheduleNext(uint32_t index)
 void
 FlowNetwork::Progress(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     std::vector<Callback> done;
     Channel& channel = m_channels[index];
     Advance(channel);
@@ -540,6 +556,7 @@ FlowNetwork::Progress(uint32_t index)
 void
 FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 {
+    NS_LOG_FUNCTION(this << index);
     --m_channels[index].inFlight;
     if (delivered)
     {
@@ -550,6 +567,7 @@ FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 void
 FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
 {
+    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     --channel.inFlight;
     // The receiver is looked up now, not at the send: holding it would touch the receiving
@@ -563,6 +581,7 @@ FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
 void
 FlowNetwork::MarkDirty()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_reallocationPending)
     {
         // After every event already due now: the starts and ends of this instant are
@@ -575,6 +594,7 @@ FlowNetwork::MarkDirty()
 void
 FlowNetwork::Reallocate()
 {
+    NS_LOG_FUNCTION(this);
     m_reallocationPending = false;
     m_rates.Reallocate(m_changed);
     for (uint32_t flow : m_changed)

@@ -31,6 +31,7 @@ FlowTransport::GetModelName() const
 void
 FlowTransport::Attach(Ptr<FlowNetwork> network, uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << network << rank);
     if (m_network)
     {
         m_network->Detach(m_attachedRank, this);
@@ -43,6 +44,7 @@ FlowTransport::Attach(Ptr<FlowNetwork> network, uint32_t rank)
 void
 FlowTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     if (m_network)
     {
         m_network->Detach(m_attachedRank, this);
@@ -54,6 +56,7 @@ FlowTransport::DoDispose()
 void
 FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 {
+    NS_LOG_FUNCTION(this << dst);
     if (!m_network)
     {
         Fatal("rank " + std::to_string(GetRank()) +
@@ -78,6 +81,7 @@ FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 void
 FlowTransport::Arrive(const MessageHeader& header)
 {
+    NS_LOG_FUNCTION(this);
     if (m_network)
     {
         Deliver(header);

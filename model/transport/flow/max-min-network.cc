@@ -1,5 +1,7 @@
 #include "max-min-network.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -9,6 +11,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraMaxMinNetwork");
 
 namespace
 {
@@ -22,6 +26,7 @@ constexpr double kSlack = 1e-9;
 uint32_t
 MaxMinNetwork::AddLink(double capacity)
 {
+    NS_LOG_FUNCTION(this << capacity);
     if (!(capacity > 0))
     {
         throw std::invalid_argument("MaxMinNetwork: a link needs a positive capacity");
@@ -47,6 +52,7 @@ MaxMinNetwork::GetCapacity(uint32_t link) const
 uint32_t
 MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path)
 {
+    NS_LOG_FUNCTION(this);
     if (path.empty())
     {
         throw std::invalid_argument("MaxMinNetwork: a flow needs at least one link");
@@ -96,6 +102,7 @@ MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path)
 void
 MaxMinNetwork::RemoveFlow(uint32_t id)
 {
+    NS_LOG_FUNCTION(this << id);
     if (id >= m_flows.size() || !m_flows[id].alive)
     {
         throw std::invalid_argument("MaxMinNetwork: no flow " + std::to_string(id));
@@ -230,6 +237,7 @@ MaxMinNetwork::ExtendIfUnfair(uint32_t link, double level)
 bool
 MaxMinNetwork::Fill()
 {
+    NS_LOG_FUNCTION(this);
     for (uint32_t l : m_fillLinks)
     {
         double remaining = m_links[l].capacity;
@@ -346,6 +354,7 @@ MaxMinNetwork::Fill()
 void
 MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
 {
+    NS_LOG_FUNCTION(this);
     changed.clear();
     if (m_touched.empty())
     {

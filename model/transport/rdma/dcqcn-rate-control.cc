@@ -2,6 +2,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraDcqcnRateControl");
 
 NS_OBJECT_ENSURE_REGISTERED(DcqcnRateControl);
 
@@ -96,6 +99,7 @@ DcqcnRateControl::DcqcnRateControl() = default;
 void
 DcqcnRateControl::Start(DataRate lineRate, Time now)
 {
+    NS_LOG_FUNCTION(this << lineRate << now);
     m_line = static_cast<double>(lineRate.GetBitRate());
     m_rc = m_line;
     m_rt = m_line;
@@ -110,6 +114,7 @@ DcqcnRateControl::Start(DataRate lineRate, Time now)
 void
 DcqcnRateControl::Advance(Time now)
 {
+    NS_LOG_FUNCTION(this << now);
     // Alpha: one decay per whole period since the last CNP (closed form).
     if (now >= m_alphaFrom + m_alphaPeriod)
     {
@@ -138,6 +143,7 @@ DcqcnRateControl::Advance(Time now)
 void
 DcqcnRateControl::Increase()
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t most = std::max(m_timerCount, m_byteCount);
     const uint32_t least = std::min(m_timerCount, m_byteCount);
     if (most <= m_fastRecoverySteps)
@@ -155,6 +161,7 @@ DcqcnRateControl::Increase()
     }
     m_rt = std::min(m_rt, m_line);
     m_rc = std::min((m_rt + m_rc) / 2, m_line);
+    NS_LOG_LOGIC("rate up to " << m_rc / 1e9 << " Gbps (target " << m_rt / 1e9 << " Gbps)");
     m_increasedSinceCut = true;
 }
 
@@ -168,6 +175,7 @@ DcqcnRateControl::GetRate(Time now)
 void
 DcqcnRateControl::OnSent(uint32_t bytes, Time now)
 {
+    NS_LOG_FUNCTION(this << bytes << now);
     Advance(now);
     m_bytes += bytes;
     while (m_bytes >= m_byteCounter)
@@ -181,6 +189,7 @@ DcqcnRateControl::OnSent(uint32_t bytes, Time now)
 void
 DcqcnRateControl::OnCnp(Time now)
 {
+    NS_LOG_FUNCTION(this << now);
     Advance(now);
     if (m_cnps == 0 && m_alphaFromFirstCnp)
     {
@@ -193,6 +202,8 @@ DcqcnRateControl::OnCnp(Time now)
     }
     m_increasedSinceCut = false;
     m_rc = std::max(m_rc * (1 - m_alpha / 2), static_cast<double>(m_minRate.GetBitRate()));
+    NS_LOG_LOGIC("CNP: rate cut to " << m_rc / 1e9 << " Gbps (target " << m_rt / 1e9
+                                     << " Gbps, alpha " << m_alpha << ")");
     m_alpha = (1 - m_g) * m_alpha + m_g;
     m_alphaFrom = now;
     m_timerCount = 0;

@@ -2,6 +2,7 @@
 
 #include "rdma-net-device.h"
 
+#include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
@@ -9,6 +10,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraRdmaChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaChannel);
 
@@ -32,6 +35,7 @@ RdmaChannel::RdmaChannel() = default;
 void
 RdmaChannel::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_devices[0] = nullptr;
     m_devices[1] = nullptr;
     Channel::DoDispose();
@@ -40,6 +44,7 @@ RdmaChannel::DoDispose()
 void
 RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     if (m_attached == 2)
     {
         throw std::logic_error("RdmaChannel: a third device attached to a point-to-point link");
@@ -50,6 +55,7 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 void
 RdmaChannel::Transmit(Ptr<RdmaNetDevice> sender, Ptr<Packet> packet, uint8_t priority, Time txTime)
 {
+    NS_LOG_FUNCTION(this << sender << packet << static_cast<uint32_t>(priority) << txTime);
     Ptr<RdmaNetDevice> receiver = m_devices[m_devices[0] == sender ? 1 : 0];
     // In the receiving node's context, as ns-3's point-to-point channel does (logs, MPI).
     Simulator::ScheduleWithContext(receiver->GetNode()->GetId(),

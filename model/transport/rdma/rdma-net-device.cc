@@ -67,6 +67,7 @@ RdmaNetDevice::GetTypeId()
 RdmaNetDevice::RdmaNetDevice()
     : m_address(Mac48Address::Allocate())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 RdmaNetDevice::~RdmaNetDevice() = default;
@@ -74,6 +75,7 @@ RdmaNetDevice::~RdmaNetDevice() = default;
 void
 RdmaNetDevice::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_channel = nullptr;
     m_node = nullptr;
     m_sources.clear();
@@ -87,6 +89,7 @@ RdmaNetDevice::DoDispose()
 void
 RdmaNetDevice::Attach(Ptr<RdmaChannel> channel)
 {
+    NS_LOG_FUNCTION(this << channel);
     m_channel = channel;
     channel->Attach(this);
 }
@@ -112,18 +115,21 @@ RdmaNetDevice::GetDataRate() const
 void
 RdmaNetDevice::AddDataSource(DataSource source)
 {
+    NS_LOG_FUNCTION(this);
     m_sources.push_back(std::move(source));
 }
 
 void
 RdmaNetDevice::SetReceiveHandler(ReceiveHandler handler)
 {
+    NS_LOG_FUNCTION(this);
     m_receive = std::move(handler);
 }
 
 void
 RdmaNetDevice::SendControl(Ptr<Packet> packet)
 {
+    NS_LOG_FUNCTION(this << packet);
     m_control.push_back(packet);
     TryTransmit();
 }
@@ -131,6 +137,7 @@ RdmaNetDevice::SendControl(Ptr<Packet> packet)
 void
 RdmaNetDevice::SendPfc(uint16_t quanta)
 {
+    NS_LOG_FUNCTION(this << quanta);
     PfcHeader pfc;
     pfc.SetPause(kDataPriority, quanta);
     Ptr<Packet> frame = Create<Packet>();
@@ -151,6 +158,7 @@ RdmaNetDevice::SendPfc(uint16_t quanta)
 void
 RdmaNetDevice::Wake()
 {
+    NS_LOG_FUNCTION(this);
     TryTransmit();
 }
 
@@ -176,6 +184,7 @@ RdmaNetDevice::GetTxTime(uint32_t bytes) const
 Time
 RdmaNetDevice::NextTxTime(uint32_t bytes)
 {
+    NS_LOG_FUNCTION(this << bytes);
     // Whole nanoseconds on the clock, the remainder carried to the next frame: no drift.
     const double ns =
         (bytes + kFramingBytes) * 8e9 / static_cast<double>(m_rate.GetBitRate()) + m_txRemainderNs;
@@ -187,6 +196,7 @@ RdmaNetDevice::NextTxTime(uint32_t bytes)
 void
 RdmaNetDevice::TryTransmit()
 {
+    NS_LOG_FUNCTION(this);
     if (m_busy || m_inTryTransmit || !m_channel)
     {
         return;
@@ -241,6 +251,7 @@ RdmaNetDevice::TryTransmit()
 void
 RdmaNetDevice::TransmitComplete()
 {
+    NS_LOG_FUNCTION(this);
     m_busy = false;
     TryTransmit();
 }
@@ -248,6 +259,7 @@ RdmaNetDevice::TransmitComplete()
 void
 RdmaNetDevice::Receive(Ptr<Packet> packet, uint8_t priority)
 {
+    NS_LOG_FUNCTION(this << packet << static_cast<uint32_t>(priority));
     ++m_stats.rxFrames;
     if (priority != kMacControl)
     {
@@ -285,6 +297,7 @@ RdmaNetDevice::Receive(Ptr<Packet> packet, uint8_t priority)
         m_pauseStart = Simulator::Now();
     }
     m_pausedUntil = until;
+    NS_LOG_LOGIC("PFC pause received: data frames held until " << until.As(Time::NS));
     // A refreshed pause moves the expiry later (PAUSE refreshes are rare: one per half pause).
     m_pauseExpiry.Cancel();
     m_pauseExpiry =
@@ -294,6 +307,7 @@ RdmaNetDevice::Receive(Ptr<Packet> packet, uint8_t priority)
 void
 RdmaNetDevice::PauseExpired()
 {
+    NS_LOG_FUNCTION(this);
     if (m_paused && Simulator::Now() >= m_pausedUntil)
     {
         EndPause();
@@ -304,7 +318,9 @@ RdmaNetDevice::PauseExpired()
 void
 RdmaNetDevice::EndPause()
 {
+    NS_LOG_FUNCTION(this);
     m_stats.pausedTime += Simulator::Now() - m_pauseStart;
+    NS_LOG_LOGIC("PFC pause ends after " << (Simulator::Now() - m_pauseStart).As(Time::NS));
     m_paused = false;
     m_pauseExpiry.Cancel();
 }
@@ -312,6 +328,7 @@ RdmaNetDevice::EndPause()
 void
 RdmaNetDevice::NotifyDrop(Ptr<const Packet> packet)
 {
+    NS_LOG_FUNCTION(this << packet);
     ++m_stats.drops;
     m_dropTrace(packet);
 }
@@ -319,6 +336,7 @@ RdmaNetDevice::NotifyDrop(Ptr<const Packet> packet)
 void
 RdmaNetDevice::NotifyEcnMark(Ptr<const Packet> packet)
 {
+    NS_LOG_FUNCTION(this << packet);
     ++m_stats.ecnMarks;
     m_ecnMarkTrace(packet);
 }
@@ -326,6 +344,7 @@ RdmaNetDevice::NotifyEcnMark(Ptr<const Packet> packet)
 void
 RdmaNetDevice::NotifyQueueBytes(uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << bytes);
     if (bytes > m_stats.maxQueueBytes)
     {
         m_stats.maxQueueBytes = bytes;
@@ -335,6 +354,7 @@ RdmaNetDevice::NotifyQueueBytes(uint64_t bytes)
 void
 RdmaNetDevice::NotifyIngressBytes(uint64_t bytes)
 {
+    NS_LOG_FUNCTION(this << bytes);
     if (bytes > m_stats.maxIngressBytes)
     {
         m_stats.maxIngressBytes = bytes;
@@ -355,6 +375,7 @@ RdmaNetDevice::GetStats() const
 void
 RdmaNetDevice::SetIfIndex(const uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     m_ifIndex = index;
 }
 
@@ -373,6 +394,7 @@ RdmaNetDevice::GetChannel() const
 void
 RdmaNetDevice::SetAddress(Address address)
 {
+    NS_LOG_FUNCTION(this);
     m_address = Mac48Address::ConvertFrom(address);
 }
 
@@ -385,6 +407,7 @@ RdmaNetDevice::GetAddress() const
 bool
 RdmaNetDevice::SetMtu(const uint16_t mtu)
 {
+    NS_LOG_FUNCTION(this << mtu);
     m_mtu = mtu;
     return true;
 }
@@ -404,6 +427,7 @@ RdmaNetDevice::IsLinkUp() const
 void
 RdmaNetDevice::AddLinkChangeCallback(Callback<void> /* callback */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 bool
@@ -451,6 +475,7 @@ RdmaNetDevice::IsBridge() const
 bool
 RdmaNetDevice::Send(Ptr<Packet> /* packet */, const Address& /* dest */, uint16_t /* protocol */)
 {
+    NS_LOG_FUNCTION(this);
     NS_LOG_WARN("RdmaNetDevice carries RDMA traffic only (RdmaNic, RdmaSwitch)");
     return false;
 }
@@ -461,6 +486,7 @@ RdmaNetDevice::SendFrom(Ptr<Packet> packet,
                         const Address& dest,
                         uint16_t protocolNumber)
 {
+    NS_LOG_FUNCTION(this << packet << protocolNumber);
     return Send(packet, dest, protocolNumber);
 }
 
@@ -473,28 +499,33 @@ RdmaNetDevice::GetNode() const
 void
 RdmaNetDevice::SetNode(Ptr<Node> node)
 {
+    NS_LOG_FUNCTION(this << node);
     m_node = node;
 }
 
 bool
 RdmaNetDevice::NeedsArp() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 
 void
 RdmaNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback /* cb */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 RdmaNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback /* cb */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 bool
 RdmaNetDevice::SupportsSendFrom() const
 {
+    NS_LOG_FUNCTION(this);
     return false;
 }
 

@@ -33,13 +33,16 @@ RdmaNic::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Chakra")
             .AddConstructor<RdmaNic>()
-            .AddAttribute("CongestionControl",
-                          "Congestion control of every queue pair: none (line rate; PFC alone "
-                          "keeps the fabric lossless, as Meta's RoCE training fabrics run) or "
-                          "dcqcn (DcqcnRateControl's parameters).",
-                          EnumValue(0),
-                          MakeEnumAccessor(&RdmaNic::m_congestionControl),
-                          RdmaRateControl::MakeModelChecker())
+            .AddAttribute(
+                "CongestionControl",
+                "Congestion control of every queue pair: " + RdmaRateControl::ListModels() +
+                    ". none sends at line rate (PFC alone keeps the fabric "
+                    "lossless, as Meta's RoCE training fabrics run); each other "
+                    "model's parameters are its TypeId's attributes "
+                    "(ns3::DcqcnRateControl).",
+                EnumValue(0),
+                MakeEnumAccessor(&RdmaNic::m_congestionControl),
+                RdmaRateControl::MakeModelChecker())
             .AddAttribute("AckInterval",
                           "The receiver acknowledges every this many packets (and the last "
                           "packet of every message): RoCE NICs coalesce ACKs.",
@@ -86,6 +89,7 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (Port& port : m_ports)
     {
         port.device = nullptr;
@@ -106,6 +110,7 @@ RdmaNic::DoDispose()
 void
 RdmaNic::Setup(std::shared_ptr<const ClusterTopology> topology, uint32_t rank)
 {
+    NS_LOG_FUNCTION(this << rank);
     m_topology = std::move(topology);
     m_rank = rank;
 }
@@ -113,6 +118,7 @@ RdmaNic::Setup(std::shared_ptr<const ClusterTopology> topology, uint32_t rank)
 uint32_t
 RdmaNic::AddPort(Ptr<RdmaNetDevice> device)
 {
+    NS_LOG_FUNCTION(this << device);
     const auto index = static_cast<uint32_t>(m_ports.size());
     Port port;
     port.device = device;
@@ -125,12 +131,14 @@ RdmaNic::AddPort(Ptr<RdmaNetDevice> device)
 void
 RdmaNic::SetTransitSwitch(Ptr<RdmaSwitch> transit)
 {
+    NS_LOG_FUNCTION(this << transit);
     m_transit = transit;
 }
 
 void
 RdmaNic::SetDeliverCallback(DeliverCallback deliver)
 {
+    NS_LOG_FUNCTION(this);
     m_deliver = std::move(deliver);
     if (m_deliver && !m_early.empty())
     {
@@ -146,6 +154,7 @@ RdmaNic::SetDeliverCallback(DeliverCallback deliver)
 void
 RdmaNic::SetErrorCallback(ErrorCallback error)
 {
+    NS_LOG_FUNCTION(this);
     m_error = std::move(error);
 }
 
@@ -216,6 +225,7 @@ RdmaNic::FindQueuePair(uint32_t peer) const
 void
 RdmaNic::Send(uint32_t dstRank, const MessageHeader& header, RdmaQueuePair::Done done)
 {
+    NS_LOG_FUNCTION(this << dstRank);
     NS_LOG_INFO("rank " << m_rank << " posts " << header.payload << " bytes to rank " << dstRank
                         << " (" << header.key.ToString() << ")");
     RdmaQueuePair& queuePair = GetQueuePair(dstRank);
@@ -226,6 +236,7 @@ RdmaNic::Send(uint32_t dstRank, const MessageHeader& header, RdmaQueuePair::Done
 void
 RdmaNic::Activate(RdmaQueuePair& queuePair)
 {
+    NS_LOG_FUNCTION(this);
     Port& port = m_ports[queuePair.GetConfig().port];
     if (!queuePair.IsScheduled())
     {
@@ -238,6 +249,7 @@ RdmaNic::Activate(RdmaQueuePair& queuePair)
 Ptr<Packet>
 RdmaNic::Dequeue(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Port& port = m_ports[index];
     const Time now = Simulator::Now();
     Time earliest = Time::Max();
@@ -277,6 +289,7 @@ RdmaNic::Dequeue(uint32_t index)
 void
 RdmaNic::ScheduleWake(uint32_t index, Time at)
 {
+    NS_LOG_FUNCTION(this << index << at);
     Port& port = m_ports[index];
     if (at >= port.wakeAt)
     {
@@ -289,6 +302,7 @@ RdmaNic::ScheduleWake(uint32_t index, Time at)
 void
 RdmaNic::WakePort(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Port& port = m_ports[index];
     if (Simulator::Now() < port.wakeAt)
     {
@@ -301,6 +315,7 @@ RdmaNic::WakePort(uint32_t index)
 void
 RdmaNic::ArmTimer(RdmaQueuePair& queuePair)
 {
+    NS_LOG_FUNCTION(this);
     const uint32_t peer = queuePair.GetConfig().peerRank;
     if (!queuePair.HasOutstanding())
     {
@@ -338,6 +353,7 @@ RdmaNic::ArmTimer(RdmaQueuePair& queuePair)
 void
 RdmaNic::TimerFired()
 {
+    NS_LOG_FUNCTION(this);
     const Time now = Simulator::Now();
     Time next = Time::Max();
     std::vector<RdmaQueuePair*> timedOut;
@@ -374,12 +390,14 @@ RdmaNic::TimerFired()
 void
 RdmaNic::SendControl(const RdmaQueuePair& queuePair, Ptr<Packet> packet)
 {
+    NS_LOG_FUNCTION(this << packet);
     m_ports[queuePair.GetConfig().port].device->SendControl(packet);
 }
 
 void
 RdmaNic::Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority)
 {
+    NS_LOG_FUNCTION(this << port << packet << static_cast<uint32_t>(priority));
     RoceV2Header header;
     packet->PeekHeader(header);
     if (RoceV2Header::RankOfAddress(header.GetDestination()) != m_rank)

@@ -1,6 +1,7 @@
 #include "rdma-queue-pair.h"
 
 #include "ns3/header.h"
+#include "ns3/log.h"
 #include "ns3/rdma-net-device.h"
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraRdmaQueuePair");
 
 namespace
 {
@@ -70,6 +73,7 @@ RdmaQueuePair::RdmaQueuePair(const Config& config,
       m_rateControl(rateControl),
       m_lineRate(lineRate)
 {
+    NS_LOG_FUNCTION(this << rateControl << lineRate);
     m_rateControl->Start(lineRate, now);
 }
 
@@ -94,6 +98,7 @@ RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
 void
 RdmaQueuePair::Post(const MessageHeader& header, Done done)
 {
+    NS_LOG_FUNCTION(this);
     Outgoing message;
     message.header = header;
     message.firstPsn = m_endPsn;
@@ -125,6 +130,7 @@ RdmaQueuePair::GetNextSendTime() const
 void
 RdmaQueuePair::SeekCursor()
 {
+    NS_LOG_FUNCTION(this);
     if (m_cursor >= m_messages.size())
     {
         m_cursor = m_messages.empty() ? 0 : m_messages.size() - 1;
@@ -143,6 +149,7 @@ RdmaQueuePair::SeekCursor()
 Ptr<Packet>
 RdmaQueuePair::NextPacket(Time now)
 {
+    NS_LOG_FUNCTION(this << now);
     SeekCursor();
     const Outgoing& message = m_messages[m_cursor];
     const uint64_t index = m_nextPsn - message.firstPsn;
@@ -213,6 +220,7 @@ RdmaQueuePair::NextPacket(Time now)
 bool
 RdmaQueuePair::OnAck(const RoceV2Header& header, Time now, std::vector<Done>& completed)
 {
+    NS_LOG_FUNCTION(this << now);
     const bool nak = header.GetSyndrome() == RoceV2Header::NAK_SEQUENCE;
     const uint64_t psn = Unwrap(header.GetPsn(), m_unackedPsn);
     // An ACK carries the last PSN received in order; a NAK the PSN the receiver expects.
@@ -262,6 +270,7 @@ RdmaQueuePair::OnAck(const RoceV2Header& header, Time now, std::vector<Done>& co
 void
 RdmaQueuePair::OnCnp(Time now)
 {
+    NS_LOG_FUNCTION(this << now);
     ++m_stats.cnpsReceived;
     m_rateControl->OnCnp(now);
     // A slower rate applies from the next packet; the one already scheduled keeps its slot.
@@ -270,6 +279,7 @@ RdmaQueuePair::OnCnp(Time now)
 bool
 RdmaQueuePair::CheckTimeout(Time now, Time timeout)
 {
+    NS_LOG_FUNCTION(this << now << timeout);
     if (!HasOutstanding() || now - m_lastProgress < timeout)
     {
         return false;
@@ -289,6 +299,7 @@ RdmaQueuePair::GetTimeoutAt(Time timeout) const
 void
 RdmaQueuePair::SetTimerPending(bool pending)
 {
+    NS_LOG_FUNCTION(this << pending);
     m_timerPending = pending;
 }
 
@@ -301,6 +312,7 @@ RdmaQueuePair::IsTimerPending() const
 void
 RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, RxActions& actions)
 {
+    NS_LOG_FUNCTION(this << packet << now);
     if (header.GetEcn() == RoceV2Header::CE &&
         (!m_cnpSent || now - m_lastCnp >= m_config.cnpInterval))
     {
@@ -397,6 +409,7 @@ RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, 
 RoceV2Header
 RdmaQueuePair::ControlHeader(RoceV2Header::Opcode opcode) const
 {
+    NS_LOG_FUNCTION(this);
     RoceV2Header header;
     header.SetSource(RoceV2Header::AddressOfRank(m_config.localRank));
     header.SetDestination(RoceV2Header::AddressOfRank(m_config.peerRank));
@@ -470,6 +483,7 @@ RdmaQueuePair::IsScheduled() const
 void
 RdmaQueuePair::SetScheduled(bool scheduled)
 {
+    NS_LOG_FUNCTION(this << scheduled);
     m_scheduled = scheduled;
 }
 

@@ -1,6 +1,7 @@
 #include "rdma-rate-control.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/object-factory.h"
 
 #include <stdexcept>
@@ -9,6 +10,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("ChakraRdmaRateControl");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaRateControl);
 NS_OBJECT_ENSURE_REGISTERED(LineRateControl);
@@ -83,16 +86,19 @@ RdmaRateControl::GetModelName(uint32_t index)
 void
 RdmaRateControl::OnSent(uint32_t /* bytes */, Time /* now */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 RdmaRateControl::OnCnp(Time /* now */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 void
 RdmaRateControl::OnAck(uint64_t /* bytes */, Time /* now */)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 TypeId
@@ -108,6 +114,7 @@ LineRateControl::GetTypeId()
 void
 LineRateControl::Start(DataRate lineRate, Time /* now */)
 {
+    NS_LOG_FUNCTION(this << lineRate);
     m_lineRate = lineRate;
 }
 

@@ -122,6 +122,7 @@ RdmaSwitch::GetTypeId()
 RdmaSwitch::RdmaSwitch()
     : m_random(CreateObject<UniformRandomVariable>())
 {
+    NS_LOG_FUNCTION(this);
 }
 
 RdmaSwitch::~RdmaSwitch() = default;
@@ -129,6 +130,7 @@ RdmaSwitch::~RdmaSwitch() = default;
 void
 RdmaSwitch::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     for (Port& port : m_ports)
     {
         port.refresh.Cancel();
@@ -143,6 +145,7 @@ RdmaSwitch::DoDispose()
 void
 RdmaSwitch::DoInitialize()
 {
+    NS_LOG_FUNCTION(this);
     SizeBuffer();
     Object::DoInitialize();
 }
@@ -150,6 +153,7 @@ RdmaSwitch::DoInitialize()
 void
 RdmaSwitch::SetTopology(std::shared_ptr<const ClusterTopology> topology, uint32_t node)
 {
+    NS_LOG_FUNCTION(this << node);
     m_topology = std::move(topology);
     m_node = node;
     m_routes.assign(m_topology->GetRankCount(), kNotComputed);
@@ -158,6 +162,7 @@ RdmaSwitch::SetTopology(std::shared_ptr<const ClusterTopology> topology, uint32_
 uint32_t
 RdmaSwitch::AddPort(Ptr<RdmaNetDevice> device, bool ecn)
 {
+    NS_LOG_FUNCTION(this << device << ecn);
     const auto index = static_cast<uint32_t>(m_ports.size());
     Port port;
     port.device = device;
@@ -171,6 +176,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> device, bool ecn)
 void
 RdmaSwitch::SetEcnEnabled(bool enabled)
 {
+    NS_LOG_FUNCTION(this << enabled);
     m_ecnEnabled = enabled;
 }
 
@@ -252,6 +258,7 @@ RdmaSwitch::GetXoffThreshold() const
 uint32_t
 RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank)
 {
+    NS_LOG_FUNCTION(this << packet << dstRank);
     RoceV2Header header;
     packet->PeekHeader(header);
     dstRank = RoceV2Header::RankOfAddress(header.GetDestination());
@@ -279,6 +286,7 @@ RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank)
 void
 RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
 {
+    NS_LOG_FUNCTION(this << inPort << packet << static_cast<uint32_t>(priority));
     SizeBuffer();
     uint32_t dstRank = 0;
     const uint32_t out = Route(packet, dstRank);
@@ -335,6 +343,7 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
 Ptr<Packet>
 RdmaSwitch::Dequeue(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Port& port = m_ports[index];
     if (port.queue.empty())
     {
@@ -361,6 +370,7 @@ RdmaSwitch::Dequeue(uint32_t index)
 double
 RdmaSwitch::MarkProbability(const Port& port, uint64_t bytes) const
 {
+    NS_LOG_FUNCTION(this << bytes);
     if (bytes <= port.kMin)
     {
         return 0;
@@ -376,6 +386,7 @@ RdmaSwitch::MarkProbability(const Port& port, uint64_t bytes) const
 void
 RdmaSwitch::Release(const Entry& entry)
 {
+    NS_LOG_FUNCTION(this);
     Port& in = m_ports[entry.inPort];
     if (entry.inHeadroom)
     {
@@ -395,6 +406,7 @@ RdmaSwitch::Release(const Entry& entry)
 void
 RdmaSwitch::Pause(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Port& port = m_ports[index];
     port.xoff = true;
     ++m_xoffCount;
@@ -409,6 +421,7 @@ RdmaSwitch::Pause(uint32_t index)
 void
 RdmaSwitch::RefreshPause(uint32_t index)
 {
+    NS_LOG_FUNCTION(this << index);
     Port& port = m_ports[index];
     if (!port.xoff)
     {
@@ -424,6 +437,7 @@ RdmaSwitch::RefreshPause(uint32_t index)
 void
 RdmaSwitch::CheckResume()
 {
+    NS_LOG_FUNCTION(this);
     // A dynamic threshold rises as the buffer drains, so every paused port is checked, not
     // only the one the departing packet came in by (few ports are paused at once).
     const uint64_t threshold = GetXoffThreshold();
@@ -491,6 +505,7 @@ RdmaSwitch::GetBufferedBytes() const
 int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
+    NS_LOG_FUNCTION(this << stream);
     m_random->SetStream(stream);
     return 1;
 }

@@ -60,6 +60,7 @@ RdmaTransport::GetModelName() const
 void
 RdmaTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     if (m_nic)
     {
         m_nic->SetDeliverCallback(nullptr);
@@ -72,6 +73,7 @@ RdmaTransport::DoDispose()
 Ptr<RdmaNic>
 RdmaTransport::Nic()
 {
+    NS_LOG_FUNCTION(this);
     if (!m_nic && !m_missingReported)
     {
         m_nic = GetNode() ? GetNode()->GetObject<RdmaNic>() : nullptr;
@@ -96,12 +98,14 @@ RdmaTransport::Nic()
 void
 RdmaTransport::Start()
 {
+    NS_LOG_FUNCTION(this);
     Nic();
 }
 
 void
 RdmaTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 {
+    NS_LOG_FUNCTION(this << dst);
     if (Ptr<RdmaNic> nic = Nic())
     {
         nic->Send(dst, header, std::move(done));

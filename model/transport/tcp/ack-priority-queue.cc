@@ -1,5 +1,6 @@
 #include "ack-priority-queue.h"
 
+#include "ns3/log.h"
 #include "ns3/queue-size.h"
 #include "ns3/uinteger.h"
 
@@ -7,6 +8,9 @@
 
 namespace ns3
 {
+
+// The component the class's own g_log (NS_LOG_TEMPLATE_DEFINE in the constructor) looks up.
+NS_LOG_COMPONENT_DEFINE("ChakraAckPriorityQueue");
 
 NS_OBJECT_ENSURE_REGISTERED(AckPriorityQueue);
 
@@ -32,13 +36,18 @@ AckPriorityQueue::GetTypeId()
     return tid;
 }
 
-AckPriorityQueue::AckPriorityQueue() = default;
+AckPriorityQueue::AckPriorityQueue()
+    : NS_LOG_TEMPLATE_DEFINE("ChakraAckPriorityQueue")
+{
+    NS_LOG_FUNCTION(this);
+}
 
 AckPriorityQueue::~AckPriorityQueue() = default;
 
 bool
 AckPriorityQueue::Enqueue(Ptr<Packet> item)
 {
+    NS_LOG_FUNCTION(this << item);
     if (item->GetSize() > m_smallPacketSize)
     {
         return DoEnqueue(GetContainer().end(), item);
@@ -57,6 +66,7 @@ AckPriorityQueue::Enqueue(Ptr<Packet> item)
 Ptr<Packet>
 AckPriorityQueue::Dequeue()
 {
+    NS_LOG_FUNCTION(this);
     Ptr<Packet> item = DoDequeue(GetContainer().begin());
     if (item && m_small > 0)
     {
@@ -68,6 +78,7 @@ AckPriorityQueue::Dequeue()
 Ptr<Packet>
 AckPriorityQueue::Remove()
 {
+    NS_LOG_FUNCTION(this);
     Ptr<Packet> item = DoRemove(GetContainer().begin());
     if (item && m_small > 0)
     {

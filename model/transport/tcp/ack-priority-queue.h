@@ -4,6 +4,7 @@
 #ifndef CHAKRA_ACK_PRIORITY_QUEUE_H
 #define CHAKRA_ACK_PRIORITY_QUEUE_H
 
+#include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/queue.h"
 
@@ -42,6 +43,10 @@ class AckPriorityQueue : public Queue<Packet>
 
     uint32_t m_smallPacketSize; //!< packets up to this size have priority
     uint32_t m_small{0};        //!< small packets at the head of the container
+
+    // Queue<Packet> declares a log component of its own: a subclass redeclares it (as ns-3's
+    // DropTailQueue does), so that this class logs under its own name.
+    NS_LOG_TEMPLATE_DECLARE; //!< the log component
 };
 
 } // namespace ns3

@@ -44,6 +44,7 @@ TcpTransportSocket::TcpTransportSocket() = default;
 TcpTransportSocket::TcpTransportSocket(const TcpTransportSocket& other)
     : TcpSocketBase(other)
 {
+    NS_LOG_FUNCTION(this);
 }
 
 Ptr<TcpTransportSocket>
@@ -80,6 +81,7 @@ TcpTransportSocket::DoForwardUp(Ptr<Packet> packet,
                                 const Address& fromAddress,
                                 const Address& toAddress)
 {
+    NS_LOG_FUNCTION(this << packet);
     if (m_state == ESTABLISHED)
     {
         TcpHeader header;
@@ -105,12 +107,14 @@ TcpTransportSocket::DoForwardUp(Ptr<Packet> packet,
 Ptr<TcpSocketBase>
 TcpTransportSocket::Fork()
 {
+    NS_LOG_FUNCTION(this);
     return CopyObject<TcpTransportSocket>(this);
 }
 
 uint32_t
 TcpTransportSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+    NS_LOG_FUNCTION(this << maxSize << withAck);
     // Every byte below the highest sequence number sent has been sent before.
     const bool again = seq < m_tcb->m_highTxMark;
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);

@@ -113,6 +113,7 @@ TcpTransport::GetModelName() const
 void
 TcpTransport::DoDispose()
 {
+    NS_LOG_FUNCTION(this);
     m_listener = nullptr;
     m_connections.clear();
     m_accepted.clear();
@@ -124,6 +125,7 @@ TcpTransport::DoDispose()
 uint32_t
 TcpTransport::SegmentSize(uint32_t peer) const
 {
+    NS_LOG_FUNCTION(this << peer);
     if (m_segmentSize != 0)
     {
         return m_segmentSize;
@@ -166,6 +168,7 @@ TcpTransport::SegmentSize(uint32_t peer) const
 void
 TcpTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 {
+    NS_LOG_FUNCTION(this << socket << segment);
     socket->SetAttribute("SegmentSize", UintegerValue(segment));
     socket->SetAttribute("SndBufSize", UintegerValue(m_bufferSize));
     socket->SetAttribute("RcvBufSize", UintegerValue(m_bufferSize));
@@ -183,6 +186,7 @@ TcpTransport::ConfigureSocket(Ptr<Socket> socket, uint32_t segment) const
 void
 TcpTransport::Start()
 {
+    NS_LOG_FUNCTION(this);
     if (!GetNode()->GetObject<TcpSocketFactory>())
     {
         // A node without ns-3's Internet stack cannot open a socket (ns-3 would crash): fine for
@@ -236,6 +240,7 @@ TcpTransport::GetConnection(uint32_t peer)
 void
 TcpTransport::OpenConnection(Connection& connection)
 {
+    NS_LOG_FUNCTION(this);
     connection.socket = TcpTransportSocket::Create(GetNode());
     ConfigureSocket(connection.socket, SegmentSize(connection.peer));
     TraceRetransmissions(connection.socket);
@@ -259,6 +264,7 @@ TcpTransport::OpenConnection(Connection& connection)
 void
 TcpTransport::HandleConnected(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     Connection& connection = m_connections.at(m_peerOfSocket.at(PeekPointer(socket)));
     connection.connected = true;
     NS_LOG_LOGIC("rank " << GetRank() << " connected to " << connection.peer);
@@ -268,6 +274,7 @@ TcpTransport::HandleConnected(Ptr<Socket> socket)
 void
 TcpTransport::HandleConnectFailed(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     uint32_t peer = m_peerOfSocket.at(PeekPointer(socket));
     AddError("rank " + std::to_string(GetRank()) + ": cannot connect to rank " +
              std::to_string(peer) + " (no route, or nothing listening)");
@@ -276,6 +283,7 @@ TcpTransport::HandleConnectFailed(Ptr<Socket> socket)
 void
 TcpTransport::HandleSendSpace(Ptr<Socket> socket, uint32_t /* available */)
 {
+    NS_LOG_FUNCTION(this << socket);
     auto it = m_peerOfSocket.find(PeekPointer(socket));
     if (it != m_peerOfSocket.end())
     {
@@ -286,6 +294,7 @@ TcpTransport::HandleSendSpace(Ptr<Socket> socket, uint32_t /* available */)
 void
 TcpTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 {
+    NS_LOG_FUNCTION(this << dst);
     Outgoing message;
     message.header = header;
     message.remaining = header.payload;
@@ -298,6 +307,7 @@ TcpTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 void
 TcpTransport::Pump(Connection& connection)
 {
+    NS_LOG_FUNCTION(this);
     if (connection.connected)
     {
         while (!connection.queue.empty())
@@ -348,12 +358,14 @@ TcpTransport::Pump(Connection& connection)
 bool
 TcpTransport::HandleAcceptRequest(Ptr<Socket> /* socket */, const Address& /* from */)
 {
+    NS_LOG_FUNCTION(this);
     return true;
 }
 
 void
 TcpTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
 {
+    NS_LOG_FUNCTION(this << socket);
     socket->SetRecvCallback(MakeCallback(&TcpTransport::HandleRecv, this));
     // A fork of the listener: its trace sources start without sinks.
     TraceRetransmissions(socket);
@@ -368,6 +380,7 @@ TcpTransport::HandleAccept(Ptr<Socket> socket, const Address& /* from */)
 void
 TcpTransport::TraceRetransmissions(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     if (!socket->TraceConnectWithoutContext(
             "Retransmission",
             MakeCallback(&TcpTransport::HandleRetransmission, this)))
@@ -379,6 +392,7 @@ TcpTransport::TraceRetransmissions(Ptr<Socket> socket)
 void
 TcpTransport::HandleRetransmission(SequenceNumber32 /* seq */, uint32_t bytes)
 {
+    NS_LOG_FUNCTION(this << bytes);
     ++m_retransmissions;
     m_retransmissionTrace(bytes);
 }
@@ -392,6 +406,7 @@ TcpTransport::GetRetransmissions() const
 void
 TcpTransport::HandleDiscard(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     while (socket->Recv())
     {
     }
@@ -400,6 +415,7 @@ TcpTransport::HandleDiscard(Ptr<Socket> socket)
 void
 TcpTransport::HandleRecv(Ptr<Socket> socket)
 {
+    NS_LOG_FUNCTION(this << socket);
     Incoming& stream = m_incoming[PeekPointer(socket)];
     while (Ptr<Packet> packet = socket->Recv())
     {
