@@ -83,7 +83,6 @@ PurgingHeapScheduler::~PurgingHeapScheduler()
 void
 PurgingHeapScheduler::Insert(const Event& ev)
 {
-    NS_LOG_FUNCTION(this);
     if (m_heap.size() >= m_purgeAt)
     {
         Purge();
@@ -136,7 +135,6 @@ PurgingHeapScheduler::PeekNext() const
 Scheduler::Event
 PurgingHeapScheduler::RemoveNext()
 {
-    NS_LOG_FUNCTION(this);
     NS_ASSERT(!IsEmpty());
     if (m_placeholders > 0)
     {

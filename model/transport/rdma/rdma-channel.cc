@@ -55,7 +55,6 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 void
 RdmaChannel::Transmit(Ptr<RdmaNetDevice> sender, Ptr<Packet> packet, uint8_t priority, Time txTime)
 {
-    NS_LOG_FUNCTION(this << sender << packet << static_cast<uint32_t>(priority) << txTime);
     Ptr<RdmaNetDevice> receiver = m_devices[m_devices[0] == sender ? 1 : 0];
     // In the receiving node's context, as ns-3's point-to-point channel does (logs, MPI).
     Simulator::ScheduleWithContext(receiver->GetNode()->GetId(),

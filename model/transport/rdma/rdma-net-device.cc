@@ -184,7 +184,6 @@ RdmaNetDevice::GetTxTime(uint32_t bytes) const
 Time
 RdmaNetDevice::NextTxTime(uint32_t bytes)
 {
-    NS_LOG_FUNCTION(this << bytes);
     // Whole nanoseconds on the clock, the remainder carried to the next frame: no drift.
     const double ns =
         (bytes + kFramingBytes) * 8e9 / static_cast<double>(m_rate.GetBitRate()) + m_txRemainderNs;
@@ -196,7 +195,6 @@ RdmaNetDevice::NextTxTime(uint32_t bytes)
 void
 RdmaNetDevice::TryTransmit()
 {
-    NS_LOG_FUNCTION(this);
     if (m_busy || m_inTryTransmit || !m_channel)
     {
         return;
@@ -251,7 +249,6 @@ RdmaNetDevice::TryTransmit()
 void
 RdmaNetDevice::TransmitComplete()
 {
-    NS_LOG_FUNCTION(this);
     m_busy = false;
     TryTransmit();
 }
@@ -344,7 +341,6 @@ RdmaNetDevice::NotifyEcnMark(Ptr<const Packet> packet)
 void
 RdmaNetDevice::NotifyQueueBytes(uint64_t bytes)
 {
-    NS_LOG_FUNCTION(this << bytes);
     if (bytes > m_stats.maxQueueBytes)
     {
         m_stats.maxQueueBytes = bytes;
@@ -354,7 +350,6 @@ RdmaNetDevice::NotifyQueueBytes(uint64_t bytes)
 void
 RdmaNetDevice::NotifyIngressBytes(uint64_t bytes)
 {
-    NS_LOG_FUNCTION(this << bytes);
     if (bytes > m_stats.maxIngressBytes)
     {
         m_stats.maxIngressBytes = bytes;

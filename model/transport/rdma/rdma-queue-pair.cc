@@ -130,7 +130,6 @@ RdmaQueuePair::GetNextSendTime() const
 void
 RdmaQueuePair::SeekCursor()
 {
-    NS_LOG_FUNCTION(this);
     if (m_cursor >= m_messages.size())
     {
         m_cursor = m_messages.empty() ? 0 : m_messages.size() - 1;
