@@ -6,6 +6,7 @@
 #define CHAKRA_REPLAY_PIPELINE_H
 
 #include "cluster-scenario.h"
+#include "rank-trace-discovery.h"
 #include "replay-validation.h"
 
 #include "ns3/chakra-report.h"
@@ -22,34 +23,7 @@
 namespace ns3
 {
 
-/**
- * \ingroup chakra-helper
- * \brief One rank's input files.
- */
-struct RankTraceFiles
-{
-    uint32_t rank{0};
-    std::string host;   //!< host execution trace
-    std::string device; //!< Kineto (or legacy profiler) trace; "" for host-only jobs
-};
-
-/**
- * Finds the per-rank traces of a job in a directory: every *.json / *.json.gz file is a host
- * execution trace or a device trace (told apart by content), and its rank is the first number
- * in its name, unless patterns are given ("dlrm_eg_{rank}.json.gz"; '*' matches anything).
- * Entries whose type cannot be known (a symbolic link in a loop, or to nothing) are skipped.
- * \param directory the directory
- * \param hostPattern pattern of host trace names ("" = detect)
- * \param devicePattern pattern of device trace names ("" = detect)
- * \param[out] skipped if not null, one line per entry skipped (its path and why)
- * \return the files by rank, ranks 0..n-1 (device empty for a host-only job)
- * \throws TraceError when ranks are missing, duplicated, or only some have a device trace;
- *         std::invalid_argument when a pattern has no "{rank}"
- */
-std::vector<RankTraceFiles> DiscoverRankTraces(const std::string& directory,
-                                               const std::string& hostPattern = "",
-                                               const std::string& devicePattern = "",
-                                               std::vector<std::string>* skipped = nullptr);
+struct CollectiveCostFit;
 
 /**
  * \ingroup chakra-helper
@@ -191,6 +165,44 @@ class ReplayPipeline
     void MakeDirectory(const std::string& path);
     /** Sets options.nvLinkBandwidth from the traces' GPU (if enabled) and notes why. */
     void ChooseNvLink(const std::string& prefix, ClusterOptions& options);
+
+    // Prepare's steps.
+    /**
+     * Links (with a device trace) and converts one rank, and checks what the simulator would
+     * refuse later.
+     * \return the rank's .et file
+     */
+    std::string PrepareRank(const RankTraceFiles& files,
+                            int64_t jobRanks,
+                            const std::string& prefix);
+    /** Links one rank's traces into <out>/linked and records its measured iteration. */
+    std::string LinkRank(const RankTraceFiles& files, const std::string& where);
+    /** Checks that the ranks agree on their communication (consistency.txt if they do not). */
+    void CheckRanksAgree(const std::vector<std::string>& etFiles,
+                         const std::string& prefix,
+                         const std::vector<RankTraceFiles>& ranks);
+
+    // Simulate's steps.
+    struct RunPlan;
+    /** The measured run: Prepare's iterations and the .et files' calls, on one clock. */
+    MeasuredRun Measure(const std::string& prefix, uint32_t ranks) const;
+    /** When the ranks begin (RankStart), and why. */
+    void PlanRankStart(const MeasuredRun& measured, RunPlan& plan) const;
+    /** The measured rank-local delays after collectives (none without calibration). */
+    void PlanCallDelays(const MeasuredRun& measured, RunPlan& plan) const;
+    /**
+     * One simulation of the traces, the collectives' software cost as \p cost says.
+     * \param[out] describedCluster the cluster it ran on, in words
+     */
+    ChakraReport RunScenario(const std::string& prefix,
+                             ClusterOptions options,
+                             const RunPlan& plan,
+                             const CollectiveCostFit& cost,
+                             std::string& describedCluster) const;
+    /** Writes a finished run's report.txt, CSVs and validation.csv into the output. */
+    void WriteOutputs(const ChakraReport& report,
+                      const ClusterOptions& options,
+                      const std::string& describedCluster);
 
     std::string m_out;
     std::function<void(const std::string&)> m_progress;
