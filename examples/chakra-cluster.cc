@@ -32,13 +32,22 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+namespace
 {
-    const std::string program = "chakra-cluster";
-    ToolArgs args(program,
-                  "Replays per-rank Chakra traces (PREFIX.<rank>.et) on a modeled GPU cluster "
-                  "and prints the report; without --trace, --topology-dot FILE draws the cluster.");
+
+const std::string kProgram = "chakra-cluster";
+
+/** What this process of a (possibly distributed) run prints, and how far it got. */
+struct ProcessContext
+{
+    bool first{true};       //!< process 0: prints the report and writes the files
+    std::ostream* out{};    //!< stdout on process 0, a null stream on the others
+    bool simulating{false}; //!< the simulation started (an error then is this process's)
+};
+
+void
+AddFlags(ToolArgs& args)
+{
     args.AddOption("trace", "trace prefix: rank r reads PREFIX.r.et (or .et.gz)");
     ClusterOptions::AddFlags(args);
     args.AddOption("output",
@@ -60,6 +69,200 @@ main(int argc, char* argv[])
         "what would be a warning about the traces is an error: communication nodes "
         "without comm_size (else run as 0 bytes; ns3::ChakraApplication::MissingCommSize)");
     args.EnableNs3Attributes();
+}
+
+/** Sets options.timeline from --timeline[=FILE] (bare: OUTPUT/timeline.json). */
+void
+ReadTimeline(const ToolArgs& args, const std::string& outDir, ClusterOptions& options)
+{
+    if (!args.Has("timeline"))
+    {
+        return;
+    }
+    options.timeline = args.Get("timeline");
+    if (options.timeline.empty())
+    {
+        if (outDir.empty())
+        {
+            throw std::invalid_argument(
+                "--timeline: give --timeline=FILE, or --output DIR (DIR/timeline.json)");
+        }
+        options.timeline = outDir + "/timeline.json";
+    }
+}
+
+/** The picture alone: the cluster the flags describe, no traces, no simulation. */
+int
+DrawTopology(const ClusterOptions& options, std::ostream& out)
+{
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    options.ApplyToCluster(*cluster);
+    out << "cluster: " << cluster->Describe() << "\n";
+    out << "topology: " << cluster->DescribeTopology() << "\n";
+    WriteTopologyDot(*cluster->CreateTopologyBuilder()->Build(cluster->GetTopologySpec()),
+                     options.GetText("topology-dot"));
+    out << "picture: " << options.GetText("topology-dot") << " (render it with: dot -Tsvg "
+        << options.GetText("topology-dot") << " -o topology.svg)\n";
+    return 0;
+}
+
+/**
+ * The output directory (the timeline is written into it during the run), created on process 0;
+ * one this run made is removed again if nothing was written into it.
+ */
+class OutputDirectory
+{
+  public:
+    OutputDirectory(const std::string& dir, bool first)
+    {
+        if (dir.empty() || !first)
+        {
+            return;
+        }
+        std::error_code error;
+        if (std::filesystem::create_directories(dir, error))
+        {
+            m_made = dir;
+        }
+        if (error)
+        {
+            throw std::invalid_argument("--output: cannot create " + dir + ": " + error.message());
+        }
+    }
+
+    ~OutputDirectory()
+    {
+        std::error_code ignored;
+        if (!m_made.empty() && std::filesystem::is_empty(m_made, ignored))
+        {
+            std::filesystem::remove(m_made, ignored);
+        }
+    }
+
+    OutputDirectory(const OutputDirectory&) = delete;
+    OutputDirectory& operator=(const OutputDirectory&) = delete;
+
+  private:
+    std::string m_made; //!< the directory this run created ("" if none)
+};
+
+/** Sets up the scenario's lines before the run: the topology and, on stderr, the partition. */
+void
+AnnounceRun(ClusterScenario& scenario, ProcessContext& process)
+{
+    scenario.SetBeforeRun([&scenario, &process](const std::vector<Ptr<ChakraApplication>>&) {
+        *process.out << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;
+        if (process.first && MpiContext::GetProcessCount() > 1)
+        {
+            // On stderr: the report on stdout is the same as a one-process run's.
+            const Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
+            std::cerr << "distributed: "
+                      << DescribePartition(*cluster->GetTopology(), cluster->GetPartition())
+                      << std::endl;
+        }
+        process.simulating = true;
+    });
+}
+
+/**
+ * Prints the report and writes the files of a successful run. A failed run's report stays on
+ * stdout (what each rank waits for is its diagnosis), but its figures are not written as
+ * results (no CSV; the timeline was dropped), and the error is said on stderr.
+ * \return the exit status
+ */
+int
+ShowReport(const ChakraReport& report,
+           const ClusterOptions& options,
+           const std::string& outDir,
+           std::size_t rows,
+           const ProcessContext& process)
+{
+    std::ostream& out = *process.out;
+    const bool succeeded = report.AllFinished();
+    report.Print(out, rows, outDir.empty() || !succeeded ? "" : outDir);
+    if (!outDir.empty() && process.first && succeeded)
+    {
+        report.WriteCsv(outDir);
+        out << "\nCSV files in " << outDir << "\n";
+    }
+    if (!options.timeline.empty() && succeeded)
+    {
+        out << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
+    }
+    if (!succeeded && process.first)
+    {
+        out.flush();
+        std::cerr << kProgram << ": error: " << report.DescribeFailure() << std::endl;
+    }
+    return succeeded ? 0 : 1;
+}
+
+/** Replays the traces --trace names on the cluster the flags describe. \return exit status */
+int
+ReplayTraces(const ToolArgs& args,
+             ClusterOptions& options,
+             const std::string& outDir,
+             ProcessContext& process)
+{
+    const std::string trace = args.Get("trace");
+    const uint32_t ranks = CountTraceRanks(trace); // throws on missing ranks
+    if (ranks == 0)
+    {
+        throw std::invalid_argument("no trace " + trace +
+                                    ".0.et (--trace PREFIX: rank r "
+                                    "reads PREFIX.r.et)");
+    }
+    ClusterScenario scenario;
+    options.Apply(scenario, ranks, trace);
+    if (args.Has("strict"))
+    {
+        scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
+    }
+    *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+    AnnounceRun(scenario, process);
+    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    if (process.first && !args.Has("quiet") && progress > 0)
+    {
+        scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
+            std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;
+        });
+    }
+    const auto rows =
+        static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+    OutputDirectory output(outDir, process.first);
+    ChakraReport report = scenario.Run(trace);
+    return ShowReport(report, options, outDir, rows, process);
+}
+
+/** The run the flags ask for: a picture of the cluster, or a replay. \return exit status */
+int
+Run(const ToolArgs& args, ProcessContext& process)
+{
+    ClusterOptions options;
+    options.Read(args);
+    const std::string outDir = args.Get("output");
+    ReadTimeline(args, outDir, options);
+    if (args.Get("trace").empty())
+    {
+        if (!options.Has("topology-dot"))
+        {
+            throw std::invalid_argument("--trace PREFIX is required (or --topology-dot FILE "
+                                        "alone, to draw the cluster without a run)");
+        }
+        return DrawTopology(options, *process.out);
+    }
+    return ReplayTraces(args, options, outDir, process);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    ToolArgs args(kProgram,
+                  "Replays per-rank Chakra traces (PREFIX.<rank>.et) on a modeled GPU cluster "
+                  "and prints the report; without --trace, --topology-dot FILE draws the cluster.");
+    AddFlags(args);
 
     // Launched by mpirun: this process takes part in one distributed simulation. (Before the
     // flags: MPI may add its own to argv.)
@@ -70,162 +273,43 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << program << ": error: " << e.what() << std::endl;
+        std::cerr << kProgram << ": error: " << e.what() << std::endl;
         return 1;
     }
-    // Process 0 prints the report and writes the files; the others only simulate.
-    const bool first = MpiContext::GetProcessId() == 0;
     bool done = false;
     const int code = args.Parse(argc, argv, done);
     if (done)
     {
         return code;
     }
+    // Process 0 prints the report and writes the files; the others only simulate.
     std::ostream quiet(nullptr);
-    std::ostream& out = first ? std::cout : quiet;
-    bool simulating = false;
-
+    ProcessContext process;
+    process.first = MpiContext::GetProcessId() == 0;
+    process.out = process.first ? &std::cout : &quiet;
     try
     {
-        ClusterOptions options;
-        options.Read(args);
-        const std::string outDir = args.Get("output");
-        if (args.Has("timeline"))
-        {
-            options.timeline = args.Get("timeline");
-            if (options.timeline.empty())
-            {
-                if (outDir.empty())
-                {
-                    throw std::invalid_argument(
-                        "--timeline: give --timeline=FILE, or --output DIR (DIR/timeline.json)");
-                }
-                options.timeline = outDir + "/timeline.json";
-            }
-        }
-        const std::string trace = args.Get("trace");
-        if (trace.empty())
-        {
-            if (!options.Has("topology-dot"))
-            {
-                throw std::invalid_argument("--trace PREFIX is required (or --topology-dot FILE "
-                                            "alone, to draw the cluster without a run)");
-            }
-            // The picture alone: the cluster the flags describe, no traces, no simulation.
-            Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
-            options.ApplyToCluster(*cluster);
-            out << "cluster: " << cluster->Describe() << "\n";
-            out << "topology: " << cluster->DescribeTopology() << "\n";
-            WriteTopologyDot(*cluster->CreateTopologyBuilder()->Build(cluster->GetTopologySpec()),
-                             options.GetText("topology-dot"));
-            out << "picture: " << options.GetText("topology-dot") << " (render it with: dot -Tsvg "
-                << options.GetText("topology-dot") << " -o topology.svg)\n";
-            return 0;
-        }
-        const uint32_t ranks = CountTraceRanks(trace); // throws on missing ranks
-        if (ranks == 0)
-        {
-            throw std::invalid_argument("no trace " + trace +
-                                        ".0.et (--trace PREFIX: rank r "
-                                        "reads PREFIX.r.et)");
-        }
-        ClusterScenario scenario;
-        options.Apply(scenario, ranks, trace);
-        if (args.Has("strict"))
-        {
-            scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
-        }
-        out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
-        scenario.SetBeforeRun([&](const std::vector<Ptr<ChakraApplication>>&) {
-            out << "topology: " << scenario.GetCluster()->DescribeTopology() << std::endl;
-            if (first && MpiContext::GetProcessCount() > 1)
-            {
-                // On stderr: the report on stdout is the same as a one-process run's.
-                const Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
-                std::cerr << "distributed: "
-                          << DescribePartition(*cluster->GetTopology(), cluster->GetPartition())
-                          << std::endl;
-            }
-            simulating = true;
-        });
-        const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
-        if (first && !args.Has("quiet") && progress > 0)
-        {
-            scenario.SetWallClockProgress(progress, [&](const ClusterScenario::WallProgress& line) {
-                std::cerr << program << ": " << ClusterScenario::FormatProgress(line) << std::endl;
-            });
-        }
-        const auto rows =
-            static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
-        // The output directory (the timeline is written into it during the run); one this run
-        // made is removed again if nothing was written into it.
-        bool madeOutDir = false;
-        if (!outDir.empty() && first)
-        {
-            std::error_code error;
-            madeOutDir = std::filesystem::create_directories(outDir, error);
-            if (error)
-            {
-                throw std::invalid_argument("--output: cannot create " + outDir + ": " +
-                                            error.message());
-            }
-        }
-
-        struct RemoveIfEmpty
-        {
-            std::string dir;
-
-            ~RemoveIfEmpty()
-            {
-                std::error_code ignored;
-                if (!dir.empty() && std::filesystem::is_empty(dir, ignored))
-                {
-                    std::filesystem::remove(dir, ignored);
-                }
-            }
-        } cleanup{madeOutDir ? outDir : ""};
-
-        ChakraReport report = scenario.Run(trace);
-        // A failed run's report stays on stdout (what each rank waits for is its diagnosis),
-        // but its figures are not written as results (no CSV; the timeline was dropped), and
-        // the error is said on stderr.
-        const bool succeeded = report.AllFinished();
-        report.Print(out, rows, outDir.empty() || !succeeded ? "" : outDir);
-        if (!outDir.empty() && first && succeeded)
-        {
-            report.WriteCsv(outDir);
-            out << "\nCSV files in " << outDir << "\n";
-        }
-        if (!options.timeline.empty() && succeeded)
-        {
-            out << "timeline: " << options.timeline << " (open in https://ui.perfetto.dev)\n";
-        }
-        if (!succeeded && first)
-        {
-            out.flush();
-            std::cerr << program << ": error: " << report.DescribeFailure() << std::endl;
-        }
-        return succeeded ? 0 : 1;
+        return Run(args, process);
     }
     catch (const std::invalid_argument& e)
     {
         // A configuration error (flags, topology, partition) is found the same way by every
         // process before the simulation starts: process 0 says it once.
-        if (!simulating)
+        if (!process.simulating)
         {
-            if (first)
+            if (process.first)
             {
-                std::cerr << program << ": error: " << e.what() << std::endl;
+                std::cerr << kProgram << ": error: " << e.what() << std::endl;
             }
             return 1;
         }
-        std::cerr << program << ": error: " << e.what() << std::endl;
+        std::cerr << kProgram << ": error: " << e.what() << std::endl;
         return mpi->Abort(1);
     }
     catch (const std::exception& e)
     {
         // Possibly this process's alone: the others would wait for it.
-        std::cerr << program << ": error"
+        std::cerr << kProgram << ": error"
                   << (MpiContext::GetProcessCount() > 1
                           ? " (process " + std::to_string(MpiContext::GetProcessId()) + ")"
                           : std::string())

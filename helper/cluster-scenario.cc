@@ -220,6 +220,38 @@ ClusterScenario::Run(const std::string& tracePrefix)
         }
     } destroyOnExit;
 
+    CheckRankCount(tracePrefix);
+    BuildCluster();
+    // The cluster's nodes give each rank its transport, address and host (ChakraHelper).
+    ChakraHelper chakra(tracePrefix);
+    InstallApplications(chakra);
+    if (m_beforeRun)
+    {
+        m_beforeRun(chakra.GetApplications());
+    }
+    if (!m_stop.IsZero())
+    {
+        Simulator::Stop(m_stop);
+    }
+    ScheduleProgress(chakra.GetApplications());
+    Simulator::Run();
+    // A distributed (MPI) run: every process's events count, and process 0 gets every rank's
+    // results (GatherReport) and timeline events (ChakraHelper::GetReport closes it).
+    m_events = MpiContext::Sum(Simulator::GetEventCount());
+    ChakraReport report = GatherReport(chakra.GetReport());
+    report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
+    for (auto& table : m_cluster->GetFabric()->GetReportTables())
+    {
+        report.AddTable(std::move(table));
+    }
+    Simulator::Destroy();
+    m_wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+void
+ClusterScenario::CheckRankCount(const std::string& tracePrefix) const
+{
     // One rank per GPU: a cluster of another size than the job is a configuration error that
     // says what to change (not a missing trace of a rank the job never had).
     const uint32_t traceRanks = CountTraceRanks(tracePrefix);
@@ -237,6 +269,11 @@ ClusterScenario::Run(const std::string& tracePrefix)
             ", GpusPerHost " +
             std::to_string(traceRanks % 8 == 0 && traceRanks > 0 ? 8 : traceRanks) + ")");
     }
+}
+
+void
+ClusterScenario::BuildCluster()
+{
     try
     {
         // Cancelled events leave memory at once instead of at their time (TCP re-arms a 200 ms
@@ -249,8 +286,11 @@ ClusterScenario::Run(const std::string& tracePrefix)
         Simulator::Destroy();
         throw;
     }
-    // The cluster's nodes give each rank its transport, address and host (ChakraHelper).
-    ChakraHelper chakra(tracePrefix);
+}
+
+void
+ClusterScenario::InstallApplications(ChakraHelper& chakra)
+{
     for (const auto& [name, value] : m_appAttributes)
     {
         chakra.SetAttribute(name, *value);
@@ -268,14 +308,11 @@ ClusterScenario::Run(const std::string& tracePrefix)
         Simulator::Destroy();
         throw;
     }
-    if (m_beforeRun)
-    {
-        m_beforeRun(chakra.GetApplications());
-    }
-    if (!m_stop.IsZero())
-    {
-        Simulator::Stop(m_stop);
-    }
+}
+
+void
+ClusterScenario::ScheduleProgress(const std::vector<Ptr<ChakraApplication>>& apps)
+{
     // No progress events when MPI is enabled (launched by mpirun, even with one process): they
     // reschedule themselves while !Simulator::IsFinished(), which under ns-3's
     // DistributedSimulatorImpl is the processes' joint verdict, false while this process runs
@@ -290,58 +327,50 @@ ClusterScenario::Run(const std::string& tracePrefix)
     }
     m_nodesDone = 0;
     m_nodesTotal = 0;
-    if (wallProbes)
+    if (!wallProbes)
     {
-        bool countable = true;
-        for (const Ptr<ChakraApplication>& app : chakra.GetApplications())
+        return;
+    }
+    CountNodes(apps);
+    m_runStart = SteadySeconds();
+    m_lastProbe = m_runStart;
+    m_lastLine = m_runStart;
+    m_lastLineEvents = Simulator::GetEventCount();
+    m_probeStep = MicroSeconds(1);
+    Simulator::Schedule(m_probeStep, &ClusterScenario::WallProbe, this);
+}
+
+void
+ClusterScenario::CountNodes(const std::vector<Ptr<ChakraApplication>>& apps)
+{
+    bool countable = true;
+    for (const Ptr<ChakraApplication>& app : apps)
+    {
+        // The total of "done/total": one reading of each trace before the run (the
+        // feeder reads it again as it goes; a small cost beside simulating the nodes).
+        // A trace that cannot be read fails its rank in the run, with the report's
+        // error: here it only leaves the total out.
+        StringValue path;
+        app->GetAttribute("TracePath", path);
+        try
         {
-            // The total of "done/total": one reading of each trace before the run (the
-            // feeder reads it again as it goes; a small cost beside simulating the nodes).
-            // A trace that cannot be read fails its rank in the run, with the report's
-            // error: here it only leaves the total out.
-            StringValue path;
-            app->GetAttribute("TracePath", path);
-            try
+            EtReader reader(path.Get());
+            ChakraProtoMsg::Node node;
+            while (countable && reader.ReadNode(node))
             {
-                EtReader reader(path.Get());
-                ChakraProtoMsg::Node node;
-                while (countable && reader.ReadNode(node))
-                {
-                    ++m_nodesTotal;
-                }
+                ++m_nodesTotal;
             }
-            catch (const std::exception&)
-            {
-                countable = false;
-            }
-            app->TraceConnectWithoutContext(
-                "NodeFinished",
-                Callback<void, uint32_t, std::shared_ptr<const EtNode>, Time, Time>(
-                    [this](uint32_t, std::shared_ptr<const EtNode>, Time, Time) {
-                        ++m_nodesDone;
-                    }));
         }
-        m_nodesTotal = countable ? m_nodesTotal : 0;
-        m_runStart = SteadySeconds();
-        m_lastProbe = m_runStart;
-        m_lastLine = m_runStart;
-        m_lastLineEvents = Simulator::GetEventCount();
-        m_probeStep = MicroSeconds(1);
-        Simulator::Schedule(m_probeStep, &ClusterScenario::WallProbe, this);
+        catch (const std::exception&)
+        {
+            countable = false;
+        }
+        app->TraceConnectWithoutContext(
+            "NodeFinished",
+            Callback<void, uint32_t, std::shared_ptr<const EtNode>, Time, Time>(
+                [this](uint32_t, std::shared_ptr<const EtNode>, Time, Time) { ++m_nodesDone; }));
     }
-    Simulator::Run();
-    // A distributed (MPI) run: every process's events count, and process 0 gets every rank's
-    // results (GatherReport) and timeline events (ChakraHelper::GetReport closes it).
-    m_events = MpiContext::Sum(Simulator::GetEventCount());
-    ChakraReport report = GatherReport(chakra.GetReport());
-    report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
-    for (auto& table : m_cluster->GetFabric()->GetReportTables())
-    {
-        report.AddTable(std::move(table));
-    }
-    Simulator::Destroy();
-    m_wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return report;
+    m_nodesTotal = countable ? m_nodesTotal : 0;
 }
 
 uint64_t

@@ -118,6 +118,18 @@ class ClusterScenario
     double GetWallSeconds() const;
 
   private:
+    // Run's steps.
+    /** Refuses a cluster with another number of GPUs than the traces have ranks. */
+    void CheckRankCount(const std::string& tracePrefix) const;
+    /** Builds the cluster on a fresh simulator (PurgingHeapScheduler). */
+    void BuildCluster();
+    /** Installs one ChakraApplication per rank, with the applications' attributes. */
+    void InstallApplications(ChakraHelper& chakra);
+    /** Schedules the simulated-time or wall-clock progress events (none under MPI). */
+    void ScheduleProgress(const std::vector<Ptr<ChakraApplication>>& apps);
+    /** Counts the traces' nodes (the progress lines' total) and follows the nodes done. */
+    void CountNodes(const std::vector<Ptr<ChakraApplication>>& apps);
+
     void Progress();
     /** The wall-clock check: calls the hook when its interval has passed, then re-arms. */
     void WallProbe();

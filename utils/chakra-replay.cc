@@ -12,19 +12,15 @@
 
 using namespace ns3;
 
-int
-main(int argc, char** argv)
+namespace
 {
-    const std::string program = "chakra_replay";
-    ToolArgs args(program,
-                  "Replays a training job on a modeled GPU cluster. With --traces DIR: finds each "
-                  "rank's host execution trace and Kineto trace in DIR (by content; the rank is "
-                  "the first number in the file name), links and converts them, checks that the "
-                  "ranks agree; with --et PREFIX: uses ready PREFIX.<rank>.et files. Then "
-                  "simulates, prints the report and, when the traces carry measured timings, the "
-                  "simulated iteration and collectives beside the measured ones. Everything is "
-                  "written into --output: linked/, et/, report.txt, ranks.csv, collectives.csv, "
-                  "comm-ops.csv, validation.csv (and timeline.json with --timeline).");
+
+const std::string kProgram = "chakra_replay";
+
+/** The tool's flags: its own, the cluster and replay table shared with chakra-cluster. */
+void
+AddReplayFlags(ToolArgs& args)
+{
     args.AddOption("traces", "directory of per-rank host (and device) traces");
     args.AddOption("et", "prefix of ready .et traces (instead of --traces)");
     args.AddOption("output", "output directory", "", true, {"out"});
@@ -61,90 +57,130 @@ main(int argc, char** argv)
                  "without comm_size (else run as 0 bytes), a job size the traces cannot "
                  "confirm, ranks on different GPU models");
     args.EnableNs3Attributes();
+}
+
+/** Sets the pipeline's choices from the flags (--start-together, --strict, ...). */
+void
+ConfigurePipeline(const ToolArgs& args, double progress, ReplayPipeline& pipeline)
+{
+    if (args.Has("measured-offsets") && args.Has("start-together"))
+    {
+        throw std::invalid_argument("give at most one of --measured-offsets and "
+                                    "--start-together");
+    }
+    pipeline.SetRankStart(args.Has("measured-offsets") ? ReplayPipeline::RankStart::MEASURED_OFFSETS
+                          : args.Has("start-together") ? ReplayPipeline::RankStart::TOGETHER
+                                                       : ReplayPipeline::RankStart::AUTO);
+    pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
+    pipeline.SetCalibration(!args.Has("no-calibration"));
+    pipeline.SetStrict(args.Has("strict"));
+    if (!args.Has("quiet"))
+    {
+        pipeline.SetProgress(
+            [](const std::string& line) { std::cerr << kProgram << ": " << line << std::endl; });
+        pipeline.SetWallClockProgress(progress);
+    }
+}
+
+/** \return the .et prefix to simulate: --et as given, or --traces found, linked and converted */
+std::string
+PrepareTraces(const ToolArgs& args, ReplayPipeline& pipeline)
+{
+    if (!args.Has("traces"))
+    {
+        return args.Get("et");
+    }
+    std::vector<std::string> skipped;
+    auto ranks = DiscoverRankTraces(args.Get("traces"),
+                                    args.Get("host-pattern"),
+                                    args.Get("device-pattern"),
+                                    &skipped);
+    for (const auto& entry : skipped)
+    {
+        std::cerr << kProgram << ": warning: " << entry << std::endl;
+    }
+    return pipeline.Prepare(ranks);
+}
+
+/** Says why a run failed: the diagnosis on stderr, then the error (thrown). */
+[[noreturn]] void
+FailRun(const ChakraReport& report)
+{
+    // Simulate wrote nothing of a failed run, and the guard removes what Prepare wrote: the
+    // diagnosis goes to stderr, above the error line (unless the error line is all of it: one
+    // rank's error).
+    const auto& all = report.GetRanks();
+    const auto failed =
+        std::count_if(all.begin(), all.end(), [](const RankStats& r) { return !r.finished; });
+    if (failed > 1 || report.DescribeFailure().find("did not finish") != std::string::npos)
+    {
+        report.PrintProblems(std::cerr);
+    }
+    throw std::runtime_error(report.DescribeFailure());
+}
+
+/** The replay the flags ask for. \return the exit status */
+int
+Replay(const ToolArgs& args)
+{
+    if (args.Has("traces") == args.Has("et"))
+    {
+        throw std::invalid_argument("give exactly one of --traces DIR and --et PREFIX");
+    }
+    const std::string out = args.Get("output");
+    // Every flag is checked before the traces are read (that can take minutes).
+    ClusterOptions options;
+    options.Read(args);
+    if (args.Has("timeline"))
+    {
+        options.timeline =
+            args.Get("timeline").empty() ? out + "/timeline.json" : args.Get("timeline");
+    }
+    const auto rows =
+        static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    ReplayPipeline pipeline(out);
+    // An error anywhere below leaves nothing in the output (linked/, et/, reports).
+    ReplayPipeline::DiscardUnlessKept whole(pipeline);
+    ConfigurePipeline(args, progress, pipeline);
+    const std::string prefix = PrepareTraces(args, pipeline);
+    ChakraReport report = pipeline.Simulate(prefix, options);
+    for (const auto& warning : pipeline.GetWarnings())
+    {
+        std::cerr << kProgram << ": warning: " << warning << std::endl;
+    }
+    if (!report.AllFinished())
+    {
+        FailRun(report);
+    }
+    whole.Keep();
+    report.Print(std::cout, rows, out);
+    pipeline.GetValidation().Print(std::cout, rows);
+    const bool timeline = args.Has("timeline") && report.AllFinished();
+    std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "") << " in " << out << "\n";
+    return report.AllFinished() ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    ToolArgs args(kProgram,
+                  "Replays a training job on a modeled GPU cluster. With --traces DIR: finds each "
+                  "rank's host execution trace and Kineto trace in DIR (by content; the rank is "
+                  "the first number in the file name), links and converts them, checks that the "
+                  "ranks agree; with --et PREFIX: uses ready PREFIX.<rank>.et files. Then "
+                  "simulates, prints the report and, when the traces carry measured timings, the "
+                  "simulated iteration and collectives beside the measured ones. Everything is "
+                  "written into --output: linked/, et/, report.txt, ranks.csv, collectives.csv, "
+                  "comm-ops.csv, validation.csv (and timeline.json with --timeline).");
+    AddReplayFlags(args);
     bool done = false;
     int code = args.Parse(argc, argv, done);
     if (done)
     {
         return code;
     }
-    return RunTool(program, [&]() {
-        if (args.Has("traces") == args.Has("et"))
-        {
-            throw std::invalid_argument("give exactly one of --traces DIR and --et PREFIX");
-        }
-        const std::string out = args.Get("output");
-        // Every flag is checked before the traces are read (that can take minutes).
-        ClusterOptions options;
-        options.Read(args);
-        if (args.Has("timeline"))
-        {
-            options.timeline =
-                args.Get("timeline").empty() ? out + "/timeline.json" : args.Get("timeline");
-        }
-        const auto rows =
-            static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
-        const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
-        ReplayPipeline pipeline(out);
-        // An error anywhere below leaves nothing in the output (linked/, et/, reports).
-        ReplayPipeline::DiscardUnlessKept whole(pipeline);
-        if (args.Has("measured-offsets") && args.Has("start-together"))
-        {
-            throw std::invalid_argument("give at most one of --measured-offsets and "
-                                        "--start-together");
-        }
-        pipeline.SetRankStart(args.Has("measured-offsets")
-                                  ? ReplayPipeline::RankStart::MEASURED_OFFSETS
-                              : args.Has("start-together") ? ReplayPipeline::RankStart::TOGETHER
-                                                           : ReplayPipeline::RankStart::AUTO);
-        pipeline.SetNvLinkFromTrace(!args.Has("nvlink-bandwidth"));
-        pipeline.SetCalibration(!args.Has("no-calibration"));
-        pipeline.SetStrict(args.Has("strict"));
-        if (!args.Has("quiet"))
-        {
-            pipeline.SetProgress([&](const std::string& line) {
-                std::cerr << program << ": " << line << std::endl;
-            });
-            pipeline.SetWallClockProgress(progress);
-        }
-        std::string prefix = args.Get("et");
-        if (args.Has("traces"))
-        {
-            std::vector<std::string> skipped;
-            auto ranks = DiscoverRankTraces(args.Get("traces"),
-                                            args.Get("host-pattern"),
-                                            args.Get("device-pattern"),
-                                            &skipped);
-            for (const auto& entry : skipped)
-            {
-                std::cerr << program << ": warning: " << entry << std::endl;
-            }
-            prefix = pipeline.Prepare(ranks);
-        }
-        ChakraReport report = pipeline.Simulate(prefix, options);
-        for (const auto& warning : pipeline.GetWarnings())
-        {
-            std::cerr << program << ": warning: " << warning << std::endl;
-        }
-        if (!report.AllFinished())
-        {
-            // Simulate wrote nothing of a failed run, and the guard removes what Prepare wrote:
-            // the diagnosis goes to stderr, above the error line (unless the error line is all
-            // of it: one rank's error).
-            const auto& all = report.GetRanks();
-            const auto failed = std::count_if(all.begin(), all.end(), [](const RankStats& r) {
-                return !r.finished;
-            });
-            if (failed > 1 || report.DescribeFailure().find("did not finish") != std::string::npos)
-            {
-                report.PrintProblems(std::cerr);
-            }
-            throw std::runtime_error(report.DescribeFailure());
-        }
-        whole.Keep();
-        report.Print(std::cout, rows, out);
-        pipeline.GetValidation().Print(std::cout, rows);
-        const bool timeline = args.Has("timeline") && report.AllFinished();
-        std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "") << " in " << out << "\n";
-        return report.AllFinished() ? 0 : 1;
-    });
+    return RunTool(kProgram, [&args]() { return Replay(args); });
 }
