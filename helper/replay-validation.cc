@@ -130,27 +130,8 @@ void
 MeasuredRun::Align()
 {
     m_clockOffsetUs.clear();
-    std::set<uint32_t> ranks;
-    for (const auto& [rank, iteration] : m_iterations)
-    {
-        ranks.insert(rank);
-    }
-    std::vector<double> spreads;
-    for (const auto& [key, call] : m_calls)
-    {
-        double first = std::numeric_limits<double>::max();
-        double last = std::numeric_limits<double>::lowest();
-        for (const auto& [rank, side] : call.sides)
-        {
-            ranks.insert(rank);
-            first = std::min(first, side.endUs);
-            last = std::max(last, side.endUs);
-        }
-        if (call.sides.size() >= 2)
-        {
-            spreads.push_back(last - first);
-        }
-    }
+    const std::set<uint32_t> ranks = GetRanks();
+    const std::vector<double> spreads = GetEndSpreadsUs();
     for (uint32_t rank : ranks)
     {
         m_clockOffsetUs[rank] = 0;
@@ -174,52 +155,7 @@ MeasuredRun::Align()
     }
     else
     {
-        // Place ranks one by one from the lowest, each against the ranks already placed.
-        std::map<uint32_t, bool> placed;
-        std::deque<uint32_t> queue{*ranks.begin()};
-        placed[*ranks.begin()] = true;
-        std::size_t unplaced = 0;
-        while (!queue.empty() || placed.size() < ranks.size())
-        {
-            if (queue.empty())
-            {
-                // A rank sharing no call with the placed ones keeps its clock.
-                for (uint32_t rank : ranks)
-                {
-                    if (!placed.count(rank))
-                    {
-                        placed[rank] = true;
-                        queue.push_back(rank);
-                        ++unplaced;
-                        break;
-                    }
-                }
-            }
-            const uint32_t anchor = queue.front();
-            queue.pop_front();
-            std::map<uint32_t, std::vector<double>> differences;
-            for (const auto& [key, call] : m_calls)
-            {
-                auto a = call.sides.find(anchor);
-                if (a == call.sides.end())
-                {
-                    continue;
-                }
-                for (const auto& [rank, side] : call.sides)
-                {
-                    if (!placed.count(rank))
-                    {
-                        differences[rank].push_back(side.endUs - a->second.endUs);
-                    }
-                }
-            }
-            for (const auto& [rank, values] : differences)
-            {
-                m_clockOffsetUs[rank] = m_clockOffsetUs[anchor] + Median(values);
-                placed[rank] = true;
-                queue.push_back(rank);
-            }
-        }
+        const std::size_t unplaced = PlaceClocks(ranks);
         m_clockNote = "separate clocks (collective ends differ by " +
                       FormatFixed(Median(spreads), 0) +
                       " us as recorded): each rank's clock shifted so that the collectives it "
@@ -233,6 +169,103 @@ MeasuredRun::Align()
             m_commonClock = false;
         }
     }
+    ShiftToCommonClock();
+}
+
+std::set<uint32_t>
+MeasuredRun::GetRanks() const
+{
+    std::set<uint32_t> ranks;
+    for (const auto& [rank, iteration] : m_iterations)
+    {
+        ranks.insert(rank);
+    }
+    for (const auto& [key, call] : m_calls)
+    {
+        for (const auto& [rank, side] : call.sides)
+        {
+            ranks.insert(rank);
+        }
+    }
+    return ranks;
+}
+
+std::vector<double>
+MeasuredRun::GetEndSpreadsUs() const
+{
+    std::vector<double> spreads;
+    for (const auto& [key, call] : m_calls)
+    {
+        double first = std::numeric_limits<double>::max();
+        double last = std::numeric_limits<double>::lowest();
+        for (const auto& [rank, side] : call.sides)
+        {
+            first = std::min(first, side.endUs);
+            last = std::max(last, side.endUs);
+        }
+        if (call.sides.size() >= 2)
+        {
+            spreads.push_back(last - first);
+        }
+    }
+    return spreads;
+}
+
+std::size_t
+MeasuredRun::PlaceClocks(const std::set<uint32_t>& ranks)
+{
+    // Place ranks one by one from the lowest, each against the ranks already placed.
+    std::map<uint32_t, bool> placed;
+    std::deque<uint32_t> queue{*ranks.begin()};
+    placed[*ranks.begin()] = true;
+    std::size_t unplaced = 0;
+    while (!queue.empty() || placed.size() < ranks.size())
+    {
+        if (queue.empty())
+        {
+            // A rank sharing no call with the placed ones keeps its clock.
+            for (uint32_t rank : ranks)
+            {
+                if (!placed.count(rank))
+                {
+                    placed[rank] = true;
+                    queue.push_back(rank);
+                    ++unplaced;
+                    break;
+                }
+            }
+        }
+        const uint32_t anchor = queue.front();
+        queue.pop_front();
+        std::map<uint32_t, std::vector<double>> differences;
+        for (const auto& [key, call] : m_calls)
+        {
+            auto a = call.sides.find(anchor);
+            if (a == call.sides.end())
+            {
+                continue;
+            }
+            for (const auto& [rank, side] : call.sides)
+            {
+                if (!placed.count(rank))
+                {
+                    differences[rank].push_back(side.endUs - a->second.endUs);
+                }
+            }
+        }
+        for (const auto& [rank, values] : differences)
+        {
+            m_clockOffsetUs[rank] = m_clockOffsetUs[anchor] + Median(values);
+            placed[rank] = true;
+            queue.push_back(rank);
+        }
+    }
+    return unplaced;
+}
+
+void
+MeasuredRun::ShiftToCommonClock()
+{
     m_aligned.clear();
     for (const auto& [rank, iteration] : m_iterations)
     {
@@ -454,6 +487,16 @@ void
 ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
 {
     os << "\n== validation against the measured run\n";
+    PrintIteration(os);
+    PrintRanks(os);
+    PrintCalibration(os);
+    PrintCallDelays(os);
+    PrintCollectives(os, maxRows);
+}
+
+void
+ReplayValidation::PrintIteration(std::ostream& os) const
+{
     if (measuredIterationUs <= 0)
     {
         os << "iteration: simulated " << FormatFixed(simulatedIterationUs, 1)
@@ -492,6 +535,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
                << ", longest rank), error " << FormatFixed(*IterationError() * 100, 1) << "%\n";
         }
     }
+}
+
+void
+ReplayValidation::PrintRanks(std::ostream& os) const
+{
     if (!measuredRankUs.empty() && measuredRankUs.size() == simulatedRankUs.size())
     {
         os << "per rank (simulated / measured us, error):";
@@ -503,6 +551,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         }
         os << "\n";
     }
+}
+
+void
+ReplayValidation::PrintCalibration(std::ostream& os) const
+{
     if (calibration)
     {
         os << "collective software cost: " << calibration->cost << "\n";
@@ -522,6 +575,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
             os << "\n";
         }
     }
+}
+
+void
+ReplayValidation::PrintCallDelays(std::ostream& os) const
+{
     if (!callDelays.empty())
     {
         os << "rank-local delays replayed after collectives (a member's end after the "
@@ -537,6 +595,11 @@ ReplayValidation::Print(std::ostream& os, std::size_t maxRows) const
         }
         os << "\n";
     }
+}
+
+void
+ReplayValidation::PrintCollectives(std::ostream& os, std::size_t maxRows) const
+{
     std::size_t measured = 0;
     for (const auto& c : collectives)
     {

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -106,6 +107,19 @@ class MeasuredRun
     std::unordered_map<uint64_t, double> GetCallDelaysUs(uint32_t rank) const;
 
   private:
+    // Align's steps.
+    /** \return the ranks with a measured iteration or call */
+    std::set<uint32_t> GetRanks() const;
+    /** \return per call on two ranks or more: last member's end - first member's, as recorded */
+    std::vector<double> GetEndSpreadsUs() const;
+    /**
+     * Sets each rank's clock offset from the calls it shares with the ranks placed before it.
+     * \return the number of ranks that share no call with the others (their clocks kept)
+     */
+    std::size_t PlaceClocks(const std::set<uint32_t>& ranks);
+    /** Moves the iterations and calls onto the common clock (the offsets PlaceClocks set). */
+    void ShiftToCommonClock();
+
     std::map<uint32_t, MeasuredIteration> m_iterations;       //!< by rank, own clock
     std::map<std::pair<std::string, uint64_t>, Call> m_calls; //!< by (pg, seq)
     std::map<uint32_t, double> m_clockOffsetUs;               //!< rank clock - common
@@ -193,6 +207,19 @@ struct ReplayValidation
     void Print(std::ostream& os, std::size_t maxRows = 20) const;
     /** Writes validation.csv. \throws TraceError on a write error */
     void WriteCsv(const std::string& path) const;
+
+  private:
+    // Print's parts, in the order they are printed (they share the stream's flags).
+    /** The iteration, simulated beside measured, and how the ranks started. */
+    void PrintIteration(std::ostream& os) const;
+    /** Each rank's iteration, simulated / measured. */
+    void PrintRanks(std::ostream& os) const;
+    /** The fitted collective software cost and the errors without it. */
+    void PrintCalibration(std::ostream& os) const;
+    /** The rank-local delays replayed after collectives. */
+    void PrintCallDelays(std::ostream& os) const;
+    /** The collectives' table (at most \p maxRows rows). */
+    void PrintCollectives(std::ostream& os, std::size_t maxRows) const;
 };
 
 /**

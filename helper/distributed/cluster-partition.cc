@@ -116,21 +116,16 @@ AssignUnits(uint32_t units, uint32_t processes, const std::string& policy)
     return listed;
 }
 
-} // namespace
-
-ClusterPartition
-PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std::string& policy)
+/**
+ * Numbers the scale-up units (the GPUs of one host, and whatever NVLink joins) into
+ * partition.units and partition.unitOf; a switch outside every unit gets kNoUnit.
+ */
+void
+FindUnits(const ClusterTopology& topology, ClusterPartition& partition)
 {
-    if (processes == 0)
-    {
-        throw std::invalid_argument("a partition needs at least one process");
-    }
     const auto& nodes = topology.GetNodes();
-    const auto& links = topology.GetLinks();
     const uint32_t ranks = topology.GetRankCount();
     const auto n = static_cast<uint32_t>(nodes.size());
-
-    // Scale-up units: the GPUs of one host, and whatever NVLink joins.
     Units sets(n);
     std::vector<uint32_t> firstGpuOfHost;
     for (uint32_t rank = 0; rank < ranks; ++rank)
@@ -146,15 +141,13 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
         }
         sets.Join(firstGpuOfHost[host], rank);
     }
-    for (const auto& link : links)
+    for (const auto& link : topology.GetLinks())
     {
         if (link.kind == ClusterTopology::SCALE_UP)
         {
             sets.Join(link.a, link.b);
         }
     }
-    ClusterPartition partition;
-    partition.processes = processes;
     partition.unitOf.assign(n, ClusterPartition::kNoUnit);
     // Units are numbered by their smallest node, a GPU (GPUs come first): in rank order.
     std::vector<uint32_t> unitOfRoot(n, ClusterPartition::kNoUnit);
@@ -170,16 +163,21 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
     {
         partition.unitOf[v] = unitOfRoot[sets.Find(v)];
     }
+}
 
-    if (processes > partition.units)
+/** The process of each unit under \p policy, every process with one unit at least. */
+std::vector<uint32_t>
+AssignUnitsToProcesses(uint32_t units, uint32_t processes, const std::string& policy)
+{
+    if (processes > units)
     {
         throw std::invalid_argument(
             "partition: " + std::to_string(processes) + " processes but the cluster has " +
-            std::to_string(partition.units) +
+            std::to_string(units) +
             " host(s) (scale-up domains), and a host is never split: run with at most " +
-            std::to_string(partition.units) + " process(es)");
+            std::to_string(units) + " process(es)");
     }
-    const std::vector<uint32_t> processOfUnit = AssignUnits(partition.units, processes, policy);
+    std::vector<uint32_t> processOfUnit = AssignUnits(units, processes, policy);
     std::vector<uint32_t> unitsOfProcess(processes, 0);
     for (uint32_t process : processOfUnit)
     {
@@ -194,7 +192,19 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
                                         " no host: every process needs at least one");
         }
     }
+    return processOfUnit;
+}
 
+/**
+ * Puts each node on a process: a unit's nodes on the unit's; a switch with the process that has
+ * most of the units' nodes it links to, else (spines, cores) on the next process in turn.
+ */
+void
+PlaceNodes(const ClusterTopology& topology,
+           const std::vector<uint32_t>& processOfUnit,
+           ClusterPartition& partition)
+{
+    const auto n = static_cast<uint32_t>(topology.GetNodes().size());
     partition.processOf.assign(n, 0);
     uint32_t spread = 0;
     for (uint32_t v = 0; v < n; ++v)
@@ -204,9 +214,7 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
             partition.processOf[v] = processOfUnit[partition.unitOf[v]];
             continue;
         }
-        // A switch: with the process that has most of the units' nodes it links to; else
-        // (spines, cores) the next process in turn.
-        std::vector<uint32_t> votes(processes, 0);
+        std::vector<uint32_t> votes(partition.processes, 0);
         bool edge = false;
         for (const auto& port : topology.GetPorts(v))
         {
@@ -220,9 +228,18 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
         partition.processOf[v] =
             edge ? static_cast<uint32_t>(std::max_element(votes.begin(), votes.end()) -
                                          votes.begin())
-                 : spread++ % processes;
+                 : spread++ % partition.processes;
     }
+}
 
+/**
+ * Counts the links between processes and their smallest delay (the lookahead); a link between
+ * processes without delay is refused.
+ */
+void
+FindCrossingLinks(const ClusterTopology& topology, ClusterPartition& partition)
+{
+    const auto& links = topology.GetLinks();
     for (uint32_t i = 0; i < links.size(); ++i)
     {
         const auto& link = links[i];
@@ -246,6 +263,24 @@ PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std:
             partition.crossingLinks == 0 ? link.delay : std::min(partition.lookahead, link.delay);
         ++partition.crossingLinks;
     }
+}
+
+} // namespace
+
+ClusterPartition
+PartitionCluster(const ClusterTopology& topology, uint32_t processes, const std::string& policy)
+{
+    if (processes == 0)
+    {
+        throw std::invalid_argument("a partition needs at least one process");
+    }
+    ClusterPartition partition;
+    partition.processes = processes;
+    FindUnits(topology, partition);
+    const std::vector<uint32_t> processOfUnit =
+        AssignUnitsToProcesses(partition.units, processes, policy);
+    PlaceNodes(topology, processOfUnit, partition);
+    FindCrossingLinks(topology, partition);
     return partition;
 }
 

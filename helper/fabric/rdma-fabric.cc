@@ -46,6 +46,158 @@ FormatMicrosSum(Int128 nanoseconds)
     return (negative ? "-" : "") + digits + decimals;
 }
 
+/** The "fabric" table's columns: one row per port. */
+const std::vector<std::string> kPortColumns = {"port",
+                                               "to",
+                                               "link",
+                                               "tx_MB",
+                                               "busy_us",
+                                               "pfc_pause_sent",
+                                               "pfc_pause_received",
+                                               "paused_us",
+                                               "ecn_marks",
+                                               "drops",
+                                               "max_queue_KB",
+                                               "max_ingress_KB"};
+
+/** A port's row of the "fabric" table, from its node \p self towards \p peer. */
+std::vector<std::string>
+PortCells(const ClusterTopology& topology,
+          const ClusterTopology::Link& link,
+          uint32_t self,
+          uint32_t peer,
+          const RdmaNetDevice::Stats& s)
+{
+    const auto& nodes = topology.GetNodes();
+    auto label = [&nodes](uint32_t node) {
+        return nodes[node].label.empty() ? "node" + std::to_string(node) : nodes[node].label;
+    };
+    return {label(self),
+            label(peer),
+            link.kind == ClusterTopology::SCALE_UP ? "scale-up" : "scale-out",
+            FormatFixed(static_cast<double>(s.txBytes) / 1e6, 3),
+            FormatMicros(s.busyTime),
+            std::to_string(s.pausesSent),
+            std::to_string(s.pausesReceived),
+            FormatMicros(s.pausedTime),
+            std::to_string(s.ecnMarks),
+            std::to_string(s.drops),
+            FormatFixed(static_cast<double>(s.maxQueueBytes) / 1024, 1),
+            FormatFixed(static_cast<double>(s.maxIngressBytes) / 1024, 1)};
+}
+
+/** The "fabric" table's first row: every port's counters summed (queues: the largest). */
+std::vector<std::string>
+PortTotalCells(const std::vector<RdmaNetDevice::Stats>& portStats, std::size_t ports)
+{
+    RdmaNetDevice::Stats total;
+    // Every port can be busy or paused for the whole run: the sums of their times pass a
+    // Time's 64 bits long before any one port's time does (a run of 150 years on 2 ports).
+    Int128 totalBusy = 0;
+    Int128 totalPaused = 0;
+    for (std::size_t i = 0; i < ports; ++i)
+    {
+        const RdmaNetDevice::Stats& s = portStats[i];
+        total.txBytes += s.txBytes;
+        totalBusy += s.busyTime.GetNanoSeconds();
+        total.pausesSent += s.pausesSent;
+        total.pausesReceived += s.pausesReceived;
+        totalPaused += s.pausedTime.GetNanoSeconds();
+        total.ecnMarks += s.ecnMarks;
+        total.drops += s.drops;
+        total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
+        total.maxIngressBytes = std::max(total.maxIngressBytes, s.maxIngressBytes);
+    }
+    return {"total",
+            std::to_string(ports) + " ports",
+            "",
+            FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
+            FormatMicrosSum(totalBusy),
+            std::to_string(total.pausesSent),
+            std::to_string(total.pausesReceived),
+            FormatMicrosSum(totalPaused),
+            std::to_string(total.ecnMarks),
+            std::to_string(total.drops),
+            FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
+            FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)};
+}
+
+/**
+ * The "fabric" table: the total, then each port (device 2k and 2k+1 are link k's two ends),
+ * troubles first (drops, pauses, marks), then the busiest: the printed report shows the first
+ * rows only.
+ */
+ReportTable
+PortTable(const ClusterTopology& topology,
+          const std::vector<RdmaNetDevice::Stats>& portStats,
+          std::size_t ports)
+{
+    struct Row
+    {
+        RdmaNetDevice::Stats stats;
+        std::vector<std::string> cells;
+    };
+
+    const auto& links = topology.GetLinks();
+    std::vector<Row> rows;
+    for (std::size_t i = 0; i < ports; ++i)
+    {
+        const ClusterTopology::Link& link = links[i / 2];
+        const uint32_t self = i % 2 == 0 ? link.a : link.b;
+        const uint32_t peer = i % 2 == 0 ? link.b : link.a;
+        rows.push_back({portStats[i], PortCells(topology, link, self, peer, portStats[i])});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
+        return std::make_tuple(x.stats.drops,
+                               x.stats.pausedTime,
+                               x.stats.pausesSent,
+                               x.stats.ecnMarks,
+                               x.stats.txBytes) > std::make_tuple(y.stats.drops,
+                                                                  y.stats.pausedTime,
+                                                                  y.stats.pausesSent,
+                                                                  y.stats.ecnMarks,
+                                                                  y.stats.txBytes);
+    });
+    ReportTable fabric;
+    fabric.name = "fabric";
+    fabric.columns = kPortColumns;
+    fabric.rows.push_back(PortTotalCells(portStats, ports));
+    for (auto& row : rows)
+    {
+        fabric.rows.push_back(std::move(row.cells));
+    }
+    return fabric;
+}
+
+/** The "rdma" table: one row per rank's NIC. */
+ReportTable
+NicTable(const std::vector<RdmaNic::Stats>& nicStats, std::size_t nics)
+{
+    ReportTable rdma;
+    rdma.name = "rdma";
+    rdma.columns = {"rank",
+                    "queue_pairs",
+                    "data_packets",
+                    "resent",
+                    "naks_sent",
+                    "timeouts",
+                    "cnps_sent",
+                    "cnps_received"};
+    for (uint32_t rank = 0; rank < nics; ++rank)
+    {
+        const RdmaNic::Stats& s = nicStats[rank];
+        rdma.rows.push_back({std::to_string(rank),
+                             std::to_string(s.queuePairs),
+                             std::to_string(s.dataPackets),
+                             std::to_string(s.resentPackets),
+                             std::to_string(s.naksSent),
+                             std::to_string(s.timeouts),
+                             std::to_string(s.cnpsSent),
+                             std::to_string(s.cnpsReceived)});
+    }
+    return rdma;
+}
+
 } // namespace
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaFabric);
@@ -219,125 +371,11 @@ RdmaFabric::GetReportTables() const
     {
         return tables;
     }
-    const auto& links = m_topology->GetLinks();
-    const auto& nodes = m_topology->GetNodes();
-    auto label = [&](uint32_t node) {
-        return nodes[node].label.empty() ? "node" + std::to_string(node) : nodes[node].label;
-    };
-
-    ReportTable fabric;
-    fabric.name = "fabric";
-    fabric.columns = {"port",
-                      "to",
-                      "link",
-                      "tx_MB",
-                      "busy_us",
-                      "pfc_pause_sent",
-                      "pfc_pause_received",
-                      "paused_us",
-                      "ecn_marks",
-                      "drops",
-                      "max_queue_KB",
-                      "max_ingress_KB"};
-
-    struct Row
-    {
-        RdmaNetDevice::Stats stats;
-        std::vector<std::string> cells;
-    };
-
-    std::vector<Row> rows;
-    RdmaNetDevice::Stats total;
-    // Every port can be busy or paused for the whole run: the sums of their times pass a
-    // Time's 64 bits long before any one port's time does (a run of 150 years on 2 ports).
-    Int128 totalBusy = 0;
-    Int128 totalPaused = 0;
     // In a distributed run, each port's counters from the process that ran it.
     const std::vector<RdmaNetDevice::Stats> portStats = GatherPortStats(m_devices);
     const std::vector<RdmaNic::Stats> nicStats = GatherNicStats(m_nics);
-    for (std::size_t i = 0; i < m_devices.size(); ++i)
-    {
-        const ClusterTopology::Link& link = links[i / 2];
-        const uint32_t self = i % 2 == 0 ? link.a : link.b;
-        const uint32_t peer = i % 2 == 0 ? link.b : link.a;
-        const RdmaNetDevice::Stats& s = portStats[i];
-        total.txBytes += s.txBytes;
-        totalBusy += s.busyTime.GetNanoSeconds();
-        total.pausesSent += s.pausesSent;
-        total.pausesReceived += s.pausesReceived;
-        totalPaused += s.pausedTime.GetNanoSeconds();
-        total.ecnMarks += s.ecnMarks;
-        total.drops += s.drops;
-        total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
-        total.maxIngressBytes = std::max(total.maxIngressBytes, s.maxIngressBytes);
-        rows.push_back({s,
-                        {label(self),
-                         label(peer),
-                         link.kind == ClusterTopology::SCALE_UP ? "scale-up" : "scale-out",
-                         FormatFixed(static_cast<double>(s.txBytes) / 1e6, 3),
-                         FormatMicros(s.busyTime),
-                         std::to_string(s.pausesSent),
-                         std::to_string(s.pausesReceived),
-                         FormatMicros(s.pausedTime),
-                         std::to_string(s.ecnMarks),
-                         std::to_string(s.drops),
-                         FormatFixed(static_cast<double>(s.maxQueueBytes) / 1024, 1),
-                         FormatFixed(static_cast<double>(s.maxIngressBytes) / 1024, 1)}});
-    }
-    // Troubles first (drops, pauses, marks), then the busiest ports: the printed report shows
-    // the first rows only.
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) {
-        return std::make_tuple(x.stats.drops,
-                               x.stats.pausedTime,
-                               x.stats.pausesSent,
-                               x.stats.ecnMarks,
-                               x.stats.txBytes) > std::make_tuple(y.stats.drops,
-                                                                  y.stats.pausedTime,
-                                                                  y.stats.pausesSent,
-                                                                  y.stats.ecnMarks,
-                                                                  y.stats.txBytes);
-    });
-    fabric.rows.push_back({"total",
-                           std::to_string(m_devices.size()) + " ports",
-                           "",
-                           FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
-                           FormatMicrosSum(totalBusy),
-                           std::to_string(total.pausesSent),
-                           std::to_string(total.pausesReceived),
-                           FormatMicrosSum(totalPaused),
-                           std::to_string(total.ecnMarks),
-                           std::to_string(total.drops),
-                           FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
-                           FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)});
-    for (auto& row : rows)
-    {
-        fabric.rows.push_back(std::move(row.cells));
-    }
-    tables.push_back(std::move(fabric));
-
-    ReportTable rdma;
-    rdma.name = "rdma";
-    rdma.columns = {"rank",
-                    "queue_pairs",
-                    "data_packets",
-                    "resent",
-                    "naks_sent",
-                    "timeouts",
-                    "cnps_sent",
-                    "cnps_received"};
-    for (uint32_t rank = 0; rank < m_nics.size(); ++rank)
-    {
-        const RdmaNic::Stats& s = nicStats[rank];
-        rdma.rows.push_back({std::to_string(rank),
-                             std::to_string(s.queuePairs),
-                             std::to_string(s.dataPackets),
-                             std::to_string(s.resentPackets),
-                             std::to_string(s.naksSent),
-                             std::to_string(s.timeouts),
-                             std::to_string(s.cnpsSent),
-                             std::to_string(s.cnpsReceived)});
-    }
-    tables.push_back(std::move(rdma));
+    tables.push_back(PortTable(*m_topology, portStats, m_devices.size()));
+    tables.push_back(NicTable(nicStats, m_nics.size()));
     return tables;
 }
 
