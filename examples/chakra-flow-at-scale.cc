@@ -12,10 +12,11 @@
  *
  *   build/bin/chakra-flow-at-scale [--hosts=32] [--bytes=1048576] [--transport=flow]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -30,7 +31,7 @@ RunExample(int argc, char* argv[])
     uint32_t hosts = 32;
     uint64_t bytes = 1u << 20;
     std::string transport = "flow";
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("hosts", "hosts of 8 GPUs each (a multiple of 4: 4 per leaf)", hosts);
     cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
     cmd.AddValue("transport", "flow, or a packet model to compare: rdma, tcp", transport);
@@ -45,13 +46,8 @@ RunExample(int argc, char* argv[])
     scenario.SetClusterAttribute("HostsPerLeaf", UintegerValue(4));
     scenario.SetClusterAttribute("Spines", UintegerValue(4));
 
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-flow-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/allreduce";
+    const ExampleTempDirectory directory("chakra-flow");
+    const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.ranks = cluster->GetRankCount();
     spec.bytes = bytes;
@@ -65,10 +61,8 @@ RunExample(int argc, char* argv[])
     catch (const std::exception& e) // e.g. hosts not a multiple of the hosts per leaf
     {
         std::cerr << "error: " << e.what() << std::endl;
-        std::filesystem::remove_all(directory);
         return 1;
     }
-    std::filesystem::remove_all(directory);
     if (!report.AllFinished())
     {
         report.PrintProblems(std::cerr);

@@ -18,10 +18,11 @@
  *   build/bin/chakra-rdma-incast [--senders=7] [--bytes=1048576] [--nicBandwidth=100Gbps]
  *                                [--congestionControl=dcqcn] [--pfcThreshold=static]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -82,7 +83,7 @@ RunExample(int argc, char* argv[])
     std::string nicBandwidth = "100Gbps";
     std::string congestionControl = "dcqcn";
     std::string pfcThreshold = "static";
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("senders", "ranks that send to rank 0", senders);
     cmd.AddValue("bytes", "bytes each sender sends", bytes);
     cmd.AddValue("nicBandwidth", "every NIC's (and switch port's) bandwidth", nicBandwidth);
@@ -103,13 +104,8 @@ RunExample(int argc, char* argv[])
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(congestionControl));
     Config::SetDefault("ns3::RdmaSwitch::PfcThreshold", StringValue(pfcThreshold));
 
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-incast-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/gather";
+    const ExampleTempDirectory directory("chakra-incast");
+    const std::string prefix = directory.GetPath() + "/gather";
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::GATHER;
     spec.ranks = senders + 1;
@@ -132,10 +128,8 @@ RunExample(int argc, char* argv[])
     catch (const std::exception& e) // a configuration that cannot run: the message says why
     {
         std::cerr << "error: " << e.what() << std::endl;
-        std::filesystem::remove_all(directory);
         return 1;
     }
-    std::filesystem::remove_all(directory);
     if (!report.AllFinished())
     {
         report.PrintProblems(std::cerr);

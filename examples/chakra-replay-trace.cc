@@ -11,10 +11,11 @@
  *   build/bin/chakra-replay-trace [--hosts=2] [--gpusPerHost=4] [--bytes=4194304]
  *                                 [--forwardUs=100] [--optimizerUs=50]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -31,7 +32,7 @@ RunExample(int argc, char* argv[])
     uint64_t bytes = 4u << 20;
     uint64_t forwardUs = 100;
     uint64_t optimizerUs = 50;
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("hosts", "hosts", hosts);
     cmd.AddValue("gpusPerHost", "GPUs (ranks) per host", gpusPerHost);
     cmd.AddValue("bytes", "gradient bytes all-reduced by every rank", bytes);
@@ -40,13 +41,8 @@ RunExample(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     // The traces go to a fresh temporary directory: the example needs no input files.
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-replay-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/step";
+    const ExampleTempDirectory directory("chakra-replay");
+    const std::string prefix = directory.GetPath() + "/step";
     const uint32_t ranks = hosts * gpusPerHost;
     std::vector<uint32_t> everyRank;
     for (uint32_t rank = 0; rank < ranks; ++rank)
@@ -78,10 +74,8 @@ RunExample(int argc, char* argv[])
     catch (const std::exception& e) // a configuration that cannot run: the message says why
     {
         std::cerr << "error: " << e.what() << std::endl;
-        std::filesystem::remove_all(directory);
         return 1;
     }
-    std::filesystem::remove_all(directory);
     report.Print(std::cout, 4); // 4 rows per table
 
     if (!report.AllFinished() || report.GetCollectives().empty())

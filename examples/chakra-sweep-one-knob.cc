@@ -11,10 +11,11 @@
  *   build/bin/chakra-sweep-one-knob [--hosts=4] [--bytes=4194304]
  *                                   [--bandwidths=25Gbps,50Gbps,100Gbps,200Gbps,400Gbps]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -30,19 +31,14 @@ RunExample(int argc, char* argv[])
     uint32_t hosts = 4;
     uint64_t bytes = 4u << 20;
     std::string bandwidths = "25Gbps,50Gbps,100Gbps,200Gbps,400Gbps";
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("hosts", "hosts, one GPU (rank) each", hosts);
     cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
     cmd.AddValue("bandwidths", "NIC bandwidths to run, comma-separated", bandwidths);
     cmd.Parse(argc, argv);
 
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-sweep-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/allreduce";
+    const ExampleTempDirectory directory("chakra-sweep");
+    const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::ALL_REDUCE;
     spec.ranks = hosts;
@@ -87,7 +83,6 @@ RunExample(int argc, char* argv[])
                   << (allReduce.end - allReduce.start).GetNanoSeconds() / 1e3 << std::setw(14)
                   << allReduce.busBwGBps << "\n";
     }
-    std::filesystem::remove_all(directory);
     return status;
 }
 

@@ -12,10 +12,11 @@
  *   build/bin/chakra-timeline [--timeline=chakra-timeline.json] [--hosts=2] [--gpusPerHost=2]
  *                             [--layers=4]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -31,20 +32,15 @@ RunExample(int argc, char* argv[])
     uint32_t hosts = 2;
     uint32_t gpusPerHost = 2;
     uint32_t layers = 4;
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("timeline", "where to write the timeline (Chrome trace JSON)", timeline);
     cmd.AddValue("hosts", "hosts", hosts);
     cmd.AddValue("gpusPerHost", "GPUs (ranks) per host", gpusPerHost);
     cmd.AddValue("layers", "model layers", layers);
     cmd.Parse(argc, argv);
 
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-timeline-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/step";
+    const ExampleTempDirectory directory("chakra-timeline");
+    const std::string prefix = directory.GetPath() + "/step";
     DataParallelSpec spec;
     spec.ranks = hosts * gpusPerHost;
     spec.layers = layers;
@@ -64,10 +60,8 @@ RunExample(int argc, char* argv[])
     catch (const std::exception& e) // e.g. a timeline path that cannot be written
     {
         std::cerr << "error: " << e.what() << std::endl;
-        std::filesystem::remove_all(directory);
         return 1;
     }
-    std::filesystem::remove_all(directory);
     if (!report.AllFinished())
     {
         report.PrintProblems(std::cerr);

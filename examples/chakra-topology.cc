@@ -10,10 +10,11 @@
  *
  *   build/bin/chakra-topology [--topology=leaf-spine] [--bytes=4194304] [--dot=FILE]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -91,7 +92,7 @@ RunExample(int argc, char* argv[])
     std::string topology = "leaf-spine";
     uint64_t bytes = 4u << 20;
     std::string dot;
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("topology",
                  "single-switch, leaf-spine, ring, rail-optimized, rail-only, fat-tree, clos, "
                  "torus or multi-dim",
@@ -105,13 +106,8 @@ RunExample(int argc, char* argv[])
     ShapeCluster(scenario, topology);
     scenario.SetClusterAttribute("TopologyDot", StringValue(dot));
 
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-topology-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/allreduce";
+    const ExampleTempDirectory directory("chakra-topology");
+    const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.ranks = cluster->GetRankCount();
     spec.bytes = bytes;
@@ -125,10 +121,8 @@ RunExample(int argc, char* argv[])
     catch (const std::exception& e) // a shape the family refuses: the message says why
     {
         std::cerr << "error: " << e.what() << std::endl;
-        std::filesystem::remove_all(directory);
         return 1;
     }
-    std::filesystem::remove_all(directory);
     if (!report.AllFinished())
     {
         report.PrintProblems(std::cerr);

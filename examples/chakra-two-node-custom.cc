@@ -17,6 +17,8 @@
  *
  *   build/bin/chakra-two-node-custom [--bytes=16777216] [--rate=100Gbps] [--delay=1us]
  */
+#include "example-util.h"
+
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -24,7 +26,6 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -39,20 +40,15 @@ RunExample(int argc, char* argv[])
     uint64_t bytes = 16u << 20;
     std::string rate = "100Gbps";
     std::string delay = "1us";
-    CommandLine cmd(__FILE__);
+    ExampleCommandLine cmd(__FILE__);
     cmd.AddValue("bytes", "send and all-reduce size in bytes", bytes);
     cmd.AddValue("rate", "link bandwidth", rate);
     cmd.AddValue("delay", "link propagation delay", delay);
     cmd.Parse(argc, argv);
 
     // The workload, hand-written: a send (tag 0), then an all-reduce on process group "0".
-    std::string directory = (std::filesystem::temp_directory_path() / "chakra-two-node-XXXXXX");
-    if (mkdtemp(directory.data()) == nullptr)
-    {
-        std::cerr << "cannot create a temporary directory" << std::endl;
-        return 1;
-    }
-    const std::string prefix = directory + "/pair";
+    const ExampleTempDirectory directory("chakra-two-node");
+    const std::string prefix = directory.GetPath() + "/pair";
     for (uint32_t rank = 0; rank < 2; ++rank)
     {
         RankTraceBuilder trace(RankTraceBuilder::Path(prefix, rank), 2);
@@ -83,7 +79,6 @@ RunExample(int argc, char* argv[])
     Simulator::Run();
     ChakraReport report = chakra.GetReport();
     Simulator::Destroy();
-    std::filesystem::remove_all(directory);
     report.Print(std::cout);
     if (!report.AllFinished())
     {

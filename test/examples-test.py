@@ -204,7 +204,7 @@ def mistakes():
         ("chakra-topology", ["--topology=stra"], "unknown topology 'stra'"),
         ("chakra-flow-at-scale", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
         ("chakra-replay-trace", ["--hosts=0"], "GpuClusterHelper::Hosts: '0' is not valid"),
-        ("chakra-sweep-one-knob", ["--bytes=-1"], "does not fit in 63 bits"),
+        ("chakra-sweep-one-knob", ["--bytes=-1"], "--bytes: '-1' is not a whole number"),
         ("chakra-rdma-incast", ["--senders=0"], "--senders and --bytes must be at least 1"),
     ]:
         result = subprocess.run([os.path.join(BIN, program), *args], capture_output=True,
@@ -215,8 +215,39 @@ def mistakes():
               f"{program} {' '.join(args)}: one line naming it (got {result.stderr!r})")
 
 
+def knob_range():
+    """Issue 24 item 4: an unsigned knob given a negative value, a fraction or a value beyond its
+    type is refused when the command line is parsed (ExampleCommandLine), in every example: one
+    line naming the flag and exit 1. ns-3's CommandLine read -1 as 2^32-1 or 2^64-1 and ran."""
+    for program, args, named in [
+        ("chakra-replay-trace", ["--hosts=-1"],
+         "--hosts: '-1' is not a whole number from 0 to 4294967295"),
+        ("chakra-replay-trace", ["--bytes=-1"],
+         "--bytes: '-1' is not a whole number from 0 to 18446744073709551615"),
+        ("chakra-sweep-one-knob", ["--hosts=-4"], "--hosts: '-4' is not a whole number"),
+        ("chakra-topology", ["--bytes=1.5"], "--bytes: '1.5' is not a whole number"),
+        ("chakra-rdma-incast", ["--senders=-1"], "--senders: '-1' is not a whole number"),
+        ("chakra-flow-at-scale", ["--hosts=-1"], "--hosts: '-1' is not a whole number"),
+        ("chakra-two-node-custom", ["--bytes=-1"], "--bytes: '-1' is not a whole number"),
+        ("chakra-timeline", ["--layers=4294967296"],
+         "--layers: 4294967296 is not a whole number from 0 to 4294967295"),
+    ]:
+        try:  # a knob read as 2^32-1 hosts would run (or allocate) for ever
+            result = subprocess.run([os.path.join(BIN, program), *args], capture_output=True,
+                                    text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            check(False, f"{program} {' '.join(args)}: refused at once (it ran on)")
+            continue
+        lines = result.stderr.strip().splitlines()
+        check(result.returncode == 1, f"{program} {' '.join(args)}: exit 1 (got {result.returncode})")
+        check(len(lines) == 1 and named in lines[0] and not result.stdout,
+              f"{program} {' '.join(args)}: one line naming the flag, nothing run "
+              f"(got {result.stderr!r}, {result.stdout[:200]!r})")
+
+
 CASES = {
     "mistakes": mistakes,
+    "knob-range": knob_range,
     "replay-trace": replay_trace,
     "sweep-one-knob": sweep_one_knob,
     "rdma-incast": lambda: rdma_incast(False),
