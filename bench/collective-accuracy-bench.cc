@@ -200,26 +200,13 @@ SimulateGenerated(CollectiveCommType type,
                   const std::string& algorithm,
                   const std::string& transport)
 {
-    char pattern[] = "/tmp/chakra-accuracy-XXXXXX";
-    const char* made = mkdtemp(pattern);
-    if (made == nullptr)
-    {
-        std::perror("mkdtemp");
-        return ChildResult();
-    }
-    std::string dir = made;
+    const TemporaryDirectory directory("chakra-accuracy");
     CollectiveBenchSpec spec;
     spec.type = type;
     spec.bytes = commSize;
     spec.ranks = ranks;
-    auto files = WorkloadGenerator::WriteCollectiveBench(dir + "/c", spec);
-    ChildResult result = Simulate(dir + "/c", cluster, algorithm, transport);
-    for (const auto& file : files)
-    {
-        std::remove(file.c_str());
-    }
-    rmdir(dir.c_str());
-    return result;
+    WorkloadGenerator::WriteCollectiveBench(directory.File("c"), spec);
+    return Simulate(directory.File("c"), cluster, algorithm, transport);
 }
 
 /** The transports of the columns (set from the options). */

@@ -117,22 +117,20 @@ WriteTraces(const Workload& workload, uint32_t ranks, const std::string& prefix)
     return WorkloadGenerator::WriteDataParallelStep(prefix, spec);
 }
 
-/** One run, in the current (child) process. */
+/**
+ * One run, in the current (child) process, its traces written at \p prefix (in a directory
+ * the parent made and removes: a child killed at its time limit cleans nothing up).
+ */
 RunResult
-RunOne(const Options& options, const Workload& workload, uint32_t ranks, const std::string& model)
+RunOne(const Options& options,
+       const Workload& workload,
+       uint32_t ranks,
+       const std::string& model,
+       const std::string& prefix)
 {
     RunResult result;
-    char pattern[] = "/tmp/chakra-flow-scaling-XXXXXX";
-    const char* made = mkdtemp(pattern);
-    if (made == nullptr)
-    {
-        std::snprintf(result.error, sizeof(result.error), "mkdtemp failed");
-        return result;
-    }
-    const std::string dir = made;
-    const std::string prefix = dir + "/t";
     double start = chakra_bench::Now();
-    std::vector<std::string> files = WriteTraces(workload, ranks, prefix);
+    WriteTraces(workload, ranks, prefix);
     result.generateSeconds = chakra_bench::Now() - start;
 
     ClusterScenario scenario;
@@ -175,11 +173,6 @@ RunOne(const Options& options, const Workload& workload, uint32_t ranks, const s
             }
         }
     }
-    for (const auto& file : files)
-    {
-        std::remove(file.c_str());
-    }
-    rmdir(dir.c_str());
     result.ok = true;
     return result;
 }
@@ -199,6 +192,7 @@ RunInChild(const Options& options,
         return result;
     }
     const double start = chakra_bench::Now();
+    const TemporaryDirectory directory("chakra-flow-scaling");
     chakra_bench::RunInChild([&]() {
         close(fds[0]);
         if (options.timeout > 0)
@@ -208,7 +202,7 @@ RunInChild(const Options& options,
         RunResult child;
         try
         {
-            child = RunOne(options, workload, ranks, model);
+            child = RunOne(options, workload, ranks, model, directory.File("t"));
         }
         catch (const std::exception& e)
         {

@@ -35,12 +35,15 @@
 #include "ns3/core-module.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -182,44 +185,6 @@ Simulate(const std::string& prefix,
     std::snprintf(result.algorithm, sizeof(result.algorithm), "%s", used.c_str());
     return result;
 }
-
-/** A trace set written to a fresh directory, removed when done. */
-class Traces
-{
-  public:
-    Traces()
-    {
-        char pattern[] = "/tmp/chakra-flow-validation-XXXXXX";
-        const char* made = mkdtemp(pattern);
-        m_dir = made != nullptr ? made : "/tmp";
-    }
-
-    ~Traces()
-    {
-        for (const auto& file : m_files)
-        {
-            std::remove(file.c_str());
-        }
-        rmdir(m_dir.c_str());
-    }
-
-    Traces(const Traces&) = delete;
-    Traces& operator=(const Traces&) = delete;
-
-    std::string Prefix() const
-    {
-        return m_dir + "/t";
-    }
-
-    void Keep(std::vector<std::string> files)
-    {
-        m_files = std::move(files);
-    }
-
-  private:
-    std::string m_dir;
-    std::vector<std::string> m_files;
-};
 
 /** Command-line options (defaults: DeclareOptions). */
 struct Options
@@ -505,11 +470,14 @@ Compare(Table& table,
         unsigned timeout)
 {
     auto run = [&](const std::string& transport, unsigned limit) {
+        // Made and removed here, in the parent: a child killed at its time limit runs no
+        // destructor.
+        const TemporaryDirectory traces("chakra-flow-validation");
+        const std::string prefix = traces.File("t");
         return RunInChild(
             [&]() {
-                Traces traces;
-                traces.Keep(write(traces.Prefix()));
-                return Simulate(traces.Prefix(), cluster, transport, row.packet, algorithm);
+                write(prefix);
+                return Simulate(prefix, cluster, transport, row.packet, algorithm);
             },
             limit);
     };

@@ -47,9 +47,8 @@ RunOne(const std::string& workload,
        uint64_t bytes,
        bool quiet)
 {
-    char pattern[] = "/tmp/chakra-sim-bench-XXXXXX";
-    std::string dir = mkdtemp(pattern);
-    std::string prefix = dir + "/trace";
+    const TemporaryDirectory directory("chakra-sim-bench");
+    const std::string prefix = directory.File("trace");
     ClusterScenario scenario;
     if (!transport.empty())
     {
@@ -101,11 +100,6 @@ RunOne(const std::string& workload,
                 static_cast<double>(scenario.GetEventCount()) / 1e6 / cpu,
                 chakra_bench::PeakRssMiB(),
                 report.AllFinished() ? "yes" : "NO");
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        std::remove((prefix + "." + std::to_string(r) + ".et").c_str());
-    }
-    rmdir(dir.c_str());
     return report.AllFinished() ? 0 : 1;
 }
 

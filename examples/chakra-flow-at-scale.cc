@@ -46,7 +46,7 @@ RunExample(int argc, char* argv[])
     scenario.SetClusterAttribute("HostsPerLeaf", UintegerValue(4));
     scenario.SetClusterAttribute("Spines", UintegerValue(4));
 
-    const ExampleTempDirectory directory("chakra-flow");
+    const TemporaryDirectory directory("chakra-flow");
     const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.ranks = cluster->GetRankCount();

@@ -104,7 +104,7 @@ RunExample(int argc, char* argv[])
     Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(congestionControl));
     Config::SetDefault("ns3::RdmaSwitch::PfcThreshold", StringValue(pfcThreshold));
 
-    const ExampleTempDirectory directory("chakra-incast");
+    const TemporaryDirectory directory("chakra-incast");
     const std::string prefix = directory.GetPath() + "/gather";
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::GATHER;

@@ -41,7 +41,7 @@ RunExample(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     // The traces go to a fresh temporary directory: the example needs no input files.
-    const ExampleTempDirectory directory("chakra-replay");
+    const TemporaryDirectory directory("chakra-replay");
     const std::string prefix = directory.GetPath() + "/step";
     const uint32_t ranks = hosts * gpusPerHost;
     std::vector<uint32_t> everyRank;

@@ -37,7 +37,7 @@ RunExample(int argc, char* argv[])
     cmd.AddValue("bandwidths", "NIC bandwidths to run, comma-separated", bandwidths);
     cmd.Parse(argc, argv);
 
-    const ExampleTempDirectory directory("chakra-sweep");
+    const TemporaryDirectory directory("chakra-sweep");
     const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::ALL_REDUCE;

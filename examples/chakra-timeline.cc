@@ -39,7 +39,7 @@ RunExample(int argc, char* argv[])
     cmd.AddValue("layers", "model layers", layers);
     cmd.Parse(argc, argv);
 
-    const ExampleTempDirectory directory("chakra-timeline");
+    const TemporaryDirectory directory("chakra-timeline");
     const std::string prefix = directory.GetPath() + "/step";
     DataParallelSpec spec;
     spec.ranks = hosts * gpusPerHost;

@@ -106,7 +106,7 @@ RunExample(int argc, char* argv[])
     ShapeCluster(scenario, topology);
     scenario.SetClusterAttribute("TopologyDot", StringValue(dot));
 
-    const ExampleTempDirectory directory("chakra-topology");
+    const TemporaryDirectory directory("chakra-topology");
     const std::string prefix = directory.GetPath() + "/allreduce";
     CollectiveBenchSpec spec;
     spec.ranks = cluster->GetRankCount();

@@ -47,7 +47,7 @@ RunExample(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     // The workload, hand-written: a send (tag 0), then an all-reduce on process group "0".
-    const ExampleTempDirectory directory("chakra-two-node");
+    const TemporaryDirectory directory("chakra-two-node");
     const std::string prefix = directory.GetPath() + "/pair";
     for (uint32_t rank = 0; rank < 2; ++rank)
     {

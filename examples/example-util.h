@@ -1,6 +1,7 @@
 /*
  * What the feature examples share: a command line whose unsigned knobs refuse a negative or
- * out-of-range value, and the temporary directory an example writes its traces into.
+ * out-of-range value (the temporary directory an example writes its traces into is the
+ * library's TemporaryDirectory, which the benchmarks and tests use too).
  * Header-only: each example is one source file in both build modes (standalone, ns-3 tree).
  */
 #ifndef CHAKRA_EXAMPLE_UTIL_H
@@ -8,13 +9,11 @@
 
 #include "ns3/command-line.h"
 #include "ns3/quantity-parser.h"
+#include "ns3/temporary-directory.h"
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
-#include <filesystem>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -103,47 +102,6 @@ class ExampleCommandLine
 
     CommandLine m_cmd;
     std::deque<Count> m_counts;
-};
-
-/**
- * \ingroup chakra
- * \brief A fresh temporary directory for the traces an example writes, removed with everything
- * in it when the example is done (or fails): the examples need no input files.
- */
-class ExampleTempDirectory
-{
-  public:
-    /**
-     * \param stem the start of the directory's name ("chakra-replay": /tmp/chakra-replay-XXXXXX)
-     * \throws std::runtime_error if it cannot be created
-     */
-    explicit ExampleTempDirectory(const std::string& stem)
-        : m_path((std::filesystem::temp_directory_path() / (stem + "-XXXXXX")).string())
-    {
-        if (mkdtemp(m_path.data()) == nullptr)
-        {
-            throw std::runtime_error("cannot create a temporary directory " + m_path + ": " +
-                                     std::strerror(errno));
-        }
-    }
-
-    ~ExampleTempDirectory()
-    {
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-
-    ExampleTempDirectory(const ExampleTempDirectory&) = delete;
-    ExampleTempDirectory& operator=(const ExampleTempDirectory&) = delete;
-
-    /** \return the directory's path */
-    const std::string& GetPath() const
-    {
-        return m_path;
-    }
-
-  private:
-    std::string m_path;
 };
 
 } // namespace ns3

@@ -75,33 +75,14 @@ RequireSharedData::RequireSharedData()
 }
 
 TempDir::TempDir()
+    : TemporaryDirectory("chakra-test")
 {
-    std::string pattern = (fs::temp_directory_path() / "chakra-test-XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (mkdtemp(buffer.data()) == nullptr)
-    {
-        throw std::runtime_error("cannot create a temporary directory");
-    }
-    m_path = buffer.data();
-}
-
-TempDir::~TempDir()
-{
-    std::error_code error;
-    fs::remove_all(m_path, error);
 }
 
 const std::string&
 TempDir::Path() const
 {
-    return m_path;
-}
-
-std::string
-TempDir::File(const std::string& name) const
-{
-    return m_path + "/" + name;
+    return GetPath();
 }
 
 CommandResult

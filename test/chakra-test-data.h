@@ -5,6 +5,8 @@
 #ifndef CHAKRA_TEST_DATA_H
 #define CHAKRA_TEST_DATA_H
 
+#include "ns3/temporary-directory.h"
+
 #include <string>
 #include <vector>
 
@@ -38,21 +40,13 @@ struct RequireSharedData
     RequireSharedData();
 };
 
-/** A fresh directory under /tmp, removed with its content on destruction. */
-class TempDir
+/** A fresh directory under /tmp (chakra-test-XXXXXX), removed with its content on destruction. */
+class TempDir : public ns3::TemporaryDirectory
 {
   public:
     TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
     /** \return the directory path */
     const std::string& Path() const;
-    /** \return Path() + "/" + name */
-    std::string File(const std::string& name) const;
-
-  private:
-    std::string m_path; //!< the directory
 };
 
 /** Result of running a command. */
