@@ -32,7 +32,7 @@ RunExample(int argc, char* argv[])
     uint64_t bytes = 1u << 20;
     std::string transport = "flow";
     ExampleCommandLine cmd(__FILE__);
-    cmd.AddValue("hosts", "hosts of 8 GPUs each (a multiple of 4: 4 per leaf)", hosts);
+    cmd.AddValue("hosts", "hosts of 8 GPUs each (4 per leaf; the last leaf may hold fewer)", hosts);
     cmd.AddValue("bytes", "all-reduce size in bytes", bytes);
     cmd.AddValue("transport", "flow, or a packet model to compare: rdma, tcp", transport);
     cmd.Parse(argc, argv);
@@ -58,7 +58,7 @@ RunExample(int argc, char* argv[])
     {
         report = scenario.Run(prefix);
     }
-    catch (const std::exception& e) // e.g. hosts not a multiple of the hosts per leaf
+    catch (const std::exception& e) // a configuration that cannot run: the message says why
     {
         std::cerr << "error: " << e.what() << std::endl;
         return 1;

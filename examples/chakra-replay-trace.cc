@@ -40,10 +40,17 @@ RunExample(int argc, char* argv[])
     cmd.AddValue("optimizerUs", "optimizer compute per rank (us)", optimizerUs);
     cmd.Parse(argc, argv);
 
+    // The cluster first: its attributes check the sizes (and their product) before traces for
+    // that many ranks are written.
+    ClusterScenario scenario;
+    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
+    scenario.GetCluster()->Validate();
+    const uint32_t ranks = scenario.GetCluster()->GetRankCount();
+
     // The traces go to a fresh temporary directory: the example needs no input files.
     const TemporaryDirectory directory("chakra-replay");
     const std::string prefix = directory.GetPath() + "/step";
-    const uint32_t ranks = hosts * gpusPerHost;
     std::vector<uint32_t> everyRank;
     for (uint32_t rank = 0; rank < ranks; ++rank)
     {
@@ -63,9 +70,6 @@ RunExample(int argc, char* argv[])
         trace.Commit();
     }
 
-    ClusterScenario scenario;
-    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
-    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
     ChakraReport report;
     try
     {

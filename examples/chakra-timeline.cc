@@ -39,18 +39,22 @@ RunExample(int argc, char* argv[])
     cmd.AddValue("layers", "model layers", layers);
     cmd.Parse(argc, argv);
 
+    // The cluster first: its attributes check the sizes (and their product) before traces for
+    // that many ranks are written.
+    ClusterScenario scenario;
+    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
+    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
+    scenario.GetCluster()->Validate();
+
     const TemporaryDirectory directory("chakra-timeline");
     const std::string prefix = directory.GetPath() + "/step";
     DataParallelSpec spec;
-    spec.ranks = hosts * gpusPerHost;
+    spec.ranks = scenario.GetCluster()->GetRankCount();
     spec.layers = layers;
     spec.parameterBytesPerLayer = 8u << 20; // 8 MiB of gradients per layer,
     spec.bucketBytes = 16u << 20;           // all-reduced two layers at a time
     WorkloadGenerator::WriteDataParallelStep(prefix, spec);
 
-    ClusterScenario scenario;
-    scenario.SetClusterAttribute("Hosts", UintegerValue(hosts));
-    scenario.SetClusterAttribute("GpusPerHost", UintegerValue(gpusPerHost));
     scenario.SetTimeline(timeline);
     ChakraReport report;
     try

@@ -408,6 +408,12 @@ GpuClusterHelper::GetRankCount() const
     return fixed > 0 ? fixed : spec.hosts * spec.gpusPerHost;
 }
 
+void
+GpuClusterHelper::Validate() const
+{
+    CreateTopologyBuilder()->Validate(GetTopologySpec());
+}
+
 std::string
 GpuClusterHelper::Describe() const
 {

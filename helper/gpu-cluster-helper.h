@@ -130,6 +130,13 @@ class GpuClusterHelper : public Object
     NodeContainer GetSwitchNodes() const;
     /** \return the number of GPUs: Hosts x GpusPerHost, or what the topology has */
     uint32_t GetRankCount() const;
+    /**
+     * Checks the cluster as configured (its sizes within TopologyLimits, the family's
+     * parameters) without building it: a program can refuse a bad size before it writes
+     * traces for that many ranks.
+     * \throws std::invalid_argument saying what is wrong
+     */
+    void Validate() const;
     /** \return a one-line description of the cluster */
     std::string Describe() const;
     /**

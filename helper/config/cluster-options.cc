@@ -594,7 +594,7 @@ ClusterOptions::ApplyToCluster(GpuClusterHelper& cluster) const
             cluster.SetAttribute(FindFlag(name)->attribute, *it->second);
         }
     }
-    cluster.CreateTopologyBuilder()->Validate(cluster.GetTopologySpec());
+    cluster.Validate();
 }
 
 void
