@@ -1,8 +1,8 @@
 /*
- * LinkJob's attachment of GPU ops (kernels, memcpys, memsets) to host ops: correlation ->
+ * GpuOpAttachment: GPU ops (kernels, memcpys, memsets) attached to host ops: correlation ->
  * runtime call -> the innermost linked host op enclosing the call on its thread.
  */
-#include "link-job.h"
+#include "gpu-op-attachment.h"
 
 #include "ns3/trace-file.h"
 
@@ -24,105 +24,32 @@ MicrosText(TimeNs ns)
 
 } // namespace
 
-int32_t
-LinkJob::EnclosingLinkedOp(uint32_t thread, TimeNs t, int64_t externalId) const
-{
-    int32_t k = -1;
-    auto it = m_cpuByExternalId.find(externalId);
-    if (externalId != kKinetoNone && it != m_cpuByExternalId.end())
-    {
-        // Newer traces give a launcher the External id of the op it ran in: use it when it
-        // agrees with the thread and time.
-        const KinetoCpuOp& op = m_cpu[it->second];
-        if (op.thread == thread && op.ts <= t && t <= op.End())
-        {
-            k = it->second;
-        }
-    }
-    if (k < 0)
-    {
-        k = m_device.FindInnermost(thread, t);
-    }
-    while (k >= 0 && m_cpuToHost[k] < 0)
-    {
-        k = m_cpu[k].parent;
-    }
-    return k;
-}
-
-int32_t
-LinkJob::NextLinkedOp(uint32_t thread, TimeNs t) const
-{
-    auto [first, last] = m_device.GetThreadRange(thread);
-    auto begin = m_cpu.begin() + first;
-    auto end = m_cpu.begin() + last;
-    auto it = std::lower_bound(begin, end, t, [](const KinetoCpuOp& op, TimeNs value) {
-        return op.ts < value;
-    });
-    for (; it != end; ++it)
-    {
-        int32_t k = static_cast<int32_t>(it - m_cpu.begin());
-        if (m_cpuToHost[k] >= 0)
-        {
-            return k;
-        }
-    }
-    return -1;
-}
-
-void
-LinkJob::AttachGpuOps()
+GpuOpAttachment::GpuOpAttachment(const KinetoTrace& device,
+                                 const HostOpMatching& matching,
+                                 std::size_t hostOpCount)
+    : m_device(device),
+      m_matching(matching),
+      m_gpu(device.GetGpuOps())
 {
     m_gpuHost.assign(m_gpu.size(), -1);
     m_gpuLaunch.assign(m_gpu.size(), 0);
     m_gpuLauncher.assign(m_gpu.size(), -1);
     m_gpuReason.assign(m_gpu.size(), {});
-    m_hostGpuOps.assign(m_ops.size(), {});
-    const auto& calls = m_device.GetRuntimeCalls();
+    m_hostGpuOps.assign(hostOpCount, {});
+}
+
+void
+GpuOpAttachment::Attach()
+{
     for (uint32_t g = 0; g < m_gpu.size(); ++g)
     {
-        const KinetoGpuOp& op = m_gpu[g];
-        ++m_summary.gpuOpsByKind[static_cast<int>(op.kind)];
-        if (op.correlation == kKinetoNone)
+        const auto kind = static_cast<int>(m_gpu[g].kind);
+        ++m_byKind[kind];
+        if (AttachOne(g))
         {
-            m_gpuReason[g] = {"no-correlation", "the device op has no correlation id"};
-            continue;
+            ++m_attached;
+            ++m_attachedByKind[kind];
         }
-        int64_t r = m_device.FindRuntimeCall(op.correlation);
-        if (r < 0)
-        {
-            m_gpuReason[g] = {"no-launcher",
-                              "no launcher with correlation " + std::to_string(op.correlation) +
-                                  " in the device trace (launched before the profiler window)"};
-            continue;
-        }
-        const KinetoRuntimeCall& call = calls[r];
-        m_gpuLauncher[g] = r;
-        m_gpuLaunch[g] = call.ts;
-        int32_t k = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
-        if (k < 0)
-        {
-            const std::string launcher =
-                m_device.GetName(call.name) + " at " + MicrosText(call.ts) + " us";
-            if (!m_hasSpan || call.ts < m_spanStart || call.ts > m_spanEnd)
-            {
-                m_gpuReason[g] = {"outside-iteration",
-                                  "launched by " + launcher +
-                                      ", outside the span of the linked host ops"};
-            }
-            else
-            {
-                m_gpuReason[g] = {"no-enclosing-host-op",
-                                  "launcher " + launcher + " on thread " +
-                                      m_device.GetThreadLabel(call.thread) +
-                                      " is not inside any linked host op"};
-            }
-            continue;
-        }
-        m_gpuHost[g] = m_cpuToHost[k];
-        m_hostGpuOps[m_cpuToHost[k]].push_back(g);
-        ++m_summary.gpuOpsAttached;
-        ++m_summary.gpuOpsAttachedByKind[static_cast<int>(op.kind)];
     }
     for (auto& list : m_hostGpuOps)
     {
@@ -136,6 +63,101 @@ LinkJob::AttachGpuOps()
                                                                          m_gpu[b].fileIndex);
         });
     }
+}
+
+bool
+GpuOpAttachment::AttachOne(uint32_t g)
+{
+    const KinetoGpuOp& op = m_gpu[g];
+    if (op.correlation == kKinetoNone)
+    {
+        m_gpuReason[g] = {"no-correlation", "the device op has no correlation id"};
+        return false;
+    }
+    int64_t r = m_device.FindRuntimeCall(op.correlation);
+    if (r < 0)
+    {
+        m_gpuReason[g] = {"no-launcher",
+                          "no launcher with correlation " + std::to_string(op.correlation) +
+                              " in the device trace (launched before the profiler window)"};
+        return false;
+    }
+    const KinetoRuntimeCall& call = m_device.GetRuntimeCalls()[r];
+    m_gpuLauncher[g] = r;
+    m_gpuLaunch[g] = call.ts;
+    int32_t k = m_matching.EnclosingLinkedOp(call.thread, call.ts, call.externalId);
+    if (k < 0)
+    {
+        m_gpuReason[g] = NoEnclosingOpReason(call);
+        return false;
+    }
+    const int32_t host = m_matching.GetHostOp(k);
+    m_gpuHost[g] = host;
+    m_hostGpuOps[host].push_back(g);
+    return true;
+}
+
+std::pair<std::string, std::string>
+GpuOpAttachment::NoEnclosingOpReason(const KinetoRuntimeCall& call) const
+{
+    const std::string launcher = m_device.GetName(call.name) + " at " + MicrosText(call.ts) + " us";
+    if (!m_matching.HasSpan() || call.ts < m_matching.GetSpanStart() ||
+        call.ts > m_matching.GetSpanEnd())
+    {
+        return {"outside-iteration",
+                "launched by " + launcher + ", outside the span of the linked host ops"};
+    }
+    return {"no-enclosing-host-op",
+            "launcher " + launcher + " on thread " + m_device.GetThreadLabel(call.thread) +
+                " is not inside any linked host op"};
+}
+
+int32_t
+GpuOpAttachment::GetHostOp(uint32_t gpu) const
+{
+    return m_gpuHost[gpu];
+}
+
+TimeNs
+GpuOpAttachment::GetLaunchTime(uint32_t gpu) const
+{
+    return m_gpuLaunch[gpu];
+}
+
+int64_t
+GpuOpAttachment::GetLauncher(uint32_t gpu) const
+{
+    return m_gpuLauncher[gpu];
+}
+
+const std::pair<std::string, std::string>&
+GpuOpAttachment::GetReason(uint32_t gpu) const
+{
+    return m_gpuReason[gpu];
+}
+
+const std::vector<uint32_t>&
+GpuOpAttachment::GetGpuOps(std::size_t host) const
+{
+    return m_hostGpuOps[host];
+}
+
+uint64_t
+GpuOpAttachment::GetAttachedCount() const
+{
+    return m_attached;
+}
+
+uint64_t
+GpuOpAttachment::GetCountByKind(int kind) const
+{
+    return m_byKind[kind];
+}
+
+uint64_t
+GpuOpAttachment::GetAttachedCountByKind(int kind) const
+{
+    return m_attachedByKind[kind];
 }
 
 } // namespace ns3

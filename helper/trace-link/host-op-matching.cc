@@ -1,10 +1,9 @@
 /*
- * LinkJob's matching of host ops to Kineto CPU ops: by rf_id when the Kineto trace has
+ * HostOpMatching: host ops matched to Kineto CPU ops by rf_id when the Kineto trace has
  * those ids, else by order and name per thread (OpAligner); a matched host op takes its CPU
  * op's start and duration, which puts the host trace on the device trace's clock.
  */
-#include "link-job.h"
-#include "op-alignment.h"
+#include "host-op-matching.h"
 
 #include <algorithm>
 #include <map>
@@ -24,13 +23,211 @@ Shorten(const std::string& text, std::size_t size = 60)
 
 } // namespace
 
-LinkJob::Matching
-LinkJob::MatchByRecordFunctionId() const
+HostOpMatching::HostOpMatching(const TraceLinker::Options& options,
+                               const HostTrace& host,
+                               const KinetoTrace& device)
+    : m_options(options),
+      m_host(host),
+      m_device(device),
+      m_ops(host.GetOps()),
+      m_cpu(device.GetCpuOps())
 {
-    Matching result;
+    // Older traces put the correlation in a launcher's "External id"; only a value that
+    // differs from the correlation can name the launching op.
+    bool externalIdsNameOps = false;
+    for (const KinetoRuntimeCall& call : device.GetRuntimeCalls())
+    {
+        if (call.externalId != kKinetoNone && call.externalId != call.correlation)
+        {
+            externalIdsNameOps = true;
+            break;
+        }
+    }
+    for (uint32_t k = 0; externalIdsNameOps && k < m_cpu.size(); ++k)
+    {
+        if (m_cpu[k].externalId != kKinetoNone)
+        {
+            m_cpuByExternalId.emplace(m_cpu[k].externalId, static_cast<int32_t>(k));
+        }
+    }
+}
+
+void
+HostOpMatching::Match(uint64_t hostOps)
+{
+    if (!m_device.HasRecordFunctionIds())
+    {
+        m_method = "order";
+        Apply(MatchByOrder());
+    }
+    else
+    {
+        MethodResult byRfId = MatchByRecordFunctionId();
+        if (2 * byRfId.linked >= hostOps)
+        {
+            m_method = "rf_id";
+            Apply(std::move(byRfId));
+        }
+        else
+        {
+            MethodResult byOrder = MatchByOrder();
+            const bool useOrder = byOrder.linked > byRfId.linked;
+            m_method = useOrder ? "order" : "rf_id";
+            m_warnings.push_back("only " + std::to_string(byRfId.linked) + " of " +
+                                 std::to_string(hostOps) + " host ops match by rf_id; " +
+                                 (useOrder ? "matched by order and name instead (" +
+                                                 std::to_string(byOrder.linked) + " linked)"
+                                           : std::string("order and name did no better")));
+            Apply(useOrder ? std::move(byOrder) : std::move(byRfId));
+        }
+    }
+    ComputeLinkedParents();
+}
+
+const std::string&
+HostOpMatching::GetMethod() const
+{
+    return m_method;
+}
+
+const std::vector<std::string>&
+HostOpMatching::GetWarnings() const
+{
+    return m_warnings;
+}
+
+const std::vector<std::string>&
+HostOpMatching::GetThreadLines() const
+{
+    return m_result.threads;
+}
+
+uint64_t
+HostOpMatching::GetLinkedCount() const
+{
+    return m_result.linked;
+}
+
+int32_t
+HostOpMatching::GetCpuOp(std::size_t host) const
+{
+    return m_result.hostToCpu[host];
+}
+
+int32_t
+HostOpMatching::GetHostOp(std::size_t cpu) const
+{
+    return m_cpuToHost[cpu];
+}
+
+const KinetoCpuOp&
+HostOpMatching::GetLinkedCpuOp(uint32_t host) const
+{
+    return m_cpu[m_result.hostToCpu[host]];
+}
+
+const std::string&
+HostOpMatching::GetReasonCode(std::size_t host) const
+{
+    return m_result.reasonCode[host];
+}
+
+const std::string&
+HostOpMatching::GetReason(std::size_t host) const
+{
+    return m_result.reason[host];
+}
+
+int32_t
+HostOpMatching::GetLinkedParent(std::size_t host) const
+{
+    return m_linkedParent[host];
+}
+
+const std::vector<int32_t>&
+HostOpMatching::GetLinkedChildren(std::size_t host) const
+{
+    return m_linkedChildren[host];
+}
+
+bool
+HostOpMatching::HasSpan() const
+{
+    return m_hasSpan;
+}
+
+TimeNs
+HostOpMatching::GetSpanStart() const
+{
+    return m_spanStart;
+}
+
+TimeNs
+HostOpMatching::GetSpanEnd() const
+{
+    return m_spanEnd;
+}
+
+int32_t
+HostOpMatching::EnclosingLinkedOp(uint32_t thread, TimeNs t, int64_t externalId) const
+{
+    int32_t k = -1;
+    auto it = m_cpuByExternalId.find(externalId);
+    if (externalId != kKinetoNone && it != m_cpuByExternalId.end())
+    {
+        // Newer traces give a launcher the External id of the op it ran in: use it when it
+        // agrees with the thread and time.
+        const KinetoCpuOp& op = m_cpu[it->second];
+        if (op.thread == thread && op.ts <= t && t <= op.End())
+        {
+            k = it->second;
+        }
+    }
+    if (k < 0)
+    {
+        k = m_device.FindInnermost(thread, t);
+    }
+    while (k >= 0 && m_cpuToHost[k] < 0)
+    {
+        k = m_cpu[k].parent;
+    }
+    return k;
+}
+
+int32_t
+HostOpMatching::NextLinkedOp(uint32_t thread, TimeNs t) const
+{
+    auto [first, last] = m_device.GetThreadRange(thread);
+    auto begin = m_cpu.begin() + first;
+    auto end = m_cpu.begin() + last;
+    auto it = std::lower_bound(begin, end, t, [](const KinetoCpuOp& op, TimeNs value) {
+        return op.ts < value;
+    });
+    for (; it != end; ++it)
+    {
+        int32_t k = static_cast<int32_t>(it - m_cpu.begin());
+        if (m_cpuToHost[k] >= 0)
+        {
+            return k;
+        }
+    }
+    return -1;
+}
+
+HostOpMatching::MethodResult
+HostOpMatching::EmptyResult() const
+{
+    MethodResult result;
     result.hostToCpu.assign(m_ops.size(), -1);
     result.reasonCode.assign(m_ops.size(), "");
     result.reason.assign(m_ops.size(), "");
+    return result;
+}
+
+HostOpMatching::MethodResult
+HostOpMatching::MatchByRecordFunctionId() const
+{
+    MethodResult result = EmptyResult();
     std::unordered_map<int64_t, int32_t> byRfId;
     for (uint32_t k = 0; k < m_cpu.size(); ++k)
     {
@@ -77,7 +274,7 @@ LinkJob::MatchByRecordFunctionId() const
 }
 
 std::vector<OpSequence>
-LinkJob::DeviceSequences() const
+HostOpMatching::DeviceSequences() const
 {
     const uint32_t threadCount = m_device.GetThreadCount();
     std::vector<OpSequence> deviceSeqs(threadCount);
@@ -94,13 +291,13 @@ LinkJob::DeviceSequences() const
     return deviceSeqs;
 }
 
-LinkJob::ThreadPlacement
-LinkJob::PlaceHostThread(const OpSequence& hostSeq,
-                         const std::vector<OpSequence>& deviceSeqs,
-                         const std::vector<bool>& taken,
-                         bool haveReference,
-                         TimeNs refStart,
-                         TimeNs refEnd) const
+HostOpMatching::ThreadPlacement
+HostOpMatching::PlaceHostThread(const OpSequence& hostSeq,
+                                const std::vector<OpSequence>& deviceSeqs,
+                                const std::vector<bool>& taken,
+                                bool haveReference,
+                                TimeNs refStart,
+                                TimeNs refEnd) const
 {
     ThreadPlacement best;
     const auto threadCount = static_cast<uint32_t>(deviceSeqs.size());
@@ -151,11 +348,11 @@ LinkJob::PlaceHostThread(const OpSequence& hostSeq,
 }
 
 uint64_t
-LinkJob::ApplyThreadMatch(Matching& result,
-                          const std::vector<uint32_t>& ops,
-                          const OpSequence& hostSeq,
-                          const std::vector<OpSequence>& deviceSeqs,
-                          const ThreadPlacement& best) const
+HostOpMatching::ApplyThreadMatch(MethodResult& result,
+                                 const std::vector<uint32_t>& ops,
+                                 const OpSequence& hostSeq,
+                                 const std::vector<OpSequence>& deviceSeqs,
+                                 const ThreadPlacement& best) const
 {
     OpAligner aligner(hostSeq, deviceSeqs[best.thread], m_options.matchWindow);
     std::vector<int32_t> match;
@@ -187,13 +384,10 @@ LinkJob::ApplyThreadMatch(Matching& result,
     return linkedHere;
 }
 
-LinkJob::Matching
-LinkJob::MatchByOrder() const
+HostOpMatching::MethodResult
+HostOpMatching::MatchByOrder() const
 {
-    Matching result;
-    result.hostToCpu.assign(m_ops.size(), -1);
-    result.reasonCode.assign(m_ops.size(), "");
-    result.reason.assign(m_ops.size(), "");
+    MethodResult result = EmptyResult();
 
     // Host threads: operators in id order (the trace numbers ops as they start).
     std::map<int64_t, std::vector<uint32_t>> hostThreads;
@@ -278,7 +472,10 @@ LinkJob::MatchByOrder() const
 }
 
 void
-LinkJob::MatchAcrossThreads(Matching& result, bool haveSpan, TimeNs spanStart, TimeNs spanEnd) const
+HostOpMatching::MatchAcrossThreads(MethodResult& result,
+                                   bool haveSpan,
+                                   TimeNs spanStart,
+                                   TimeNs spanEnd) const
 {
     // Some ops run on another thread than the one the host trace gives them (gloo's
     // collectives run on its worker threads). Still-unmatched host ops of one name are paired in
@@ -370,13 +567,13 @@ LinkJob::MatchAcrossThreads(Matching& result, bool haveSpan, TimeNs spanStart, T
 }
 
 void
-LinkJob::ApplyMatching(Matching matching)
+HostOpMatching::Apply(MethodResult result)
 {
-    m_matching = std::move(matching);
+    m_result = std::move(result);
     m_cpuToHost.assign(m_cpu.size(), -1);
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
-        int32_t k = m_matching.hostToCpu[i];
+        int32_t k = m_result.hostToCpu[i];
         if (k < 0)
         {
             continue;
@@ -395,13 +592,13 @@ LinkJob::ApplyMatching(Matching matching)
 }
 
 void
-LinkJob::ComputeLinkedParents()
+HostOpMatching::ComputeLinkedParents()
 {
     m_linkedParent.assign(m_ops.size(), -1);
     m_linkedChildren.assign(m_ops.size(), {});
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_matching.hostToCpu[i] < 0)
+        if (m_result.hostToCpu[i] < 0)
         {
             continue;
         }
@@ -416,7 +613,7 @@ LinkJob::ComputeLinkedParents()
             {
                 break;
             }
-            if (m_matching.hostToCpu[p] >= 0)
+            if (m_result.hostToCpu[p] >= 0)
             {
                 m_linkedParent[i] = static_cast<int32_t>(p);
                 m_linkedChildren[p].push_back(static_cast<int32_t>(i));

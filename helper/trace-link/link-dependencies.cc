@@ -1,8 +1,10 @@
 /*
- * LinkJob's dependencies: what the traces show a host op waited for (sync_deps,
- * inter_thread_dep, wait_dur, gap_dur) and the waits between GPU streams (cross_stream_deps).
+ * LinkDependencies: what the traces show a host op waited for (sync_deps, inter_thread_dep,
+ * wait_dur, gap_dur) and the waits between GPU streams (cross_stream_deps).
  */
-#include "link-job.h"
+#include "link-dependencies.h"
+
+#include "link-text.h"
 
 #include <algorithm>
 #include <map>
@@ -27,20 +29,20 @@ enum class SyncKind
 SyncKind
 ClassifySync(const std::string& name)
 {
-    const std::string lower = LinkJob::Lower(name);
-    if (LinkJob::Contains(lower, "synchronize"))
+    const std::string lower = LowerAscii(name);
+    if (ContainsText(lower, "synchronize"))
     {
-        if (LinkJob::Contains(lower, "stream"))
+        if (ContainsText(lower, "stream"))
         {
             return SyncKind::STREAM;
         }
-        if (LinkJob::Contains(lower, "event"))
+        if (ContainsText(lower, "event"))
         {
             return SyncKind::EVENT;
         }
         return SyncKind::DEVICE; // device, context, thread
     }
-    if (LinkJob::Contains(lower, "memcpy") && !LinkJob::Contains(lower, "async"))
+    if (ContainsText(lower, "memcpy") && !ContainsText(lower, "async"))
     {
         return SyncKind::MEMCPY;
     }
@@ -49,14 +51,93 @@ ClassifySync(const std::string& name)
 
 } // namespace
 
-TimeNs
-LinkJob::ExclusiveDuration(uint32_t host) const
+LinkDependencies::LinkDependencies(const TraceLinker::Options& options,
+                                   const HostTrace& host,
+                                   const KinetoTrace& device,
+                                   const HostOpMatching& matching,
+                                   const GpuOpAttachment& attachment)
+    : m_options(options),
+      m_device(device),
+      m_matching(matching),
+      m_attachment(attachment),
+      m_ops(host.GetOps()),
+      m_cpu(device.GetCpuOps()),
+      m_gpu(device.GetGpuOps())
 {
-    const KinetoCpuOp& self = m_cpu[m_matching.hostToCpu[host]];
+}
+
+void
+LinkDependencies::Find(std::optional<TimeNs> stepStart)
+{
+    AddSyncDeps();
+    AddInterThreadDeps();
+    AddThreadWaits();
+    AddCrossStreamDeps();
+    AddGaps(stepStart);
+}
+
+const std::vector<uint32_t>&
+LinkDependencies::GetSyncDeps(std::size_t host) const
+{
+    return m_syncDeps[host];
+}
+
+int32_t
+LinkDependencies::GetInterThreadDep(std::size_t host) const
+{
+    return m_interThreadDep[host];
+}
+
+TimeNs
+LinkDependencies::GetWaitTime(std::size_t host) const
+{
+    return m_waitNs[host];
+}
+
+TimeNs
+LinkDependencies::GetGapTime(std::size_t host) const
+{
+    return m_gapNs[host];
+}
+
+const std::vector<uint32_t>&
+LinkDependencies::GetCrossStreamDeps(uint32_t gpu) const
+{
+    return m_crossStreamDeps[gpu];
+}
+
+uint64_t
+LinkDependencies::GetSyncDepCount() const
+{
+    return m_syncDepCount;
+}
+
+uint64_t
+LinkDependencies::GetInterThreadDepCount() const
+{
+    return m_interThreadDepCount;
+}
+
+uint64_t
+LinkDependencies::GetThreadWaitCount() const
+{
+    return m_threadWaitCount;
+}
+
+uint64_t
+LinkDependencies::GetCrossStreamDepCount() const
+{
+    return m_crossStreamDepCount;
+}
+
+TimeNs
+LinkDependencies::ExclusiveDuration(uint32_t host) const
+{
+    const KinetoCpuOp& self = m_matching.GetLinkedCpuOp(host);
     std::vector<std::pair<TimeNs, TimeNs>> covered;
-    for (int32_t child : m_linkedChildren[host])
+    for (int32_t child : m_matching.GetLinkedChildren(host))
     {
-        const KinetoCpuOp& c = m_cpu[m_matching.hostToCpu[child]];
+        const KinetoCpuOp& c = m_matching.GetLinkedCpuOp(child);
         TimeNs start = std::max(c.ts, self.ts);
         TimeNs end = std::min(c.End(), self.End());
         if (end > start)
@@ -85,13 +166,13 @@ LinkJob::ExclusiveDuration(uint32_t host) const
     return std::max<TimeNs>(0, self.dur - total);
 }
 
-LinkJob::AttachedGpuIndex
-LinkJob::IndexAttachedGpuOps() const
+LinkDependencies::AttachedGpuIndex
+LinkDependencies::IndexAttachedGpuOps() const
 {
     AttachedGpuIndex index;
     for (uint32_t g = 0; g < m_gpu.size(); ++g)
     {
-        if (m_gpuHost[g] < 0)
+        if (m_attachment.GetHostOp(g) < 0)
         {
             continue;
         }
@@ -100,8 +181,11 @@ LinkJob::IndexAttachedGpuOps() const
         index.byCorrelation.emplace(m_gpu[g].correlation, g);
     }
     auto launchOrder = [this](uint32_t a, uint32_t b) {
-        return std::make_tuple(m_gpuLaunch[a], m_gpu[a].correlation, m_gpu[a].fileIndex) <
-               std::make_tuple(m_gpuLaunch[b], m_gpu[b].correlation, m_gpu[b].fileIndex);
+        return std::make_tuple(m_attachment.GetLaunchTime(a),
+                               m_gpu[a].correlation,
+                               m_gpu[a].fileIndex) < std::make_tuple(m_attachment.GetLaunchTime(b),
+                                                                     m_gpu[b].correlation,
+                                                                     m_gpu[b].fileIndex);
     };
     for (auto& [key, list] : index.byStream)
     {
@@ -115,7 +199,7 @@ LinkJob::IndexAttachedGpuOps() const
 }
 
 std::vector<const std::vector<uint32_t>*>
-LinkJob::WaitedStreams(const KinetoRuntimeCall& call, AttachedGpuIndex& index) const
+LinkDependencies::WaitedStreams(const KinetoRuntimeCall& call, AttachedGpuIndex& index) const
 {
     const SyncKind kind = ClassifySync(m_device.GetName(call.name));
     if (kind == SyncKind::NONE)
@@ -162,7 +246,7 @@ LinkJob::WaitedStreams(const KinetoRuntimeCall& call, AttachedGpuIndex& index) c
         int64_t waited = -1;
         for (auto it = from; it != index.byEnd.end() && m_gpu[*it].End() <= call.End(); ++it)
         {
-            if (m_gpuLaunch[*it] <= call.ts)
+            if (m_attachment.GetLaunchTime(*it) <= call.ts)
             {
                 waited = *it; // ascending end: the last one wins
             }
@@ -177,13 +261,13 @@ LinkJob::WaitedStreams(const KinetoRuntimeCall& call, AttachedGpuIndex& index) c
 }
 
 void
-LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
-                           const std::vector<const std::vector<uint32_t>*>& streams)
+LinkDependencies::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
+                                    const std::vector<const std::vector<uint32_t>*>& streams)
 {
     // The last attached op of a stream launched at or before t.
     auto lastLaunched = [&](const std::vector<uint32_t>& list, TimeNs t) -> int64_t {
         auto it = std::upper_bound(list.begin(), list.end(), t, [this](TimeNs value, uint32_t g) {
-            return value < m_gpuLaunch[g];
+            return value < m_attachment.GetLaunchTime(g);
         });
         return it == list.begin() ? -1 : static_cast<int64_t>(*(it - 1));
     };
@@ -195,8 +279,8 @@ LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
     // Without a later op on the thread, the waiting op itself carries the dependency
     // (then it waits first), unless it started before the GPU op was launched (that edge
     // would point backwards in time: the launcher waiting for its own work).
-    const int32_t enclosing = EnclosingLinkedOp(call.thread, call.ts, call.externalId);
-    const int32_t next = NextLinkedOp(call.thread, call.End());
+    const int32_t enclosing = m_matching.EnclosingLinkedOp(call.thread, call.ts, call.externalId);
+    const int32_t next = m_matching.NextLinkedOp(call.thread, call.End());
     TimeNs waitedUntil = kMinTime;
     for (const auto* list : streams)
     {
@@ -206,7 +290,7 @@ LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
             continue;
         }
         int32_t carrier = next;
-        if (carrier < 0 && enclosing >= 0 && m_cpu[enclosing].ts > m_gpuLaunch[g])
+        if (carrier < 0 && enclosing >= 0 && m_cpu[enclosing].ts > m_attachment.GetLaunchTime(g))
         {
             carrier = enclosing;
         }
@@ -214,7 +298,7 @@ LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
         {
             continue;
         }
-        m_syncDeps[m_cpuToHost[carrier]].push_back(static_cast<uint32_t>(g));
+        m_syncDeps[m_matching.GetHostOp(carrier)].push_back(static_cast<uint32_t>(g));
         waitedUntil = std::max(waitedUntil, m_gpu[g].End());
     }
     if (enclosing >= 0 && waitedUntil != kMinTime)
@@ -222,12 +306,12 @@ LinkJob::AddSyncDepsOfCall(const KinetoRuntimeCall& call,
         // Blocked from the call until the last waited-for op ended; the rest of the call
         // (returning) is CPU time.
         const TimeNs blocked = std::min(waitedUntil, call.End()) - call.ts;
-        m_waitNs[m_cpuToHost[enclosing]] += std::clamp<TimeNs>(blocked, 0, call.dur);
+        m_waitNs[m_matching.GetHostOp(enclosing)] += std::clamp<TimeNs>(blocked, 0, call.dur);
     }
 }
 
 void
-LinkJob::AddSyncDeps()
+LinkDependencies::AddSyncDeps()
 {
     m_syncDeps.assign(m_ops.size(), {});
     m_waitNs.assign(m_ops.size(), 0);
@@ -249,12 +333,12 @@ LinkJob::AddSyncDeps()
     {
         std::sort(list.begin(), list.end());
         list.erase(std::unique(list.begin(), list.end()), list.end());
-        m_summary.syncDeps += list.size();
+        m_syncDepCount += list.size();
     }
 }
 
 void
-LinkJob::AddInterThreadDeps()
+LinkDependencies::AddInterThreadDeps()
 {
     m_interThreadDep.assign(m_ops.size(), -1);
     // Linked ops per host thread: top-level ones by start, all by end.
@@ -262,12 +346,12 @@ LinkJob::AddInterThreadDeps()
     std::map<int64_t, std::vector<uint32_t>> byEnd;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_matching.hostToCpu[i] < 0)
+        if (m_matching.GetCpuOp(i) < 0)
         {
             continue;
         }
         byEnd[m_ops[i].tid].push_back(i);
-        if (m_linkedParent[i] < 0)
+        if (m_matching.GetLinkedParent(i) < 0)
         {
             topLevel[m_ops[i].tid].push_back(i);
         }
@@ -276,7 +360,7 @@ LinkJob::AddInterThreadDeps()
     {
         return;
     }
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_matching.GetLinkedCpuOp(i); };
     // Ascending end; among equal ends the outermost (earliest start, then smallest id) last.
     auto endKey = [&](uint32_t i) {
         return std::make_tuple(cpu(i).End(), -cpu(i).ts, -static_cast<int64_t>(m_ops[i].id));
@@ -327,7 +411,7 @@ LinkJob::AddInterThreadDeps()
                 if (best >= 0 && (first || cpu(best).End() > previousEnd))
                 {
                     m_interThreadDep[x] = static_cast<int32_t>(best);
-                    ++m_summary.interThreadDeps;
+                    ++m_interThreadDepCount;
                 }
             }
             first = false;
@@ -337,7 +421,7 @@ LinkJob::AddInterThreadDeps()
 }
 
 void
-LinkJob::AddCrossStreamDeps()
+LinkDependencies::AddCrossStreamDeps()
 {
     m_crossStreamDeps.assign(m_gpu.size(), {});
     // A stream made to wait for another one (cudaStreamWaitEvent) leaves no trace but the
@@ -348,7 +432,7 @@ LinkJob::AddCrossStreamDeps()
     std::vector<TimeNs> waitCalls;
     for (const KinetoRuntimeCall& call : m_device.GetRuntimeCalls())
     {
-        if (Contains(Lower(m_device.GetName(call.name)), "streamwaitevent"))
+        if (ContainsText(LowerAscii(m_device.GetName(call.name)), "streamwaitevent"))
         {
             waitCalls.push_back(call.ts);
         }
@@ -363,7 +447,7 @@ LinkJob::AddCrossStreamDeps()
     for (uint32_t g = 0; g < m_gpu.size(); ++g)
     {
         byStream[{m_gpu[g].device, m_gpu[g].stream}].push_back(g);
-        if (m_gpuHost[g] >= 0)
+        if (m_attachment.GetHostOp(g) >= 0)
         {
             attachedByEnd[m_gpu[g].device].push_back(g);
         }
@@ -386,11 +470,11 @@ LinkJob::AddCrossStreamDeps()
         for (std::size_t k = 0; k < list.size(); ++k)
         {
             const uint32_t g = list[k];
-            if (m_gpuHost[g] < 0 || m_gpuLauncher[g] < 0)
+            if (m_attachment.GetHostOp(g) < 0 || m_attachment.GetLauncher(g) < 0)
             {
                 continue;
             }
-            TimeNs ready = calls[m_gpuLauncher[g]].End();
+            TimeNs ready = calls[m_attachment.GetLauncher(g)].End();
             if (k > 0)
             {
                 ready = std::max(ready, m_gpu[list[k - 1]].End());
@@ -412,44 +496,41 @@ LinkJob::AddCrossStreamDeps()
                 {
                     break;
                 }
-                if (m_gpu[h].stream == m_gpu[g].stream || m_gpuLaunch[h] > m_gpuLaunch[g])
+                if (m_gpu[h].stream == m_gpu[g].stream ||
+                    m_attachment.GetLaunchTime(h) > m_attachment.GetLaunchTime(g))
                 {
                     continue;
                 }
-                auto call = std::lower_bound(waitCalls.begin(), waitCalls.end(), m_gpuLaunch[h]);
-                if (call == waitCalls.end() || *call > m_gpuLaunch[g])
+                auto call = std::lower_bound(waitCalls.begin(),
+                                             waitCalls.end(),
+                                             m_attachment.GetLaunchTime(h));
+                if (call == waitCalls.end() || *call > m_attachment.GetLaunchTime(g))
                 {
                     continue;
                 }
                 m_crossStreamDeps[g].push_back(h);
-                ++m_summary.crossStreamDeps;
+                ++m_crossStreamDepCount;
                 break;
             }
         }
     }
 }
 
-const KinetoCpuOp&
-LinkJob::LinkedCpuOp(uint32_t host) const
-{
-    return m_cpu[m_matching.hostToCpu[host]];
-}
-
 std::tuple<TimeNs, TimeNs, int64_t>
-LinkJob::ThreadEndKey(uint32_t host) const
+LinkDependencies::ThreadEndKey(uint32_t host) const
 {
-    return std::make_tuple(LinkedCpuOp(host).End(),
-                           -LinkedCpuOp(host).ts,
+    return std::make_tuple(m_matching.GetLinkedCpuOp(host).End(),
+                           -m_matching.GetLinkedCpuOp(host).ts,
                            -static_cast<int64_t>(m_ops[host].id));
 }
 
 std::map<int64_t, std::vector<uint32_t>>
-LinkJob::LinkedOpsByEnd() const
+LinkDependencies::LinkedOpsByEnd() const
 {
     std::map<int64_t, std::vector<uint32_t>> byEnd;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_matching.hostToCpu[i] >= 0)
+        if (m_matching.GetCpuOp(i) >= 0)
         {
             byEnd[m_ops[i].tid].push_back(i);
         }
@@ -464,7 +545,7 @@ LinkJob::LinkedOpsByEnd() const
 }
 
 std::vector<std::vector<uint32_t>>
-LinkJob::RuntimeCallsByThread() const
+LinkDependencies::RuntimeCallsByThread() const
 {
     std::vector<std::vector<uint32_t>> callsByThread(m_device.GetThreadCount());
     const auto& calls = m_device.GetRuntimeCalls();
@@ -485,9 +566,9 @@ LinkJob::RuntimeCallsByThread() const
 }
 
 void
-LinkJob::FindBusyStretches(uint32_t k,
-                           const std::vector<std::vector<uint32_t>>& callsByThread,
-                           std::vector<std::pair<TimeNs, TimeNs>>& busy) const
+LinkDependencies::FindBusyStretches(uint32_t k,
+                                    const std::vector<std::vector<uint32_t>>& callsByThread,
+                                    std::vector<std::pair<TimeNs, TimeNs>>& busy) const
 {
     const KinetoCpuOp& x = m_cpu[k];
     const auto& calls = m_device.GetRuntimeCalls();
@@ -520,10 +601,10 @@ LinkJob::FindBusyStretches(uint32_t k,
 }
 
 int64_t
-LinkJob::FindRelease(uint32_t host,
-                     TimeNs idleFrom,
-                     TimeNs resume,
-                     const std::map<int64_t, std::vector<uint32_t>>& byEnd) const
+LinkDependencies::FindRelease(uint32_t host,
+                              TimeNs idleFrom,
+                              TimeNs resume,
+                              const std::map<int64_t, std::vector<uint32_t>>& byEnd) const
 {
     int64_t release = -1;
     for (const auto& [otherTid, others] : byEnd)
@@ -534,14 +615,14 @@ LinkJob::FindRelease(uint32_t host,
         }
         auto it =
             std::upper_bound(others.begin(), others.end(), resume, [&](TimeNs value, uint32_t o) {
-                return value < LinkedCpuOp(o).End();
+                return value < m_matching.GetLinkedCpuOp(o).End();
             });
         if (it == others.begin())
         {
             continue;
         }
         const uint32_t candidate = *(it - 1);
-        const TimeNs released = LinkedCpuOp(candidate).End();
+        const TimeNs released = m_matching.GetLinkedCpuOp(candidate).End();
         if (released > idleFrom && resume - released <= m_options.threadWaitMaxResume &&
             (release < 0 || ThreadEndKey(candidate) > ThreadEndKey(static_cast<uint32_t>(release))))
         {
@@ -552,20 +633,20 @@ LinkJob::FindRelease(uint32_t host,
 }
 
 void
-LinkJob::AddThreadWait(uint32_t host, uint32_t release, TimeNs idleFrom, TimeNs resume)
+LinkDependencies::AddThreadWait(uint32_t host, uint32_t release, TimeNs idleFrom, TimeNs resume)
 {
-    const int32_t carrier = NextLinkedOp(LinkedCpuOp(host).thread, resume);
+    const int32_t carrier = m_matching.NextLinkedOp(m_matching.GetLinkedCpuOp(host).thread, resume);
     if (carrier < 0)
     {
         return;
     }
-    const uint32_t resumed = static_cast<uint32_t>(m_cpuToHost[carrier]);
-    m_waitNs[host] += LinkedCpuOp(release).End() - idleFrom;
-    ++m_summary.threadWaits;
+    const uint32_t resumed = static_cast<uint32_t>(m_matching.GetHostOp(carrier));
+    m_waitNs[host] += m_matching.GetLinkedCpuOp(release).End() - idleFrom;
+    ++m_threadWaitCount;
     const int32_t current = m_interThreadDep[resumed];
     if (current < 0)
     {
-        ++m_summary.interThreadDeps;
+        ++m_interThreadDepCount;
     }
     if (current < 0 || ThreadEndKey(release) > ThreadEndKey(static_cast<uint32_t>(current)))
     {
@@ -574,7 +655,7 @@ LinkJob::AddThreadWait(uint32_t host, uint32_t release, TimeNs idleFrom, TimeNs 
 }
 
 void
-LinkJob::AddThreadWaits()
+LinkDependencies::AddThreadWaits()
 {
     // A host op that stays idle inside its own span (no child op, no runtime call) and
     // resumes right after an op of another thread ended was waiting for that thread (the
@@ -590,7 +671,7 @@ LinkJob::AddThreadWaits()
     std::vector<std::pair<TimeNs, TimeNs>> busy;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        const int32_t k = m_matching.hostToCpu[i];
+        const int32_t k = m_matching.GetCpuOp(i);
         if (k < 0 || m_cpu[k].dur < m_options.threadWaitMinGap)
         {
             continue;
@@ -615,7 +696,7 @@ LinkJob::AddThreadWaits()
 }
 
 void
-LinkJob::AddGaps()
+LinkDependencies::AddGaps(std::optional<TimeNs> stepStart)
 {
     // Between two top-level ops a thread runs Python and framework code that no op records
     // (the autograd engine between functions, the training loop between steps). Replaying
@@ -623,21 +704,21 @@ LinkJob::AddGaps()
     // spent waiting for what the op's dependencies already express (another thread's op, the
     // GPU ops it synchronises with).
     m_gapNs.assign(m_ops.size(), 0);
-    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_cpu[m_matching.hostToCpu[i]]; };
+    auto cpu = [this](uint32_t i) -> const KinetoCpuOp& { return m_matching.GetLinkedCpuOp(i); };
     // Every linked op of each host thread, nested ones too: an op the host trace files under
     // the thread but Kineto ran elsewhere (gloo's all-reduce on its worker thread) can end
     // after its parent, and the thread's next op waited for it (work.wait()).
     std::map<int64_t, std::vector<uint32_t>> byThread;
     for (uint32_t i = 0; i < m_ops.size(); ++i)
     {
-        if (m_matching.hostToCpu[i] >= 0)
+        if (m_matching.GetCpuOp(i) >= 0)
         {
             byThread[m_ops[i].tid].push_back(i);
         }
     }
     // The measured iteration starts the replay: a thread's first op starting later than that
     // (and waiting for nothing) starts that much later in the replay too.
-    const bool haveStep = !m_summary.iterationName.empty();
+
     for (auto& [tid, list] : byThread)
     {
         std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
@@ -647,15 +728,15 @@ LinkJob::AddGaps()
         TimeNs previousEnd = kMinTime;
         for (uint32_t x : list)
         {
-            if (m_linkedParent[x] >= 0)
+            if (m_matching.GetLinkedParent(x) >= 0)
             {
                 previousEnd = std::max(previousEnd, cpu(x).End());
                 continue;
             }
             TimeNs released = previousEnd;
-            if (released == kMinTime && haveStep && m_summary.iterationTs < cpu(x).ts)
+            if (released == kMinTime && stepStart && *stepStart < cpu(x).ts)
             {
-                released = m_summary.iterationTs;
+                released = *stepStart;
             }
             if (m_interThreadDep[x] >= 0)
             {

@@ -1,8 +1,11 @@
 /*
- * LinkJob's output: the iteration it covers, the ids of the output nodes, the host and GPU
- * nodes and the trace_link summary object, and the document's text (one node a line).
+ * LinkedTraceOutput: the iteration the linked trace covers, the ids of the output nodes, the
+ * host and GPU nodes and the trace_link summary object, and the document's text (one node a
+ * line).
  */
-#include "link-job.h"
+#include "linked-trace-output.h"
+
+#include "link-text.h"
 
 #include "ns3/trace-file.h"
 
@@ -22,55 +25,73 @@ AppendValue(std::string& out, const HostJson& value)
 
 } // namespace
 
-void
-LinkJob::FindIteration()
+LinkedIteration
+LinkedTraceOutput::FindIteration(const HostOpMatching& matching, const KinetoTrace& device)
 {
-    m_summary.iterationName = "";
-    m_summary.iterationTs = m_hasSpan ? m_spanStart : 0;
-    m_summary.iterationDur = m_hasSpan ? m_spanEnd - m_spanStart : 0;
-    if (!m_hasSpan)
+    LinkedIteration iteration;
+    if (!matching.HasSpan())
     {
-        return;
+        return iteration;
     }
+    const TimeNs spanStart = matching.GetSpanStart();
+    const TimeNs spanEnd = matching.GetSpanEnd();
+    iteration.ts = spanStart;
+    iteration.dur = spanEnd - spanStart;
     TimeNs bestOverlap = 0;
-    for (const KinetoCpuOp& op : m_cpu)
+    for (const KinetoCpuOp& op : device.GetCpuOps())
     {
-        const std::string& name = m_device.GetName(op.name);
+        const std::string& name = device.GetName(op.name);
         if (name.compare(0, 13, "ProfilerStep#") != 0)
         {
             continue;
         }
-        TimeNs overlap = std::min(op.End(), m_spanEnd) - std::max(op.ts, m_spanStart);
+        TimeNs overlap = std::min(op.End(), spanEnd) - std::max(op.ts, spanStart);
         if (overlap > bestOverlap)
         {
             bestOverlap = overlap;
-            m_summary.iterationName = name;
-            m_summary.iterationTs = op.ts;
-            m_summary.iterationDur = op.dur;
+            iteration.name = name;
+            iteration.ts = op.ts;
+            iteration.dur = op.dur;
         }
     }
+    return iteration;
 }
 
-void
-LinkJob::Renumber()
+LinkedTraceOutput::LinkedTraceOutput(HostTrace& host,
+                                     const KinetoTrace& device,
+                                     const HostOpMatching& matching,
+                                     const GpuOpAttachment& attachment,
+                                     const LinkDependencies& dependencies)
+    : m_host(host),
+      m_device(device),
+      m_matching(matching),
+      m_attachment(attachment),
+      m_dependencies(dependencies),
+      m_ops(host.GetOps())
 {
     m_newHostId.assign(m_ops.size(), 0);
-    m_newGpuId.assign(m_gpu.size(), 0);
+    m_newGpuId.assign(device.GetGpuOps().size(), 0);
     uint64_t next = 1;
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
         m_newHostId[i] = next++;
-        for (uint32_t g : m_hostGpuOps[i])
+        for (uint32_t g : attachment.GetGpuOps(i))
         {
             m_newGpuId[g] = next++;
         }
     }
 }
 
-HostJson
-LinkJob::BuildGpuNode(uint32_t g, int32_t host) const
+uint64_t
+LinkedTraceOutput::GetHostId(std::size_t host) const
 {
-    const KinetoGpuOp& op = m_gpu[g];
+    return m_newHostId[host];
+}
+
+HostJson
+LinkedTraceOutput::BuildGpuNode(uint32_t g, int32_t host) const
+{
+    const KinetoGpuOp& op = m_device.GetGpuOps()[g];
     const bool topLevel = m_host.GetStyle() == HostSchemaStyle::TOP_LEVEL;
     HostJson node = HostJson::object();
     const std::string& name = m_device.GetName(op.name);
@@ -101,17 +122,17 @@ LinkJob::BuildGpuNode(uint32_t g, int32_t host) const
     }
     node["correlation"] = op.correlation;
     node["tid"] = m_ops[host].tid;
-    if (!m_crossStreamDeps[g].empty())
+    if (!m_dependencies.GetCrossStreamDeps(g).empty())
     {
         std::vector<uint64_t> ids;
-        for (uint32_t h : m_crossStreamDeps[g])
+        for (uint32_t h : m_dependencies.GetCrossStreamDeps(g))
         {
             ids.push_back(m_newGpuId[h]);
         }
         std::sort(ids.begin(), ids.end());
         node["cross_stream_deps"] = ids;
     }
-    if (!op.processGroup.empty() && Contains(Lower(name), "nccl"))
+    if (!op.processGroup.empty() && ContainsText(LowerAscii(name), "nccl"))
     {
         node["pg_name"] = op.processGroup;
     }
@@ -136,11 +157,11 @@ LinkJob::BuildGpuNode(uint32_t g, int32_t host) const
 }
 
 HostJson
-LinkJob::BuildTraceLink() const
+LinkedTraceOutput::BuildTraceLink(const LinkSummary& summary) const
 {
     HostJson link = HostJson::object();
     link["version"] = 1;
-    link["rank"] = m_summary.rank;
+    link["rank"] = summary.rank;
     const nlohmann::json& info = m_device.GetDistributedInfo();
     if (info.is_object())
     {
@@ -153,27 +174,27 @@ LinkJob::BuildTraceLink() const
             }
         }
     }
-    link["host_trace"] = m_summary.hostPath;
-    link["device_trace"] = m_summary.devicePath;
-    link["match"] = m_summary.method;
-    link["iteration"] = {{"name", m_summary.iterationName},
-                         {"ts", MicrosecondsJson(m_summary.iterationTs)},
-                         {"dur", MicrosecondsJson(m_summary.iterationDur)}};
-    link["host_ops"] = m_summary.hostOps;
-    link["host_ops_linked"] = m_summary.hostOpsLinked;
-    link["gpu_ops"] = m_summary.gpuOps;
-    link["gpu_ops_attached"] = m_summary.gpuOpsAttached;
-    link["sync_deps"] = m_summary.syncDeps;
-    link["inter_thread_deps"] = m_summary.interThreadDeps;
-    link["cross_stream_deps"] = m_summary.crossStreamDeps;
-    link["thread_waits"] = m_summary.threadWaits;
+    link["host_trace"] = summary.hostPath;
+    link["device_trace"] = summary.devicePath;
+    link["match"] = summary.method;
+    link["iteration"] = {{"name", summary.iterationName},
+                         {"ts", MicrosecondsJson(summary.iterationTs)},
+                         {"dur", MicrosecondsJson(summary.iterationDur)}};
+    link["host_ops"] = summary.hostOps;
+    link["host_ops_linked"] = summary.hostOpsLinked;
+    link["gpu_ops"] = summary.gpuOps;
+    link["gpu_ops_attached"] = summary.gpuOpsAttached;
+    link["sync_deps"] = summary.syncDeps;
+    link["inter_thread_deps"] = summary.interThreadDeps;
+    link["cross_stream_deps"] = summary.crossStreamDeps;
+    link["thread_waits"] = summary.threadWaits;
     const nlohmann::json& properties = m_device.GetDeviceProperties();
     if (properties.is_array())
     {
         link["device_properties"] = HostJson::parse(properties.dump());
     }
     HostJson unmatched = HostJson::array();
-    for (const UnmatchedOp& op : m_summary.unmatched)
+    for (const UnmatchedOp& op : summary.unmatched)
     {
         HostJson entry = HostJson::object();
         if (op.kind == UnmatchedOp::Kind::HOST)
@@ -202,79 +223,90 @@ LinkJob::BuildTraceLink() const
     return link;
 }
 
+void
+LinkedTraceOutput::RemapForwardParent(const HostOp& op, HostJson& node) const
+{
+    if (op.fwParent == kHostNone || op.fwParent <= 0)
+    {
+        return;
+    }
+    int64_t target = m_host.FindOp(static_cast<uint64_t>(op.fwParent));
+    if (target < 0)
+    {
+        return;
+    }
+    uint64_t remapped = m_newHostId[target];
+    if (node.contains("fw_parent"))
+    {
+        node["fw_parent"] = remapped;
+        return;
+    }
+    for (auto& attr : node["attrs"])
+    {
+        if (attr.is_object() && attr.value("name", "") == "fw_parent")
+        {
+            attr["value"] = remapped;
+        }
+    }
+}
+
 HostJson
-LinkJob::BuildDocument()
+LinkedTraceOutput::BuildHostNode(std::size_t i, HostJson node) const
+{
+    const HostOp& op = m_ops[i];
+    node["id"] = m_newHostId[i];
+    if (op.hasParent)
+    {
+        uint64_t parent = m_newHostId[m_host.FindOp(op.parent)];
+        HostJson& field = node[m_host.GetParentKey()];
+        field = field.is_array() ? HostJson::array({parent}) : HostJson(parent);
+    }
+    RemapForwardParent(op, node);
+    if (m_matching.GetCpuOp(i) < 0)
+    {
+        return node;
+    }
+    const KinetoCpuOp& cpu = m_matching.GetLinkedCpuOp(static_cast<uint32_t>(i));
+    node["ts"] = MicrosecondsJson(cpu.ts);
+    node["inclusive_dur"] = MicrosecondsJson(cpu.dur);
+    const TimeNs exclusive = m_dependencies.ExclusiveDuration(static_cast<uint32_t>(i));
+    node["exclusive_dur"] = MicrosecondsJson(exclusive);
+    const TimeNs wait = std::min(m_dependencies.GetWaitTime(i), exclusive);
+    if (wait > 0)
+    {
+        node["wait_dur"] = MicrosecondsJson(wait);
+    }
+    if (m_dependencies.GetGapTime(i) > 0)
+    {
+        node["gap_dur"] = MicrosecondsJson(m_dependencies.GetGapTime(i));
+    }
+    if (m_dependencies.GetInterThreadDep(i) >= 0)
+    {
+        node["inter_thread_dep"] = m_newHostId[m_dependencies.GetInterThreadDep(i)];
+    }
+    if (!m_dependencies.GetSyncDeps(i).empty())
+    {
+        std::vector<uint64_t> ids;
+        for (uint32_t g : m_dependencies.GetSyncDeps(i))
+        {
+            ids.push_back(m_newGpuId[g]);
+        }
+        std::sort(ids.begin(), ids.end());
+        node["sync_deps"] = ids;
+    }
+    return node;
+}
+
+HostJson
+LinkedTraceOutput::BuildDocument(const LinkSummary& summary)
 {
     HostJson& input = m_host.GetDocument();
     HostJson& inputNodes = input["nodes"];
-    const char* parentKey = m_host.GetParentKey();
     HostJson nodes = HostJson::array();
     for (std::size_t i = 0; i < m_ops.size(); ++i)
     {
-        const HostOp& op = m_ops[i];
-        HostJson node = std::move(inputNodes[op.index]);
-        node["id"] = m_newHostId[i];
-        if (op.hasParent)
-        {
-            uint64_t parent = m_newHostId[m_host.FindOp(op.parent)];
-            HostJson& field = node[parentKey];
-            field = field.is_array() ? HostJson::array({parent}) : HostJson(parent);
-        }
-        if (op.fwParent != kHostNone && op.fwParent > 0)
-        {
-            int64_t target = m_host.FindOp(static_cast<uint64_t>(op.fwParent));
-            if (target >= 0)
-            {
-                uint64_t remapped = m_newHostId[target];
-                if (node.contains("fw_parent"))
-                {
-                    node["fw_parent"] = remapped;
-                }
-                else
-                {
-                    for (auto& attr : node["attrs"])
-                    {
-                        if (attr.is_object() && attr.value("name", "") == "fw_parent")
-                        {
-                            attr["value"] = remapped;
-                        }
-                    }
-                }
-            }
-        }
-        const int32_t k = m_matching.hostToCpu[i];
-        if (k >= 0)
-        {
-            node["ts"] = MicrosecondsJson(m_cpu[k].ts);
-            node["inclusive_dur"] = MicrosecondsJson(m_cpu[k].dur);
-            const TimeNs exclusive = ExclusiveDuration(static_cast<uint32_t>(i));
-            node["exclusive_dur"] = MicrosecondsJson(exclusive);
-            const TimeNs wait = std::min(m_waitNs[i], exclusive);
-            if (wait > 0)
-            {
-                node["wait_dur"] = MicrosecondsJson(wait);
-            }
-            if (m_gapNs[i] > 0)
-            {
-                node["gap_dur"] = MicrosecondsJson(m_gapNs[i]);
-            }
-            if (m_interThreadDep[i] >= 0)
-            {
-                node["inter_thread_dep"] = m_newHostId[m_interThreadDep[i]];
-            }
-            if (!m_syncDeps[i].empty())
-            {
-                std::vector<uint64_t> ids;
-                for (uint32_t g : m_syncDeps[i])
-                {
-                    ids.push_back(m_newGpuId[g]);
-                }
-                std::sort(ids.begin(), ids.end());
-                node["sync_deps"] = ids;
-            }
-        }
-        nodes.push_back(std::move(node));
-        for (uint32_t g : m_hostGpuOps[i])
+        nodes.push_back(BuildHostNode(i, std::move(inputNodes[m_ops[i].index])));
+        for (uint32_t g : m_attachment.GetGpuOps(i))
         {
             nodes.push_back(BuildGpuNode(g, static_cast<int32_t>(i)));
         }
@@ -288,7 +320,7 @@ LinkJob::BuildDocument()
             output[it.key()] = std::move(it.value());
         }
     }
-    output["trace_link"] = BuildTraceLink();
+    output["trace_link"] = BuildTraceLink(summary);
     output["nodes"] = std::move(nodes);
     return output;
 }
