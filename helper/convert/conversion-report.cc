@@ -14,6 +14,16 @@ ConversionReport::GetCollectiveCount() const
     return total;
 }
 
+void
+ConversionReport::AddWarning(const std::string& what)
+{
+    ++warningCount;
+    if (warnings.size() < kMaxWarnings)
+    {
+        warnings.push_back(what);
+    }
+}
+
 std::ostream&
 operator<<(std::ostream& os, const ConversionReport& report)
 {

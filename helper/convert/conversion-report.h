@@ -44,8 +44,13 @@ struct ConversionReport
     std::vector<std::string> warnings;           //!< what looked wrong (first 100)
     uint64_t warningCount{0};                    //!< all warnings, including those not kept
 
+    /** Warnings kept in the report (the rest are only counted). */
+    static constexpr std::size_t kMaxWarnings = 100;
+
     /** \return the total number of COMM_COLL nodes */
     uint64_t GetCollectiveCount() const;
+    /** Counts a warning, and keeps its text while fewer than kMaxWarnings are kept. */
+    void AddWarning(const std::string& what);
 };
 
 /** Prints a report as a few lines ("key: value"), warnings last. */

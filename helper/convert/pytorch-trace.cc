@@ -400,6 +400,12 @@ PyTorchTrace::GetDanglingParents() const
     return m_danglingParents;
 }
 
+void
+PyTorchTrace::ThrowNodeError(std::size_t index, const std::string& what) const
+{
+    throw TraceError(m_path, GetNode(index).Describe(), what);
+}
+
 bool
 IsProfilerRootName(const std::string& name)
 {

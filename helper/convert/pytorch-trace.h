@@ -165,6 +165,13 @@ class PyTorchTrace
     /** \return the number of nodes whose parent names no node of the trace */
     uint64_t GetDanglingParents() const;
 
+    /**
+     * \param index a node index
+     * \param what the problem
+     * \throws TraceError naming this trace's file, node \p index and \p what
+     */
+    [[noreturn]] void ThrowNodeError(std::size_t index, const std::string& what) const;
+
   private:
     /** Builds parents, children and the preorder; throws on a parent loop. */
     void BuildTree();
