@@ -198,7 +198,7 @@ JsonEventReader::Read(JsonEventHandler& handler)
     {
         m_pos = 3;
     }
-    // Each turn reads one value; the loop after it closes containers and finds the next one.
+    // Each turn reads one value; CloseContainers after it finds the next one.
     while (true)
     {
         SkipWhitespace();
@@ -206,117 +206,107 @@ JsonEventReader::Read(JsonEventHandler& handler)
         {
             return Fail("unexpected end of input; expected a value");
         }
-        const char c = m_data[m_pos];
-        if (c == '[')
+        Step step = StartValue(handler);
+        if (step == Step::VALUE_ENDED)
         {
-            if (!Open('[') || !handler.StartArray())
-            {
-                return false;
-            }
-            SkipWhitespace();
-            if (m_pos < m_size && m_data[m_pos] == ']')
-            {
-                ++m_pos;
-                m_open.pop_back();
-                if (!handler.EndArray())
-                {
-                    return false;
-                }
-            }
-            else
-            {
-                continue; // the first element
-            }
+            step = CloseContainers(handler);
         }
-        else if (c == '{')
-        {
-            if (!Open('{') || !handler.StartObject())
-            {
-                return false;
-            }
-            SkipWhitespace();
-            if (m_pos < m_size && m_data[m_pos] == '}')
-            {
-                ++m_pos;
-                m_open.pop_back();
-                if (!handler.EndObject())
-                {
-                    return false;
-                }
-            }
-            else if (!ReadMemberName(handler, true))
-            {
-                return false;
-            }
-            else
-            {
-                continue; // the first member's value
-            }
-        }
-        else if (!ReadScalar(handler))
+        if (step == Step::FAILED)
         {
             return false;
         }
-        // A value ended: close the containers that end here, find where the next value starts.
-        while (true)
+        if (step == Step::DONE)
         {
-            SkipWhitespace();
-            if (m_open.empty())
-            {
-                // nlohmann/json's lexer takes a zero byte for the end of the input (C strings):
-                // what follows one is not read.
-                if (m_pos < m_size && m_data[m_pos] != '\0')
-                {
-                    return Fail("text after the end of the JSON document: " +
-                                DescribeByte(m_data[m_pos]));
-                }
-                return true;
-            }
-            if (m_pos >= m_size)
-            {
-                return Fail(m_open.back() == '[' ? "unexpected end of input; expected ',' or ']'"
-                                                 : "unexpected end of input; expected ',' or '}'");
-            }
-            const char next = m_data[m_pos];
-            if (m_open.back() == '[')
-            {
-                if (next == ',')
-                {
-                    ++m_pos;
-                    break; // the next element
-                }
-                if (next != ']')
-                {
-                    return Fail("expected ',' or ']' in an array, not " + DescribeByte(next));
-                }
-                ++m_pos;
-                m_open.pop_back();
-                if (!handler.EndArray())
-                {
-                    return false;
-                }
-                continue;
-            }
-            if (next == ',')
-            {
-                ++m_pos;
-                SkipWhitespace();
-                if (!ReadMemberName(handler, false))
-                {
-                    return false;
-                }
-                break; // the member's value
-            }
-            if (next != '}')
-            {
-                return Fail("expected ',' or '}' in an object, not " + DescribeByte(next));
-            }
+            return true;
+        }
+    }
+}
+
+JsonEventReader::Step
+JsonEventReader::StartValue(JsonEventHandler& handler)
+{
+    const char c = m_data[m_pos];
+    if (c == '[')
+    {
+        if (!Open('[') || !handler.StartArray())
+        {
+            return Step::FAILED;
+        }
+        SkipWhitespace();
+        if (m_pos < m_size && m_data[m_pos] == ']')
+        {
             ++m_pos;
             m_open.pop_back();
-            if (!handler.EndObject())
+            return handler.EndArray() ? Step::VALUE_ENDED : Step::FAILED;
+        }
+        return Step::NEXT_VALUE; // the first element
+    }
+    if (c == '{')
+    {
+        if (!Open('{') || !handler.StartObject())
+        {
+            return Step::FAILED;
+        }
+        SkipWhitespace();
+        if (m_pos < m_size && m_data[m_pos] == '}')
+        {
+            ++m_pos;
+            m_open.pop_back();
+            return handler.EndObject() ? Step::VALUE_ENDED : Step::FAILED;
+        }
+        // the first member's value
+        return ReadMemberName(handler, true) ? Step::NEXT_VALUE : Step::FAILED;
+    }
+    return ReadScalar(handler) ? Step::VALUE_ENDED : Step::FAILED;
+}
+
+JsonEventReader::Step
+JsonEventReader::CloseContainers(JsonEventHandler& handler)
+{
+    while (true)
+    {
+        SkipWhitespace();
+        if (m_open.empty())
+        {
+            // nlohmann/json's lexer takes a zero byte for the end of the input (C strings):
+            // what follows one is not read.
+            if (m_pos < m_size && m_data[m_pos] != '\0')
             {
-                return false;
+                Fail("text after the end of the JSON document: " + DescribeByte(m_data[m_pos]));
+                return Step::FAILED;
             }
+            return Step::DONE;
+        }
+        if (m_pos >= m_size)
+        {
+            Fail(m_open.back() == '[' ? "unexpected end of input; expected ',' or ']'"
+                                      : "unexpected end of input; expected ',' or '}'");
+            return Step::FAILED;
+        }
+        const char next = m_data[m_pos];
+        const char open = m_open.back();
+        if (next == ',')
+        {
+            ++m_pos;
+            if (open == '[')
+            {
+                return Step::NEXT_VALUE; // the next element
+            }
+            SkipWhitespace();
+            // the member's value
+            return ReadMemberName(handler, false) ? Step::NEXT_VALUE : Step::FAILED;
+        }
+        if (next != (open == '[' ? ']' : '}'))
+        {
+            Fail(open == '[' ? "expected ',' or ']' in an array, not " + DescribeByte(next)
+                             : "expected ',' or '}' in an object, not " + DescribeByte(next));
+            return Step::FAILED;
+        }
+        ++m_pos;
+        m_open.pop_back();
+        if (!(open == '[' ? handler.EndArray() : handler.EndObject()))
+        {
+            return Step::FAILED;
         }
     }
 }

@@ -98,6 +98,22 @@ class JsonEventReader
     bool IsTooDeep() const;
 
   private:
+    /** What the reader does after a step of Read. */
+    enum class Step
+    {
+        FAILED,      //!< stop: an error, or the handler asked to stop
+        NEXT_VALUE,  //!< read the value at the current position
+        VALUE_ENDED, //!< a value ended: close the containers that end after it
+        DONE         //!< the document ended
+    };
+
+    /** Starts the value at the current position: opens a container, or reads a scalar. */
+    Step StartValue(JsonEventHandler& handler);
+    /**
+     * After a value: closes the containers that end here and finds where the next value
+     * starts (after a ',' in an array, or after the next member's name).
+     */
+    Step CloseContainers(JsonEventHandler& handler);
     /** Records an error at the current position. \return false */
     bool Fail(const std::string& what);
     /** Skips spaces, tabs and line ends. */

@@ -11,18 +11,18 @@ namespace ns3
 namespace
 {
 
+using Ordered = nlohmann::ordered_json;
+
 /** Largest group accepted: a bigger one means a broken description. */
 constexpr int64_t kMaxGroupSize = int64_t{1} << 24;
 
-} // namespace
-
-std::string
-ProcessGroupTable::AddInitNode(const PyTorchNode& node,
-                               const std::string& path,
-                               std::optional<int64_t> worldSize)
+/**
+ * \return the list of groups a process_group:init node holds in its first input value
+ * \throws TraceError if that is not a JSON string holding a list
+ */
+Ordered
+ParseGroupList(const PyTorchNode& node, const std::string& path, const std::string& where)
 {
-    using Ordered = nlohmann::ordered_json;
-    const std::string where = node.Describe();
     const nlohmann::json values = node.inputs.ParseValues();
     if (!values.is_array() || values.empty() || !values[0].is_string())
     {
@@ -46,95 +46,128 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
     {
         throw TraceError(path, where, "process_group:init does not hold a list of groups");
     }
+    return groups;
+}
+
+/** \return the "pg_name" of one entry (a string, or an integer as text) */
+std::string
+ReadGroupName(const Ordered& group, const std::string& path, const std::string& where)
+{
+    if (!group.is_object() || !group.contains("pg_name"))
+    {
+        throw TraceError(path,
+                         where,
+                         "process_group:init entry without \"pg_name\": " + group.dump());
+    }
+    const Ordered& name = group["pg_name"];
+    if (name.is_string())
+    {
+        return name.get<std::string>();
+    }
+    if (name.is_number_integer())
+    {
+        return std::to_string(name.get<int64_t>());
+    }
+    throw TraceError(path, where, "process_group:init \"pg_name\" is not a string: " + name.dump());
+}
+
+/** Reads the "group_size" and "ranks" of one entry into \p pg, checking each. */
+void
+ReadGroupMembers(const Ordered& group,
+                 ProcessGroup& pg,
+                 const std::string& path,
+                 const std::string& groupWhere)
+{
+    if (group.contains("group_size") && !group["group_size"].is_null())
+    {
+        const Ordered& size = group["group_size"];
+        if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
+            size.get<int64_t>() > kMaxGroupSize)
+        {
+            throw TraceError(path, groupWhere, "absurd group_size " + size.dump());
+        }
+        pg.size = size.get<int64_t>();
+    }
+    if (group.contains("ranks") && !group["ranks"].is_null())
+    {
+        const Ordered& ranks = group["ranks"];
+        if (!ranks.is_array())
+        {
+            throw TraceError(path, groupWhere, "\"ranks\" is not a list");
+        }
+        for (const Ordered& rank : ranks)
+        {
+            if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
+                rank.get<int64_t>() >= kMaxGroupSize)
+            {
+                throw TraceError(path, groupWhere, "absurd rank " + rank.dump());
+            }
+            pg.ranks.push_back(rank.get<int64_t>());
+        }
+    }
+}
+
+/**
+ * Fills in what the entry left out (the ranks of a default group, the size of a listed one)
+ * and checks that the size and the list agree and no rank is listed twice.
+ */
+void
+CompleteGroup(ProcessGroup& pg,
+              std::optional<int64_t> worldSize,
+              const std::string& path,
+              const std::string& groupWhere)
+{
+    if (pg.ranks.empty())
+    {
+        // PyTorch lists no ranks for the default group: it spans ranks 0..size-1.
+        std::optional<int64_t> size = pg.size ? pg.size : worldSize;
+        if (size)
+        {
+            for (int64_t r = 0; r < *size; ++r)
+            {
+                pg.ranks.push_back(r);
+            }
+            pg.size = size;
+        }
+    }
+    else if (!pg.size)
+    {
+        pg.size = static_cast<int64_t>(pg.ranks.size());
+    }
+    else if (*pg.size != static_cast<int64_t>(pg.ranks.size()))
+    {
+        // Written through, the list would win in the simulator while the size said else.
+        throw TraceError(path,
+                         groupWhere,
+                         "lists " + std::to_string(pg.ranks.size()) +
+                             " ranks but its group_size is " + std::to_string(*pg.size));
+    }
+    std::vector<int64_t> sorted = pg.ranks;
+    std::sort(sorted.begin(), sorted.end());
+    auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end())
+    {
+        throw TraceError(path, groupWhere, "lists rank " + std::to_string(*twice) + " twice");
+    }
+}
+
+} // namespace
+
+std::string
+ProcessGroupTable::AddInitNode(const PyTorchNode& node,
+                               const std::string& path,
+                               std::optional<int64_t> worldSize)
+{
+    const std::string where = node.Describe();
+    Ordered groups = ParseGroupList(node, path, where);
     for (Ordered& group : groups)
     {
-        if (!group.is_object() || !group.contains("pg_name"))
-        {
-            throw TraceError(path,
-                             where,
-                             "process_group:init entry without \"pg_name\": " + group.dump());
-        }
         ProcessGroup pg;
-        const Ordered& name = group["pg_name"];
-        if (name.is_string())
-        {
-            pg.name = name.get<std::string>();
-        }
-        else if (name.is_number_integer())
-        {
-            pg.name = std::to_string(name.get<int64_t>());
-        }
-        else
-        {
-            throw TraceError(path,
-                             where,
-                             "process_group:init \"pg_name\" is not a string: " + name.dump());
-        }
+        pg.name = ReadGroupName(group, path, where);
         group["pg_name"] = pg.name;
         const std::string groupWhere = where + ": process group \"" + pg.name + "\"";
-        if (group.contains("group_size") && !group["group_size"].is_null())
-        {
-            const Ordered& size = group["group_size"];
-            if (!size.is_number_integer() || size.get<int64_t>() <= 0 ||
-                size.get<int64_t>() > kMaxGroupSize)
-            {
-                throw TraceError(path, groupWhere, "absurd group_size " + size.dump());
-            }
-            pg.size = size.get<int64_t>();
-        }
-        if (group.contains("ranks") && !group["ranks"].is_null())
-        {
-            const Ordered& ranks = group["ranks"];
-            if (!ranks.is_array())
-            {
-                throw TraceError(path, groupWhere, "\"ranks\" is not a list");
-            }
-            for (const Ordered& rank : ranks)
-            {
-                if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
-                    rank.get<int64_t>() >= kMaxGroupSize)
-                {
-                    throw TraceError(path, groupWhere, "absurd rank " + rank.dump());
-                }
-                pg.ranks.push_back(rank.get<int64_t>());
-            }
-        }
-        if (pg.ranks.empty())
-        {
-            // PyTorch lists no ranks for the default group: it spans ranks 0..size-1.
-            std::optional<int64_t> size = pg.size ? pg.size : worldSize;
-            if (size)
-            {
-                for (int64_t r = 0; r < *size; ++r)
-                {
-                    pg.ranks.push_back(r);
-                }
-                pg.size = size;
-            }
-        }
-        else if (!pg.size)
-        {
-            pg.size = static_cast<int64_t>(pg.ranks.size());
-        }
-        else if (*pg.size != static_cast<int64_t>(pg.ranks.size()))
-        {
-            // Written through, the list would win in the simulator while the size said else.
-            throw TraceError(path,
-                             groupWhere,
-                             "lists " + std::to_string(pg.ranks.size()) +
-                                 " ranks but its group_size is " + std::to_string(*pg.size));
-        }
-        {
-            std::vector<int64_t> sorted = pg.ranks;
-            std::sort(sorted.begin(), sorted.end());
-            auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-            if (twice != sorted.end())
-            {
-                throw TraceError(path,
-                                 groupWhere,
-                                 "lists rank " + std::to_string(*twice) + " twice");
-            }
-        }
+        ReadGroupMembers(group, pg, path, groupWhere);
+        CompleteGroup(pg, worldSize, path, groupWhere);
         group["ranks"] = pg.ranks;
         if (pg.size)
         {

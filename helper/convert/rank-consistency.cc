@@ -202,6 +202,7 @@ class Checker
         }
     }
 
+    /** Reads the file of one rank. \param position its place among the files given */
     void Read(const std::string& path, int64_t position)
     {
         EtReader reader(path);
@@ -216,26 +217,7 @@ class Checker
         RankTrace& trace = m_traces[rank];
         trace.path = path;
         m_report.files[rank] = path;
-        for (const auto& attr : reader.GetMetadata().attr())
-        {
-            int64_t value = 0;
-            std::string why;
-            if (attr.name() == "world_size")
-            {
-                if (!AttributeToInt64(attr, value, why) || value <= 0)
-                {
-                    throw TraceError(path,
-                                     "metadata",
-                                     "attribute 'world_size' is not a positive integer" +
-                                         (why.empty() ? "" : ": " + why));
-                }
-                trace.worldSize = value;
-            }
-            else if (attr.name() == "gpu_name" && attr.has_string_val())
-            {
-                trace.gpuName = attr.string_val();
-            }
-        }
+        ReadMetadata(reader.GetMetadata(), trace);
         // Every id read, about a bit each for dense ids (the feeder's structure): a duplicate
         // is caught wherever its first occurrence is, in bounded memory.
         CompactIdSet ids;
@@ -249,105 +231,148 @@ class Checker
                          ", message " + std::to_string(reader.GetNodesRead()) +
                          "): duplicate node id (the simulator refuses the file)");
             }
-            const auto nodeType = node.GetType();
-            const bool comm = nodeType == ChakraProtoMsg::COMM_COLL_NODE ||
-                              nodeType == ChakraProtoMsg::COMM_SEND_NODE ||
-                              nodeType == ChakraProtoMsg::COMM_RECV_NODE;
-            // A barrier carries no data: it has no size to miss.
-            if (comm && !node.HasAttr("comm_size") &&
-                !(nodeType == ChakraProtoMsg::COMM_COLL_NODE &&
-                  node.GetCommType() == ChakraProtoMsg::BARRIER))
+            ReadNode(node, rank, trace);
+        }
+        ReportSizeless(trace);
+    }
+
+    /** Reads the world size and GPU a file's metadata gives. */
+    void ReadMetadata(const ChakraProtoMsg::GlobalMetadata& metadata, RankTrace& trace)
+    {
+        for (const auto& attr : metadata.attr())
+        {
+            int64_t value = 0;
+            std::string why;
+            if (attr.name() == "world_size")
             {
-                if (trace.sizeless++ < kIdsListed)
+                if (!AttributeToInt64(attr, value, why) || value <= 0)
                 {
-                    trace.sizelessIds.push_back(node.GetId());
+                    throw TraceError(trace.path,
+                                     "metadata",
+                                     "attribute 'world_size' is not a positive integer" +
+                                         (why.empty() ? "" : ": " + why));
                 }
+                trace.worldSize = value;
             }
-            switch (nodeType)
+            else if (attr.name() == "gpu_name" && attr.has_string_val())
             {
-            case ChakraProtoMsg::METADATA_NODE:
-                if (node.GetName().find("process_group:init") != std::string::npos)
-                {
-                    ReadGroups(node, trace);
-                }
-                break;
-            case ChakraProtoMsg::COMM_COLL_NODE: {
-                CollectiveEntry entry;
-                entry.id = node.GetId();
-                entry.name = node.GetName();
-                auto type = node.GetCommType();
-                entry.type = type ? static_cast<int64_t>(*type) : -1;
-                entry.size = node.GetCommSize();
-                entry.root = node.GetInt("root_rank", -1);
-                if (!type)
-                {
-                    Mismatch(Describe(path, entry.id, entry.name) +
-                             ": COMM_COLL node without comm_type");
-                }
-                trace.groups[node.GetPgName()].push_back(std::move(entry));
-                break;
-            }
-            case ChakraProtoMsg::COMM_SEND_NODE:
-            case ChakraProtoMsg::COMM_RECV_NODE: {
-                // As the simulator reads it: the peer (a send's comm_dst, a receive's
-                // comm_src) is required; the other end is the file's rank, so the field
-                // naming it may be absent (the ASTRA-sim convention, and what the workload
-                // generator writes), but when present it must be that rank.
-                const bool send = node.GetType() == ChakraProtoMsg::COMM_SEND_NODE;
-                auto peer = send ? node.GetCommDst() : node.GetCommSrc();
-                auto self = send ? node.GetCommSrc() : node.GetCommDst();
-                const std::string where = Describe(path, node.GetId(), node.GetName());
-                if (!peer)
-                {
-                    Mismatch(where + ": " +
-                             (send ? "send without comm_dst" : "receive without comm_src"));
-                    break;
-                }
-                if (self && *self != rank)
-                {
-                    Mismatch(where + ": " + (send ? "send from rank " : "receive at rank ") +
-                             std::to_string(*self) + " in the file of rank " +
-                             std::to_string(rank) + " (its " + (send ? "comm_src" : "comm_dst") +
-                             ")");
-                }
-                m_named.insert(*peer);
-                MessageKey key{send ? rank : *peer,
-                               send ? *peer : rank,
-                               node.GetCommTag().value_or(0)};
-                // Repeated keys pair in posting order (MPI's non-overtaking rule), which is
-                // file order here.
-                (send ? m_sends : m_recvs)[key].push_back(
-                    MessageEntry{rank, node.GetId(), node.GetCommSize()});
-                break;
-            }
-            default:
-                break;
+                trace.gpuName = attr.string_val();
             }
         }
-        if (trace.sizeless > 0)
+    }
+
+    /** Reads one node of the file of \p rank: its groups, collective or message. */
+    void ReadNode(const EtNode& node, int64_t rank, RankTrace& trace)
+    {
+        const auto nodeType = node.GetType();
+        const bool comm = nodeType == ChakraProtoMsg::COMM_COLL_NODE ||
+                          nodeType == ChakraProtoMsg::COMM_SEND_NODE ||
+                          nodeType == ChakraProtoMsg::COMM_RECV_NODE;
+        // A barrier carries no data: it has no size to miss.
+        if (comm && !node.HasAttr("comm_size") &&
+            !(nodeType == ChakraProtoMsg::COMM_COLL_NODE &&
+              node.GetCommType() == ChakraProtoMsg::BARRIER))
         {
-            std::string listed;
-            for (uint64_t id : trace.sizelessIds)
+            if (trace.sizeless++ < kIdsListed)
             {
-                listed += (listed.empty() ? "" : ", ") + std::to_string(id);
+                trace.sizelessIds.push_back(node.GetId());
             }
-            if (trace.sizeless > trace.sizelessIds.size())
+        }
+        switch (nodeType)
+        {
+        case ChakraProtoMsg::METADATA_NODE:
+            if (node.GetName().find("process_group:init") != std::string::npos)
             {
-                listed +=
-                    " and " + std::to_string(trace.sizeless - trace.sizelessIds.size()) + " more";
+                ReadGroups(node, trace);
             }
-            const std::string what =
-                path + ": " + std::to_string(trace.sizeless) + " communication node" +
-                (trace.sizeless == 1 ? "" : "s") + " without comm_size, which the simulator " +
-                "runs as 0 bytes: node" + (trace.sizeless == 1 ? " " : "s ") + listed;
-            if (m_options.strict)
-            {
-                Mismatch(what);
-            }
-            else
-            {
-                Warning(what + " (--strict: an error)");
-            }
+            break;
+        case ChakraProtoMsg::COMM_COLL_NODE:
+            ReadCollective(node, trace);
+            break;
+        case ChakraProtoMsg::COMM_SEND_NODE:
+        case ChakraProtoMsg::COMM_RECV_NODE:
+            ReadMessage(node, rank, trace.path);
+            break;
+        default:
+            break;
+        }
+    }
+
+    /** Files a COMM_COLL node under its process group. */
+    void ReadCollective(const EtNode& node, RankTrace& trace)
+    {
+        CollectiveEntry entry;
+        entry.id = node.GetId();
+        entry.name = node.GetName();
+        auto type = node.GetCommType();
+        entry.type = type ? static_cast<int64_t>(*type) : -1;
+        entry.size = node.GetCommSize();
+        entry.root = node.GetInt("root_rank", -1);
+        if (!type)
+        {
+            Mismatch(Describe(trace.path, entry.id, entry.name) +
+                     ": COMM_COLL node without comm_type");
+        }
+        trace.groups[node.GetPgName()].push_back(std::move(entry));
+    }
+
+    /** Files a send or receive of the file of \p rank under its (src, dst, tag). */
+    void ReadMessage(const EtNode& node, int64_t rank, const std::string& path)
+    {
+        // As the simulator reads it: the peer (a send's comm_dst, a receive's comm_src) is
+        // required; the other end is the file's rank, so the field naming it may be absent
+        // (the ASTRA-sim convention, and what the workload generator writes), but when present
+        // it must be that rank.
+        const bool send = node.GetType() == ChakraProtoMsg::COMM_SEND_NODE;
+        auto peer = send ? node.GetCommDst() : node.GetCommSrc();
+        auto self = send ? node.GetCommSrc() : node.GetCommDst();
+        const std::string where = Describe(path, node.GetId(), node.GetName());
+        if (!peer)
+        {
+            Mismatch(where + ": " + (send ? "send without comm_dst" : "receive without comm_src"));
+            return;
+        }
+        if (self && *self != rank)
+        {
+            Mismatch(where + ": " + (send ? "send from rank " : "receive at rank ") +
+                     std::to_string(*self) + " in the file of rank " + std::to_string(rank) +
+                     " (its " + (send ? "comm_src" : "comm_dst") + ")");
+        }
+        m_named.insert(*peer);
+        MessageKey key{send ? rank : *peer, send ? *peer : rank, node.GetCommTag().value_or(0)};
+        // Repeated keys pair in posting order (MPI's non-overtaking rule), which is file order
+        // here.
+        (send ? m_sends : m_recvs)[key].push_back(
+            MessageEntry{rank, node.GetId(), node.GetCommSize()});
+    }
+
+    /** Reports the communication nodes of a file without comm_size (an error with --strict). */
+    void ReportSizeless(const RankTrace& trace)
+    {
+        if (trace.sizeless == 0)
+        {
+            return;
+        }
+        std::string listed;
+        for (uint64_t id : trace.sizelessIds)
+        {
+            listed += (listed.empty() ? "" : ", ") + std::to_string(id);
+        }
+        if (trace.sizeless > trace.sizelessIds.size())
+        {
+            listed += " and " + std::to_string(trace.sizeless - trace.sizelessIds.size()) + " more";
+        }
+        const std::string what =
+            trace.path + ": " + std::to_string(trace.sizeless) + " communication node" +
+            (trace.sizeless == 1 ? "" : "s") + " without comm_size, which the simulator " +
+            "runs as 0 bytes: node" + (trace.sizeless == 1 ? " " : "s ") + listed;
+        if (m_options.strict)
+        {
+            Mismatch(what);
+        }
+        else
+        {
+            Warning(what + " (--strict: an error)");
         }
     }
 

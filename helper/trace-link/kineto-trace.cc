@@ -80,11 +80,41 @@ Classify(const std::string& category)
     return EventClass::IGNORED;
 }
 
-/** Reads one event's fields, with errors that name the event. */
-class EventReader
+/**
+ * \param event a complete ("X") event
+ * \param legacy whether the trace is the legacy list of the autograd profiler
+ * \param sawCategory set when the event has a "cat"
+ * \return what the event is to the linker
+ */
+EventClass
+ClassifyEvent(const nlohmann::json& event, bool legacy, bool& sawCategory)
+{
+    auto cat = event.find("cat");
+    if (legacy && (cat == event.end() || !cat->is_string()))
+    {
+        // The legacy list has no categories: every complete event is a host operator, except
+        // device rows written by use_cuda=True, which carry no correlation and are skipped.
+        auto pid = event.find("pid");
+        bool deviceRow = pid != event.end() && pid->is_string() &&
+                         pid->get_ref<const std::string&>().find("CUDA") != std::string::npos;
+        return deviceRow ? EventClass::IGNORED : EventClass::CPU_OP;
+    }
+    sawCategory = sawCategory || cat != event.end();
+    // A list whose events carry categories is a Kineto trace in Chrome's array format.
+    return cat != event.end() && cat->is_string() ? Classify(cat->get<std::string>())
+                                                  : EventClass::IGNORED;
+}
+
+} // namespace
+
+/**
+ * \ingroup chakra-linker
+ * \brief Reads one event's fields, with errors that name the event.
+ */
+class KinetoEventReader
 {
   public:
-    EventReader(const std::string& path, const nlohmann::json& event, uint64_t index)
+    KinetoEventReader(const std::string& path, const nlohmann::json& event, uint64_t index)
         : m_path(path),
           m_event(event),
           m_index(index)
@@ -201,8 +231,6 @@ class EventReader
     const nlohmann::json* m_args{nullptr};
 };
 
-} // namespace
-
 const char*
 GpuOpKindName(GpuOpKind kind)
 {
@@ -221,71 +249,45 @@ GpuOpKindName(GpuOpKind kind)
 KinetoTrace::KinetoTrace(const std::string& path)
     : m_path(path)
 {
-    InputFileStreamBuf buffer(path);
-    std::istream stream(&buffer);
+    ParseState state;
+    const nlohmann::json skeleton = ParseEvents(state);
+    if (!state.sawEvents)
+    {
+        throw TraceError(m_path,
+                         "top level",
+                         "no \"traceEvents\" list: not a Kineto or autograd-profiler trace");
+    }
+    if (state.topKind == TopLevel::OBJECT)
+    {
+        KeepRunInfo(skeleton);
+    }
+    if (m_cpuOps.empty())
+    {
+        throw TraceError(m_path,
+                         "",
+                         state.eventIndex == 0 ? "the trace has no events"
+                                               : "the trace has no host operator (no cpu_op or "
+                                                 "user_annotation event)");
+    }
+    BuildNesting();
+    std::sort(m_hostPids.begin(), m_hostPids.end());
+    m_hostPids.erase(std::unique(m_hostPids.begin(), m_hostPids.end()), m_hostPids.end());
+}
 
+nlohmann::json
+KinetoTrace::ParseEvents(ParseState& state)
+{
+    InputFileStreamBuf buffer(m_path);
+    std::istream stream(&buffer);
     // Events are turned into records as the parser completes each one and then discarded, so
     // the document tree never holds more than one event.
-    std::string topKey;
-    int topKind = 0; // 1 object, 2 array
-    uint64_t eventIndex = 0;
-    bool sawEvents = false;
     auto callback =
         [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) -> bool {
-        using Event = nlohmann::json::parse_event_t;
-        if (depth == 0 && topKind == 0)
-        {
-            if (event == Event::object_start)
-            {
-                topKind = 1;
-            }
-            else if (event == Event::array_start)
-            {
-                topKind = 2;
-                m_legacy = true;
-                sawEvents = true;
-            }
-            else if (event == Event::value)
-            {
-                throw TraceError(m_path,
-                                 "top level",
-                                 "not a Kineto trace: expected a JSON object or list");
-            }
-        }
-        if (topKind == 1 && depth == 1 && event == Event::key)
-        {
-            topKey = parsed.get<std::string>();
-            if (topKey == "traceEvents")
-            {
-                sawEvents = true;
-            }
-        }
-        const int eventDepth = topKind == 1 ? 2 : 1;
-        const bool inEvents = topKind == 2 || (topKind == 1 && topKey == "traceEvents");
-        if (inEvents && depth == eventDepth - 1 && event == Event::value && topKind == 1 &&
-            !parsed.is_array())
-        {
-            throw TraceError(m_path, "top level", "\"traceEvents\" is not a list");
-        }
-        if (inEvents && depth == eventDepth &&
-            (event == Event::object_end || event == Event::value || event == Event::array_end))
-        {
-            if (!parsed.is_object())
-            {
-                throw TraceError(m_path,
-                                 "event #" + std::to_string(eventIndex),
-                                 "not a JSON object");
-            }
-            AddEvent(parsed, eventIndex++);
-            return false;
-        }
-        return true;
+        return OnParseEvent(state, depth, event, parsed);
     };
-
-    nlohmann::json skeleton;
     try
     {
-        skeleton = nlohmann::json::parse(stream, callback);
+        return nlohmann::json::parse(stream, callback);
     }
     catch (const nlohmann::json::parse_error& e)
     {
@@ -299,42 +301,85 @@ KinetoTrace::KinetoTrace(const std::string& path)
     {
         ThrowJsonError(e, m_path, buffer.GetConsumed()); // a number too large (1e9999)
     }
-    if (!sawEvents)
+}
+
+bool
+KinetoTrace::OnParseEvent(ParseState& state,
+                          int depth,
+                          nlohmann::json::parse_event_t event,
+                          nlohmann::json& parsed)
+{
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 0 && state.topKind == TopLevel::UNKNOWN)
     {
-        throw TraceError(m_path,
-                         "top level",
-                         "no \"traceEvents\" list: not a Kineto or autograd-profiler trace");
-    }
-    if (topKind == 1)
-    {
-        auto info = skeleton.find("distributedInfo");
-        if (info != skeleton.end() && info->is_object())
+        if (event == Event::object_start)
         {
-            m_distributedInfo = *info;
+            state.topKind = TopLevel::OBJECT;
         }
-        auto properties = skeleton.find("deviceProperties");
-        if (properties != skeleton.end() && properties->is_array())
+        else if (event == Event::array_start)
         {
-            m_deviceProperties = *properties;
+            state.topKind = TopLevel::LIST;
+            m_legacy = true;
+            state.sawEvents = true;
+        }
+        else if (event == Event::value)
+        {
+            throw TraceError(m_path,
+                             "top level",
+                             "not a Kineto trace: expected a JSON object or list");
         }
     }
-    if (m_cpuOps.empty())
+    const bool object = state.topKind == TopLevel::OBJECT;
+    if (object && depth == 1 && event == Event::key)
     {
-        throw TraceError(m_path,
-                         "",
-                         eventIndex == 0 ? "the trace has no events"
-                                         : "the trace has no host operator (no cpu_op or "
-                                           "user_annotation event)");
+        state.topKey = parsed.get<std::string>();
+        if (state.topKey == "traceEvents")
+        {
+            state.sawEvents = true;
+        }
     }
-    BuildNesting();
-    std::sort(m_hostPids.begin(), m_hostPids.end());
-    m_hostPids.erase(std::unique(m_hostPids.begin(), m_hostPids.end()), m_hostPids.end());
+    const int eventDepth = object ? 2 : 1;
+    const bool inEvents =
+        state.topKind == TopLevel::LIST || (object && state.topKey == "traceEvents");
+    if (inEvents && depth == eventDepth - 1 && event == Event::value && object &&
+        !parsed.is_array())
+    {
+        throw TraceError(m_path, "top level", "\"traceEvents\" is not a list");
+    }
+    if (inEvents && depth == eventDepth &&
+        (event == Event::object_end || event == Event::value || event == Event::array_end))
+    {
+        if (!parsed.is_object())
+        {
+            throw TraceError(m_path,
+                             "event #" + std::to_string(state.eventIndex),
+                             "not a JSON object");
+        }
+        AddEvent(parsed, state.eventIndex++);
+        return false;
+    }
+    return true;
+}
+
+void
+KinetoTrace::KeepRunInfo(const nlohmann::json& skeleton)
+{
+    auto info = skeleton.find("distributedInfo");
+    if (info != skeleton.end() && info->is_object())
+    {
+        m_distributedInfo = *info;
+    }
+    auto properties = skeleton.find("deviceProperties");
+    if (properties != skeleton.end() && properties->is_array())
+    {
+        m_deviceProperties = *properties;
+    }
 }
 
 void
 KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
 {
-    EventReader reader(m_path, event, index);
+    KinetoEventReader reader(m_path, event, index);
     auto ph = event.find("ph");
     if (ph == event.end() || !ph->is_string())
     {
@@ -344,24 +389,7 @@ KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
     {
         return;
     }
-    EventClass cls;
-    auto cat = event.find("cat");
-    if (m_legacy && (cat == event.end() || !cat->is_string()))
-    {
-        // The legacy list has no categories: every complete event is a host operator, except
-        // device rows written by use_cuda=True, which carry no correlation and are skipped.
-        auto pid = event.find("pid");
-        bool deviceRow = pid != event.end() && pid->is_string() &&
-                         pid->get_ref<const std::string&>().find("CUDA") != std::string::npos;
-        cls = deviceRow ? EventClass::IGNORED : EventClass::CPU_OP;
-    }
-    else
-    {
-        m_sawCategory = m_sawCategory || cat != event.end();
-        // A list whose events carry categories is a Kineto trace in Chrome's array format.
-        cls = cat != event.end() && cat->is_string() ? Classify(cat->get<std::string>())
-                                                     : EventClass::IGNORED;
-    }
+    const EventClass cls = ClassifyEvent(event, m_legacy, m_sawCategory);
     if (cls == EventClass::IGNORED)
     {
         return;
@@ -373,79 +401,115 @@ KinetoTrace::AddEvent(const nlohmann::json& event, uint64_t index)
     {
         reader.Fail("negative \"dur\"");
     }
-
     if (cls == EventClass::CPU_OP || cls == EventClass::RUNTIME)
     {
-        auto pid = event.find("pid");
-        if (pid != event.end() && pid->is_number_integer())
-        {
-            int64_t value = pid->get<int64_t>();
-            if (m_hostPids.empty() || m_hostPids.back() != value)
-            {
-                m_hostPids.push_back(value);
-            }
-        }
+        NoteHostPid(event);
     }
-
     if (cls == EventClass::CPU_OP)
     {
-        KinetoCpuOp op;
-        op.name = InternName(name);
-        op.thread = InternThread(reader.Tid());
-        op.ts = ts;
-        op.dur = dur;
-        op.externalId = reader.Arg("External id");
-        op.rfId = reader.Arg("Record function id");
-        op.seqNr = reader.Arg("Sequence number");
-        // Equal start times are ordered by the profiler's own counters, which follow the
-        // order ops started in (a parent before its children).
-        int64_t evIdx = reader.Arg("Ev Idx");
-        if (op.externalId != kKinetoNone)
-        {
-            op.order = op.externalId;
-        }
-        else if (evIdx != kKinetoNone)
-        {
-            op.order = evIdx;
-        }
-        else
-        {
-            op.order = static_cast<int64_t>(index);
-            if (!m_legacy)
-            {
-                m_orderFromIds = false; // the legacy list is written in start order
-            }
-        }
-        if (op.rfId != kKinetoNone)
-        {
-            m_hasRfIds = true;
-        }
-        m_cpuOps.push_back(op);
-        return;
+        AddCpuOp(reader, name, ts, dur, index);
     }
-    if (cls == EventClass::RUNTIME)
+    else if (cls == EventClass::RUNTIME)
     {
-        KinetoRuntimeCall call;
-        call.correlation = reader.Arg("correlation");
-        if (call.correlation == kKinetoNone)
+        AddRuntimeCall(reader, name, ts, dur);
+    }
+    else
+    {
+        const GpuOpKind kind = cls == EventClass::KERNEL   ? GpuOpKind::KERNEL
+                               : cls == EventClass::MEMCPY ? GpuOpKind::MEMCPY
+                                                           : GpuOpKind::MEMSET;
+        AddGpuOp(reader, kind, name, ts, dur, index);
+    }
+}
+
+void
+KinetoTrace::NoteHostPid(const nlohmann::json& event)
+{
+    auto pid = event.find("pid");
+    if (pid != event.end() && pid->is_number_integer())
+    {
+        int64_t value = pid->get<int64_t>();
+        if (m_hostPids.empty() || m_hostPids.back() != value)
         {
-            return;
+            m_hostPids.push_back(value);
         }
-        call.name = InternName(name);
-        call.thread = InternThread(reader.Tid());
-        call.ts = ts;
-        call.dur = dur;
-        call.externalId = reader.Arg("External id");
-        call.stream = reader.Arg("stream");
-        m_byCorrelation.emplace(call.correlation, static_cast<int64_t>(m_runtimeCalls.size()));
-        m_runtimeCalls.push_back(call);
+    }
+}
+
+void
+KinetoTrace::AddCpuOp(const KinetoEventReader& reader,
+                      const std::string& name,
+                      TimeNs ts,
+                      TimeNs dur,
+                      uint64_t index)
+{
+    KinetoCpuOp op;
+    op.name = InternName(name);
+    op.thread = InternThread(reader.Tid());
+    op.ts = ts;
+    op.dur = dur;
+    op.externalId = reader.Arg("External id");
+    op.rfId = reader.Arg("Record function id");
+    op.seqNr = reader.Arg("Sequence number");
+    // Equal start times are ordered by the profiler's own counters, which follow the
+    // order ops started in (a parent before its children).
+    int64_t evIdx = reader.Arg("Ev Idx");
+    if (op.externalId != kKinetoNone)
+    {
+        op.order = op.externalId;
+    }
+    else if (evIdx != kKinetoNone)
+    {
+        op.order = evIdx;
+    }
+    else
+    {
+        op.order = static_cast<int64_t>(index);
+        if (!m_legacy)
+        {
+            m_orderFromIds = false; // the legacy list is written in start order
+        }
+    }
+    if (op.rfId != kKinetoNone)
+    {
+        m_hasRfIds = true;
+    }
+    m_cpuOps.push_back(op);
+}
+
+void
+KinetoTrace::AddRuntimeCall(const KinetoEventReader& reader,
+                            const std::string& name,
+                            TimeNs ts,
+                            TimeNs dur)
+{
+    KinetoRuntimeCall call;
+    call.correlation = reader.Arg("correlation");
+    if (call.correlation == kKinetoNone)
+    {
         return;
     }
+    call.name = InternName(name);
+    call.thread = InternThread(reader.Tid());
+    call.ts = ts;
+    call.dur = dur;
+    call.externalId = reader.Arg("External id");
+    call.stream = reader.Arg("stream");
+    m_byCorrelation.emplace(call.correlation, static_cast<int64_t>(m_runtimeCalls.size()));
+    m_runtimeCalls.push_back(call);
+}
+
+void
+KinetoTrace::AddGpuOp(const KinetoEventReader& reader,
+                      GpuOpKind kind,
+                      const std::string& name,
+                      TimeNs ts,
+                      TimeNs dur,
+                      uint64_t index)
+{
     KinetoGpuOp op;
     op.name = InternName(name);
-    op.kind = cls == EventClass::KERNEL   ? GpuOpKind::KERNEL
-              : cls == EventClass::MEMCPY ? GpuOpKind::MEMCPY
-                                          : GpuOpKind::MEMSET;
+    op.kind = kind;
     op.ts = ts;
     op.dur = dur;
     op.correlation = reader.Arg("correlation");

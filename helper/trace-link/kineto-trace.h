@@ -94,6 +94,8 @@ struct KinetoGpuOp
     }
 };
 
+class KinetoEventReader;
+
 /**
  * \ingroup chakra-linker
  * \brief A Kineto device trace (Chrome trace JSON, plain or gzip'd) or a legacy
@@ -165,8 +167,57 @@ class KinetoTrace
     const nlohmann::json& GetDeviceProperties() const;
 
   private:
+    /** The shape of the document's top level. */
+    enum class TopLevel
+    {
+        UNKNOWN, //!< not seen yet
+        OBJECT,  //!< a Kineto trace: {"traceEvents": [...], ...}
+        LIST     //!< the legacy list of the autograd profiler
+    };
+
+    /** Where the streaming parse is. */
+    struct ParseState
+    {
+        TopLevel topKind{TopLevel::UNKNOWN}; //!< the top level
+        std::string topKey;                  //!< the current key of a top-level object
+        uint64_t eventIndex{0};              //!< events read so far
+        bool sawEvents{false};               //!< a list of events was found
+    };
+
+    /**
+     * Parses the file, turning each event into a record as the parser completes it.
+     * \return the document without its events
+     */
+    nlohmann::json ParseEvents(ParseState& state);
+    /** The parser's callback. \return whether the parser keeps \p parsed */
+    bool OnParseEvent(ParseState& state,
+                      int depth,
+                      nlohmann::json::parse_event_t event,
+                      nlohmann::json& parsed);
+    /** Keeps "distributedInfo" and "deviceProperties" of a Kineto trace. */
+    void KeepRunInfo(const nlohmann::json& skeleton);
     /** Turns one event object into a record, or drops it. */
     void AddEvent(const nlohmann::json& event, uint64_t index);
+    /** Remembers the pid of a host event (which run the trace comes from). */
+    void NoteHostPid(const nlohmann::json& event);
+    /** Adds a host operator (cpu_op, user_annotation, or a legacy list's event). */
+    void AddCpuOp(const KinetoEventReader& reader,
+                  const std::string& name,
+                  TimeNs ts,
+                  TimeNs dur,
+                  uint64_t index);
+    /** Adds a runtime call that has a correlation (a launcher candidate). */
+    void AddRuntimeCall(const KinetoEventReader& reader,
+                        const std::string& name,
+                        TimeNs ts,
+                        TimeNs dur);
+    /** Adds a kernel, memcpy or memset. */
+    void AddGpuOp(const KinetoEventReader& reader,
+                  GpuOpKind kind,
+                  const std::string& name,
+                  TimeNs ts,
+                  TimeNs dur,
+                  uint64_t index);
     /** Sorts the host operators and links each to its enclosing operator. */
     void BuildNesting();
     /** \return the index of a name, adding it */

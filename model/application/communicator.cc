@@ -23,10 +23,21 @@ CommunicatorId(const std::string& name)
     return hash;
 }
 
-std::vector<ProcessGroupSpec>
-ParseProcessGroups(const std::string& text, std::string& error)
+namespace
 {
-    using nlohmann::json;
+
+using nlohmann::json;
+
+/**
+ * Parses the text of a process_group:init node into the list of groups: JSON, else Python's
+ * text of a literal (the reference converter's str() of the inputs), unwrapping the ["[...]"]
+ * and [[...]] forms.
+ * \param[out] error why parsing failed
+ * \return the list (discarded or not a list on error)
+ */
+json
+ParseGroupList(const std::string& text, std::string& error)
+{
     // Nesting past the readers' limit would overflow the stack in the copies below.
     auto tooDeep = [&error](const std::string& candidate) {
         std::optional<uint64_t> excess = FindJsonDepthExcess(candidate);
@@ -38,9 +49,8 @@ ParseProcessGroups(const std::string& text, std::string& error)
     };
     if (tooDeep(text))
     {
-        return {};
+        return json(json::value_t::discarded);
     }
-    // JSON, else Python's text of a literal (the reference converter's str() of the inputs).
     bool tooDeepSeen = false;
     auto parse = [&](const std::string& candidate) {
         if (tooDeep(candidate))
@@ -60,7 +70,6 @@ ParseProcessGroups(const std::string& text, std::string& error)
         return parsed;
     };
     json document = parse(text);
-    // Unwrap ["[...]"] and [[...]] forms.
     for (int depth = 0; depth < 3 && !tooDeepSeen; ++depth)
     {
         if (document.is_string())
@@ -74,12 +83,97 @@ ParseProcessGroups(const std::string& text, std::string& error)
     }
     if (tooDeepSeen)
     {
-        return {};
+        return json(json::value_t::discarded);
     }
     if (document.is_discarded() || !document.is_array())
     {
         error = "process groups are neither a JSON list of objects nor Python's text of one "
                 "(['[{\"pg_name\": ...}]'])";
+        return json(json::value_t::discarded);
+    }
+    return document;
+}
+
+/**
+ * Reads the ranks and size of one entry of the list into \p group.
+ * \param[out] error why the entry is refused
+ * \return false if it is
+ */
+bool
+ReadGroupMembers(const json& item, ProcessGroupSpec& group, std::string& error)
+{
+    if (item.contains("ranks") && item["ranks"].is_array())
+    {
+        for (const auto& rank : item["ranks"])
+        {
+            if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
+                rank.get<int64_t>() > std::numeric_limits<uint32_t>::max())
+            {
+                error = "process group '" + group.name + "' has a bad rank " + rank.dump();
+                return false;
+            }
+            group.ranks.push_back(rank.get<uint32_t>());
+        }
+    }
+    // PyTorch writes "group_size" (older) or "pg_size" (newer).
+    for (const char* key : {"group_size", "pg_size"})
+    {
+        if (group.size == 0 && item.contains(key) && item[key].is_number_integer())
+        {
+            const auto size = item[key].get<int64_t>();
+            if (size < 0 || size > std::numeric_limits<uint32_t>::max())
+            {
+                error =
+                    "process group '" + group.name + "' has a bad " + key + " " + item[key].dump();
+                return false;
+            }
+            group.size = static_cast<uint32_t>(size);
+        }
+    }
+    return true;
+}
+
+/**
+ * Checks that a group lists no rank twice and that its size agrees with its list; gives a
+ * group without a size its list's.
+ * \param[out] error why the group is refused
+ * \return false if it is
+ */
+bool
+CheckGroupMembers(ProcessGroupSpec& group, std::string& error)
+{
+    // A size that disagrees with the list, or a rank listed twice, left the list to win
+    // silently: the collective then ran over other ranks than the trace's job had.
+    std::vector<uint32_t> sorted = group.ranks;
+    std::sort(sorted.begin(), sorted.end());
+    auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end())
+    {
+        error =
+            "process group '" + group.name + "' lists rank " + std::to_string(*twice) + " twice";
+        return false;
+    }
+    if (!group.ranks.empty() && group.size != 0 && group.size != group.ranks.size())
+    {
+        error = "process group '" + group.name + "' lists " + std::to_string(group.ranks.size()) +
+                " ranks but its group size is " + std::to_string(group.size);
+        return false;
+    }
+    if (group.size == 0)
+    {
+        group.size = static_cast<uint32_t>(group.ranks.size());
+    }
+    return true;
+}
+
+} // namespace
+
+std::vector<ProcessGroupSpec>
+ParseProcessGroups(const std::string& text, std::string& error)
+{
+    const json document = ParseGroupList(text, error);
+    if (document.is_discarded())
+    {
         return {};
     }
     std::vector<ProcessGroupSpec> groups;
@@ -93,55 +187,9 @@ ParseProcessGroups(const std::string& text, std::string& error)
         ProcessGroupSpec group;
         const auto& name = item["pg_name"];
         group.name = name.is_string() ? name.get<std::string>() : name.dump();
-        if (item.contains("ranks") && item["ranks"].is_array())
+        if (!ReadGroupMembers(item, group, error) || !CheckGroupMembers(group, error))
         {
-            for (const auto& rank : item["ranks"])
-            {
-                if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
-                    rank.get<int64_t>() > std::numeric_limits<uint32_t>::max())
-                {
-                    error = "process group '" + group.name + "' has a bad rank " + rank.dump();
-                    return {};
-                }
-                group.ranks.push_back(rank.get<uint32_t>());
-            }
-        }
-        // PyTorch writes "group_size" (older) or "pg_size" (newer).
-        for (const char* key : {"group_size", "pg_size"})
-        {
-            if (group.size == 0 && item.contains(key) && item[key].is_number_integer())
-            {
-                const auto size = item[key].get<int64_t>();
-                if (size < 0 || size > std::numeric_limits<uint32_t>::max())
-                {
-                    error = "process group '" + group.name + "' has a bad " + key + " " +
-                            item[key].dump();
-                    return {};
-                }
-                group.size = static_cast<uint32_t>(size);
-            }
-        }
-        // A size that disagrees with the list, or a rank listed twice, left the list to win
-        // silently: the collective then ran over other ranks than the trace's job had.
-        std::vector<uint32_t> sorted = group.ranks;
-        std::sort(sorted.begin(), sorted.end());
-        auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-        if (twice != sorted.end())
-        {
-            error = "process group '" + group.name + "' lists rank " + std::to_string(*twice) +
-                    " twice";
             return {};
-        }
-        if (!group.ranks.empty() && group.size != 0 && group.size != group.ranks.size())
-        {
-            error = "process group '" + group.name + "' lists " +
-                    std::to_string(group.ranks.size()) + " ranks but its group size is " +
-                    std::to_string(group.size);
-            return {};
-        }
-        if (group.size == 0)
-        {
-            group.size = static_cast<uint32_t>(group.ranks.size());
         }
         groups.push_back(std::move(group));
     }

@@ -70,6 +70,52 @@ class DistinctIds
     std::unordered_set<uint64_t> m_index;         //!< the same ids once there are many
 };
 
+/**
+ * Reads the ids of one ctrl_deps or data_deps field whose tag \p in has just read: one varint,
+ * or a packed list.
+ * \param in the message, after the field's tag
+ * \param packed whether the field is a packed list (else one varint)
+ * \param messageSize the size of the whole message (a list must end inside it)
+ * \param add called with each id, in order
+ * \return false if the bytes are malformed
+ */
+template <typename Add>
+bool
+ReadIdField(google::protobuf::io::CodedInputStream& in, bool packed, uint32_t messageSize, Add add)
+{
+    uint64_t value = 0;
+    if (!packed)
+    {
+        if (!in.ReadVarint64(&value))
+        {
+            return false;
+        }
+        add(value);
+        return true;
+    }
+    uint32_t length = 0;
+    // Within what is left of the message: a limit past its end would be clamped silently, and
+    // the bytes after it read as part of the list.
+    if (!in.ReadVarint32(&length) ||
+        length > messageSize - static_cast<uint32_t>(in.CurrentPosition()))
+    {
+        return false;
+    }
+    bool wellFormed = true;
+    auto limit = in.PushLimit(static_cast<int>(length));
+    while (wellFormed && in.BytesUntilLimit() > 0)
+    {
+        wellFormed = in.ReadVarint64(&value);
+        if (wellFormed)
+        {
+            add(value);
+        }
+    }
+    wellFormed = wellFormed && in.BytesUntilLimit() == 0;
+    in.PopLimit(limit);
+    return wellFormed;
+}
+
 } // namespace
 
 int
@@ -251,37 +297,7 @@ EtReader::ParseNode(const char* data, uint32_t size, ChakraProtoMsg::Node& node)
                             " distinct ids (the readers' bound per node)");
                 }
             };
-            uint64_t value = 0;
-            if (isVarint)
-            {
-                wellFormed = in.ReadVarint64(&value);
-                if (wellFormed)
-                {
-                    add(value);
-                }
-            }
-            else
-            {
-                uint32_t length = 0;
-                // Within what is left of the message: a limit past its end would be
-                // clamped silently, and the bytes after it read as part of the list.
-                wellFormed = in.ReadVarint32(&length) &&
-                             length <= size - static_cast<uint32_t>(in.CurrentPosition());
-                if (wellFormed)
-                {
-                    auto limit = in.PushLimit(static_cast<int>(length));
-                    while (wellFormed && in.BytesUntilLimit() > 0)
-                    {
-                        wellFormed = in.ReadVarint64(&value);
-                        if (wellFormed)
-                        {
-                            add(value);
-                        }
-                    }
-                    wellFormed = wellFormed && in.BytesUntilLimit() == 0;
-                    in.PopLimit(limit);
-                }
-            }
+            wellFormed = ReadIdField(in, isPacked, size, add);
             keptFrom = in.CurrentPosition();
         }
         else if (field == kNodeIdField && isVarint)

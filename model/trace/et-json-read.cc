@@ -1,6 +1,9 @@
+/*
+ * The JSON -> .et direction of et-json.h: JSON values checked into protobuf values,
+ * attributes, nodes and the metadata, and a JSON document streamed into a .et file.
+ */
+#include "et-json-format.h"
 #include "et-json.h"
-
-#include "et-reader.h"
 #include "et-writer.h"
 #include "json-limits.h"
 #include "trace-error.h"
@@ -24,229 +27,6 @@ using google::protobuf::Reflection;
 
 namespace
 {
-
-constexpr const char* kFormatName = "chakra-et-json";
-constexpr int kFormatVersion = 1;
-
-// ----- base64 (bytes values and unknown fields) ---------------------------------------------
-
-constexpr char kBase64Alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string
-EncodeBase64(const std::string& bytes)
-{
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3)
-    {
-        uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                     (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
-        out += kBase64Alphabet[(v >> 18) & 63];
-        out += kBase64Alphabet[(v >> 12) & 63];
-        out += kBase64Alphabet[(v >> 6) & 63];
-        out += kBase64Alphabet[v & 63];
-    }
-    std::size_t rest = bytes.size() - i;
-    if (rest > 0)
-    {
-        uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
-        if (rest == 2)
-        {
-            v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-        }
-        out += kBase64Alphabet[(v >> 18) & 63];
-        out += kBase64Alphabet[(v >> 12) & 63];
-        out += rest == 2 ? kBase64Alphabet[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
-}
-
-std::optional<std::string>
-DecodeBase64(const std::string& text)
-{
-    std::string out;
-    uint32_t accumulator = 0;
-    int bits = 0;
-    std::size_t padding = 0;
-    for (char c : text)
-    {
-        int v;
-        if (c >= 'A' && c <= 'Z')
-        {
-            v = c - 'A';
-        }
-        else if (c >= 'a' && c <= 'z')
-        {
-            v = c - 'a' + 26;
-        }
-        else if (c >= '0' && c <= '9')
-        {
-            v = c - '0' + 52;
-        }
-        else if (c == '+')
-        {
-            v = 62;
-        }
-        else if (c == '/')
-        {
-            v = 63;
-        }
-        else if (c == '=')
-        {
-            ++padding;
-            continue;
-        }
-        else
-        {
-            return std::nullopt;
-        }
-        if (padding > 0)
-        {
-            return std::nullopt; // data after padding
-        }
-        accumulator = (accumulator << 6) | static_cast<uint32_t>(v);
-        bits += 6;
-        if (bits >= 8)
-        {
-            bits -= 8;
-            out += static_cast<char>((accumulator >> bits) & 0xff);
-        }
-    }
-    if (padding > 2 || (text.size() % 4) != 0)
-    {
-        return std::nullopt;
-    }
-    return out;
-}
-
-// ----- protobuf values -> JSON ----------------------------------------------------------------
-
-EtJson
-FloatingToJson(double value)
-{
-    if (std::isnan(value))
-    {
-        return "nan";
-    }
-    if (std::isinf(value))
-    {
-        return value > 0 ? "inf" : "-inf";
-    }
-    return value;
-}
-
-/** One value of field \p f of \p m (element \p index if repeated). */
-EtJson
-FieldValueToJson(const Message& m, const FieldDescriptor* f, int index)
-{
-    const Reflection* r = m.GetReflection();
-    bool repeated = f->is_repeated();
-    switch (f->cpp_type())
-    {
-    case FieldDescriptor::CPPTYPE_INT32:
-        return repeated ? r->GetRepeatedInt32(m, f, index) : r->GetInt32(m, f);
-    case FieldDescriptor::CPPTYPE_INT64:
-        return repeated ? r->GetRepeatedInt64(m, f, index) : r->GetInt64(m, f);
-    case FieldDescriptor::CPPTYPE_UINT32:
-        return repeated ? r->GetRepeatedUInt32(m, f, index) : r->GetUInt32(m, f);
-    case FieldDescriptor::CPPTYPE_UINT64:
-        return repeated ? r->GetRepeatedUInt64(m, f, index) : r->GetUInt64(m, f);
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-        return FloatingToJson(repeated ? r->GetRepeatedDouble(m, f, index) : r->GetDouble(m, f));
-    case FieldDescriptor::CPPTYPE_FLOAT:
-        return FloatingToJson(repeated ? r->GetRepeatedFloat(m, f, index) : r->GetFloat(m, f));
-    case FieldDescriptor::CPPTYPE_BOOL:
-        return repeated ? r->GetRepeatedBool(m, f, index) : r->GetBool(m, f);
-    case FieldDescriptor::CPPTYPE_STRING: {
-        std::string value = repeated ? r->GetRepeatedString(m, f, index) : r->GetString(m, f);
-        return f->type() == FieldDescriptor::TYPE_BYTES ? EtJson(EncodeBase64(value))
-                                                        : EtJson(value);
-    }
-    default:
-        return nullptr; // messages and enums are handled by the callers
-    }
-}
-
-/** Stores the fields \p message does not define, as base64 wire bytes, under \p key. */
-void
-AddUnknownFields(const Message& message, EtJson& json, const char* key)
-{
-    const auto& unknown = message.GetReflection()->GetUnknownFields(message);
-    if (!unknown.empty())
-    {
-        std::string bytes;
-        unknown.SerializeToString(&bytes);
-        json[key] = EncodeBase64(bytes);
-    }
-}
-
-EtJson
-AttributeToJson(const AttributeProto& attribute)
-{
-    EtJson json;
-    json["name"] = attribute.name();
-    if (!attribute.doc_string().empty())
-    {
-        json["doc_string"] = attribute.doc_string();
-    }
-    const FieldDescriptor* f = attribute.value_case() == AttributeProto::VALUE_NOT_SET
-                                   ? nullptr
-                                   : AttributeProto::descriptor()->FindFieldByNumber(
-                                         static_cast<int>(attribute.value_case()));
-    if (f == nullptr)
-    {
-        json["type"] = "unset";
-    }
-    else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE)
-    {
-        // A <T>List message: its single repeated field "values".
-        json["type"] = f->name();
-        const Message& list = attribute.GetReflection()->GetMessage(attribute, f);
-        const FieldDescriptor* values = list.GetDescriptor()->FindFieldByNumber(1);
-        EtJson array = EtJson::array();
-        int count = list.GetReflection()->FieldSize(list, values);
-        for (int i = 0; i < count; ++i)
-        {
-            array.push_back(FieldValueToJson(list, values, i));
-        }
-        json["value"] = std::move(array);
-        // Fields the list message does not define (a newer schema, or damage) are kept too:
-        // the JSON form is a lossless view (found by the et_stream fuzz target).
-        AddUnknownFields(list, json, "list_unknown_fields");
-    }
-    else
-    {
-        json["type"] = f->name();
-        json["value"] = FieldValueToJson(attribute, f, 0);
-    }
-    AddUnknownFields(attribute, json, "unknown_fields");
-    return json;
-}
-
-EtJson
-AttributesToJson(const google::protobuf::RepeatedPtrField<AttributeProto>& attributes)
-{
-    EtJson array = EtJson::array();
-    for (const auto& attribute : attributes)
-    {
-        array.push_back(AttributeToJson(attribute));
-    }
-    return array;
-}
-
-EtJson
-IoInfoToJson(const ChakraProtoMsg::IOInfo& info)
-{
-    EtJson json;
-    json["values"] = info.values();
-    json["shapes"] = info.shapes();
-    json["types"] = info.types();
-    AddUnknownFields(info, json, "unknown_fields");
-    return json;
-}
 
 // ----- JSON -> protobuf values ----------------------------------------------------------------
 
@@ -561,48 +341,6 @@ IdsFromJson(const EtJson& json, Field& out, const std::string& where)
 
 } // namespace
 
-EtJson
-NodeToJson(const ChakraProtoMsg::Node& node)
-{
-    EtJson json;
-    json["id"] = node.id();
-    json["name"] = node.name();
-    if (ChakraProtoMsg::NodeType_IsValid(node.type()))
-    {
-        json["type"] = ChakraProtoMsg::NodeType_Name(node.type());
-    }
-    else
-    {
-        json["type"] = static_cast<int>(node.type());
-    }
-    json["ctrl_deps"] = std::vector<uint64_t>(node.ctrl_deps().begin(), node.ctrl_deps().end());
-    json["data_deps"] = std::vector<uint64_t>(node.data_deps().begin(), node.data_deps().end());
-    json["start_time_micros"] = node.start_time_micros();
-    json["duration_micros"] = node.duration_micros();
-    // IOInfo is a message field: present-but-empty and absent serialize differently.
-    if (node.has_inputs())
-    {
-        json["inputs"] = IoInfoToJson(node.inputs());
-    }
-    if (node.has_outputs())
-    {
-        json["outputs"] = IoInfoToJson(node.outputs());
-    }
-    json["attr"] = AttributesToJson(node.attr());
-    AddUnknownFields(node, json, "unknown_fields");
-    return json;
-}
-
-EtJson
-MetadataToJson(const ChakraProtoMsg::GlobalMetadata& metadata)
-{
-    EtJson json;
-    json["version"] = metadata.version();
-    json["attr"] = AttributesToJson(metadata.attr());
-    AddUnknownFields(metadata, json, "unknown_fields");
-    return json;
-}
-
 ChakraProtoMsg::Node
 NodeFromJson(const EtJson& json, const std::string& where)
 {
@@ -704,133 +442,201 @@ MetadataFromJson(const EtJson& json)
     return metadata;
 }
 
-uint64_t
-ConvertEtToJson(const std::string& etPath, const std::string& jsonPath)
+namespace
 {
-    EtReader reader(etPath);
-    AtomicOutputFile out(jsonPath);
-    out.Write("{\"format\": \"" + std::string(kFormatName) +
-              "\", \"format_version\": " + std::to_string(kFormatVersion) + ",\n");
-    out.Write("\"metadata\": " + MetadataToJson(reader.GetMetadata()).dump() + ",\n");
-    out.Write("\"nodes\": [");
-    ChakraProtoMsg::Node node;
-    std::string line;
-    while (reader.ReadNode(node))
+
+/**
+ * One JSON document streamed into a .et: the parser's callback (OnEvent) converts and writes
+ * each node as the parser completes it, so memory does not grow with the trace. Nodes that
+ * come before "metadata" (hand-written files) wait.
+ */
+class JsonToEtStream
+{
+  public:
+    /** \param etPath the .et file to create */
+    explicit JsonToEtStream(const std::string& etPath)
+        : m_etPath(etPath)
     {
-        line = reader.GetNodesRead() == 1 ? "\n" : ",\n";
-        line += NodeToJson(node).dump();
-        out.Write(line);
     }
-    out.Write("\n]}\n");
-    out.Commit();
-    return reader.GetNodesRead();
+
+    /**
+     * The parser's callback.
+     * \return whether the parser keeps \p parsed (a node or the metadata is consumed here)
+     */
+    bool OnEvent(int depth, EtJson::parse_event_t event, EtJson& parsed);
+
+    /**
+     * Commits the .et.
+     * \param jsonPath the JSON file, for the error
+     * \return the number of nodes
+     * \throws TraceError if the document had no metadata
+     */
+    uint64_t Finish(const std::string& jsonPath);
+
+  private:
+    using Event = EtJson::parse_event_t;
+
+    /** \return the position of the current node for errors ("node #3") */
+    std::string Where() const;
+    /** Checks a key of the top-level object: known, and not seen before. */
+    void OnTopLevelKey(const EtJson& parsed);
+    /** Checks the value of the current top-level key: its JSON type, format and version. */
+    void CheckTopLevelValue(Event event, const EtJson& parsed) const;
+    /** Opens the .et with the metadata, and writes the nodes that came before it. */
+    void OnMetadata(const EtJson& parsed);
+    /** Converts and writes (or keeps, before the metadata) one entry of "nodes". */
+    void OnNode(const EtJson& parsed);
+
+    const std::string& m_etPath;               //!< the .et to create
+    std::optional<EtWriter> m_writer;          //!< open once the metadata is read
+    std::vector<ChakraProtoMsg::Node> m_early; //!< nodes read before the metadata
+    std::string m_topKey;                      //!< the current top-level key
+    std::vector<std::string> m_topKeys;        //!< seen so far: a repeated one is an error
+    uint64_t m_nodeIndex{0};                   //!< entries of "nodes" so far
+};
+
+std::string
+JsonToEtStream::Where() const
+{
+    return "node #" + std::to_string(m_nodeIndex);
 }
+
+void
+JsonToEtStream::OnTopLevelKey(const EtJson& parsed)
+{
+    m_topKey = parsed.get<std::string>();
+    static const std::vector<std::string> known = {"format", "format_version", "metadata", "nodes"};
+    if (std::find(known.begin(), known.end(), m_topKey) == known.end())
+    {
+        Fail("top level",
+             "unknown key '" + m_topKey + "' (allowed: format, format_version, metadata, nodes)");
+    }
+    // Streamed as they come, a second "metadata" or "nodes" would silently restart or
+    // extend the output.
+    if (std::find(m_topKeys.begin(), m_topKeys.end(), m_topKey) != m_topKeys.end())
+    {
+        Fail("top level", "key '" + m_topKey + "' appears twice");
+    }
+    m_topKeys.push_back(m_topKey);
+}
+
+void
+JsonToEtStream::CheckTopLevelValue(Event event, const EtJson& parsed) const
+{
+    const bool startsValue =
+        event == Event::object_start || event == Event::array_start || event == Event::value;
+    if (startsValue && m_topKey == "nodes" && event != Event::array_start)
+    {
+        Fail("top level", "'nodes' must be an array of node objects");
+    }
+    if (startsValue && m_topKey == "metadata" && event != Event::object_start)
+    {
+        Fail("top level", "'metadata' must be an object");
+    }
+    if (event == Event::value && m_topKey == "format" && parsed != kEtJsonFormatName)
+    {
+        Fail("top level",
+             "format is " + parsed.dump() + ", expected \"" + kEtJsonFormatName + "\"");
+    }
+    if (event == Event::value && m_topKey == "format_version" && parsed != kEtJsonFormatVersion)
+    {
+        Fail("top level",
+             "format_version is " + parsed.dump() + ", this reader knows " +
+                 std::to_string(kEtJsonFormatVersion));
+    }
+}
+
+void
+JsonToEtStream::OnMetadata(const EtJson& parsed)
+{
+    m_writer.emplace(m_etPath, MetadataFromJson(parsed));
+    for (const auto& node : m_early)
+    {
+        m_writer->WriteNode(node);
+    }
+    m_early.clear();
+}
+
+void
+JsonToEtStream::OnNode(const EtJson& parsed)
+{
+    ++m_nodeIndex;
+    if (!parsed.is_object())
+    {
+        Fail(Where(), "each entry of 'nodes' must be an object");
+    }
+    ChakraProtoMsg::Node node = NodeFromJson(parsed, Where());
+    if (m_writer)
+    {
+        m_writer->WriteNode(node);
+    }
+    else
+    {
+        m_early.push_back(std::move(node));
+    }
+}
+
+bool
+JsonToEtStream::OnEvent(int depth, Event event, EtJson& parsed)
+{
+    if (depth == 0 && (event == Event::array_start || event == Event::value))
+    {
+        Fail("top level", "expected a JSON object with \"metadata\" and \"nodes\"");
+    }
+    if (depth == 1 && event == Event::key)
+    {
+        OnTopLevelKey(parsed);
+        return true;
+    }
+    if (depth == 1)
+    {
+        CheckTopLevelValue(event, parsed);
+    }
+    if (depth == 1 && event == Event::object_end && m_topKey == "metadata")
+    {
+        OnMetadata(parsed);
+        return false;
+    }
+    if (depth == 2 && m_topKey == "nodes" && event == Event::array_start)
+    {
+        ++m_nodeIndex;
+        Fail(Where(), "each entry of 'nodes' must be an object");
+    }
+    if (depth == 2 && m_topKey == "nodes" && (event == Event::object_end || event == Event::value))
+    {
+        OnNode(parsed);
+        return false;
+    }
+    return true;
+}
+
+uint64_t
+JsonToEtStream::Finish(const std::string& jsonPath)
+{
+    if (!m_writer)
+    {
+        throw TraceError(jsonPath, "", "missing \"metadata\" object (every .et starts with one)");
+    }
+    m_writer->Commit();
+    return m_nodeIndex;
+}
+
+} // namespace
 
 uint64_t
 ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
 {
     InputFileStreamBuf buffer(jsonPath);
     std::istream stream(&buffer);
-
-    // Nodes are converted and written as the parser completes each one, so memory does not
-    // grow with the trace. Nodes that come before "metadata" (hand-written files) wait.
-    std::optional<EtWriter> writer;
-    std::vector<ChakraProtoMsg::Node> early;
-    std::string topKey;
-    std::vector<std::string> topKeys; // seen so far: a repeated one is an error
-    uint64_t nodeIndex = 0;
-    auto where = [&]() { return "node #" + std::to_string(nodeIndex); };
-
-    using Event = EtJson::parse_event_t;
-    auto callback = [&](int depth, Event event, EtJson& parsed) -> bool {
-        if (depth == 0 && (event == Event::array_start || event == Event::value))
-        {
-            Fail("top level", "expected a JSON object with \"metadata\" and \"nodes\"");
-        }
-        if (depth == 1 && event == Event::key)
-        {
-            topKey = parsed.get<std::string>();
-            static const std::vector<std::string> known = {"format",
-                                                           "format_version",
-                                                           "metadata",
-                                                           "nodes"};
-            if (std::find(known.begin(), known.end(), topKey) == known.end())
-            {
-                Fail("top level",
-                     "unknown key '" + topKey +
-                         "' (allowed: format, format_version, metadata, nodes)");
-            }
-            // Streamed as they come, a second "metadata" or "nodes" would silently restart or
-            // extend the output.
-            if (std::find(topKeys.begin(), topKeys.end(), topKey) != topKeys.end())
-            {
-                Fail("top level", "key '" + topKey + "' appears twice");
-            }
-            topKeys.push_back(topKey);
-            return true;
-        }
-        const bool startsValue =
-            event == Event::object_start || event == Event::array_start || event == Event::value;
-        if (depth == 1 && startsValue && topKey == "nodes" && event != Event::array_start)
-        {
-            Fail("top level", "'nodes' must be an array of node objects");
-        }
-        if (depth == 1 && startsValue && topKey == "metadata" && event != Event::object_start)
-        {
-            Fail("top level", "'metadata' must be an object");
-        }
-        if (depth == 1 && event == Event::value && topKey == "format" && parsed != kFormatName)
-        {
-            Fail("top level", "format is " + parsed.dump() + ", expected \"" + kFormatName + "\"");
-        }
-        if (depth == 1 && event == Event::value && topKey == "format_version" &&
-            parsed != kFormatVersion)
-        {
-            Fail("top level",
-                 "format_version is " + parsed.dump() + ", this reader knows " +
-                     std::to_string(kFormatVersion));
-        }
-        if (depth == 1 && event == Event::object_end && topKey == "metadata")
-        {
-            writer.emplace(etPath, MetadataFromJson(parsed));
-            for (const auto& node : early)
-            {
-                writer->WriteNode(node);
-            }
-            early.clear();
-            return false;
-        }
-        if (depth == 2 && topKey == "nodes" && event == Event::array_start)
-        {
-            ++nodeIndex;
-            Fail(where(), "each entry of 'nodes' must be an object");
-        }
-        if (depth == 2 && topKey == "nodes" &&
-            (event == Event::object_end || event == Event::value))
-        {
-            ++nodeIndex;
-            if (!parsed.is_object())
-            {
-                Fail(where(), "each entry of 'nodes' must be an object");
-            }
-            ChakraProtoMsg::Node node = NodeFromJson(parsed, where());
-            if (writer)
-            {
-                writer->WriteNode(node);
-            }
-            else
-            {
-                early.push_back(std::move(node));
-            }
-            return false;
-        }
-        return true;
-    };
-
+    JsonToEtStream converter(etPath);
     try
     {
         // Everything is handled in the callback; what remains is the empty skeleton.
-        EtJson skeleton = EtJson::parse(stream, callback);
+        EtJson skeleton =
+            EtJson::parse(stream,
+                          [&converter](int depth, EtJson::parse_event_t event, EtJson& parsed) {
+                              return converter.OnEvent(depth, event, parsed);
+                          });
     }
     catch (const EtJson::exception& e)
     {
@@ -845,12 +651,7 @@ ConvertJsonToEt(const std::string& jsonPath, const std::string& etPath)
         }
         throw TraceError(jsonPath, "", e.what());
     }
-    if (!writer)
-    {
-        throw TraceError(jsonPath, "", "missing \"metadata\" object (every .et starts with one)");
-    }
-    writer->Commit();
-    return nodeIndex;
+    return converter.Finish(jsonPath);
 }
 
 } // namespace ns3
