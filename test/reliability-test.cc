@@ -191,6 +191,22 @@ BOOST_AUTO_TEST_CASE(json_held_in_strings_is_bounded_too)
                "t.0.et: node 5: inputs.values, byte 128: " + JsonTooDeepMessage());
 }
 
+BOOST_AUTO_TEST_CASE(group_member_check_shared_by_converter_and_simulator)
+{
+    // Issue 24 item 4: one check of a group's members for both readers of process groups.
+    ProcessGroupSpec group{"g", {5, 2, 5, 2}, 4};
+    GroupMemberProblems problems = FindGroupMemberProblems(group);
+    BOOST_TEST(problems.repeatedRank.value_or(0) == 2u); // the smallest rank listed twice
+    BOOST_TEST(!problems.sizeDisagrees);
+    group = ProcessGroupSpec{"g", {0, 1, 2}, 4};
+    problems = FindGroupMemberProblems(group);
+    BOOST_TEST(!problems.repeatedRank.has_value());
+    BOOST_TEST(problems.sizeDisagrees);
+    // Size 0 is "unknown", an empty list is "0 .. size-1": neither is checked against the other.
+    BOOST_TEST(!FindGroupMemberProblems(ProcessGroupSpec{"g", {0, 1, 2}, 0}).sizeDisagrees);
+    BOOST_TEST(!FindGroupMemberProblems(ProcessGroupSpec{"g", {}, 8}).sizeDisagrees);
+}
+
 BOOST_AUTO_TEST_CASE(process_groups_whose_size_disagrees_with_their_list)
 {
     // Issue 23 item 15: the list won silently over group_size (and a rank listed twice made a

@@ -3,8 +3,6 @@
 #include "ns3/json-limits.h"
 #include "ns3/trace-error.h"
 
-#include <algorithm>
-
 namespace ns3
 {
 
@@ -71,10 +69,13 @@ ReadGroupName(const Ordered& group, const std::string& path, const std::string& 
     throw TraceError(path, where, "process_group:init \"pg_name\" is not a string: " + name.dump());
 }
 
-/** Reads the "group_size" and "ranks" of one entry into \p pg, checking each. */
+/**
+ * Reads the "group_size" and "ranks" of one entry into \p pg, checking each (which makes them
+ * fit a ProcessGroupSpec: a size from 1, ranks below kMaxGroupSize).
+ */
 void
 ReadGroupMembers(const Ordered& group,
-                 ProcessGroup& pg,
+                 ProcessGroupSpec& pg,
                  const std::string& path,
                  const std::string& groupWhere)
 {
@@ -86,7 +87,7 @@ ReadGroupMembers(const Ordered& group,
         {
             throw TraceError(path, groupWhere, "absurd group_size " + size.dump());
         }
-        pg.size = size.get<int64_t>();
+        pg.size = static_cast<uint32_t>(size.get<int64_t>());
     }
     if (group.contains("ranks") && !group["ranks"].is_null())
     {
@@ -102,17 +103,18 @@ ReadGroupMembers(const Ordered& group,
             {
                 throw TraceError(path, groupWhere, "absurd rank " + rank.dump());
             }
-            pg.ranks.push_back(rank.get<int64_t>());
+            pg.ranks.push_back(static_cast<uint32_t>(rank.get<int64_t>()));
         }
     }
 }
 
 /**
- * Fills in what the entry left out (the ranks of a default group, the size of a listed one)
- * and checks that the size and the list agree and no rank is listed twice.
+ * Fills in the ranks of a group that lists none (0..size-1), refuses a group whose size
+ * disagrees with its list or that lists a rank twice, and gives a listed group without a size
+ * its list's.
  */
 void
-CompleteGroup(ProcessGroup& pg,
+CompleteGroup(ProcessGroupSpec& pg,
               std::optional<int64_t> worldSize,
               const std::string& path,
               const std::string& groupWhere)
@@ -120,34 +122,34 @@ CompleteGroup(ProcessGroup& pg,
     if (pg.ranks.empty())
     {
         // PyTorch lists no ranks for the default group: it spans ranks 0..size-1.
-        std::optional<int64_t> size = pg.size ? pg.size : worldSize;
+        std::optional<int64_t> size = pg.size != 0 ? std::optional<int64_t>(pg.size) : worldSize;
         if (size)
         {
             for (int64_t r = 0; r < *size; ++r)
             {
-                pg.ranks.push_back(r);
+                pg.ranks.push_back(static_cast<uint32_t>(r));
             }
-            pg.size = size;
+            pg.size = static_cast<uint32_t>(*size);
         }
     }
-    else if (!pg.size)
-    {
-        pg.size = static_cast<int64_t>(pg.ranks.size());
-    }
-    else if (*pg.size != static_cast<int64_t>(pg.ranks.size()))
+    const GroupMemberProblems problems = FindGroupMemberProblems(pg);
+    if (problems.sizeDisagrees)
     {
         // Written through, the list would win in the simulator while the size said else.
         throw TraceError(path,
                          groupWhere,
                          "lists " + std::to_string(pg.ranks.size()) +
-                             " ranks but its group_size is " + std::to_string(*pg.size));
+                             " ranks but its group_size is " + std::to_string(pg.size));
     }
-    std::vector<int64_t> sorted = pg.ranks;
-    std::sort(sorted.begin(), sorted.end());
-    auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-    if (twice != sorted.end())
+    if (problems.repeatedRank)
     {
-        throw TraceError(path, groupWhere, "lists rank " + std::to_string(*twice) + " twice");
+        throw TraceError(path,
+                         groupWhere,
+                         "lists rank " + std::to_string(*problems.repeatedRank) + " twice");
+    }
+    if (pg.size == 0)
+    {
+        pg.size = static_cast<uint32_t>(pg.ranks.size());
     }
 }
 
@@ -162,16 +164,16 @@ ProcessGroupTable::AddInitNode(const PyTorchNode& node,
     Ordered groups = ParseGroupList(node, path, where);
     for (Ordered& group : groups)
     {
-        ProcessGroup pg;
+        ProcessGroupSpec pg;
         pg.name = ReadGroupName(group, path, where);
         group["pg_name"] = pg.name;
         const std::string groupWhere = where + ": process group \"" + pg.name + "\"";
         ReadGroupMembers(group, pg, path, groupWhere);
         CompleteGroup(pg, worldSize, path, groupWhere);
         group["ranks"] = pg.ranks;
-        if (pg.size)
+        if (pg.size != 0)
         {
-            group["group_size"] = *pg.size;
+            group["group_size"] = pg.size;
         }
         if (group.contains("backend_id") && group["backend_id"].is_number_integer())
         {
@@ -188,7 +190,7 @@ ProcessGroupTable::IsEmpty() const
     return m_groups.empty();
 }
 
-const ProcessGroup*
+const ProcessGroupSpec*
 ProcessGroupTable::Find(const std::string& name) const
 {
     auto it = m_groups.find(name);
@@ -212,7 +214,7 @@ ProcessGroupTable::GetLargestGroupSize() const
     std::optional<int64_t> largest;
     for (const auto& [name, group] : m_groups)
     {
-        if (group.size && (!largest || *group.size > *largest))
+        if (group.size != 0 && (!largest || group.size > *largest))
         {
             largest = group.size;
         }
@@ -227,7 +229,7 @@ ProcessGroupTable::ToGlobal(const std::string& name, int64_t local) const
     {
         return std::nullopt;
     }
-    const ProcessGroup* group = Find(name);
+    const ProcessGroupSpec* group = Find(name);
     if (group == nullptr || group->ranks.empty())
     {
         return local;

@@ -6,6 +6,8 @@
 
 #include "pytorch-trace.h"
 
+#include "ns3/process-group-spec.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,14 +16,6 @@
 
 namespace ns3
 {
-
-/** \ingroup chakra-converter \brief One process group: its name and global ranks. */
-struct ProcessGroup
-{
-    std::string name;            //!< pg_name
-    std::vector<int64_t> ranks;  //!< global ranks in group order (empty: unknown)
-    std::optional<int64_t> size; //!< group_size, when known
-};
 
 /**
  * \ingroup chakra-converter
@@ -51,7 +45,7 @@ class ProcessGroupTable
     /** \return true if no group is known */
     bool IsEmpty() const;
     /** \param name a pg_name \return the group, or nullptr */
-    const ProcessGroup* Find(const std::string& name) const;
+    const ProcessGroupSpec* Find(const std::string& name) const;
     /** \param backendId a backend_id \return the name of its group, if a group gives it */
     std::optional<std::string> FindNameByBackendId(int64_t backendId) const;
     /** \return the size of the largest group: the job's world size, if any group is known */
@@ -67,8 +61,8 @@ class ProcessGroupTable
     std::optional<int64_t> ToGlobal(const std::string& name, int64_t local) const;
 
   private:
-    std::map<std::string, ProcessGroup> m_groups; //!< by name
-    std::map<int64_t, std::string> m_backendIds;  //!< backend_id -> name
+    std::map<std::string, ProcessGroupSpec> m_groups; //!< by name
+    std::map<int64_t, std::string> m_backendIds;      //!< backend_id -> name
 };
 
 } // namespace ns3

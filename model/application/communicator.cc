@@ -3,7 +3,6 @@
 #include "ns3/json-limits.h"
 #include "ns3/python-literal.h"
 
-#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -134,26 +133,22 @@ ReadGroupMembers(const json& item, ProcessGroupSpec& group, std::string& error)
 }
 
 /**
- * Checks that a group lists no rank twice and that its size agrees with its list; gives a
- * group without a size its list's.
+ * Refuses a group that lists a rank twice or whose size disagrees with its list; gives a group
+ * without a size its list's.
  * \param[out] error why the group is refused
  * \return false if it is
  */
 bool
-CheckGroupMembers(ProcessGroupSpec& group, std::string& error)
+AcceptGroupMembers(ProcessGroupSpec& group, std::string& error)
 {
-    // A size that disagrees with the list, or a rank listed twice, left the list to win
-    // silently: the collective then ran over other ranks than the trace's job had.
-    std::vector<uint32_t> sorted = group.ranks;
-    std::sort(sorted.begin(), sorted.end());
-    auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-    if (twice != sorted.end())
+    const GroupMemberProblems problems = FindGroupMemberProblems(group);
+    if (problems.repeatedRank)
     {
-        error =
-            "process group '" + group.name + "' lists rank " + std::to_string(*twice) + " twice";
+        error = "process group '" + group.name + "' lists rank " +
+                std::to_string(*problems.repeatedRank) + " twice";
         return false;
     }
-    if (!group.ranks.empty() && group.size != 0 && group.size != group.ranks.size())
+    if (problems.sizeDisagrees)
     {
         error = "process group '" + group.name + "' lists " + std::to_string(group.ranks.size()) +
                 " ranks but its group size is " + std::to_string(group.size);
@@ -187,7 +182,7 @@ ParseProcessGroups(const std::string& text, std::string& error)
         ProcessGroupSpec group;
         const auto& name = item["pg_name"];
         group.name = name.is_string() ? name.get<std::string>() : name.dump();
-        if (!ReadGroupMembers(item, group, error) || !CheckGroupMembers(group, error))
+        if (!ReadGroupMembers(item, group, error) || !AcceptGroupMembers(group, error))
         {
             return {};
         }

@@ -7,6 +7,7 @@
 #define CHAKRA_COMMUNICATOR_H
 
 #include "ns3/collective-communicator.h"
+#include "ns3/process-group-spec.h"
 
 #include <cstdint>
 #include <memory>
@@ -15,17 +16,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup chakra-application
- * \brief A process group as a trace declares it.
- */
-struct ProcessGroupSpec
-{
-    std::string name;            //!< pg_name
-    std::vector<uint32_t> ranks; //!< global ranks (empty: 0 .. size-1)
-    uint32_t size{0};            //!< group_size
-};
 
 /**
  * Parses the process groups of a `process_group:init` METADATA node: its inputs.values holds a
