@@ -134,19 +134,12 @@ PlainCoordinates(uint32_t rank, const std::vector<DimensionSpec>& dims)
 }
 
 /**
- * Builds a grid topology: GPUs (group = rank / size of dimension 0), then per dimension its
- * links (and switches), line by line.
- * \param scaleUpFirst dimension 0 is a scale-up (NVLink) network when there are more
+ * Numbers a grid's points: checks the dimensions, fills grid.gpus and each rank's coordinates.
+ * \return the rank at each point (points numbered dimension 0 fastest)
  */
-void
-BuildGrid(const TopologySpec& spec,
-          const std::vector<DimensionSpec>& dims,
-          bool snake,
-          bool scaleUpFirst,
-          ClusterTopology& topology)
+std::vector<uint32_t>
+PlaceGridRanks(const std::vector<DimensionSpec>& dims, bool snake, Grid& grid)
 {
-    auto grid = std::make_shared<Grid>();
-    grid->dims = dims;
     const auto nd = static_cast<uint32_t>(dims.size());
     uint64_t count = 1;
     for (const auto& dimension : dims)
@@ -163,24 +156,168 @@ BuildGrid(const TopologySpec& spec,
                                         ": more than 16M GPUs");
         }
     }
-    grid->gpus = static_cast<uint32_t>(count);
-    const uint32_t gpus = grid->gpus;
-    // Rank -> coordinates, and the rank at each point (points numbered dimension 0 fastest).
-    grid->coord.resize(uint64_t(gpus) * nd);
-    std::vector<uint32_t> rankAt(gpus);
-    for (uint32_t rank = 0; rank < gpus; ++rank)
+    grid.gpus = static_cast<uint32_t>(count);
+    grid.coord.resize(uint64_t(grid.gpus) * nd);
+    std::vector<uint32_t> rankAt(grid.gpus);
+    for (uint32_t rank = 0; rank < grid.gpus; ++rank)
     {
         const auto c = snake ? SnakeCoordinates(rank, dims) : PlainCoordinates(rank, dims);
         uint64_t point = 0;
         uint64_t stride = 1;
         for (uint32_t d = 0; d < nd; ++d)
         {
-            grid->coord[rank * nd + d] = c[d];
+            grid.coord[rank * nd + d] = c[d];
             point += c[d] * stride;
             stride *= dims[d].size;
         }
         rankAt[point] = rank;
     }
+    return rankAt;
+}
+
+/**
+ * Links the lines of a grid, one dimension at a time, recording in the grid the port each
+ * link takes at each end (what RouteGrid reads).
+ */
+class GridLinker
+{
+  public:
+    /**
+     * \param spec the cluster (MTUs)
+     * \param scaleUpFirst dimension 0 is a scale-up (NVLink) network when there are more
+     * \param topology where the links and switches go
+     * \param grid the grid (its ports are filled in)
+     */
+    GridLinker(const TopologySpec& spec, bool scaleUpFirst, ClusterTopology& topology, Grid& grid)
+        : m_spec(spec),
+          m_scaleUpFirst(scaleUpFirst),
+          m_topology(topology),
+          m_grid(grid),
+          m_nd(static_cast<uint32_t>(grid.dims.size()))
+    {
+    }
+
+    /** Links the points of \p line (a line along \p d, the \p index-th) as d's shape says. */
+    void LinkLine(const std::vector<uint32_t>& line, uint32_t d, uint32_t index)
+    {
+        const uint32_t n = static_cast<uint32_t>(line.size());
+        if (n < 2)
+        {
+            return;
+        }
+        switch (m_grid.dims[d].shape)
+        {
+        case DimensionSpec::RING:
+            LinkRing(line, d);
+            break;
+        case DimensionSpec::FULLY_CONNECTED:
+            LinkFullyConnected(line, d);
+            break;
+        case DimensionSpec::SWITCH:
+            LinkToSwitch(line, d, index);
+            break;
+        }
+    }
+
+  private:
+    /** Links \p a and \p b along \p d; \p portA, \p portB: their new ports. */
+    void Link(uint32_t a, uint32_t b, uint32_t d, uint32_t& portA, uint32_t& portB)
+    {
+        portA = static_cast<uint32_t>(m_topology.GetPorts(a).size());
+        portB = static_cast<uint32_t>(m_topology.GetPorts(b).size());
+        const bool scaleUp = IsScaleUp(d);
+        m_topology.AddLink(a,
+                           b,
+                           m_grid.dims[d].bandwidth,
+                           m_grid.dims[d].latency,
+                           scaleUp ? m_spec.nvLinkMtu : m_spec.mtu,
+                           scaleUp ? ClusterTopology::SCALE_UP : ClusterTopology::SCALE_OUT);
+    }
+
+    bool IsScaleUp(uint32_t d) const
+    {
+        return m_scaleUpFirst && d == 0 && m_nd > 1;
+    }
+
+    void LinkRing(const std::vector<uint32_t>& line, uint32_t d)
+    {
+        // As ASTRA-sim's ring: links c -> c + 1 for every c, so a ring of two has two parallel
+        // links.
+        const auto n = static_cast<uint32_t>(line.size());
+        for (uint32_t c = 0; c < n; ++c)
+        {
+            const uint32_t a = line[c];
+            const uint32_t b = line[(c + 1) % n];
+            uint32_t pa = 0;
+            uint32_t pb = 0;
+            Link(a, b, d, pa, pb);
+            m_grid.plus[a * m_nd + d] = pa;
+            m_grid.minus[b * m_nd + d] = pb;
+        }
+    }
+
+    void LinkFullyConnected(const std::vector<uint32_t>& line, uint32_t d)
+    {
+        const auto n = static_cast<uint32_t>(line.size());
+        for (uint32_t c = 0; c < n; ++c)
+        {
+            m_grid.offset[line[c] * m_nd + d] = static_cast<uint32_t>(m_grid.direct.size());
+            m_grid.direct.resize(m_grid.direct.size() + n, 0);
+        }
+        for (uint32_t a = 0; a < n; ++a)
+        {
+            for (uint32_t b = a + 1; b < n; ++b)
+            {
+                uint32_t pa = 0;
+                uint32_t pb = 0;
+                Link(line[a], line[b], d, pa, pb);
+                m_grid.direct[m_grid.offset[line[a] * m_nd + d] + b] = pa;
+                m_grid.direct[m_grid.offset[line[b] * m_nd + d] + a] = pb;
+            }
+        }
+    }
+
+    void LinkToSwitch(const std::vector<uint32_t>& line, uint32_t d, uint32_t index)
+    {
+        const bool nvSwitch = IsScaleUp(d);
+        const uint32_t sw = m_topology.AddSwitch(
+            nvSwitch ? ClusterTopology::NVSWITCH : ClusterTopology::SWITCH,
+            nvSwitch ? index : d,
+            (nvSwitch ? "nvswitch" : "switch" + std::to_string(d) + ".") + std::to_string(index));
+        m_grid.switchDim.push_back(d);
+        for (uint32_t member : line)
+        {
+            uint32_t pa = 0;
+            uint32_t pb = 0;
+            Link(member, sw, d, pa, pb);
+            m_grid.up[member * m_nd + d] = pa;
+        }
+    }
+
+    const TopologySpec& m_spec;
+    bool m_scaleUpFirst;
+    ClusterTopology& m_topology;
+    Grid& m_grid;
+    uint32_t m_nd; //!< dimensions
+};
+
+/**
+ * Builds a grid topology: GPUs (group = rank / size of dimension 0), then per dimension its
+ * links (and switches), line by line.
+ * \param scaleUpFirst dimension 0 is a scale-up (NVLink) network when there are more
+ */
+void
+BuildGrid(const TopologySpec& spec,
+          const std::vector<DimensionSpec>& dims,
+          bool snake,
+          bool scaleUpFirst,
+          ClusterTopology& topology)
+{
+    auto grid = std::make_shared<Grid>();
+    grid->dims = dims;
+    const auto nd = static_cast<uint32_t>(dims.size());
+    const std::vector<uint32_t> rankAt = PlaceGridRanks(dims, snake, *grid);
+    const uint32_t gpus = grid->gpus;
     for (uint32_t rank = 0; rank < gpus; ++rank)
     {
         topology.AddGpu(rank / dims[0].size);
@@ -190,17 +327,7 @@ BuildGrid(const TopologySpec& spec,
     grid->up.assign(uint64_t(gpus) * nd, 0);
     grid->offset.assign(uint64_t(gpus) * nd, 0);
 
-    auto link = [&](uint32_t a, uint32_t b, uint32_t d, uint32_t& portA, uint32_t& portB) {
-        portA = static_cast<uint32_t>(topology.GetPorts(a).size());
-        portB = static_cast<uint32_t>(topology.GetPorts(b).size());
-        const bool scaleUp = scaleUpFirst && d == 0 && nd > 1;
-        topology.AddLink(a,
-                         b,
-                         dims[d].bandwidth,
-                         dims[d].latency,
-                         scaleUp ? spec.nvLinkMtu : spec.mtu,
-                         scaleUp ? ClusterTopology::SCALE_UP : ClusterTopology::SCALE_OUT);
-    };
+    GridLinker linker(spec, scaleUpFirst, topology, *grid);
     uint64_t stride = 1;
     for (uint32_t d = 0; d < nd; ++d)
     {
@@ -217,53 +344,7 @@ BuildGrid(const TopologySpec& spec,
             {
                 line.push_back(rankAt[base + c * stride]);
             }
-            uint32_t pa = 0;
-            uint32_t pb = 0;
-            if (n > 1 && dims[d].shape == DimensionSpec::RING)
-            {
-                // As ASTRA-sim's ring: links c -> c + 1 for every c, so a ring of two has two
-                // parallel links.
-                for (uint32_t c = 0; c < n; ++c)
-                {
-                    const uint32_t a = line[c];
-                    const uint32_t b = line[(c + 1) % n];
-                    link(a, b, d, pa, pb);
-                    grid->plus[a * nd + d] = pa;
-                    grid->minus[b * nd + d] = pb;
-                }
-            }
-            else if (n > 1 && dims[d].shape == DimensionSpec::FULLY_CONNECTED)
-            {
-                for (uint32_t c = 0; c < n; ++c)
-                {
-                    grid->offset[line[c] * nd + d] = static_cast<uint32_t>(grid->direct.size());
-                    grid->direct.resize(grid->direct.size() + n, 0);
-                }
-                for (uint32_t a = 0; a < n; ++a)
-                {
-                    for (uint32_t b = a + 1; b < n; ++b)
-                    {
-                        link(line[a], line[b], d, pa, pb);
-                        grid->direct[grid->offset[line[a] * nd + d] + b] = pa;
-                        grid->direct[grid->offset[line[b] * nd + d] + a] = pb;
-                    }
-                }
-            }
-            else if (n > 1 && dims[d].shape == DimensionSpec::SWITCH)
-            {
-                const bool nvSwitch = scaleUpFirst && d == 0 && nd > 1;
-                const uint32_t sw = topology.AddSwitch(
-                    nvSwitch ? ClusterTopology::NVSWITCH : ClusterTopology::SWITCH,
-                    nvSwitch ? lineIndex : d,
-                    (nvSwitch ? "nvswitch" : "switch" + std::to_string(d) + ".") +
-                        std::to_string(lineIndex));
-                grid->switchDim.push_back(d);
-                for (uint32_t c = 0; c < n; ++c)
-                {
-                    link(line[c], sw, d, pa, pb);
-                    grid->up[line[c] * nd + d] = pa;
-                }
-            }
+            linker.LinkLine(line, d, lineIndex);
             ++lineIndex;
         }
         stride *= n;
