@@ -157,7 +157,6 @@ Collective::PostArrived(uint32_t src, const MessageKey& key)
 void
 Collective::Issue(uint32_t op)
 {
-    NS_LOG_FUNCTION(this << op);
     m_state[op] = ISSUED;
     const MessageOp o = m_schedule->Op(op);
     NS_LOG_LOGIC("call #" << m_seq << " step " << op << ": " << (o.send ? "send " : "receive ")
@@ -193,7 +192,6 @@ Collective::Ready(uint32_t op) const
 void
 Collective::Complete(uint32_t op)
 {
-    NS_LOG_FUNCTION(this << op);
     m_state[op] = COMPLETE;
     const uint32_t dependents = m_schedule->DependentCount(op);
     for (uint32_t j = 0; j < dependents; ++j)

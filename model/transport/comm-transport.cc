@@ -295,7 +295,6 @@ CommTransport::Match(uint32_t src,
                      const ArrivedMessage& message,
                      const PostedRecv& receive)
 {
-    NS_LOG_FUNCTION(this << src);
     if (message.bytes == receive.bytes)
     {
         return;
@@ -375,7 +374,6 @@ CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
 CommTransport::LocalCall*
 CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote)
 {
-    NS_LOG_FUNCTION(this << src);
     const CallId id{key.comm, key.seq};
     auto local = m_calls.find(id);
     if (local == m_calls.end())

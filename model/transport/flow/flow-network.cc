@@ -199,7 +199,6 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
 void
 FlowNetwork::Remember(uint32_t src, uint32_t channel)
 {
-    NS_LOG_FUNCTION(this << src << channel);
     if (src >= m_lastChannelOf.size())
     {
         m_lastChannelOf.resize(src + 1, kNoChannel);
@@ -218,7 +217,6 @@ FlowNetwork::Slack(const Channel& channel)
 Time
 FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 {
-    NS_LOG_FUNCTION(this << bytes);
     const double lastPacket =
         std::min(static_cast<double>(bytes), channel.segment) + channel.packetOverhead;
     return channel.propagation + CeilSeconds(lastPacket * channel.forwardSecondsPerByte);
@@ -227,7 +225,6 @@ FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 void
 FlowNetwork::Advance(Channel& channel)
 {
-    NS_LOG_FUNCTION(this);
     const Time now = Simulator::Now();
     if (channel.rate > 0 && now > channel.updated)
     {
@@ -268,7 +265,6 @@ FlowNetwork::SendMessage(uint32_t src,
 bool
 FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message)
 {
-    NS_LOG_FUNCTION(this << src << dst);
     const uint32_t index = GetChannel(src, dst);
     if (index == kNoChannel)
     {
@@ -309,7 +305,6 @@ FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& m
 void
 FlowNetwork::Enter(uint32_t index)
 {
-    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     if (!m_settings.fifoAtSource)
     {
@@ -340,7 +335,6 @@ FlowNetwork::Enter(uint32_t index)
 void
 FlowNetwork::ServeHead(uint32_t link)
 {
-    NS_LOG_FUNCTION(this << link);
     Egress& egress = m_egress[link];
     // An entry is done when its channel has sent up to its end (entries of other channels
     // ahead of it may still be running: they were granted on spare capacity).
@@ -378,7 +372,6 @@ FlowNetwork::ServeHead(uint32_t link)
 void
 FlowNetwork::GrantNext(uint32_t link)
 {
-    NS_LOG_FUNCTION(this << link);
     Egress& egress = m_egress[link];
     if (egress.granted >= egress.entries.size())
     {
@@ -391,7 +384,6 @@ FlowNetwork::GrantNext(uint32_t link)
 void
 FlowNetwork::Grant(uint32_t index, uint64_t end)
 {
-    NS_LOG_FUNCTION(this << index << end);
     Channel& channel = m_channels[index];
     channel.granted = std::max(channel.granted, end);
     if (channel.flow != MaxMinNetwork::kNoFlow ||
@@ -418,7 +410,6 @@ FlowNetwork::Grant(uint32_t index, uint64_t end)
 void
 FlowNetwork::ScheduleNext(uint32_t index)
 {
-    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     channel.next.Cancel();
     if (channel.rate <= 0 || channel.head == channel.messages.size())
@@ -442,7 +433,6 @@ FlowNetwork::ScheduleNext(uint32_t index)
 void
 FlowNetwork::Progress(uint32_t index)
 {
-    NS_LOG_FUNCTION(this << index);
     std::vector<Callback> done;
     Channel& channel = m_channels[index];
     Advance(channel);
@@ -556,7 +546,6 @@ FlowNetwork::Progress(uint32_t index)
 void
 FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 {
-    NS_LOG_FUNCTION(this << index);
     --m_channels[index].inFlight;
     if (delivered)
     {
@@ -567,7 +556,6 @@ FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 void
 FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
 {
-    NS_LOG_FUNCTION(this << index);
     Channel& channel = m_channels[index];
     --channel.inFlight;
     // The receiver is looked up now, not at the send: holding it would touch the receiving
@@ -581,7 +569,6 @@ FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
 void
 FlowNetwork::MarkDirty()
 {
-    NS_LOG_FUNCTION(this);
     if (!m_reallocationPending)
     {
         // After every event already due now: the starts and ends of this instant are
@@ -594,7 +581,6 @@ FlowNetwork::MarkDirty()
 void
 FlowNetwork::Reallocate()
 {
-    NS_LOG_FUNCTION(this);
     m_reallocationPending = false;
     m_rates.Reallocate(m_changed);
     for (uint32_t flow : m_changed)
