@@ -1191,6 +1191,20 @@ BOOST_AUTO_TEST_CASE(process_group_whose_size_disagrees_with_its_list_is_an_erro
     }
 }
 
+// A default group (no ranks, no group_size) spans the world: a world size of 2^33 made the
+// converter list 2^33 ranks (out of memory). Refused where it is read, naming the key.
+BOOST_AUTO_TEST_CASE(an_absurd_world_size_is_refused_where_it_is_read)
+{
+    Json nodes = Roots({{2, 1}});
+    nodes.push_back(PgInit(3, 2, Json::array({{{"pg_name", "0"}, {"ranks", Json::array()}}})));
+    ExpectError(Trace(nodes, Link(0, int64_t{1} << 33)),
+                {"trace_link.world_size", "absurd world size 8589934592"});
+    // With a real world size the same default group converts.
+    TempDir dir;
+    auto [report, et] = ConvertText(dir, Trace(nodes, Link(0, 4)).dump());
+    BOOST_TEST(chakra_test::CheckStructure(et) == "");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(point_to_point)

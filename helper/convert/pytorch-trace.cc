@@ -117,6 +117,16 @@ ReadTraceLink(const std::string& path, const nlohmann::json& link)
     {
         throw TraceError(path, "trace_link.world_size", "is not a positive number above rank");
     }
+    // A default process group lists no ranks and spans the world: an absurd world size would
+    // make the converter list billions of ranks. The same bound as a group's size.
+    constexpr int64_t kMaxWorldSize = int64_t{1} << 24;
+    if (info.worldSize && *info.worldSize > kMaxWorldSize)
+    {
+        throw TraceError(path,
+                         "trace_link.world_size",
+                         "absurd world size " + std::to_string(*info.worldSize) + " (at most " +
+                             std::to_string(kMaxWorldSize) + " ranks)");
+    }
     return info;
 }
 
