@@ -159,8 +159,11 @@ ChooseCollectiveAlgorithm(CollectiveAlgorithmKind::Kind requested, const Collect
     NS_LOG_FUNCTION(requested << request.type << request.bytes << request.size);
     if (requested != CollectiveAlgorithmKind::AUTO)
     {
-        Ptr<CollectiveAlgorithm> algorithm =
-            CreateCollectiveAlgorithm(CollectiveAlgorithmName(requested));
+        // The enum value is 1 + the table position: no detour through the name.
+        const auto index = static_cast<std::size_t>(requested);
+        Ptr<CollectiveAlgorithm> algorithm = index >= 1 && index <= Algorithms().size()
+                                                 ? Create(Algorithms()[index - 1].typeId())
+                                                 : nullptr;
         if (algorithm && algorithm->Supports(request))
         {
             return algorithm;

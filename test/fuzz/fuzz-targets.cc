@@ -9,6 +9,7 @@
 #include "ns3/host-trace.h"
 #include "ns3/kineto-trace.h"
 #include "ns3/pytorch-trace.h"
+#include "ns3/temporary-directory.h"
 #include "ns3/trace-converter.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-file.h"
@@ -17,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <initializer_list>
 #include <set>
 #include <unistd.h>
@@ -44,29 +44,12 @@ Violation(const std::string& what)
     Handler()(what);
 }
 
-/** A scratch directory of this process, removed at exit. */
+/** A scratch directory of this process, removed at exit (a static's destructor). */
 const std::string&
 ScratchDir()
 {
-    static const std::string dir = [] {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/chakra-fuzz-XXXXXX";
-        if (mkdtemp(pattern.data()) == nullptr)
-        {
-            std::perror("chakra fuzz: mkdtemp");
-            std::abort();
-        }
-        return pattern;
-    }();
-    static const bool cleanup = [] {
-        std::atexit([] {
-            std::error_code error;
-            std::filesystem::remove_all(ScratchDir(), error);
-        });
-        return true;
-    }();
-    (void)cleanup;
-    return dir;
+    static const ns3::TemporaryDirectory dir("chakra-fuzz");
+    return dir.GetPath();
 }
 
 std::string
