@@ -3,7 +3,7 @@
 # contrib/chakra. The source and header lists are read from CMakeLists.txt (its
 # "set(chakra_<part>_sources ...)" and "..._headers" blocks), so the two builds cannot drift
 # apart; the protobuf code is generated from schema/et_def.proto at build time, and protobuf,
-# zlib and nlohmann-json come from the system.
+# zlib, nlohmann-json, yaml-cpp and CLI11 come from the system.
 
 import os
 import re
@@ -42,6 +42,9 @@ def configure(conf):
     # Topology files (YAML/JSON): Debian's libyaml-cpp-dev.
     conf.check_cfg(package='yaml-cpp', args=['--cflags', '--libs'], uselib_store='YAMLCPP',
                    mandatory=True)
+    # The tools' command lines: Debian's libcli11-dev (header-only).
+    conf.check_cxx(header_name='CLI/CLI.hpp', mandatory=True,
+                   msg='Checking for CLI11 (libcli11-dev)')
     conf.find_program('protoc', var='PROTOC')
 
 

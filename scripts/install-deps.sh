@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev                  # JSON traces
   libyaml-cpp-dev                     # topology files (YAML/JSON, ASTRA-sim's network.yml)
   libboost-test-dev                   # tests
+  libcli11-dev                        # the tools' command lines (CLI11, header-only)
   python3 gnuplot-nox                 # scripts/sweep.py and its plot
   python3-distributed                 # scripts/sweep.py --backend dask (Dask distributed)
   zlib1g-dev                          # gzip'd traces

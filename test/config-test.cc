@@ -530,6 +530,15 @@ BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
         BOOST_TEST(args.GetMorePositionals().empty());
     }
     {
+        // "--" ends the flags: what follows is an argument, even when it looks like a flag.
+        ToolArgs args = ExampleTool();
+        auto p = ParseWords(args, {"tool", "--quiet", "--", "--in.json", "--ranks"});
+        BOOST_TEST(p.code == 0, p.error);
+        BOOST_TEST(args.Get("input") == "--in.json");
+        BOOST_TEST((args.GetMorePositionals() == std::vector<std::string>{"--ranks"}));
+        BOOST_TEST(!args.Has("ranks"));
+    }
+    {
         ToolArgs args = ExampleTool();
         auto p = ParseWords(args, {"tool", "in.json"});
         BOOST_TEST(p.code == 0, p.error);
@@ -541,6 +550,7 @@ BOOST_AUTO_TEST_CASE(tool_args_parse_every_form_a_tool_takes)
     const std::vector<std::pair<std::vector<std::string>, std::string>> mistakes = {
         {{"tool", "in.json", "--ranks"}, "tool: error: --ranks needs a value"},
         {{"tool", "in.json", "--ranks", "--quiet"}, "tool: error: --ranks needs a value"},
+        {{"tool", "in.json", "--ranks=", "4"}, "tool: error: --ranks needs a value"},
         {{"tool", "in.json", "--rank=2"}, "unknown option --rank (did you mean '--ranks'?)"},
         {{"tool", "in.json", "--quiet=loud"}, "--quiet takes no value"},
         {{"tool"}, "missing argument <input>"},

@@ -6,6 +6,9 @@
 #include "ns3/command-line.h"
 #include "ns3/global-value.h"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -30,6 +33,13 @@ IsNs3PrintFlag(const std::string& flag)
         }
     }
     return false;
+}
+
+/** \return true if \p word is a long flag ("--name" or "--name=value") */
+bool
+IsLongFlag(const std::string& word)
+{
+    return word.size() > 2 && word.compare(0, 2, "--") == 0;
 }
 
 bool
@@ -217,119 +227,169 @@ int
 ToolArgs::Parse(int argc, char** argv, bool& done)
 {
     done = false;
-    std::size_t nextPositional = 0;
-    auto fail = [&](const std::string& message) {
-        std::cerr << m_program << ": error: " << message << " (see --help)" << std::endl;
-        done = true;
-        return 2;
-    };
-    for (int i = 1; i < argc; ++i)
+    std::vector<std::string> words; // argv, each flag in its declared spelling
+    try
     {
-        std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
+        for (int i = 1; i < argc; ++i)
         {
-            std::cout << Usage();
-            done = true;
-            return 0;
-        }
-        if (arg.size() > 2 && arg.compare(0, 2, "--") == 0)
-        {
-            std::string flag = arg.substr(2);
-            std::string value;
-            bool hasValue = false;
-            std::string::size_type eq = flag.find('=');
-            if (eq != std::string::npos)
+            const std::string arg = argv[i];
+            if (arg == "--help" || arg == "-h" || arg == "--PrintHelp")
             {
-                value = flag.substr(eq + 1);
-                flag = flag.substr(0, eq);
-                hasValue = true;
+                std::cout << Usage();
+                done = true;
+                return 0;
             }
-            const Spec* spec = Find(flag);
-            if (spec == nullptr)
+            if (arg == "--")
             {
-                try
-                {
-                    // "--ns3::Type::Name value" takes the next argument as its value.
-                    if (!hasValue && flag.compare(0, 5, "ns3::") == 0 && m_ns3 && i + 1 < argc)
-                    {
-                        value = argv[++i];
-                        hasValue = true;
-                    }
-                    if (HandleNs3Flag(flag, value, hasValue))
-                    {
-                        continue;
-                    }
-                }
-                catch (const std::invalid_argument& e)
-                {
-                    return fail(e.what());
-                }
-                return fail("unknown option --" + flag + DidYouMean(flag, FlagNames(), "--"));
-            }
-            if (spec->boolean)
-            {
-                if (hasValue && value != "true" && value != "1")
-                {
-                    if (value == "false" || value == "0")
-                    {
-                        m_values.erase(spec->name);
-                        continue;
-                    }
-                    return fail("--" + flag + " takes no value");
-                }
-                m_values[spec->name] = "true";
-                continue;
-            }
-            if (spec->optionalValue)
-            {
-                m_values[spec->name] = value;
-                continue;
-            }
-            if (!hasValue)
-            {
-                const bool nextIsFlag = i + 1 < argc && std::string(argv[i + 1]).size() > 2 &&
-                                        std::string(argv[i + 1]).compare(0, 2, "--") == 0;
-                if (i + 1 >= argc || nextIsFlag)
-                {
-                    return fail("--" + flag + " needs a value");
-                }
-                value = argv[++i];
-            }
-            m_values[spec->name] = value;
-            continue;
-        }
-        // A positional argument.
-        std::size_t seen = 0;
-        const Spec* target = nullptr;
-        for (const auto& spec : m_specs)
-        {
-            if (spec.positional && seen++ == nextPositional)
-            {
-                target = &spec;
+                words.insert(words.end(), argv + i, argv + argc);
                 break;
             }
-        }
-        if (target == nullptr)
-        {
-            if (m_moreName.empty())
+            if (IsLongFlag(arg))
             {
-                return fail("unexpected argument '" + arg + "'");
+                i += SpellFlag(arg, i + 1 < argc ? argv[i + 1] : nullptr, words);
             }
-            m_more.push_back(arg);
-            continue;
+            else
+            {
+                words.push_back(arg);
+            }
         }
-        m_values[target->name] = arg;
-        ++nextPositional;
+        ParseSpelled(std::move(words));
     }
-    for (const auto& spec : m_specs)
+    catch (const std::invalid_argument& e)
     {
-        if (spec.required && m_values.count(spec.name) == 0)
-        {
-            return fail(spec.positional ? "missing argument <" + spec.name + ">"
-                                        : "missing required option --" + spec.name);
-        }
+        std::cerr << m_program << ": error: " << e.what() << " (see --help)" << std::endl;
+        done = true;
+        return 2;
     }
     return 0;
+}
+
+int
+ToolArgs::SpellFlag(const std::string& arg, const char* next, std::vector<std::string>& words)
+{
+    std::string flag = arg.substr(2);
+    std::string value;
+    const std::string::size_type eq = flag.find('=');
+    const bool hasValue = eq != std::string::npos;
+    if (hasValue)
+    {
+        value = flag.substr(eq + 1);
+        flag.resize(eq);
+    }
+    if (const Spec* spec = Find(flag))
+    {
+        // CLI11 reads "--name=" as "--name" followed by its value, taking the next word.
+        if (hasValue && value.empty() && !spec->boolean && !spec->optionalValue)
+        {
+            throw std::invalid_argument("--" + flag + " needs a value");
+        }
+        words.push_back("--" + spec->name + (hasValue ? "=" + value : ""));
+        return 0;
+    }
+    // "--ns3::Type::Name value" takes the next word as its value.
+    if (m_ns3 && !hasValue && next != nullptr && flag.compare(0, 5, "ns3::") == 0)
+    {
+        HandleNs3Flag(flag, next, true);
+        return 1;
+    }
+    if (HandleNs3Flag(flag, value, hasValue))
+    {
+        return 0;
+    }
+    throw std::invalid_argument("unknown option --" + flag + DidYouMean(flag, FlagNames(), "--"));
+}
+
+void
+ToolArgs::ParseSpelled(std::vector<std::string> words)
+{
+    CLI::App app{m_summary, m_program};
+    app.set_help_flag(); // Usage() is the help, printed before parsing
+    app.allow_extras();  // reported below, naming the first one
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    std::vector<CLI::Option*> options;
+    for (const Spec& spec : m_specs)
+    {
+        if (spec.positional)
+        {
+            // Not ->required(): CLI11 2.1 keeps words back for a missing required positional,
+            // even from an option waiting for its value ("--ranks 4" would give 4 to <input>).
+            // Required arguments are checked after the parse, below.
+            options.push_back(app.add_option(spec.name));
+        }
+        else if (spec.boolean)
+        {
+            options.push_back(app.add_flag("--" + spec.name));
+        }
+        else if (spec.optionalValue)
+        {
+            options.push_back(app.add_flag("--" + spec.name + "{}")); // alone: ""
+        }
+        else
+        {
+            // 0 or 1 values, not exactly 1: CLI11 gives an option expecting one value the next
+            // word even when it is a flag ("--ranks --quiet" would set ranks to "--quiet").
+            // Given alone it has an empty value, refused below.
+            options.push_back(app.add_option("--" + spec.name)->expected(0, 1));
+        }
+    }
+    std::vector<std::string> more;
+    if (!m_moreName.empty())
+    {
+        app.add_option(m_moreName, more);
+    }
+    std::reverse(words.begin(), words.end()); // CLI11 takes the words from the back
+    try
+    {
+        app.parse(words);
+    }
+    catch (const CLI::ParseError& e)
+    {
+        throw std::invalid_argument(e.what());
+    }
+    for (const std::string& word : app.remaining())
+    {
+        if (word != "--")
+        {
+            throw std::invalid_argument("unexpected argument '" + word + "'");
+        }
+    }
+    for (std::size_t k = 0; k < m_specs.size(); ++k)
+    {
+        StoreParsed(m_specs[k], options[k]->results());
+    }
+    m_more = std::move(more);
+}
+
+void
+ToolArgs::StoreParsed(const Spec& spec, const std::vector<std::string>& given)
+{
+    if (given.empty())
+    {
+        if (spec.required)
+        {
+            throw std::invalid_argument(spec.positional ? "missing argument <" + spec.name + ">"
+                                                        : "missing required option --" + spec.name);
+        }
+        return;
+    }
+    const std::string& value = given.back(); // given more than once: the last counts
+    if (spec.boolean)
+    {
+        if (value == "true" || value == "1")
+        {
+            m_values[spec.name] = "true";
+        }
+        else if (value != "false" && value != "0")
+        {
+            throw std::invalid_argument("--" + spec.name + " takes no value");
+        }
+        return;
+    }
+    if (value.empty() && !spec.optionalValue && !spec.positional)
+    {
+        throw std::invalid_argument("--" + spec.name + " needs a value");
+    }
+    m_values[spec.name] = value;
 }
 
 std::string

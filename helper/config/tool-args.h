@@ -29,6 +29,11 @@ namespace ns3
  *   ns-3's --PrintAttributes=TYPE, --PrintTypeIds, --PrintGroups, --PrintGroup=GROUP,
  *   --PrintGlobals print what they print in ns-3 programs.
  * - An unknown flag is an error with the nearest known flag ("did you mean"), not the help.
+ *
+ * CLI11 (Debian's libcli11-dev) does the parsing: values, flags, positionals, "last value
+ * wins". Parse first puts each flag in its declared spelling (CLI11 matches names exactly) and
+ * takes the ns-3 flags, whose names are open-ended; what CLI11 found is then checked here, so
+ * that every mistake is one line naming the flag.
  */
 class ToolArgs
 {
@@ -118,6 +123,23 @@ class ToolArgs
     void Declare(Spec spec);
     /** \return every flag name and alias, with "--" */
     std::vector<std::string> FlagNames() const;
+    /**
+     * Appends the flag word \p arg to \p words in its declared spelling (the parser matches
+     * names exactly), or handles it here when it is an ns-3 flag; an unknown flag throws
+     * std::invalid_argument naming the nearest known one.
+     * \param arg a word starting with "--"
+     * \param next the word after it (nullptr at the end)
+     * \param words the words for the parser
+     * \return how many words after \p arg it used (1 for "--ns3::Type::Name value")
+     */
+    int SpellFlag(const std::string& arg, const char* next, std::vector<std::string>& words);
+    /**
+     * Parses \p words (flags in their declared spellings) with CLI11 and stores the values;
+     * a mistake throws std::invalid_argument with the message the tool prints.
+     */
+    void ParseSpelled(std::vector<std::string> words);
+    /** Stores what the parser found for \p spec (\p given: its values, in order). */
+    void StoreParsed(const Spec& spec, const std::vector<std::string>& given);
     /**
      * Handles an ns-3 flag (attribute, global value, --Print...).
      * \return true if \p flag is one (an invalid value throws std::invalid_argument)
