@@ -12,13 +12,15 @@ GradientBucketer::GradientBucketer(RankTraceBuilder& trace,
                                    std::string namePrefix,
                                    uint64_t bucketBytes,
                                    uint64_t firstBucketBytes,
-                                   int64_t stream)
+                                   int64_t stream,
+                                   ChakraProtoMsg::CollectiveCommType type)
     : m_trace(trace),
       m_pg(std::move(pg)),
       m_namePrefix(std::move(namePrefix)),
       m_bucketBytes(bucketBytes),
       m_firstBucketBytes(firstBucketBytes == 0 ? bucketBytes : firstBucketBytes),
-      m_stream(stream)
+      m_stream(stream),
+      m_type(type)
 {
 }
 
@@ -58,7 +60,7 @@ GradientBucketer::Close()
         deps.push_back(*m_last); // buckets are reduced in order on one stream
     }
     m_last = m_trace.Collective(m_namePrefix + std::to_string(m_sizes.size()),
-                                ChakraProtoMsg::ALL_REDUCE,
+                                m_type,
                                 m_open,
                                 deps,
                                 m_pg,

@@ -37,13 +37,16 @@ class GradientBucketer
      * \param bucketBytes bucket limit (0: one bucket per gradient)
      * \param firstBucketBytes limit of the first bucket (0: bucketBytes)
      * \param stream the GPU stream of the all-reduces
+     * \param type the collective of each bucket: ALL_REDUCE (DDP), or REDUCE_SCATTER (a
+     *        sharded optimizer: each rank keeps its shard of the reduced gradients)
      */
     GradientBucketer(RankTraceBuilder& trace,
                      std::string pg,
                      std::string namePrefix,
                      uint64_t bucketBytes,
                      uint64_t firstBucketBytes,
-                     int64_t stream);
+                     int64_t stream,
+                     ChakraProtoMsg::CollectiveCommType type = ChakraProtoMsg::ALL_REDUCE);
 
     /**
      * Adds a gradient.
@@ -66,14 +69,15 @@ class GradientBucketer
     /** Writes the open bucket's all-reduce. */
     void Close();
 
-    RankTraceBuilder& m_trace;      //!< the rank's trace
-    std::string m_pg;               //!< process group
-    std::string m_namePrefix;       //!< node name prefix
-    uint64_t m_bucketBytes;         //!< limit of later buckets
-    uint64_t m_firstBucketBytes;    //!< limit of the first bucket
-    int64_t m_stream;               //!< GPU stream
-    uint64_t m_open{0};             //!< bytes in the open bucket
-    uint32_t m_openGradients{0};    //!< gradients in the open bucket
+    RankTraceBuilder& m_trace;                 //!< the rank's trace
+    std::string m_pg;                          //!< process group
+    std::string m_namePrefix;                  //!< node name prefix
+    uint64_t m_bucketBytes;                    //!< limit of later buckets
+    uint64_t m_firstBucketBytes;               //!< limit of the first bucket
+    int64_t m_stream;                          //!< GPU stream
+    ChakraProtoMsg::CollectiveCommType m_type; //!< the collective of each bucket
+    uint64_t m_open{0};                        //!< bytes in the open bucket
+    uint32_t m_openGradients{0};               //!< gradients in the open bucket
     uint64_t m_lastReady{0};        //!< node that produced the open bucket's last gradient
     std::optional<uint64_t> m_last; //!< last all-reduce written
     std::vector<uint64_t> m_sizes;  //!< sizes of the all-reduces written

@@ -11,9 +11,9 @@ namespace ns3
 namespace
 {
 
-/** \return the GlobalMetadata of generated traces (world_size if not 0) */
+/** \return the GlobalMetadata of generated traces (world_size if not 0, the step's facts) */
 ChakraProtoMsg::GlobalMetadata
-GeneratorMetadata(uint32_t worldSize)
+GeneratorMetadata(uint32_t worldSize, const TrainingStepFacts& facts = {})
 {
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version("0.0.4");
@@ -22,6 +22,12 @@ GeneratorMetadata(uint32_t worldSize)
     if (worldSize > 0)
     {
         attributes.Int64("world_size", worldSize);
+    }
+    if (facts.tokens > 0)
+    {
+        attributes.Double("model_flops_per_step", facts.modelFlops);
+        attributes.Int64("tokens_per_step", static_cast<int64_t>(facts.tokens));
+        attributes.Double("gpu_peak_flops", facts.gpuPeakFlops);
     }
     return metadata;
 }
@@ -58,6 +64,13 @@ JsonString(const std::string& text)
 
 RankTraceBuilder::RankTraceBuilder(const std::string& path, uint32_t worldSize)
     : m_writer(path, GeneratorMetadata(worldSize))
+{
+}
+
+RankTraceBuilder::RankTraceBuilder(const std::string& path,
+                                   uint32_t worldSize,
+                                   const TrainingStepFacts& facts)
+    : m_writer(path, GeneratorMetadata(worldSize, facts))
 {
 }
 

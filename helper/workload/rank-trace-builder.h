@@ -19,6 +19,18 @@ namespace ns3
 
 /**
  * \ingroup chakra-workload
+ * \brief What one training step does, as a whole job: recorded in every rank's metadata
+ * (model_flops_per_step, tokens_per_step) so that a report can give throughput and MFU.
+ */
+struct TrainingStepFacts
+{
+    double modelFlops{0};   //!< model FLOPs of the step (the MFU convention, no recompute)
+    uint64_t tokens{0};     //!< tokens trained in the step (global batch x sequence)
+    double gpuPeakFlops{0}; //!< peak FLOP/s of one GPU at the step's precision (for MFU)
+};
+
+/**
+ * \ingroup chakra-workload
  * \brief Builds one rank's trace with ascending node ids.
  *
  * Every node carries the attributes the simulator reads, with the oneof types the reference
@@ -52,6 +64,14 @@ class RankTraceBuilder
      * \throws TraceError if it cannot be created
      */
     explicit RankTraceBuilder(const std::string& path, uint32_t worldSize = 0);
+    /**
+     * Creates the trace file of one rank of a training step.
+     * \param path the .et file
+     * \param worldSize the job's rank count (see above)
+     * \param facts the step's model FLOPs and tokens, recorded in the metadata
+     * \throws TraceError if it cannot be created
+     */
+    RankTraceBuilder(const std::string& path, uint32_t worldSize, const TrainingStepFacts& facts);
 
     /**
      * A GPU compute node.

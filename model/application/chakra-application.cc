@@ -11,6 +11,7 @@
 #include "ns3/trace-error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace ns3
@@ -30,6 +31,49 @@ RecordedMicros(const EtNode& node)
         node.GetDouble("duration_exact_micros", static_cast<double>(node.GetDurationMicros()));
     NodeDuration(node, "duration_exact_micros", micros); // checked: it is reported
     return micros;
+}
+
+/**
+ * Reads the training step a generated trace states (model_flops_per_step, tokens_per_step,
+ * gpu_peak_flops), so that the report can give throughput and MFU.
+ * \return false if the metadata does not state one
+ * \throws TraceError naming the trace and key when a value is not a positive number
+ */
+bool
+ReadTrainingStep(const std::string& tracePath,
+                 const EtAttributeList& metadata,
+                 double& flops,
+                 uint64_t& tokens,
+                 double& peak)
+{
+    const auto* flopsAttr = FindAttribute(metadata, "model_flops_per_step");
+    const auto* tokensAttr = FindAttribute(metadata, "tokens_per_step");
+    const auto* peakAttr = FindAttribute(metadata, "gpu_peak_flops");
+    if (flopsAttr == nullptr && tokensAttr == nullptr && peakAttr == nullptr)
+    {
+        return false;
+    }
+    std::string why;
+    auto bad = [&](const std::string& key) {
+        return TraceError(tracePath,
+                          "metadata '" + key + "'",
+                          why.empty() ? std::string("must be a positive number") : why);
+    };
+    if (flopsAttr == nullptr || !AttributeToDouble(*flopsAttr, flops, why) || !(flops > 0) ||
+        !std::isfinite(flops))
+    {
+        throw bad("model_flops_per_step");
+    }
+    if (tokensAttr == nullptr || !AttributeToUint64(*tokensAttr, tokens, why) || tokens == 0)
+    {
+        throw bad("tokens_per_step");
+    }
+    if (peakAttr == nullptr || !AttributeToDouble(*peakAttr, peak, why) || !(peak > 0) ||
+        !std::isfinite(peak))
+    {
+        throw bad("gpu_peak_flops");
+    }
+    return true;
 }
 
 } // namespace
@@ -146,6 +190,17 @@ ChakraApplication::OpenTrace()
         GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
         m_worldSizeKnown = FindAttribute(m_feeder->GetMetadata().attr(), "world_size") != nullptr;
+        double stepFlops = 0;
+        uint64_t stepTokens = 0;
+        double gpuPeak = 0;
+        if (ReadTrainingStep(m_tracePath,
+                             m_feeder->GetMetadata().attr(),
+                             stepFlops,
+                             stepTokens,
+                             gpuPeak))
+        {
+            m_stats.SetTrainingStep(stepFlops, stepTokens, gpuPeak);
+        }
         if (m_ctrlDeps == CTRL_AUTO && HasCallTreeCtrlDeps(m_feeder->GetMetadata()))
         {
             m_feeder->SetHonourCtrlDeps(false);

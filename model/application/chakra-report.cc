@@ -70,6 +70,42 @@ ChakraReport::GetIterationTime() const
     return latest;
 }
 
+TrainingThroughput
+ChakraReport::GetTrainingThroughput() const
+{
+    TrainingThroughput throughput;
+    const double seconds = GetIterationTime().GetSeconds();
+    for (const auto& rank : m_ranks)
+    {
+        if (rank.stepTokens > 0 && seconds > 0)
+        {
+            const double gpus = static_cast<double>(m_ranks.size());
+            throughput.stated = true;
+            throughput.tokensPerSecondPerGpu = rank.stepTokens / seconds / gpus;
+            throughput.tflopsPerGpu = rank.stepModelFlops / seconds / gpus / 1e12;
+            throughput.mfu = throughput.tflopsPerGpu * 1e12 / rank.gpuPeakFlops;
+            break;
+        }
+    }
+    return throughput;
+}
+
+void
+ChakraReport::PrintTrainingStep(std::ostream& os) const
+{
+    const TrainingThroughput t = GetTrainingThroughput();
+    if (!t.stated)
+    {
+        return;
+    }
+    os << "training step: " << std::fixed << std::setprecision(1) << t.tokensPerSecondPerGpu
+       << " tokens/s per GPU, " << t.tflopsPerGpu << " model TFLOP/s per GPU, MFU " << 100 * t.mfu
+       << "% (model FLOPs as Megatron-LM counts them, no recompute, over the "
+       << "GPU's peak dense FLOP/s)\n";
+    os.unsetf(std::ios::floatfield);
+    os << std::setprecision(6);
+}
+
 const std::vector<RankStats>&
 ChakraReport::GetRanks() const
 {
@@ -260,7 +296,9 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
            << (m_transportChoice.empty() ? "" : " (" + m_transportChoice + ")") << "\n";
     }
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
-       << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n\n";
+       << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n";
+    PrintTrainingStep(os);
+    os << "\n";
     os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
        << std::setw(14) << "compute_us" << std::setw(14) << "comm_us" << std::setw(18)
        << "exposed_comm_us" << std::setw(10) << "nodes"

@@ -50,9 +50,27 @@ struct ReportTable
  * \ingroup chakra-application
  * \brief Per-rank totals and per-collective bandwidths of a run.
  */
+/**
+ * \ingroup chakra-application
+ * \brief A training step's throughput: what the step's traces state (model FLOPs, tokens, the
+ * GPU's peak) over the simulated iteration time.
+ */
+struct TrainingThroughput
+{
+    bool stated{false};              //!< the traces state a training step
+    double tokensPerSecondPerGpu{0}; //!< tokens / iteration time / GPUs
+    double tflopsPerGpu{0};          //!< model FLOPs / iteration time / GPUs, 10^12
+    double mfu{0};                   //!< model FLOPs utilization: tflopsPerGpu / peak
+};
+
 class ChakraReport
 {
   public:
+    /**
+     * \return the step's throughput and MFU (Megatron-LM's convention: model FLOPs, no
+     *         recompute, over the peak dense FLOP/s), when the traces state a training step
+     */
+    TrainingThroughput GetTrainingThroughput() const;
     /** Adds one rank's results. */
     void AddRank(const RankStats& stats, const std::vector<CommRecord>& records);
 
@@ -115,6 +133,9 @@ class ChakraReport
     static double BusBandwidthFactor(const std::string& type, uint32_t n);
 
   private:
+    /** Prints the training step's throughput line, when the traces state one. */
+    void PrintTrainingStep(std::ostream& os) const;
+
     std::vector<RankStats> m_ranks;
     std::vector<CommRecord> m_records;
     std::string m_transportModel;

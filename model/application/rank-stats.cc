@@ -73,6 +73,15 @@ RankStatsRecorder::SetRank(uint32_t rank)
 }
 
 void
+RankStatsRecorder::SetTrainingStep(double modelFlops, uint64_t tokens, double gpuPeakFlops)
+{
+    NS_LOG_FUNCTION(this << modelFlops << tokens << gpuPeakFlops);
+    m_stats.stepModelFlops = modelFlops;
+    m_stats.stepTokens = tokens;
+    m_stats.gpuPeakFlops = gpuPeakFlops;
+}
+
+void
 RankStatsRecorder::AddCompute(Time start, Time end)
 {
     NS_LOG_FUNCTION(this << start << end);

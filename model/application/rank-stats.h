@@ -51,6 +51,13 @@ struct RankStats
     std::vector<std::string> stuck; //!< what an unfinished rank waits for
     std::string error;              //!< a fatal trace error, if any
     std::vector<std::string> warnings;
+    /**
+     * The training step the trace states in its metadata (chakra_generator --workload llm):
+     * model FLOPs and tokens of the whole step, the GPU's peak FLOP/s; 0 when not stated.
+     */
+    double stepModelFlops{0};
+    uint64_t stepTokens{0}; //!< tokens of the whole step
+    double gpuPeakFlops{0}; //!< peak FLOP/s of one GPU at the step's precision
 };
 
 /**
@@ -67,6 +74,13 @@ class RankStatsRecorder
   public:
     /** \param rank the rank reported */
     void SetRank(uint32_t rank);
+    /**
+     * The training step the trace's metadata states (see RankStats::stepModelFlops).
+     * \param modelFlops model FLOPs of the step
+     * \param tokens tokens of the step
+     * \param gpuPeakFlops peak FLOP/s of one GPU
+     */
+    void SetTrainingStep(double modelFlops, uint64_t tokens, double gpuPeakFlops);
     /** A node ran from \p start to \p end (relative to the replay start). */
     void AddCompute(Time start, Time end);
     /** A communication node ran from \p start to \p end (relative to the replay start). */
