@@ -357,6 +357,10 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_and_key)
     check("absurd.yaml",
           "layers: 2000000\nhidden: 64\nffn: 256\nheads: 4\nvocab: 100\n",
           {"'layers'"});
+    // Each field in range, but 10^6 layers of width 10^6 is beyond any model (> 10^15).
+    check("huge.yaml",
+          "layers: 1000000\nhidden: 1000000\nffn: 256\nheads: 4\nvocab: 100\n",
+          {"absurd"});
     check("gqa.yaml", base + "kv-heads: 3\n", {"'kv-heads'"});
     check("topk.yaml", base + "top-k: 2\n", {"'top-k'"});
     check("topk-big.yaml", base + "experts: 4\ntop-k: 5\n", {"'top-k'"});
@@ -370,6 +374,11 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_and_key)
               "intermediate_size": 256, "num_attention_heads": 4, "num_key_value_heads": 3,
               "vocab_size": 100})",
           {"'num_key_value_heads'"});
+    check("hf-freq.json",
+          R"({"model_type": "deepseek_v3", "num_hidden_layers": 4, "hidden_size": 64,
+              "intermediate_size": 256, "num_attention_heads": 4, "vocab_size": 100,
+              "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_layer_freq": 2})",
+          {"'moe_layer_freq'"});
     check("hf-missing.json",
           R"({"model_type": "llama", "hidden_size": 64})",
           {"'num_hidden_layers'", "missing"});

@@ -372,8 +372,10 @@ ActiveParameters(const TransformerModel& m)
  * MLA's projections; the logits (hidden x vocab, once: the input embedding is a lookup); and
  * the attention scores QK^T and their weighted sum of V over seq keys, halved for the causal
  * mask. It reduces to Narayanan et al., SC'21, appendix, for GPT-3 (non-causal). We differ in
- * two small ways: the router GEMM (hidden x experts) is counted, which Megatron leaves out, and
- * MLA's latent norms (Megatron's "+ 1" per rank) are not, as no norm is elsewhere.
+ * small ways: the router GEMM (hidden x experts) is counted, which Megatron leaves out; MLA's
+ * latent norms (Megatron's "+ 1" per rank) are not, as no norm is elsewhere; the logits use
+ * vocab as given, where Megatron uses its padded vocabulary (a caller that models the padding
+ * sets vocab to it); and no multi-token-prediction layer is counted (Megatron's mtp_num_layers).
  */
 double
 TrainingFlopsPerToken(const TransformerModel& m, uint32_t seq, bool causal)
