@@ -73,8 +73,11 @@ BOOST_AUTO_TEST_CASE(datasheet_figures)
     BOOST_TEST(h200.bf16Tflops == h100.bf16Tflops);
     BOOST_TEST(h200.hbmTBps == 4.8);
     BOOST_TEST(h200.memoryGiB == 141);
-    // HGX B200: 36 PFLOPS BF16 sparse over 8 GPUs -> 4.5 sparse, 2.25 dense per GPU.
-    BOOST_TEST(LookUpGpuCompute("B200").bf16Tflops == 36000.0 / 8 / 2);
+    // HGX B200 per GPU: BF16 4.5 PFLOPS sparse -> 2.25 dense; 62 TB/s over 8 GPUs (7.7 each).
+    const GpuComputeSpec b200 = LookUpGpuCompute("B200");
+    BOOST_TEST(b200.bf16Tflops == 4500.0 / 2);
+    BOOST_TEST(b200.hbmTBps == 7.7);
+    BOOST_TEST(b200.memoryGiB == 180);
     // GB200 NVL72: 720 PFLOPS FP8 sparse over 72 GPUs -> 10 sparse, 5 dense per GPU.
     BOOST_TEST(LookUpGpuCompute("GB200").fp8Tflops == 720000.0 / 72 / 2);
     for (const std::string& name : GpuComputeNames())

@@ -14,9 +14,8 @@ namespace ns3
 namespace
 {
 
-// Peak dense (no 2:4 sparsity) tensor-core figures per GPU. NVIDIA's datasheets quote Hopper
-// and Blackwell peaks with sparsity; dense is half. Blackwell is quoted per system, so the
-// figures are divided by the GPU count.
+// Peak dense (no 2:4 sparsity) tensor-core figures per GPU. NVIDIA quotes Hopper and
+// Blackwell peaks with sparsity; dense is half. Memory as the sheets state it (GB).
 const std::vector<GpuComputeSpec>&
 ComputeCatalog()
 {
@@ -45,17 +44,19 @@ ComputeCatalog()
         {"B200",
          2250,
          4500,
-         8.0,
+         7.7,
          180,
-         "NVIDIA DGX B200 / HGX B200 datasheets: 8 GPUs, FP16/BF16 36 PFLOPS and FP8 72 PFLOPS "
-         "with sparsity (per GPU halved: 2,250 / 4,500 dense), 1,440 GB HBM3e at 64 TB/s"},
+         "NVIDIA HGX B200 specifications (nvidia.com/en-us/data-center/hgx): per GPU "
+         "FP16/BF16 4.5 and FP8 9 PFLOPS with sparsity (halved: 2,250 / 4,500 dense), "
+         "180 GB HBM3e at 7.7 TB/s (62 TB/s over 8 GPUs)"},
         {"GB200",
          2500,
          5000,
          8.0,
          186,
-         "NVIDIA GB200 NVL72 datasheet: 72 GPUs, FP16/BF16 360 PFLOPS and FP8 720 PFLOPS with "
-         "sparsity (per GPU halved: 2,500 / 5,000 dense), 13.4 TB HBM3e at 576 TB/s"},
+         "NVIDIA GB200 NVL72 specifications (nvidia.com/en-us/data-center/gb200-nvl72): per "
+         "GPU FP16/BF16 5 and FP8 10 PFLOPS with sparsity (halved: 2,500 / 5,000 dense), "
+         "186 GB HBM3e at 8 TB/s (576 TB/s over 72 GPUs)"},
     };
     return specs;
 }
