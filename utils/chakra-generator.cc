@@ -2,6 +2,7 @@
  * chakra_generator: synthetic per-rank Chakra traces (<prefix>.<rank>.et).
  */
 #include "ns3/astra-sim-export.h"
+#include "ns3/llm-step-flags.h"
 #include "ns3/tool-args.h"
 #include "ns3/trace-set-output.h"
 #include "ns3/workload-generator.h"
@@ -49,6 +50,7 @@ WorkloadFlags()
                "expert-forward-us",
                "expert-backward-us",
                "expert-bytes"})},
+        {"llm", LlmFlagNames()},
     };
     return table;
 }
@@ -207,7 +209,7 @@ void
 DeclareFlags(ToolArgs& args)
 {
     args.AddOption("workload",
-                   "collective, data-parallel, tensor-parallel, pipeline-parallel or moe",
+                   "collective, data-parallel, tensor-parallel, pipeline-parallel, moe or llm",
                    "collective");
     args.AddOption("output-prefix",
                    "trace prefix: files <prefix>.<rank>.et",
@@ -267,6 +269,7 @@ DeclareFlags(ToolArgs& args)
     args.AddOption("expert-forward-us", "moe: forward compute of one expert per layer", "200");
     args.AddOption("expert-backward-us", "moe: backward compute of one expert per layer", "400");
     args.AddOption("expert-bytes", "moe: gradient bytes of one expert", "32MiB");
+    DeclareLlmFlags(args);
     std::string bounds;
     for (const auto& [name, bound] : SoftBounds())
     {
@@ -297,7 +300,7 @@ CheckWorkloadFlags(const ToolArgs& args, const std::string& workload)
     {
         throw std::invalid_argument("--workload: unknown workload '" + workload +
                                     "' (collective, data-parallel, tensor-parallel, "
-                                    "pipeline-parallel, moe)");
+                                    "pipeline-parallel, moe, llm)");
     }
     for (const auto& other : table)
     {
@@ -452,6 +455,20 @@ PlanMoe(const ToolArgs& args, uint32_t ranks)
     return plan;
 }
 
+/** --workload llm: one training step of a transformer from its description. */
+Plan
+PlanLlm(const ToolArgs& args, const std::string& program)
+{
+    const LlmStepSpec spec = LlmStepSpecFromFlags(args);
+    const LlmStepPlan checked = PlanLlmStep(spec); // every rule, before any file
+    Plan plan;
+    plan.ranks = checked.ranks;
+    CheckRanks(args, plan.ranks, "--ranks " + std::to_string(plan.ranks));
+    std::cerr << program << ": " << DescribeLlmStep(spec, checked) << std::endl;
+    plan.write = [spec](const std::string& to) { return WriteLlmStep(to, spec); };
+    return plan;
+}
+
 /**
  * Writes the plan's traces at \p prefix (and, with --astra-sim, rewrites them for ASTRA-sim).
  * The whole set is made in a staging directory and moved into place at the end: an error
@@ -510,6 +527,8 @@ main(int argc, char** argv)
         "send/recv, 1F1B schedule over micro-batches, x dp replicas\n"
         "  --workload moe: mixture-of-experts layers (dense, all-to-all dispatch, experts, "
         "all-to-all combine; backward mirrored) over ep groups, x dp replicas\n"
+        "  --workload llm: one training step of a transformer (--model) with tensor, sequence, "
+        "pipeline, context, expert and data parallelism (ZeRO, FSDP), ops timed on --gpu\n"
         "Flags are checked against the workload: one that does not apply is an error.");
     DeclareFlags(args);
     bool done = false;
@@ -527,6 +546,7 @@ main(int argc, char** argv)
                           : workload == "data-parallel"     ? PlanDataParallel(args, ranks)
                           : workload == "tensor-parallel"   ? PlanTensorParallel(args)
                           : workload == "pipeline-parallel" ? PlanPipelineParallel(args)
+                          : workload == "llm"               ? PlanLlm(args, program)
                                                             : PlanMoe(args, ranks);
         WriteTraceSet(args, program, args.Get("output-prefix"), plan);
         return 0;

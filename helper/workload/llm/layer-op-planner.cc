@@ -1,0 +1,456 @@
+#include "layer-op-planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** Bytes of one 16-bit activation or weight element. */
+constexpr uint64_t kElementBytes = 2;
+
+/** \return "m x n x k" as a profile's shape */
+std::string
+Shape(uint64_t m, uint64_t n, uint64_t k)
+{
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+} // namespace
+
+LayerOpPlanner::LayerOpPlanner(const TransformerModel& model,
+                               const ParallelLayout& layout,
+                               const ComputeTimeModel& gpu,
+                               bool causal,
+                               const ComputeProfile* profile)
+    : m_model(model),
+      m_layout(layout),
+      m_gpu(gpu),
+      m_causal(causal),
+      m_profile(profile),
+      m_tokens(static_cast<uint64_t>(layout.microBatch) * layout.seq / layout.cp)
+{
+    const bool latent = model.kvLoraRank > 0;
+    m_qkDim = latent ? model.qkNopeHeadDim + model.qkRopeHeadDim : model.headDim;
+    m_vDim = latent ? model.vHeadDim : model.headDim;
+}
+
+uint64_t
+LayerOpPlanner::Tokens() const
+{
+    return m_tokens;
+}
+
+uint64_t
+LayerOpPlanner::StageActivationBytes() const
+{
+    // Megatron sends the (s / cp [/ tp with SP], b, h) tensor between stages.
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    return m_tokens / shard * m_model.hidden * kElementBytes;
+}
+
+double
+LayerOpPlanner::Measured(const std::string& op, const std::string& shape, double modelled) const
+{
+    if (m_profile != nullptr)
+    {
+        if (auto micros = m_profile->Micros(op, shape))
+        {
+            return *micros;
+        }
+    }
+    return modelled;
+}
+
+LayerOp
+LayerOpPlanner::Gemm(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const
+{
+    LayerOp op;
+    op.name = name;
+    op.flops = 2.0 * m * n * k;
+    op.micros =
+        Measured(name.substr(0, name.find("_l")), Shape(m, n, k), m_gpu.GemmMicros(m, n, k));
+    return op;
+}
+
+LayerOp
+LayerOpPlanner::GemmBackward(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const
+{
+    LayerOp op;
+    op.name = name + "_backward";
+    op.flops = 4.0 * m * n * k;
+    const double modelled = m_gpu.GemmMicros(m, k, n) + m_gpu.GemmMicros(k, n, m);
+    op.micros = Measured(name.substr(0, name.find("_l")) + "_backward", Shape(m, n, k), modelled);
+    return op;
+}
+
+LayerOp
+LayerOpPlanner::MemoryBound(const std::string& name, uint64_t bytes) const
+{
+    LayerOp op;
+    op.name = name;
+    op.micros = m_gpu.MemoryBoundMicros(bytes);
+    return op;
+}
+
+LayerOp
+LayerOpPlanner::TensorCollective(const std::string& name,
+                                 ChakraProtoMsg::CollectiveCommType type,
+                                 uint64_t bytes)
+{
+    LayerOp op;
+    op.kind = LayerOpKind::TensorCollective;
+    op.name = name;
+    op.collective = type;
+    op.bytes = bytes;
+    return op;
+}
+
+void
+LayerOpPlanner::EnterBlock(const std::string& name, std::vector<LayerOp>& ops) const
+{
+    if (m_layout.tp > 1 && m_layout.sequenceParallel)
+    {
+        // Each rank contributes its 1/tp shard of the sequence.
+        ops.push_back(TensorCollective("tp_allgather_" + name,
+                                       ChakraProtoMsg::ALL_GATHER,
+                                       m_tokens / m_layout.tp * m_model.hidden * kElementBytes));
+    }
+}
+
+void
+LayerOpPlanner::LeaveBlock(const std::string& name, std::vector<LayerOp>& ops) const
+{
+    if (m_layout.tp > 1)
+    {
+        // The whole b x s x h partial output is the input of either collective.
+        ops.push_back(TensorCollective(
+            (m_layout.sequenceParallel ? "tp_reducescatter_" : "tp_allreduce_") + name,
+            m_layout.sequenceParallel ? ChakraProtoMsg::REDUCE_SCATTER : ChakraProtoMsg::ALL_REDUCE,
+            m_tokens * m_model.hidden * kElementBytes));
+    }
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::Projections(const std::string& suffix, bool backward) const
+{
+    const uint64_t t = m_tokens;
+    const uint64_t h = m_model.hidden;
+    const uint64_t tp = m_layout.tp;
+    const uint64_t heads = m_model.heads;
+    auto gemm = [&](const std::string& name, uint64_t n, uint64_t k) {
+        return backward ? GemmBackward(name + suffix, t, n, k) : Gemm(name + suffix, t, n, k);
+    };
+    std::vector<LayerOp> ops;
+    if (m_model.kvLoraRank > 0)
+    {
+        // Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through
+        // low-rank projections; the down-projections are not split over tp.
+        const uint64_t rope = m_model.qkRopeHeadDim;
+        if (m_model.qLoraRank > 0)
+        {
+            ops.push_back(gemm("q_down", m_model.qLoraRank, h));
+            ops.push_back(gemm("q_up", heads * m_qkDim / tp, m_model.qLoraRank));
+        }
+        else
+        {
+            ops.push_back(gemm("q_proj", heads * m_qkDim / tp, h));
+        }
+        ops.push_back(gemm("kv_down", m_model.kvLoraRank + rope, h));
+        ops.push_back(
+            gemm("kv_up", heads * (m_model.qkNopeHeadDim + m_vDim) / tp, m_model.kvLoraRank));
+    }
+    else
+    {
+        const uint64_t kv = m_model.kvHeads;
+        ops.push_back(gemm("qkv", (heads + 2 * kv) * m_model.headDim / tp, h));
+    }
+    return ops;
+}
+
+void
+LayerOpPlanner::AttentionCore(const std::string& suffix,
+                              bool backward,
+                              std::vector<LayerOp>& ops) const
+{
+    const uint32_t cp = m_layout.cp;
+    const uint64_t b = m_layout.microBatch;
+    const uint64_t s = m_tokens / b; // this rank's part of the sequence
+    const uint32_t heads = m_model.heads / m_layout.tp;
+    // The K/V heads this rank holds: with MLA, K and V after their up-projection.
+    const uint64_t kvHeads = m_model.kvLoraRank > 0 ? heads : m_model.kvHeads / m_layout.tp;
+    const uint64_t kvBytes = m_tokens * kvHeads * (m_qkDim + m_vDim) * kElementBytes;
+    // With the load-balanced causal split every ring step does the work of a causal s x s
+    // block (the diagonal step, and on average the others); without masking, a full block.
+    const double micros =
+        m_gpu.AttentionMicros(b, s, s, heads, m_qkDim, m_vDim, m_causal, backward);
+    const double flops = (backward ? 2.5 : 1.0) * 4.0 * b * s * s * heads * (m_qkDim + m_vDim) /
+                         2.0 * (m_causal ? 0.5 : 1.0);
+    const std::string name = std::string(backward ? "attention_core_backward" : "attention_core");
+    for (uint32_t step = 0; step < cp; ++step)
+    {
+        if (step > 0)
+        {
+            LayerOp exchange;
+            exchange.kind = LayerOpKind::ContextKvExchange;
+            exchange.name = "cp_kv" + std::string(backward ? "_grad" : "") + suffix + "_step" +
+                            std::to_string(step);
+            // Backward passes the K/V chunk and the gradients accumulated for it.
+            exchange.bytes = backward ? 2 * kvBytes : kvBytes;
+            ops.push_back(exchange);
+        }
+        LayerOp core;
+        core.name = name + suffix + (cp > 1 ? "_step" + std::to_string(step) : "");
+        core.flops = flops;
+        core.micros = Measured(name,
+                               std::to_string(b) + "x" + std::to_string(s) + "x" +
+                                   std::to_string(heads) + "x" + std::to_string(m_qkDim),
+                               micros);
+        ops.push_back(core);
+    }
+}
+
+void
+LayerOpPlanner::AttentionForward(const std::string& suffix, std::vector<LayerOp>& ops) const
+{
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    EnterBlock("attention" + suffix, ops);
+    ops.push_back(MemoryBound("attention_norm" + suffix,
+                              2 * m_tokens / shard * m_model.hidden * kElementBytes));
+    for (LayerOp& op : Projections(suffix, false))
+    {
+        ops.push_back(op);
+    }
+    AttentionCore(suffix, false, ops);
+    ops.push_back(Gemm("attention_out" + suffix,
+                       m_tokens,
+                       m_model.hidden,
+                       m_model.heads * m_vDim / m_layout.tp));
+    LeaveBlock("attention" + suffix, ops);
+}
+
+void
+LayerOpPlanner::AttentionBackward(const std::string& suffix, std::vector<LayerOp>& ops) const
+{
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    EnterBlock("attention_grad" + suffix, ops);
+    ops.push_back(GemmBackward("attention_out" + suffix,
+                               m_tokens,
+                               m_model.hidden,
+                               m_model.heads * m_vDim / m_layout.tp));
+    if (m_layout.recompute == Recompute::Selective)
+    {
+        // Selective recompute keeps the core's inputs and runs the core forward again.
+        std::vector<LayerOp> again;
+        AttentionCore(suffix, false, again);
+        for (LayerOp& op : again)
+        {
+            op.name = "recompute_" + op.name;
+            ops.push_back(op);
+        }
+    }
+    AttentionCore(suffix, true, ops);
+    std::vector<LayerOp> projections = Projections(suffix, true);
+    std::reverse(projections.begin(), projections.end());
+    ops.insert(ops.end(), projections.begin(), projections.end());
+    ops.push_back(MemoryBound("attention_norm_backward" + suffix,
+                              4 * m_tokens / shard * m_model.hidden * kElementBytes));
+    LeaveBlock("attention_grad" + suffix, ops);
+}
+
+void
+LayerOpPlanner::DenseMlp(const std::string& name,
+                         uint64_t tokens,
+                         uint64_t width,
+                         bool backward,
+                         std::vector<LayerOp>& ops) const
+{
+    // A gated MLP (SwiGLU) has two up-projections (up and gate) fused in one GEMM.
+    const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
+    // The activation reads the up-projection's output and writes one width-wide tensor.
+    const uint64_t activationBytes = tokens * (up + width) * kElementBytes;
+    if (!backward)
+    {
+        ops.push_back(Gemm(name + "_up", tokens, up, m_model.hidden));
+        ops.push_back(MemoryBound(name + "_activation", activationBytes));
+        ops.push_back(Gemm(name + "_down", tokens, m_model.hidden, width));
+        return;
+    }
+    ops.push_back(GemmBackward(name + "_down", tokens, m_model.hidden, width));
+    ops.push_back(MemoryBound(name + "_activation_backward", 2 * activationBytes));
+    ops.push_back(GemmBackward(name + "_up", tokens, up, m_model.hidden));
+}
+
+void
+LayerOpPlanner::RoutedExperts(const std::string& suffix,
+                              bool backward,
+                              std::vector<LayerOp>& ops) const
+{
+    const uint64_t h = m_model.hidden;
+    // Experts are split over the tensor-parallel ranks as the dense MLP is (expert tp = tp):
+    // each tp rank routes the block's whole input and holds 1/tp of every local expert.
+    const uint64_t routed = m_tokens;
+    const uint64_t copies = routed * m_model.topK; // each token goes to top-k experts
+    const uint64_t local = m_model.experts / m_layout.ep;
+    // Even routing: every local expert gets the same share of the copies this rank receives.
+    const uint64_t perExpert = std::max<uint64_t>(1, copies / local);
+    const uint64_t width = m_model.moeFfn / m_layout.tp;
+    const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
+
+    auto allToAll = [&](const std::string& name) {
+        if (m_layout.ep > 1)
+        {
+            LayerOp op;
+            op.kind = LayerOpKind::ExpertAllToAll;
+            op.name = name + suffix;
+            op.collective = ChakraProtoMsg::ALL_TO_ALL;
+            op.bytes = copies * h * kElementBytes;
+            ops.push_back(op);
+        }
+    };
+    LayerOp experts;
+    experts.name = std::string(backward ? "experts_backward" : "experts") + suffix;
+    const double passes = backward ? 2.0 : 1.0;
+    experts.flops = passes * local * 2.0 * perExpert * (up + width) * h;
+    double micros =
+        backward ? m_gpu.GemmMicros(perExpert, h, up) + m_gpu.GemmMicros(h, up, perExpert) +
+                       m_gpu.GemmMicros(perExpert, width, h) + m_gpu.GemmMicros(width, h, perExpert)
+                 : m_gpu.GemmMicros(perExpert, up, h) + m_gpu.GemmMicros(perExpert, h, width);
+    micros += passes * m_gpu.MemoryBoundMicros(perExpert * (up + width) * kElementBytes);
+    experts.micros = Measured(backward ? "experts_backward" : "experts",
+                              Shape(perExpert, up, h) + "x" + std::to_string(local),
+                              local * micros);
+    if (!backward)
+    {
+        ops.push_back(Gemm("router" + suffix, routed, m_model.experts, h));
+        allToAll("ep_dispatch");
+        ops.push_back(experts);
+        allToAll("ep_combine");
+        return;
+    }
+    allToAll("ep_combine_grad");
+    ops.push_back(experts);
+    allToAll("ep_dispatch_grad");
+    ops.push_back(GemmBackward("router" + suffix, routed, m_model.experts, h));
+}
+
+void
+LayerOpPlanner::MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& ops) const
+{
+    const std::string suffix = "_l" + std::to_string(layer);
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    const uint64_t normBytes = 2 * m_tokens / shard * m_model.hidden * kElementBytes;
+    const bool moe = IsMoeLayer(m_model, layer);
+    EnterBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+    if (!backward)
+    {
+        ops.push_back(MemoryBound("mlp_norm" + suffix, normBytes));
+    }
+    if (!moe)
+    {
+        DenseMlp("mlp" + suffix, m_tokens, m_model.ffn / m_layout.tp, backward, ops);
+    }
+    else
+    {
+        if (m_model.sharedExperts > 0)
+        {
+            DenseMlp("shared_experts" + suffix,
+                     m_tokens,
+                     uint64_t{m_model.sharedExperts} * m_model.moeFfn / m_layout.tp,
+                     backward,
+                     ops);
+        }
+        RoutedExperts(suffix, backward, ops);
+    }
+    if (backward)
+    {
+        ops.push_back(MemoryBound("mlp_norm_backward" + suffix, 2 * normBytes));
+    }
+    LeaveBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::Forward(uint32_t layer) const
+{
+    std::vector<LayerOp> ops;
+    AttentionForward("_l" + std::to_string(layer), ops);
+    MlpBlock(layer, false, ops);
+    return ops;
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::Backward(uint32_t layer) const
+{
+    std::vector<LayerOp> ops;
+    if (m_layout.recompute == Recompute::Full)
+    {
+        // The layer's forward again, communication included, from its saved input.
+        for (LayerOp op : Forward(layer))
+        {
+            op.name = "recompute_" + op.name;
+            ops.push_back(op);
+        }
+    }
+    MlpBlock(layer, true, ops);
+    AttentionBackward("_l" + std::to_string(layer), ops);
+    return ops;
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::EmbeddingForward() const
+{
+    // A vocabulary-parallel lookup: each tp rank holds vocab / tp rows; the partial results
+    // are summed (reduce-scattered onto the sequence shards with SP).
+    std::vector<LayerOp> ops;
+    ops.push_back(MemoryBound("embedding", 2 * m_tokens * m_model.hidden * kElementBytes));
+    LeaveBlock("embedding", ops);
+    return ops;
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::EmbeddingBackward() const
+{
+    std::vector<LayerOp> ops;
+    EnterBlock("embedding_grad", ops);
+    ops.push_back(MemoryBound("embedding_backward", 2 * m_tokens * m_model.hidden * kElementBytes));
+    return ops;
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::OutputForward() const
+{
+    const uint64_t vocab = m_model.vocab / m_layout.tp;
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    std::vector<LayerOp> ops;
+    ops.push_back(MemoryBound("final_norm", 2 * m_tokens / shard * m_model.hidden * kElementBytes));
+    EnterBlock("output", ops);
+    ops.push_back(Gemm("lm_head", m_tokens, vocab, m_model.hidden));
+    // Vocabulary-parallel cross entropy: the logits are read in fp32 (softmax) and the tp
+    // ranks agree on each token's max, sum and target logit (3 floats per token).
+    ops.push_back(MemoryBound("cross_entropy", 2 * m_tokens * vocab * 4));
+    if (m_layout.tp > 1)
+    {
+        ops.push_back(
+            TensorCollective("tp_allreduce_loss", ChakraProtoMsg::ALL_REDUCE, m_tokens * 3 * 4));
+    }
+    return ops;
+}
+
+std::vector<LayerOp>
+LayerOpPlanner::OutputBackward() const
+{
+    const uint64_t vocab = m_model.vocab / m_layout.tp;
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    std::vector<LayerOp> ops;
+    ops.push_back(MemoryBound("cross_entropy_backward", 2 * m_tokens * vocab * 4));
+    ops.push_back(GemmBackward("lm_head", m_tokens, vocab, m_model.hidden));
+    LeaveBlock("output_grad", ops);
+    ops.push_back(
+        MemoryBound("final_norm_backward", 4 * m_tokens / shard * m_model.hidden * kElementBytes));
+    return ops;
+}
+
+} // namespace ns3

@@ -1,0 +1,160 @@
+/*
+ * LayerOpPlanner: what one GPU does, op by op, for one transformer layer's forward or backward
+ * pass of one micro-batch under a parallel layout: the GEMMs, attention and memory-bound ops
+ * timed on the GPU, and the tensor-, context- and expert-parallel communication between them.
+ */
+#ifndef CHAKRA_LAYER_OP_PLANNER_H
+#define CHAKRA_LAYER_OP_PLANNER_H
+
+#include "et_def.pb.h"
+
+#include "ns3/compute-profile.h"
+#include "ns3/gpu-compute-model.h"
+#include "ns3/parallel-layout.h"
+#include "ns3/transformer-model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra-workload
+ * \brief The kinds of step in a layer's pass.
+ */
+enum class LayerOpKind
+{
+    Compute,           //!< a GPU kernel (or a fused group of them) on the compute stream
+    TensorCollective,  //!< a collective over the tensor-parallel group, on the critical path
+    ExpertAllToAll,    //!< the MoE token dispatch or combine over the expert-parallel group
+    ContextKvExchange, //!< one ring step of context parallelism: K/V to the next CP rank
+};
+
+/**
+ * \ingroup chakra-workload
+ * \brief One step of a layer's pass on one GPU.
+ */
+struct LayerOp
+{
+    LayerOpKind kind{LayerOpKind::Compute}; //!< what it is
+    std::string name;                       //!< node name
+    double micros{0};                       //!< Compute: duration
+    double flops{0};                        //!< Compute: floating-point operations done
+    /** TensorCollective, ExpertAllToAll: the collective */
+    ChakraProtoMsg::CollectiveCommType collective{ChakraProtoMsg::ALL_REDUCE};
+    /** Collectives: comm_size (see CollectiveRequest); ContextKvExchange: bytes sent */
+    uint64_t bytes{0};
+};
+
+/**
+ * \ingroup chakra-workload
+ * \brief Plans the ops of one micro-batch's pass through a layer, the embedding or the output
+ * layer, on one GPU of a Megatron-LM style layout.
+ *
+ * What it assumes (doc/workloads.md, "LLM training steps"), following Megatron-LM:
+ * - Tensor parallelism (Shoeybi et al. 2019): the QKV and MLP-up GEMMs are column-parallel, the
+ *   attention-output and MLP-down GEMMs row-parallel; each block ends with an all-reduce of the
+ *   block's output (b x s x h activations, 2 bytes each) in forward, and begins with one of the
+ *   input gradient in backward. With sequence parallelism (Korthikanti et al. 2022) each
+ *   all-reduce becomes a reduce-scatter, and an all-gather opens the block; norms run on
+ *   the 1/tp sequence shard.
+ * - Context parallelism: the sequence is split over cp ranks (load-balanced causal split); the
+ *   attention core runs in cp steps, passing K/V chunks around the CP ring (backward passes
+ *   K/V and their gradients).
+ * - Mixture of experts (Megatron-Core's all-to-all dispatcher): the router, an all-to-all
+ *   dispatch over the expert-parallel group (each token to top-k experts), the local experts'
+ *   GEMMs as one grouped op with tokens spread evenly, an all-to-all combine; shared experts
+ *   as a tensor-parallel dense MLP. Experts are split over tp as the dense MLP is (expert
+ *   tensor parallelism = tp), so the block opens and closes as a dense one does.
+ * - Activations and weights in 16-bit (2 bytes).
+ * - Recompute: Full runs the layer's forward again (its communication too) before its
+ *   backward; Selective runs the attention core again (Korthikanti et al. 2022).
+ * A GEMM C[m,n] = A[m,k] B[k,n] costs GemmMicros(m, n, k) forward and, backward, the input
+ * gradient (m, k, n) plus the weight gradient (k, n, m). A measured profile, when given,
+ * replaces the model's time for every op and shape it lists.
+ */
+class LayerOpPlanner
+{
+  public:
+    /**
+     * \param model the model
+     * \param layout a resolved layout (ResolveLayout)
+     * \param gpu the GPU's time model
+     * \param causal causal attention (decoder training)
+     * \param profile measured op times, or nullptr
+     */
+    LayerOpPlanner(const TransformerModel& model,
+                   const ParallelLayout& layout,
+                   const ComputeTimeModel& gpu,
+                   bool causal,
+                   const ComputeProfile* profile = nullptr);
+
+    /** \return the forward ops of layer \p layer (0-based) */
+    std::vector<LayerOp> Forward(uint32_t layer) const;
+    /** \return the backward ops of layer \p layer, recompute included */
+    std::vector<LayerOp> Backward(uint32_t layer) const;
+    /** \return the embedding's forward ops (first pipeline stage) */
+    std::vector<LayerOp> EmbeddingForward() const;
+    /** \return the embedding's backward ops */
+    std::vector<LayerOp> EmbeddingBackward() const;
+    /** \return the final norm, LM head and loss (last pipeline stage) */
+    std::vector<LayerOp> OutputForward() const;
+    /** \return their backward */
+    std::vector<LayerOp> OutputBackward() const;
+
+    /** \return bytes of one micro-batch's activation sent between pipeline stages, per rank */
+    uint64_t StageActivationBytes() const;
+    /** \return tokens of one micro-batch on one GPU before any split (b x s / cp) */
+    uint64_t Tokens() const;
+
+  private:
+    /** A GEMM's forward op (C[m,n] = A[m,k] B[k,n]). */
+    LayerOp Gemm(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const;
+    /** Its backward: input and weight gradients. */
+    LayerOp GemmBackward(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const;
+    /** A memory-bound op moving \p bytes. */
+    LayerOp MemoryBound(const std::string& name, uint64_t bytes) const;
+    /** \return micros from the profile for (op, shape), or \p modelled */
+    double Measured(const std::string& op, const std::string& shape, double modelled) const;
+    /** A collective over the tensor-parallel group. */
+    static LayerOp TensorCollective(const std::string& name,
+                                    ChakraProtoMsg::CollectiveCommType type,
+                                    uint64_t bytes);
+    /** Opens a tensor-parallel block: an all-gather of the sequence shards with SP. */
+    void EnterBlock(const std::string& name, std::vector<LayerOp>& ops) const;
+    /** Closes it: an all-reduce, or a reduce-scatter with SP (nothing when tp == 1). */
+    void LeaveBlock(const std::string& name, std::vector<LayerOp>& ops) const;
+    /** The attention block (forward). */
+    void AttentionForward(const std::string& suffix, std::vector<LayerOp>& ops) const;
+    /** The attention block (backward). */
+    void AttentionBackward(const std::string& suffix, std::vector<LayerOp>& ops) const;
+    /** The attention core: cp ring steps, each possibly preceded by a K/V exchange. */
+    void AttentionCore(const std::string& suffix, bool backward, std::vector<LayerOp>& ops) const;
+    /** The projections before the core (QKV, or MLA's low-rank ones). */
+    std::vector<LayerOp> Projections(const std::string& suffix, bool backward) const;
+    /** A dense MLP of width \p width (forward or backward) on \p tokens tokens. */
+    void DenseMlp(const std::string& name,
+                  uint64_t tokens,
+                  uint64_t width,
+                  bool backward,
+                  std::vector<LayerOp>& ops) const;
+    /** The MoE block's routed part (router, dispatch, experts, combine). */
+    void RoutedExperts(const std::string& suffix, bool backward, std::vector<LayerOp>& ops) const;
+    /** The MLP block of layer \p layer (dense or MoE), forward or backward. */
+    void MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& ops) const;
+
+    TransformerModel m_model;        //!< the model
+    ParallelLayout m_layout;         //!< the layout
+    ComputeTimeModel m_gpu;          //!< GPU time model
+    bool m_causal;                   //!< causal attention
+    const ComputeProfile* m_profile; //!< measured times, or nullptr
+    uint64_t m_tokens;               //!< b x s / cp
+    uint64_t m_qkDim;                //!< query/key head dimension
+    uint64_t m_vDim;                 //!< value head dimension
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_LAYER_OP_PLANNER_H

@@ -1,0 +1,233 @@
+#include "llm-step-flags.h"
+
+#include "ns3/workload-generator.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <sys/stat.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** \return the whole number of flag \p name, between \p low and \p high */
+uint32_t
+Whole(const ToolArgs& args, const std::string& name, uint32_t low, uint32_t high)
+{
+    const long long value = args.GetInt(name);
+    if (value < low || value > high)
+    {
+        throw std::invalid_argument("--" + name + " must be between " + std::to_string(low) +
+                                    " and " + std::to_string(high) + ", got " + args.Get(name));
+    }
+    return static_cast<uint32_t>(value);
+}
+
+/** \return flag \p name if given, else \p otherwise */
+uint32_t
+WholeOr(const ToolArgs& args, const std::string& name, uint32_t otherwise)
+{
+    return args.Has(name) ? Whole(args, name, 1, 1000000) : otherwise;
+}
+
+/** \return true if \p path names an existing file */
+bool
+IsFile(const std::string& path)
+{
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+/** \return the model of --model: a preset's name or a model file */
+TransformerModel
+ModelOf(const ToolArgs& args)
+{
+    const std::string model = args.Get("model");
+    const bool looksLikeFile =
+        model.find('/') != std::string::npos || model.find(".json") != std::string::npos ||
+        model.find(".yaml") != std::string::npos || model.find(".yml") != std::string::npos;
+    if (IsFile(model) || looksLikeFile)
+    {
+        return ReadModelFile(model);
+    }
+    return ModelPreset(model);
+}
+
+/** \return --recompute as the enum */
+Recompute
+RecomputeOf(const ToolArgs& args)
+{
+    const std::string value = args.Get("recompute");
+    if (value == "none")
+    {
+        return Recompute::None;
+    }
+    if (value == "selective")
+    {
+        return Recompute::Selective;
+    }
+    if (value == "full")
+    {
+        return Recompute::Full;
+    }
+    throw std::invalid_argument("--recompute: '" + value +
+                                "' is not valid (none, selective, full)");
+}
+
+/** \return --precision as the enum */
+Precision
+PrecisionOf(const ToolArgs& args)
+{
+    const std::string value = args.Get("precision");
+    if (value == "bf16")
+    {
+        return Precision::Bf16;
+    }
+    if (value == "fp8")
+    {
+        return Precision::Fp8;
+    }
+    throw std::invalid_argument("--precision: '" + value + "' is not valid (bf16, fp8)");
+}
+
+} // namespace
+
+void
+DeclareLlmFlags(ToolArgs& args)
+{
+    std::string presets;
+    for (const std::string& name : ModelPresetNames())
+    {
+        presets += (presets.empty() ? "" : ", ") + name;
+    }
+    args.AddOption("model",
+                   "llm: a preset (" + presets +
+                       ") or a model file (JSON/YAML, or a Hugging Face config.json)",
+                   "llama3-8b");
+    args.AddOption("seq", "llm: tokens per sequence", "4096");
+    args.AddOption("gbs",
+                   "llm: global batch, sequences per step (default: 8 micro-batches per "
+                   "data-parallel rank)");
+    args.AddOption("mbs", "llm: micro-batch, sequences", "1");
+    args.AddOption("pp",
+                   "llm: pipeline-parallel stages (--tp, --dp, --ep: their groups; "
+                   "default 1, dp derived from --ranks)");
+    args.AddOption("vp", "llm: virtual stages per pipeline stage (interleaved 1F1B)", "1");
+    args.AddOption("cp", "llm: context-parallel group size", "1");
+    args.AddFlag("sequence-parallel",
+                 "llm: Megatron's sequence parallelism (reduce-scatter / all-gather around "
+                 "each block instead of all-reduce)");
+    args.AddOption("zero", "llm: ZeRO stage 0-3 (1: Megatron's distributed optimizer)", "0");
+    args.AddFlag("fsdp", "llm: PyTorch FSDP full shard (ZeRO-3's traffic)");
+    args.AddOption("recompute", "llm: activation recompute: none, selective or full", "none");
+    std::string gpus;
+    for (const std::string& name : GpuComputeNames())
+    {
+        gpus += (gpus.empty() ? "" : ", ") + name;
+    }
+    args.AddOption("gpu", "llm: the GPU that times the ops (" + gpus + ")", "H100");
+    args.AddOption("precision", "llm: GEMM precision: bf16 or fp8", "bf16");
+    args.AddOption("gemm-efficiency-scale",
+                   "llm: multiplies the GPU's GEMM efficiency curve (e.g. 0.9, 1.1)",
+                   "1");
+    args.AddOption("profile",
+                   "llm: measured op times (CSV op,shape,micros) replacing the GPU model's");
+}
+
+std::vector<std::string>
+LlmFlagNames()
+{
+    return {"ranks",
+            "tp",
+            "dp",
+            "ep",
+            "bucket-bytes",
+            "model",
+            "seq",
+            "gbs",
+            "mbs",
+            "pp",
+            "vp",
+            "cp",
+            "sequence-parallel",
+            "zero",
+            "fsdp",
+            "recompute",
+            "gpu",
+            "precision",
+            "gemm-efficiency-scale",
+            "profile"};
+}
+
+LlmStepSpec
+LlmStepSpecFromFlags(const ToolArgs& args)
+{
+    LlmStepSpec spec;
+    spec.model = ModelOf(args);
+    ParallelLayout& layout = spec.layout;
+    layout.tp = WholeOr(args, "tp", 1);
+    layout.pp = WholeOr(args, "pp", 1);
+    layout.vp = Whole(args, "vp", 1, 1024);
+    layout.cp = Whole(args, "cp", 1, 1000000);
+    layout.ep = WholeOr(args, "ep", 1);
+    layout.dp = WholeOr(args, "dp", 0);
+    const uint64_t modelParallel = uint64_t{layout.tp} * layout.pp * layout.cp;
+    const uint64_t gpus = args.Has("ranks") ? Whole(args, "ranks", 1, 1000000)
+                                            : modelParallel * (layout.dp > 0 ? layout.dp : 1);
+    if (gpus > 1000000)
+    {
+        throw std::invalid_argument("--tp x --pp x --cp x --dp = " + std::to_string(gpus) +
+                                    " GPUs is above 1000000");
+    }
+    layout.gpus = static_cast<uint32_t>(gpus);
+    layout.sequenceParallel = args.Has("sequence-parallel");
+    layout.zero = Whole(args, "zero", 0, 3);
+    layout.fsdp = args.Has("fsdp");
+    layout.seq = Whole(args, "seq", 1, 1u << 24);
+    layout.microBatch = Whole(args, "mbs", 1, 1u << 20);
+    if (args.Has("gbs"))
+    {
+        layout.globalBatch = Whole(args, "gbs", 1, 1u << 30);
+    }
+    else
+    {
+        // 8 micro-batches per data-parallel rank (or the rank count ResolveLayout refuses).
+        const uint64_t dp = layout.dp > 0 ? layout.dp : std::max<uint64_t>(1, gpus / modelParallel);
+        layout.globalBatch = 8 * dp * layout.microBatch;
+    }
+    layout.recompute = RecomputeOf(args);
+    spec.gpu = args.Get("gpu");
+    spec.precision = PrecisionOf(args);
+    spec.efficiencyScale = args.GetDouble("gemm-efficiency-scale");
+    spec.profile = args.Get("profile");
+    if (args.Has("bucket-bytes"))
+    {
+        uint64_t bytes = 0;
+        if (!WorkloadGenerator::ParseBytes(args.Get("bucket-bytes"), bytes) || bytes == 0)
+        {
+            throw std::invalid_argument("--bucket-bytes: '" + args.Get("bucket-bytes") +
+                                        "' is not a positive size (e.g. 64MiB)");
+        }
+        spec.bucketBytes = bytes;
+    }
+    return spec;
+}
+
+std::string
+DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
+{
+    const ParallelLayout& l = plan.layout;
+    char flops[64];
+    std::snprintf(flops, sizeof flops, "%.3g", plan.modelFlops);
+    return spec.model.name + " on " + std::to_string(plan.ranks) + " GPUs (" + spec.gpu + "): tp " +
+           std::to_string(l.tp) + (l.sequenceParallel ? " (sp)" : "") + ", pp " +
+           std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") + ", cp " +
+           std::to_string(l.cp) + ", ep " + std::to_string(l.ep) + ", dp " + std::to_string(l.dp) +
+           "; " + std::to_string(plan.microBatches) + " micro-batches of " +
+           std::to_string(l.microBatch) + " x " + std::to_string(l.seq) + " tokens; " + flops +
+           " model FLOPs per step";
+}
+
+} // namespace ns3

@@ -1,0 +1,603 @@
+#include "llm-step.h"
+
+#include "layer-op-planner.h"
+
+#include "ns3/gradient-bucketer.h"
+#include "ns3/pipeline-schedule.h"
+#include "ns3/rank-trace-builder.h"
+#include "ns3/workload-spec-check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** Bytes of a 16-bit weight or gradient. */
+constexpr uint64_t kWeightBytes = 2;
+/** Context-parallel ring exchanges use tags from here up (pipeline tags stay below). */
+constexpr int32_t kContextTagBase = 1 << 30;
+/**
+ * Bytes an Adam step moves per parameter of the rank's shard: it reads and writes the fp32
+ * master weight and both moments (3 x 4 x 2) and reads the 16-bit gradient and writes the
+ * 16-bit weight (2 + 2).
+ */
+constexpr uint64_t kAdamBytesPerParameter = 28;
+/** Keys of the embedding's and the output layer's weight all-gathers (layers use their index). */
+constexpr uint32_t kEmbeddingKey = 0xfffffffe;
+constexpr uint32_t kOutputKey = 0xffffffff;
+
+/** Everything every rank's writer shares. */
+struct LlmJob
+{
+    LlmStepPlan plan;                                     //!< the step
+    TransformerModel model;                               //!< the model
+    std::unique_ptr<ComputeTimeModel> gpu;                //!< the GPU's time model
+    std::unique_ptr<ComputeProfile> profile;              //!< measured times, or null
+    std::unique_ptr<LayerOpPlanner> planner;              //!< the per-layer ops
+    std::unique_ptr<MegatronRankOrder> order;             //!< ranks and groups
+    uint32_t layersPerChunk{0};                           //!< layers of one virtual stage
+    std::vector<std::vector<uint32_t>> tensorGroups;      //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> contextGroups;     //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> dataContextGroups; //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> pipelineGroups;    //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> expertGroups;      //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> expertDataGroups;  //!< the order's groups, once
+};
+
+/**
+ * Writes one rank's step: its pipeline schedule of passes, each a chain of ops on the compute
+ * stream with the blocking collectives between them, and the gradient and parameter
+ * collectives on the gradient streams.
+ */
+class LlmRankWriter
+{
+  public:
+    /**
+     * \param job the job
+     * \param rank this rank
+     * \param trace its trace
+     */
+    LlmRankWriter(const LlmJob& job, uint32_t rank, RankTraceBuilder& trace);
+    /** Writes the whole step. */
+    void Write();
+
+  private:
+    /** Declares the process groups this rank is in. */
+    void DeclareGroups();
+    /** One forward or backward pass of one micro-batch through one chunk of layers. */
+    void Pass(const PipelineStep& step);
+    /** Runs the layers [first, first + count) forward, or backward (last first). */
+    void Layers(uint32_t first, uint32_t count, const PipelineStep& step, bool lastBackward);
+    /** Appends \p ops after the chain's last node. */
+    void Append(const std::vector<LayerOp>& ops);
+    /** Appends a compute node after the chain's last node. */
+    void Compute(const std::string& name, double micros);
+    /** The pipeline receive that opens a pass, if a neighbouring stage feeds it. */
+    void ReceiveFromNeighbour(const PipelineStep& step);
+    /** The pipeline send that closes a pass, if a neighbouring stage takes its output. */
+    void SendToNeighbour(const PipelineStep& step);
+    /** \return true if the layers' weights are all-gathered before this pass */
+    bool GathersWeights(const PipelineStep& step) const;
+    /**
+     * Issues the all-gather of \p layer's weight shards, waiting for nothing but what the
+     * chain waits for now (so that it runs while the layer before computes).
+     */
+    void GatherLayer(uint32_t layer);
+    /** Issues the all-gather of \p bytes of weights under \p key, named \p name. */
+    void GatherWeights(uint32_t key, const std::string& name, uint64_t bytes);
+    /** Makes the chain wait for the all-gather of \p key (a layer), if one was issued. */
+    void WaitForLayer(uint32_t key);
+    /** Runs \p ops of the embedding or output layer (\p key), its weights gathered first. */
+    void EdgeLayer(uint32_t key, const PipelineStep& step, const std::vector<LayerOp>& ops);
+    /** Queues \p bytes of gradients (dense or expert) ready after the chain's last node. */
+    void ReduceGradients(uint64_t denseBytes, uint64_t expertBytes);
+    /** Gradient reduction, the tied embedding's all-reduce, the optimizer step. */
+    void Finish();
+    /** \return the tag of a pipeline message to (chunk) of a micro-batch */
+    int32_t PipelineTag(uint32_t microBatch, uint32_t chunk, bool forward) const;
+    /** \return the rank at pipeline stage \p stage with this rank's other coordinates */
+    uint32_t AtStage(uint32_t stage) const;
+    /** \return the rank \p offset places along this rank's context-parallel ring */
+    uint32_t AlongContextRing(int32_t offset) const;
+    /** \return this rank's 16-bit weight bytes of layer \p layer: (dense, routed experts) */
+    std::pair<uint64_t, uint64_t> WeightBytes(uint32_t layer) const;
+    /** \return this rank's 16-bit bytes of the embedding (and of an untied output layer) */
+    uint64_t EmbeddingBytes() const;
+    /** \return the name of this rank's group of a kind */
+    std::string Group(const std::string& kind) const;
+
+    const LlmJob& m_job;                         //!< the job
+    const ParallelLayout& m_layout;              //!< its layout
+    uint32_t m_rank;                             //!< this rank
+    RankCoordinates m_at;                        //!< its coordinates
+    RankTraceBuilder& m_trace;                   //!< its trace
+    std::vector<uint64_t> m_chain;               //!< what the next compute waits for
+    int32_t m_contextTag{kContextTagBase};       //!< next context-parallel tag
+    std::map<uint32_t, uint64_t> m_gathered;     //!< layer -> its weight all-gather
+    std::unique_ptr<GradientBucketer> m_dense;   //!< dense gradient buckets
+    std::unique_ptr<GradientBucketer> m_experts; //!< expert gradient buckets
+    uint64_t m_denseBytes{0};                    //!< dense weight bytes on this rank
+    uint64_t m_expertBytes{0};                   //!< expert weight bytes on this rank
+    bool m_sharded;                              //!< ZeRO >= 1 or FSDP: sharded optimizer
+};
+
+LlmRankWriter::LlmRankWriter(const LlmJob& job, uint32_t rank, RankTraceBuilder& trace)
+    : m_job(job),
+      m_layout(job.plan.layout),
+      m_rank(rank),
+      m_at(job.order->Coordinates(rank)),
+      m_trace(trace),
+      m_sharded(job.plan.layout.zero >= 1 || job.plan.layout.fsdp)
+{
+    // A sharded optimizer keeps 1/n of the reduced gradients: a reduce-scatter; DDP an
+    // all-reduce.
+    const auto type = m_sharded ? ChakraProtoMsg::REDUCE_SCATTER : ChakraProtoMsg::ALL_REDUCE;
+    const std::string what = m_sharded ? "reducescatter" : "allreduce";
+    m_dense = std::make_unique<GradientBucketer>(m_trace,
+                                                 Group("dpcp"),
+                                                 "dp_" + what + "_bucket_",
+                                                 job.plan.bucketBytes,
+                                                 0,
+                                                 RankTraceBuilder::GradientStream,
+                                                 type);
+    m_experts = std::make_unique<GradientBucketer>(m_trace,
+                                                   Group("edp"),
+                                                   "edp_" + what + "_bucket_",
+                                                   job.plan.bucketBytes,
+                                                   0,
+                                                   RankTraceBuilder::ExpertGradientStream,
+                                                   type);
+}
+
+std::string
+LlmRankWriter::Group(const std::string& kind) const
+{
+    const MegatronRankOrder& order = *m_job.order;
+    const uint32_t index = kind == "tp"     ? order.TensorGroupOf(m_rank)
+                           : kind == "cp"   ? order.ContextGroupOf(m_rank)
+                           : kind == "dpcp" ? order.DataContextGroupOf(m_rank)
+                           : kind == "ep"   ? order.ExpertGroupOf(m_rank)
+                           : kind == "edp"  ? order.ExpertDataGroupOf(m_rank)
+                                            : order.PipelineGroupOf(m_rank); // "pp", "emb"
+    return kind + std::to_string(index);
+}
+
+void
+LlmRankWriter::DeclareGroups()
+{
+    const MegatronRankOrder& order = *m_job.order;
+    std::vector<ProcessGroupSpec> groups;
+    auto add = [&](const std::string& kind,
+                   uint32_t index,
+                   const std::vector<std::vector<uint32_t>>& all) {
+        const auto& ranks = all.at(index);
+        if (ranks.size() > 1)
+        {
+            groups.push_back({Group(kind), ranks, static_cast<uint32_t>(ranks.size())});
+        }
+    };
+    add("tp", order.TensorGroupOf(m_rank), m_job.tensorGroups);
+    add("cp", order.ContextGroupOf(m_rank), m_job.contextGroups);
+    add("dpcp", order.DataContextGroupOf(m_rank), m_job.dataContextGroups);
+    add("ep", order.ExpertGroupOf(m_rank), m_job.expertGroups);
+    add("edp", order.ExpertDataGroupOf(m_rank), m_job.expertDataGroups);
+    add("pp", order.PipelineGroupOf(m_rank), m_job.pipelineGroups);
+    const auto& pipeline = m_job.pipelineGroups.at(order.PipelineGroupOf(m_rank));
+    if (m_job.model.tiedEmbeddings && m_layout.pp > 1 &&
+        (m_rank == pipeline.front() || m_rank == pipeline.back()))
+    {
+        groups.push_back({Group("emb"), {pipeline.front(), pipeline.back()}, 2});
+    }
+    if (!groups.empty())
+    {
+        m_trace.ProcessGroups(groups);
+    }
+}
+
+int32_t
+LlmRankWriter::PipelineTag(uint32_t microBatch, uint32_t chunk, bool forward) const
+{
+    return static_cast<int32_t>((uint64_t{microBatch} * m_layout.vp + chunk) * 2 +
+                                (forward ? 0 : 1));
+}
+
+uint32_t
+LlmRankWriter::AtStage(uint32_t stage) const
+{
+    RankCoordinates there = m_at;
+    there.pp = stage;
+    return m_job.order->Rank(there);
+}
+
+uint32_t
+LlmRankWriter::AlongContextRing(int32_t offset) const
+{
+    RankCoordinates there = m_at;
+    const int32_t cp = static_cast<int32_t>(m_layout.cp);
+    there.cp = static_cast<uint32_t>(((static_cast<int32_t>(m_at.cp) + offset) % cp + cp) % cp);
+    return m_job.order->Rank(there);
+}
+
+std::pair<uint64_t, uint64_t>
+LlmRankWriter::WeightBytes(uint32_t layer) const
+{
+    const LayerParameters p = LayerParameterCount(m_job.model, layer);
+    const uint64_t tp = m_layout.tp;
+    // Norms and the router are replicated over tp; everything else is split.
+    const uint64_t dense = (p.attention + p.denseMlp + p.sharedExperts) / tp + p.router + p.norms;
+    const uint64_t experts = p.routedExpert * (m_job.model.experts / m_layout.ep) / tp;
+    return {dense * kWeightBytes, experts * kWeightBytes};
+}
+
+uint64_t
+LlmRankWriter::EmbeddingBytes() const
+{
+    return uint64_t{m_job.model.vocab} * m_job.model.hidden / m_layout.tp * kWeightBytes;
+}
+
+void
+LlmRankWriter::Compute(const std::string& name, double micros)
+{
+    // duration_micros is whole microseconds: rounding to the nearest keeps the sum unbiased.
+    const auto duration = static_cast<uint64_t>(std::llround(std::max(0.0, micros)));
+    m_chain = {m_trace.Compute(name, duration, m_chain)};
+}
+
+void
+LlmRankWriter::Append(const std::vector<LayerOp>& ops)
+{
+    for (const LayerOp& op : ops)
+    {
+        switch (op.kind)
+        {
+        case LayerOpKind::Compute:
+            Compute(op.name, op.micros);
+            break;
+        case LayerOpKind::TensorCollective:
+        case LayerOpKind::ExpertAllToAll:
+            // Blocking: the next op needs its result.
+            m_chain = {
+                m_trace.Collective(op.name,
+                                   op.collective,
+                                   op.bytes,
+                                   m_chain,
+                                   Group(op.kind == LayerOpKind::TensorCollective ? "tp" : "ep"))};
+            break;
+        case LayerOpKind::ContextKvExchange: {
+            // Every rank of a ring runs the same exchanges in the same order, so the k-th
+            // exchange's tag matches on both sides. The send does not hold the chain up; the
+            // next attention step waits for the chunk received.
+            const int32_t tag = m_contextTag++;
+            const std::vector<uint64_t> after = m_chain;
+            m_trace.Send(op.name, AlongContextRing(1), tag, op.bytes, after, Group("cp"));
+            m_chain.push_back(
+                m_trace.Recv(op.name, AlongContextRing(-1), tag, op.bytes, after, Group("cp")));
+            break;
+        }
+        }
+    }
+}
+
+void
+LlmRankWriter::ReceiveFromNeighbour(const PipelineStep& step)
+{
+    // A forward pass takes the previous virtual stage's activation, a backward pass the next
+    // one's gradient.
+    const auto from = step.forward
+                          ? PreviousVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk)
+                          : NextVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk);
+    if (!from)
+    {
+        return;
+    }
+    const std::string what = step.forward ? "recv_activation" : "recv_gradient";
+    m_chain.push_back(m_trace.Recv(what + "_mb" + std::to_string(step.microBatch) + "_c" +
+                                       std::to_string(step.chunk),
+                                   AtStage(from->first),
+                                   PipelineTag(step.microBatch, step.chunk, step.forward),
+                                   m_job.planner->StageActivationBytes(),
+                                   m_chain,
+                                   Group("pp")));
+}
+
+void
+LlmRankWriter::SendToNeighbour(const PipelineStep& step)
+{
+    const auto to = step.forward
+                        ? NextVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk)
+                        : PreviousVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk);
+    if (!to)
+    {
+        return;
+    }
+    const std::string what = step.forward ? "send_activation" : "send_gradient";
+    m_trace.Send(what + "_mb" + std::to_string(step.microBatch) + "_c" + std::to_string(step.chunk),
+                 AtStage(to->first),
+                 PipelineTag(step.microBatch, to->second, step.forward),
+                 m_job.planner->StageActivationBytes(),
+                 m_chain,
+                 Group("pp"));
+}
+
+bool
+LlmRankWriter::GathersWeights(const PipelineStep& step) const
+{
+    if (m_layout.dp * m_layout.cp == 1)
+    {
+        return false;
+    }
+    // ZeRO-3 / FSDP gather a layer's weights for every pass through it (they are freed after
+    // use); a sharded optimizer (ZeRO 1/2, Megatron's distributed optimizer) gathers the
+    // updated weights once, before the step's first forward through the layer.
+    if (m_layout.zero >= 3 || m_layout.fsdp)
+    {
+        return true;
+    }
+    return m_sharded && step.forward && step.microBatch == 0;
+}
+
+void
+LlmRankWriter::GatherLayer(uint32_t layer)
+{
+    GatherWeights(layer, "weight_allgather_l" + std::to_string(layer), WeightBytes(layer).first);
+}
+
+void
+LlmRankWriter::GatherWeights(uint32_t key, const std::string& name, uint64_t bytes)
+{
+    const uint64_t shards = uint64_t{m_layout.dp} * m_layout.cp;
+    // Each rank contributes its shard of the 16-bit weights.
+    m_gathered[key] = m_trace.Collective(name,
+                                         ChakraProtoMsg::ALL_GATHER,
+                                         std::max<uint64_t>(1, bytes / shards),
+                                         m_chain,
+                                         Group("dpcp"),
+                                         RankTraceBuilder::GradientStream);
+}
+
+void
+LlmRankWriter::EdgeLayer(uint32_t key, const PipelineStep& step, const std::vector<LayerOp>& ops)
+{
+    if (GathersWeights(step))
+    {
+        GatherWeights(key,
+                      key == kEmbeddingKey ? "weight_allgather_embedding"
+                                           : "weight_allgather_output",
+                      EmbeddingBytes());
+        WaitForLayer(key);
+    }
+    Append(ops);
+}
+
+void
+LlmRankWriter::WaitForLayer(uint32_t layer)
+{
+    auto it = m_gathered.find(layer);
+    if (it != m_gathered.end())
+    {
+        m_chain.push_back(it->second);
+        m_gathered.erase(it);
+    }
+}
+
+void
+LlmRankWriter::ReduceGradients(uint64_t denseBytes, uint64_t expertBytes)
+{
+    m_denseBytes += denseBytes;
+    m_expertBytes += expertBytes;
+    const uint64_t ready = m_chain.front();
+    if (m_layout.dp * m_layout.cp > 1 && denseBytes > 0)
+    {
+        m_dense->Add(denseBytes, ready);
+    }
+    const auto& expertData = m_job.expertDataGroups.at(m_job.order->ExpertDataGroupOf(m_rank));
+    if (expertData.size() > 1 && expertBytes > 0)
+    {
+        m_experts->Add(expertBytes, ready);
+    }
+}
+
+void
+LlmRankWriter::Layers(uint32_t first, uint32_t count, const PipelineStep& step, bool lastBackward)
+{
+    const bool gather = GathersWeights(step);
+    for (uint32_t i = 0; i < count; ++i)
+    {
+        const uint32_t layer = step.forward ? first + i : first + count - 1 - i;
+        if (gather)
+        {
+            // One layer ahead: the next layer's weights arrive while this one computes.
+            if (i == 0)
+            {
+                GatherLayer(layer);
+            }
+            if (i + 1 < count)
+            {
+                GatherLayer(step.forward ? layer + 1 : layer - 1);
+            }
+            WaitForLayer(layer);
+        }
+        Append(step.forward ? m_job.planner->Forward(layer) : m_job.planner->Backward(layer));
+        if (lastBackward)
+        {
+            const auto [dense, experts] = WeightBytes(layer);
+            ReduceGradients(dense, experts);
+        }
+    }
+}
+
+void
+LlmRankWriter::Pass(const PipelineStep& step)
+{
+    const uint32_t virtualStage = step.chunk * m_layout.pp + m_at.pp;
+    const uint32_t lastVirtual = m_layout.pp * m_layout.vp - 1;
+    const uint32_t first = virtualStage * m_job.layersPerChunk;
+    // The last micro-batch's backward leaves the accumulated gradients ready to reduce.
+    const bool lastBackward = !step.forward && step.microBatch + 1 == m_job.plan.microBatches;
+    const LayerOpPlanner& planner = *m_job.planner;
+    // The output layer's weights: its own (untied), or the embedding's copy on the last stage
+    // when the first stage is another GPU (Megatron's embedding group).
+    const bool outputWeights = !m_job.model.tiedEmbeddings || m_layout.pp > 1;
+    ReceiveFromNeighbour(step);
+    if (step.forward && virtualStage == 0)
+    {
+        EdgeLayer(kEmbeddingKey, step, planner.EmbeddingForward());
+    }
+    if (!step.forward && virtualStage == lastVirtual)
+    {
+        EdgeLayer(kOutputKey, step, planner.OutputBackward());
+        if (lastBackward && outputWeights)
+        {
+            ReduceGradients(EmbeddingBytes(), 0);
+        }
+    }
+    Layers(first, m_job.layersPerChunk, step, lastBackward);
+    if (step.forward && virtualStage == lastVirtual)
+    {
+        EdgeLayer(kOutputKey, step, planner.OutputForward());
+    }
+    if (!step.forward && virtualStage == 0)
+    {
+        EdgeLayer(kEmbeddingKey, step, planner.EmbeddingBackward());
+        if (lastBackward)
+        {
+            ReduceGradients(EmbeddingBytes(), 0);
+        }
+    }
+    SendToNeighbour(step);
+}
+
+void
+LlmRankWriter::Finish()
+{
+    m_dense->Flush();
+    m_experts->Flush();
+    for (const auto& last : {m_dense->GetLast(), m_experts->GetLast()})
+    {
+        if (last)
+        {
+            m_chain.push_back(*last);
+        }
+    }
+    const auto& pipeline = m_job.pipelineGroups.at(m_job.order->PipelineGroupOf(m_rank));
+    if (m_job.model.tiedEmbeddings && m_layout.pp > 1 &&
+        (m_rank == pipeline.front() || m_rank == pipeline.back()))
+    {
+        // The first and last stages each hold the tied embedding; their gradients are summed.
+        m_chain = {m_trace.Collective("embedding_allreduce",
+                                      ChakraProtoMsg::ALL_REDUCE,
+                                      EmbeddingBytes(),
+                                      m_chain,
+                                      Group("emb"),
+                                      RankTraceBuilder::GradientStream)};
+    }
+    // Adam over this rank's shard of the weights.
+    const auto& expertData = m_job.expertDataGroups.at(m_job.order->ExpertDataGroupOf(m_rank));
+    const uint64_t denseShards = m_sharded ? uint64_t{m_layout.dp} * m_layout.cp : 1;
+    const uint64_t expertShards = m_sharded ? expertData.size() : 1;
+    const uint64_t parameters =
+        (m_denseBytes / denseShards + m_expertBytes / expertShards) / kWeightBytes;
+    Compute("optimizer_step", m_job.gpu->MemoryBoundMicros(parameters * kAdamBytesPerParameter));
+}
+
+void
+LlmRankWriter::Write()
+{
+    DeclareGroups();
+    for (const PipelineStep& step :
+         PipelineOrder(m_layout.pp, m_at.pp, m_layout.vp, m_job.plan.microBatches))
+    {
+        Pass(step);
+    }
+    Finish();
+}
+
+/** \return the job's shared parts, checked */
+std::unique_ptr<LlmJob>
+MakeJob(const LlmStepSpec& spec)
+{
+    auto job = std::make_unique<LlmJob>();
+    job->plan = PlanLlmStep(spec);
+    job->model = spec.model;
+    const ParallelLayout& layout = job->plan.layout;
+    job->gpu = std::make_unique<ComputeTimeModel>(LookUpGpuCompute(spec.gpu),
+                                                  spec.precision,
+                                                  spec.efficiencyScale);
+    if (!spec.profile.empty())
+    {
+        job->profile = std::make_unique<ComputeProfile>(ComputeProfile::Read(spec.profile));
+    }
+    job->planner = std::make_unique<LayerOpPlanner>(spec.model,
+                                                    layout,
+                                                    *job->gpu,
+                                                    spec.causal,
+                                                    job->profile.get());
+    job->order = std::make_unique<MegatronRankOrder>(layout);
+    job->layersPerChunk = spec.model.layers / (layout.pp * layout.vp);
+    job->tensorGroups = job->order->TensorGroups();
+    job->contextGroups = job->order->ContextGroups();
+    job->dataContextGroups = job->order->DataContextGroups();
+    job->pipelineGroups = job->order->PipelineGroups();
+    job->expertGroups = job->order->ExpertGroups();
+    job->expertDataGroups = job->order->ExpertDataGroups();
+    return job;
+}
+
+} // namespace
+
+LlmStepPlan
+PlanLlmStep(const LlmStepSpec& spec)
+{
+    const std::string family = "llm";
+    CheckModel(spec.model, "--model");
+    LlmStepPlan plan;
+    plan.layout = ResolveLayout(
+        spec.layout,
+        {spec.model.layers, spec.model.heads, spec.model.kvHeads, spec.model.experts});
+    const ParallelLayout& layout = plan.layout;
+    workload::Require(!((layout.zero >= 3 || layout.fsdp) && spec.model.experts > 0),
+                      family,
+                      "--zero 3 / --fsdp with a mixture-of-experts model is not modelled");
+    plan.ranks = layout.gpus;
+    plan.microBatches = layout.MicroBatches();
+    // Pipeline tags count (micro-batch, chunk, direction) below the context-parallel tags.
+    workload::Require(uint64_t{plan.microBatches} * layout.vp * 2 < uint64_t{kContextTagBase},
+                      family,
+                      "too many micro-batches (" + std::to_string(plan.microBatches) + ")");
+    plan.tokens =
+        workload::CheckedProduct(layout.globalBatch, layout.seq, family, "tokens per step");
+    plan.modelFlops = TrainingFlopsPerToken(spec.model, layout.seq, spec.causal) *
+                      static_cast<double>(plan.tokens);
+    const uint64_t dataParallel = uint64_t{layout.dp} * layout.cp;
+    plan.bucketBytes = spec.bucketBytes > 0
+                           ? spec.bucketBytes
+                           : std::max<uint64_t>(40000000, 1000000 * dataParallel) * kWeightBytes;
+    return plan;
+}
+
+std::vector<std::string>
+WriteLlmStep(const std::string& prefix, const LlmStepSpec& spec)
+{
+    const std::unique_ptr<LlmJob> job = MakeJob(spec);
+    const GpuComputeSpec& gpu = job->gpu->Gpu();
+    const double peakTflops = spec.precision == Precision::Fp8 ? gpu.fp8Tflops : gpu.bf16Tflops;
+    const TrainingStepFacts facts{job->plan.modelFlops, job->plan.tokens, peakTflops * 1e12};
+    std::vector<std::string> files;
+    for (uint32_t rank = 0; rank < job->plan.ranks; ++rank)
+    {
+        files.push_back(RankTraceBuilder::Path(prefix, rank));
+        RankTraceBuilder trace(files.back(), job->plan.ranks, facts);
+        LlmRankWriter(*job, rank, trace).Write();
+        trace.Commit();
+    }
+    return files;
+}
+
+} // namespace ns3

@@ -1,0 +1,73 @@
+/*
+ * One training step of a decoder-only transformer, written as per-rank Chakra traces:
+ * chakra_generator --workload llm.
+ */
+#ifndef CHAKRA_LLM_STEP_H
+#define CHAKRA_LLM_STEP_H
+
+#include "ns3/gpu-compute-model.h"
+#include "ns3/parallel-layout.h"
+#include "ns3/transformer-model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra-workload
+ * \brief What to write: the model, how it is split over GPUs, and the GPU that times its ops.
+ */
+struct LlmStepSpec
+{
+    TransformerModel model;               //!< the model
+    ParallelLayout layout;                //!< as given (ResolveLayout checks it)
+    std::string gpu{"H100"};              //!< GPU model (GpuComputeNames)
+    Precision precision{Precision::Bf16}; //!< GEMM precision
+    double efficiencyScale{1.0};          //!< multiplies the GEMM efficiency curve
+    bool causal{true};                    //!< causal attention (decoder training)
+    std::string profile;                  //!< measured op times (ComputeProfile CSV), "" none
+    /**
+     * Gradient bucket, bytes; 0: Megatron-Core's default, max(40M, 1M x data-parallel size)
+     * parameters (DistributedDataParallelConfig.bucket_size), at 2 bytes each.
+     */
+    uint64_t bucketBytes{0};
+};
+
+/**
+ * \ingroup chakra-workload
+ * \brief What a step is, worked out before any file is written.
+ */
+struct LlmStepPlan
+{
+    ParallelLayout layout;    //!< resolved (dp derived)
+    uint32_t ranks{0};        //!< GPUs
+    uint32_t microBatches{0}; //!< per pipeline, per step
+    double modelFlops{0};     //!< model FLOPs of the step (MFU convention)
+    uint64_t tokens{0};       //!< tokens of the step
+    uint64_t bucketBytes{0};  //!< gradient bucket
+};
+
+/**
+ * Checks \p spec (model, layout, GPU, profile) and works out the step.
+ * \throws std::invalid_argument naming the flag or file at fault
+ */
+LlmStepPlan PlanLlmStep(const LlmStepSpec& spec);
+
+/**
+ * Writes one training step as <prefix>.<rank>.et for every GPU (doc/workloads.md, "LLM
+ * training steps"): per rank, its pipeline schedule of micro-batch passes through its layers,
+ * with the tensor-, context-, expert- and pipeline-parallel communication of each pass, and
+ * the data-parallel (or ZeRO / FSDP) gradient and parameter collectives around them.
+ * \param prefix trace prefix
+ * \param spec the step
+ * \return the files written
+ * \throws std::invalid_argument (bad spec, before any file), TraceError (writing)
+ */
+std::vector<std::string> WriteLlmStep(const std::string& prefix, const LlmStepSpec& spec);
+
+} // namespace ns3
+
+#endif // CHAKRA_LLM_STEP_H

@@ -1,0 +1,250 @@
+/*
+ * chakra_generator --workload llm (WriteLlmStep): the communication of a generated training
+ * step read back against Megatron-LM's and ZeRO's formulas, worked out by hand in each case;
+ * bad layouts refused before any file; a small step simulated to completion.
+ */
+#define BOOST_TEST_MODULE llm_step
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+
+#include <boost/test/unit_test.hpp>
+#include <map>
+
+using namespace ns3;
+using chakra_test::TempDir;
+
+namespace
+{
+
+/** A small GPT-like model whose sizes are easy to work out by hand. */
+TransformerModel
+ToyModel()
+{
+    TransformerModel model;
+    model.name = "toy";
+    model.layers = 4;
+    model.hidden = 1024;
+    model.ffn = 4096;
+    model.heads = 8;
+    model.kvHeads = 8;
+    model.headDim = 128;
+    model.vocab = 32000;
+    model.gatedMlp = false;
+    return model;
+}
+
+/** A layout of \p gpus GPUs with 1 sequence of 512 tokens per micro-batch. */
+ParallelLayout
+Layout(uint32_t gpus, uint32_t tp, uint32_t pp, uint32_t globalBatch)
+{
+    ParallelLayout layout;
+    layout.gpus = gpus;
+    layout.tp = tp;
+    layout.pp = pp;
+    layout.seq = 512;
+    layout.microBatch = 1;
+    layout.globalBatch = globalBatch;
+    return layout;
+}
+
+/** Every node of one rank's trace. */
+std::vector<ChakraProtoMsg::Node>
+ReadNodes(const std::string& path)
+{
+    std::vector<ChakraProtoMsg::Node> nodes;
+    EtReader reader(path);
+    ChakraProtoMsg::Node node;
+    while (reader.ReadNode(node))
+    {
+        nodes.push_back(node);
+    }
+    return nodes;
+}
+
+/** \return an integer attribute of a node (0 if absent) */
+int64_t
+IntAttr(const ChakraProtoMsg::Node& node, const std::string& name)
+{
+    for (const auto& attr : node.attr())
+    {
+        if (attr.name() == name)
+        {
+            return attr.has_int64_val() ? attr.int64_val() : attr.int32_val();
+        }
+    }
+    return 0;
+}
+
+/** \return the collectives of a trace whose name starts with \p prefix: name -> comm_size */
+std::vector<std::pair<std::string, int64_t>>
+Collectives(const std::vector<ChakraProtoMsg::Node>& nodes, const std::string& prefix)
+{
+    std::vector<std::pair<std::string, int64_t>> found;
+    for (const auto& node : nodes)
+    {
+        if (node.type() == ChakraProtoMsg::COMM_COLL_NODE && node.name().rfind(prefix, 0) == 0)
+        {
+            found.emplace_back(node.name(), IntAttr(node, "comm_size"));
+        }
+    }
+    return found;
+}
+
+/** \return true if \p name is an op of a transformer layer ("..._l<layer>") */
+bool
+IsLayerOp(const std::string& name)
+{
+    const auto at = name.rfind("_l");
+    return at != std::string::npos && at + 2 < name.size() && std::isdigit(name[at + 2]);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(llm_step)
+
+// Megatron's tensor parallelism: per layer, an all-reduce of the b x s x h activations after
+// attention and after the MLP in forward, and two more of the input gradients in backward:
+// 2 x b x s x h bytes each at 2 bytes per element (Shoeybi et al. 2019, Section 3).
+BOOST_AUTO_TEST_CASE(tensor_parallel_all_reduces_carry_b_s_h_activations)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(2, 2, 1, 1);
+    const auto files = WriteLlmStep(dir.File("tp"), spec);
+    BOOST_REQUIRE(files.size() == 2u);
+    const int64_t bsh = 1 * 512 * 1024;
+    for (const auto& file : files)
+    {
+        const auto nodes = ReadNodes(file);
+        const auto reduces = Collectives(nodes, "tp_allreduce_");
+        std::map<std::string, int64_t> layerReduces;
+        for (const auto& [name, bytes] : reduces)
+        {
+            if (IsLayerOp(name))
+            {
+                layerReduces[name] = bytes;
+                BOOST_TEST(bytes == 2 * bsh, name);
+            }
+        }
+        // 4 layers x (attention, MLP) x (forward, backward).
+        BOOST_TEST(layerReduces.size() == 4u * 2 * 2);
+        BOOST_TEST(Collectives(nodes, "tp_reducescatter_").empty());
+    }
+}
+
+// With sequence parallelism each all-reduce becomes a reduce-scatter of the same b x s x h
+// input, and each block opens with an all-gather in which a rank contributes b x s x h / tp
+// (Korthikanti et al. 2022, Section 4.2.2): the same bytes on the wire as an all-reduce.
+BOOST_AUTO_TEST_CASE(sequence_parallel_replaces_all_reduce_by_reduce_scatter_and_all_gather)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(4, 4, 1, 1);
+    spec.layout.sequenceParallel = true;
+    const auto files = WriteLlmStep(dir.File("sp"), spec);
+    const int64_t bsh = 1 * 512 * 1024;
+    const auto nodes = ReadNodes(files.at(3));
+    uint32_t gathers = 0;
+    uint32_t scatters = 0;
+    for (const auto& [name, bytes] : Collectives(nodes, "tp_"))
+    {
+        if (!IsLayerOp(name))
+        {
+            continue; // embedding, output layer, loss statistics
+        }
+        if (name.rfind("tp_allgather_", 0) == 0)
+        {
+            BOOST_TEST(bytes == 2 * bsh / 4, name);
+            ++gathers;
+        }
+        else
+        {
+            BOOST_TEST(name.rfind("tp_reducescatter_", 0) == 0, name);
+            BOOST_TEST(bytes == 2 * bsh, name);
+            ++scatters;
+        }
+    }
+    BOOST_TEST(gathers == 4u * 2 * 2);
+    BOOST_TEST(scatters == 4u * 2 * 2);
+}
+
+// ZeRO-3 / FSDP move 3x the weights per step with one micro-batch: the weights all-gathered
+// for forward and again for backward, the gradients reduce-scattered (Rajbhandari et al. 2020,
+// Section 7.2.2). Counted per rank as the bytes each collective gathers or reduces.
+BOOST_AUTO_TEST_CASE(zero3_moves_three_times_the_weights)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(4, 1, 1, 4); // dp 4, one micro-batch each
+    spec.layout.zero = 3;
+    const auto files = WriteLlmStep(dir.File("z3"), spec);
+    const double weightBytes = 2.0 * TotalParameters(spec.model);
+    for (const auto& file : files)
+    {
+        double moved = 0;
+        for (const auto& node : ReadNodes(file))
+        {
+            if (node.type() != ChakraProtoMsg::COMM_COLL_NODE)
+            {
+                continue;
+            }
+            const int64_t type = IntAttr(node, "comm_type");
+            const double bytes = IntAttr(node, "comm_size");
+            // All-gather: comm_size is this rank's contribution, 1/4 of what is gathered.
+            moved += type == ChakraProtoMsg::ALL_GATHER ? 4 * bytes : bytes;
+        }
+        BOOST_TEST(moved == 3 * weightBytes, boost::test_tools::tolerance(0.001));
+    }
+}
+
+// A bad layout is refused before any file is written.
+BOOST_AUTO_TEST_CASE(a_bad_layout_writes_nothing)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(3, 3, 1, 1); // 3 does not divide 8 heads
+    BOOST_CHECK_THROW(WriteLlmStep(dir.File("bad"), spec), std::invalid_argument);
+    BOOST_TEST(!chakra_test::FileExists(dir.File("bad.0.et")));
+}
+
+// Pipeline parallelism: with pp 2 and 4 micro-batches, the first stage sends 4 activations
+// and receives 4 gradients, each b x s x h x 2 bytes; the step runs to completion on a small
+// cluster (no deadlock between the stages' 1F1B orders, the tensor-parallel groups and the
+// data-parallel reductions).
+BOOST_AUTO_TEST_CASE(a_pipelined_step_exchanges_activations_and_runs_to_completion)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(8, 2, 2, 8); // tp 2, pp 2, dp 2, 4 micro-batches
+    const auto files = WriteLlmStep(dir.File("pp"), spec);
+    BOOST_REQUIRE(files.size() == 8u);
+    uint32_t sends = 0;
+    uint32_t recvs = 0;
+    for (const auto& node : ReadNodes(files.at(0))) // tp 0, dp 0, stage 0
+    {
+        if (node.type() == ChakraProtoMsg::COMM_SEND_NODE)
+        {
+            BOOST_TEST(IntAttr(node, "comm_size") == 2 * 512 * 1024);
+            ++sends;
+        }
+        recvs += node.type() == ChakraProtoMsg::COMM_RECV_NODE;
+    }
+    BOOST_TEST(sends == 4u);
+    BOOST_TEST(recvs == 4u);
+
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 4;
+    config.transport = "flow";
+    const ChakraReport report = chakra_test::RunCluster(dir.File("pp"), config);
+    BOOST_TEST(report.AllFinished());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
