@@ -79,10 +79,11 @@ class LlmRankWriter
     void Append(const std::vector<LayerOp>& ops);
     /** Appends a compute node after the chain's last node. */
     void Compute(const std::string& name, double micros);
-    /** The pipeline receive that opens a pass, if a neighbouring stage feeds it. */
-    void ReceiveFromNeighbour(const PipelineStep& step);
-    /** The pipeline send that closes a pass, if a neighbouring stage takes its output. */
-    void SendToNeighbour(const PipelineStep& step);
+    /**
+     * The pipeline receive that opens a pass (\p send false) or the send that closes it, if a
+     * neighbouring virtual stage feeds it or takes its output.
+     */
+    void PipelineMessage(const PipelineStep& step, bool send);
     /** \return true if the layers' weights are all-gathered before this pass */
     bool GathersWeights(const PipelineStep& step) const;
     /**
@@ -286,44 +287,34 @@ LlmRankWriter::Append(const std::vector<LayerOp>& ops)
 }
 
 void
-LlmRankWriter::ReceiveFromNeighbour(const PipelineStep& step)
+LlmRankWriter::PipelineMessage(const PipelineStep& step, bool send)
 {
-    // A forward pass takes the previous virtual stage's activation, a backward pass the next
-    // one's gradient.
-    const auto from = step.forward
-                          ? PreviousVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk)
-                          : NextVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk);
-    if (!from)
+    // A forward pass receives the previous virtual stage's activation and sends its own to the
+    // next one; a backward pass moves the gradients the other way.
+    const bool towardsNext = step.forward == send;
+    const auto peer = towardsNext
+                          ? NextVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk)
+                          : PreviousVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk);
+    if (!peer)
     {
         return;
     }
-    const std::string what = step.forward ? "recv_activation" : "recv_gradient";
-    m_chain.push_back(m_trace.Recv(what + "_mb" + std::to_string(step.microBatch) + "_c" +
-                                       std::to_string(step.chunk),
-                                   AtStage(from->first),
-                                   PipelineTag(step.microBatch, step.chunk, step.forward),
-                                   m_job.planner->StageActivationBytes(),
-                                   m_chain,
-                                   Group("pp")));
-}
-
-void
-LlmRankWriter::SendToNeighbour(const PipelineStep& step)
-{
-    const auto to = step.forward
-                        ? NextVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk)
-                        : PreviousVirtualStage(m_layout.pp, m_layout.vp, m_at.pp, step.chunk);
-    if (!to)
+    const std::string name = std::string(send ? "send_" : "recv_") +
+                             (step.forward ? "activation" : "gradient") + "_mb" +
+                             std::to_string(step.microBatch) + "_c" + std::to_string(step.chunk);
+    // The tag names the receiving chunk, so that both sides compute the same one.
+    const int32_t tag =
+        PipelineTag(step.microBatch, send ? peer->second : step.chunk, step.forward);
+    const uint64_t bytes = m_job.planner->StageActivationBytes();
+    if (send)
     {
-        return;
+        m_trace.Send(name, AtStage(peer->first), tag, bytes, m_chain, Group("pp"));
     }
-    const std::string what = step.forward ? "send_activation" : "send_gradient";
-    m_trace.Send(what + "_mb" + std::to_string(step.microBatch) + "_c" + std::to_string(step.chunk),
-                 AtStage(to->first),
-                 PipelineTag(step.microBatch, to->second, step.forward),
-                 m_job.planner->StageActivationBytes(),
-                 m_chain,
-                 Group("pp"));
+    else
+    {
+        m_chain.push_back(
+            m_trace.Recv(name, AtStage(peer->first), tag, bytes, m_chain, Group("pp")));
+    }
 }
 
 bool
@@ -445,7 +436,7 @@ LlmRankWriter::Pass(const PipelineStep& step)
     // The output layer's weights: its own (untied), or the embedding's copy on the last stage
     // when the first stage is another GPU (Megatron's embedding group).
     const bool outputWeights = !m_job.model.tiedEmbeddings || m_layout.pp > 1;
-    ReceiveFromNeighbour(step);
+    PipelineMessage(step, false);
     if (step.forward && virtualStage == 0)
     {
         EdgeLayer(kEmbeddingKey, step, planner.EmbeddingForward());
@@ -471,7 +462,7 @@ LlmRankWriter::Pass(const PipelineStep& step)
             ReduceGradients(EmbeddingBytes(), 0);
         }
     }
-    SendToNeighbour(step);
+    PipelineMessage(step, true);
 }
 
 void
