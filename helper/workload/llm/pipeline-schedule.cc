@@ -23,23 +23,41 @@ InterleavedStep(uint32_t pp, uint32_t vp, uint64_t k, bool forward)
     return step;
 }
 
+/** Throws unless (stage, chunk) is a virtual stage of a pp x vp pipeline. */
+void
+CheckStages(uint32_t pp, uint32_t vp, uint32_t stage, uint32_t chunk)
+{
+    if (pp == 0 || stage >= pp)
+    {
+        throw std::invalid_argument("llm: pipeline stage " + std::to_string(stage) +
+                                    " is outside --pp " + std::to_string(pp));
+    }
+    if (vp == 0 || chunk >= vp)
+    {
+        throw std::invalid_argument("llm: chunk " + std::to_string(chunk) + " is outside --vp " +
+                                    std::to_string(vp));
+    }
+    if (vp > 1 && pp == 1)
+    {
+        throw std::invalid_argument("llm: --vp " + std::to_string(vp) + " needs --pp > 1");
+    }
+}
+
 } // namespace
 
 std::vector<PipelineStep>
 PipelineOrder(uint32_t pp, uint32_t stage, uint32_t vp, uint32_t microBatches)
 {
-    if (pp == 0 || vp == 0 || stage >= pp || microBatches == 0)
+    CheckStages(pp, vp, stage, 0);
+    if (microBatches == 0)
     {
-        throw std::invalid_argument("pipeline schedule: stage " + std::to_string(stage) + " of " +
-                                    std::to_string(pp) + ", " + std::to_string(vp) +
-                                    " chunks and " + std::to_string(microBatches) +
-                                    " micro-batches make no schedule");
+        throw std::invalid_argument("llm: the step has no micro-batches");
     }
     if (vp > 1 && microBatches % pp != 0)
     {
-        throw std::invalid_argument("pipeline schedule: interleaving needs the micro-batches (" +
-                                    std::to_string(microBatches) + ") to be a multiple of pp (" +
-                                    std::to_string(pp) + ")");
+        throw std::invalid_argument("llm: interleaving (--vp " + std::to_string(vp) +
+                                    ") needs the micro-batches (" + std::to_string(microBatches) +
+                                    ") to be a multiple of --pp " + std::to_string(pp));
     }
     const uint64_t total = uint64_t{microBatches} * vp;
     uint64_t warmup =
@@ -75,6 +93,7 @@ PipelineOrder(uint32_t pp, uint32_t stage, uint32_t vp, uint32_t microBatches)
 std::optional<std::pair<uint32_t, uint32_t>>
 NextVirtualStage(uint32_t pp, uint32_t vp, uint32_t stage, uint32_t chunk)
 {
+    CheckStages(pp, vp, stage, chunk);
     const uint64_t next = uint64_t{chunk} * pp + stage + 1;
     if (next >= uint64_t{pp} * vp)
     {
@@ -86,8 +105,9 @@ NextVirtualStage(uint32_t pp, uint32_t vp, uint32_t stage, uint32_t chunk)
 std::optional<std::pair<uint32_t, uint32_t>>
 PreviousVirtualStage(uint32_t pp, uint32_t vp, uint32_t stage, uint32_t chunk)
 {
+    CheckStages(pp, vp, stage, chunk);
     const uint64_t here = uint64_t{chunk} * pp + stage;
-    if (here == 0 || here >= uint64_t{pp} * vp)
+    if (here == 0)
     {
         return std::nullopt;
     }

@@ -38,13 +38,16 @@ struct PipelineStep
  * (k mod (pp x vp)) / pp on micro-batch (k / (pp x vp)) x pp + k mod pp; the k-th backward the
  * same with the chunk order reversed. Warm-up forwards: (pp - stage - 1) x 2 + (vp - 1) x pp
  * (all of them when m == pp), at most m x vp; then one forward and one backward alternately;
- * then the remaining backwards. m must be a multiple of pp (ResolveLayout checks it).
+ * then the remaining backwards. m must be a multiple of pp (ResolveLayout checks it). This is
+ * the classic schedule (Megatron-Core up to v0.7); later versions group micro-batches by
+ * microbatch_group_size_per_vp_stage (pp by default), which differs only when m == pp, where
+ * the later stages then start 1F1B before every forward has run.
  * \param pp pipeline stages
  * \param stage this stage
  * \param vp virtual stages per stage
  * \param microBatches micro-batches of the step
  * \return the passes in order: each (micro-batch, chunk) forward once and backward once
- * \throws std::invalid_argument if the arguments do not make a schedule
+ * \throws std::invalid_argument naming the flag (--pp, --vp) if they make no schedule
  */
 std::vector<PipelineStep> PipelineOrder(uint32_t pp,
                                         uint32_t stage,
@@ -52,6 +55,7 @@ std::vector<PipelineStep> PipelineOrder(uint32_t pp,
                                         uint32_t microBatches);
 
 /**
+ * \throws std::invalid_argument if (stage, chunk) is not a virtual stage of the pipeline
  * \return (stage, chunk) of the virtual stage after chunk \p chunk of stage \p stage (where
  *         its forward output goes), or nullopt after the last virtual stage
  */
