@@ -245,6 +245,55 @@ BOOST_AUTO_TEST_CASE(a_pipelined_step_exchanges_activations_and_runs_to_completi
     config.transport = "flow";
     const ChakraReport report = chakra_test::RunCluster(dir.File("pp"), config);
     BOOST_TEST(report.AllFinished());
+
+    // The report's throughput is the step's stated FLOPs and tokens over the simulated time:
+    // 8 sequences of 512 tokens, FLOPs per token from the model, H100's 989 dense BF16 TFLOP/s.
+    const TrainingThroughput throughput = report.GetTrainingThroughput();
+    BOOST_REQUIRE(throughput.stated);
+    const double seconds = report.GetIterationTime().GetSeconds();
+    const double flops = TrainingFlopsPerToken(spec.model, 512, true) * 8 * 512;
+    BOOST_TEST(throughput.tokensPerSecondPerGpu == 8 * 512 / seconds / 8,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(throughput.tflopsPerGpu == flops / seconds / 8 / 1e12,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(throughput.mfu == flops / seconds / 8 / 989e12, boost::test_tools::tolerance(1e-9));
+}
+
+// The command line: every mistake is one error line naming the flag (or the model), exit 1,
+// and no trace written; a good one writes one trace per GPU.
+BOOST_AUTO_TEST_CASE(the_command_line_checks_before_writing)
+{
+    TempDir dir;
+    const std::string tool = chakra_test::ToolPath("chakra_generator") + " --workload llm ";
+    const std::vector<std::pair<std::string, std::string>> mistakes = {
+        {"--model llama3-8b --ranks 12 --tp 3", "--tp 3 does not divide the 32 attention heads"},
+        {"--model llama-8b", "did you mean 'llama3-8b'"},
+        {"--model llama3-8b --layers 4", "--layers does not apply to --workload llm"},
+        {"--model llama3-8b --recompute some", "--recompute: 'some' is not valid"},
+        {"--model llama3-8b --gpu V100", "--gpu"},
+        {"--model llama3-8b --ranks 8 --pp 2 --vp 2 --gbs 12", "multiple of --pp 2"},
+        {"--model " + dir.File("absent.json"), "absent.json"},
+    };
+    for (const auto& [flags, message] : mistakes)
+    {
+        BOOST_TEST_CONTEXT(flags)
+        {
+            const auto result =
+                chakra_test::RunCommand(tool + flags + " --output-prefix " + dir.File("bad"));
+            BOOST_TEST(result.exitCode == 1, result.output);
+            BOOST_TEST(result.output.find(message) != std::string::npos, result.output);
+            BOOST_TEST(!chakra_test::FileExists(dir.File("bad.0.et")));
+        }
+    }
+    const auto good = chakra_test::RunCommand(tool +
+                                              "--model llama3-8b --ranks 4 --tp 2 --pp 2 --seq "
+                                              "1024 --gbs 4 --output-prefix " +
+                                              dir.File("good"));
+    BOOST_TEST(good.exitCode == 0, good.output);
+    BOOST_TEST(good.output.find("llama3-8b on 4 GPUs (H100): tp 2, pp 2") != std::string::npos,
+               good.output);
+    BOOST_TEST(chakra_test::FileExists(dir.File("good.3.et")));
+    BOOST_TEST(!chakra_test::FileExists(dir.File("good.4.et")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

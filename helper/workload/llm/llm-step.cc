@@ -548,6 +548,13 @@ PlanLlmStep(const LlmStepSpec& spec)
 {
     const std::string family = "llm";
     CheckModel(spec.model, "--model");
+    // The GPU, its precision, the efficiency scale and the profile are checked here too, so
+    // that every mistake is found before the first file.
+    ComputeTimeModel(LookUpGpuCompute(spec.gpu), spec.precision, spec.efficiencyScale);
+    if (!spec.profile.empty())
+    {
+        ComputeProfile::Read(spec.profile);
+    }
     LlmStepPlan plan;
     plan.layout = ResolveLayout(
         spec.layout,
