@@ -207,11 +207,11 @@ BOOST_AUTO_TEST_CASE(arguments_checked)
 {
     const GpuComputeSpec h100 = LookUpGpuCompute("H100");
     BOOST_TEST(
-        ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, 0); }, "--efficiency-scale"));
-    BOOST_TEST(
-        ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, 2.5); }, "--efficiency-scale"));
-    BOOST_TEST(
-        ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, -1); }, "--efficiency-scale"));
+        ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, 0); }, "--gemm-efficiency-scale"));
+    BOOST_TEST(ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, 2.5); },
+                          "--gemm-efficiency-scale"));
+    BOOST_TEST(ThrowsWith([&] { ComputeTimeModel(h100, Precision::Bf16, -1); },
+                          "--gemm-efficiency-scale"));
     BOOST_TEST(ThrowsWith([] { ComputeTimeModel(LookUpGpuCompute("A100"), Precision::Fp8); },
                           "--precision"));
     GpuComputeSpec broken = h100;

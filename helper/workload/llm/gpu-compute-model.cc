@@ -157,7 +157,7 @@ ComputeTimeModel::ComputeTimeModel(GpuComputeSpec gpu, Precision precision, doub
     if (!(std::isfinite(efficiencyScale) && efficiencyScale > 0 && efficiencyScale <= 2))
     {
         std::ostringstream message;
-        message << "llm: --efficiency-scale " << efficiencyScale << " is not in (0, 2]";
+        message << "llm: --gemm-efficiency-scale " << efficiencyScale << " is not in (0, 2]";
         throw std::invalid_argument(message.str());
     }
     if (precision == Precision::Fp8 && m_gpu.fp8Tflops <= 0)

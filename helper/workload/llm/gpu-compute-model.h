@@ -72,7 +72,7 @@ class ComputeTimeModel
      * \param gpu the GPU (checked: positive peaks and bandwidth)
      * \param precision Fp8 needs a GPU with FP8 tensor cores
      * \param efficiencyScale multiplies the compute efficiency, in (0, 2]
-     * \throws std::invalid_argument naming --gpu, --precision or --efficiency-scale
+     * \throws std::invalid_argument naming --gpu, --precision or --gemm-efficiency-scale
      */
     ComputeTimeModel(GpuComputeSpec gpu, Precision precision, double efficiencyScale = 1.0);
 

@@ -39,12 +39,6 @@ LayerOpPlanner::LayerOpPlanner(const TransformerModel& model,
 }
 
 uint64_t
-LayerOpPlanner::Tokens() const
-{
-    return m_tokens;
-}
-
-uint64_t
 LayerOpPlanner::StageActivationBytes() const
 {
     // Megatron sends the (s / cp [/ tp with SP], b, h) tensor between stages.
@@ -70,7 +64,6 @@ LayerOpPlanner::Gemm(const std::string& name, uint64_t m, uint64_t n, uint64_t k
 {
     LayerOp op;
     op.name = name;
-    op.flops = 2.0 * m * n * k;
     op.micros =
         Measured(name.substr(0, name.find("_l")), Shape(m, n, k), m_gpu.GemmMicros(m, n, k));
     return op;
@@ -81,7 +74,6 @@ LayerOpPlanner::GemmBackward(const std::string& name, uint64_t m, uint64_t n, ui
 {
     LayerOp op;
     op.name = name + "_backward";
-    op.flops = 4.0 * m * n * k;
     const double modelled = m_gpu.GemmMicros(m, k, n) + m_gpu.GemmMicros(k, n, m);
     op.micros = Measured(name.substr(0, name.find("_l")) + "_backward", Shape(m, n, k), modelled);
     return op;
@@ -187,8 +179,6 @@ LayerOpPlanner::AttentionCore(const std::string& suffix,
     // block (the diagonal step, and on average the others); without masking, a full block.
     const double micros =
         m_gpu.AttentionMicros(b, s, s, heads, m_qkDim, m_vDim, m_causal, backward);
-    const double flops = (backward ? 2.5 : 1.0) * 4.0 * b * s * s * heads * (m_qkDim + m_vDim) /
-                         2.0 * (m_causal ? 0.5 : 1.0);
     const std::string name = std::string(backward ? "attention_core_backward" : "attention_core");
     for (uint32_t step = 0; step < cp; ++step)
     {
@@ -204,7 +194,6 @@ LayerOpPlanner::AttentionCore(const std::string& suffix,
         }
         LayerOp core;
         core.name = name + suffix + (cp > 1 ? "_step" + std::to_string(step) : "");
-        core.flops = flops;
         core.micros = Measured(name,
                                std::to_string(b) + "x" + std::to_string(s) + "x" +
                                    std::to_string(heads) + "x" + std::to_string(m_qkDim),
@@ -314,7 +303,6 @@ LayerOpPlanner::RoutedExperts(const std::string& suffix,
     LayerOp experts;
     experts.name = std::string(backward ? "experts_backward" : "experts") + suffix;
     const double passes = backward ? 2.0 : 1.0;
-    experts.flops = passes * local * 2.0 * perExpert * (up + width) * h;
     double micros =
         backward ? m_gpu.GemmMicros(perExpert, h, up) + m_gpu.GemmMicros(h, up, perExpert) +
                        m_gpu.GemmMicros(perExpert, width, h) + m_gpu.GemmMicros(width, h, perExpert)

@@ -41,7 +41,6 @@ struct LayerOp
     LayerOpKind kind{LayerOpKind::Compute}; //!< what it is
     std::string name;                       //!< node name
     double micros{0};                       //!< Compute: duration
-    double flops{0};                        //!< Compute: floating-point operations done
     /** TensorCollective, ExpertAllToAll: the collective */
     ChakraProtoMsg::CollectiveCommType collective{ChakraProtoMsg::ALL_REDUCE};
     /** Collectives: comm_size (see CollectiveRequest); ContextKvExchange: bytes sent */
@@ -106,8 +105,6 @@ class LayerOpPlanner
 
     /** \return bytes of one micro-batch's activation sent between pipeline stages, per rank */
     uint64_t StageActivationBytes() const;
-    /** \return tokens of one micro-batch on one GPU before any split (b x s / cp) */
-    uint64_t Tokens() const;
 
   private:
     /** A GEMM's forward op (C[m,n] = A[m,k] B[k,n]). */
