@@ -233,8 +233,8 @@ BOOST_AUTO_TEST_CASE(busy_times_are_unions_and_exposed_communication_is_uncovere
     // [30, 40]: 18, of which [15, 20] and [30, 40] no compute covers: 15 exposed.
     recorder.AddCompute(MicroSeconds(5), MicroSeconds(15));
     recorder.AddCompute(MicroSeconds(0), MicroSeconds(10));
-    recorder.AddCommunication(MicroSeconds(30), MicroSeconds(40));
-    recorder.AddCommunication(MicroSeconds(12), MicroSeconds(20));
+    recorder.AddCommunication(MicroSeconds(30), MicroSeconds(40), CommCategory::Other);
+    recorder.AddCommunication(MicroSeconds(12), MicroSeconds(20), CommCategory::Other);
     recorder.CountNode();
     recorder.CountNode();
     recorder.SetFinished(MicroSeconds(40));
@@ -247,6 +247,55 @@ BOOST_AUTO_TEST_CASE(busy_times_are_unions_and_exposed_communication_is_uncovere
     BOOST_TEST(stats.commTime == MicroSeconds(18));
     BOOST_TEST(stats.exposedComm == MicroSeconds(15));
     BOOST_TEST(stats.warnings.empty());
+}
+
+// The exposed part is split by category, each instant counted once, for the first category in
+// the attribution order (TP, CP, EP, DP, other, PP) that runs then. Hand-drawn timeline (us):
+//   compute [0, 10] and [20, 30]
+//   TP      [8, 12]            -> exposed [10, 12] = 2
+//   DP      [11, 24]           -> exposed [12, 20] = 8 ([11, 12] is TP's, [20, 24] compute's)
+//   PP      [18, 22], [30, 35] -> exposed [30, 35] = 5 ([18, 20] is DP's)
+//   other   [40, 41]           -> exposed 1
+// Exposed in all: [10, 20] + [30, 35] + [40, 41] = 16, the sum of the parts.
+BOOST_AUTO_TEST_CASE(exposed_communication_is_split_by_category_without_double_counting)
+{
+    RankStatsRecorder recorder;
+    recorder.AddCompute(MicroSeconds(0), MicroSeconds(10));
+    recorder.AddCompute(MicroSeconds(20), MicroSeconds(30));
+    recorder.AddCommunication(MicroSeconds(30), MicroSeconds(35), CommCategory::Pipeline);
+    recorder.AddCommunication(MicroSeconds(18), MicroSeconds(22), CommCategory::Pipeline);
+    recorder.AddCommunication(MicroSeconds(11), MicroSeconds(24), CommCategory::Data);
+    recorder.AddCommunication(MicroSeconds(8), MicroSeconds(12), CommCategory::Tensor);
+    recorder.AddCommunication(MicroSeconds(40), MicroSeconds(41), CommCategory::Other);
+    const RankStats stats = recorder.Summarize("t.0.et");
+    auto exposed = [&stats](CommCategory c) {
+        return stats.exposedByCategory[static_cast<std::size_t>(c)];
+    };
+    BOOST_TEST(exposed(CommCategory::Tensor) == MicroSeconds(2));
+    BOOST_TEST(exposed(CommCategory::Context) == Time());
+    BOOST_TEST(exposed(CommCategory::Expert) == Time());
+    BOOST_TEST(exposed(CommCategory::Data) == MicroSeconds(8));
+    BOOST_TEST(exposed(CommCategory::Other) == MicroSeconds(1));
+    BOOST_TEST(exposed(CommCategory::Pipeline) == MicroSeconds(5));
+    BOOST_TEST(stats.exposedComm == MicroSeconds(16));
+}
+
+// Groups are classified by their family, the name's leading letters, as the generators and
+// Megatron-LM name them; send/recv on an unnamed group is pipeline traffic.
+BOOST_AUTO_TEST_CASE(process_groups_are_classified_by_family)
+{
+    BOOST_TEST(ClassifyCommunication("tp3", false) == CommCategory::Tensor);
+    BOOST_TEST(ClassifyCommunication("cp0", true) == CommCategory::Context);
+    BOOST_TEST(ClassifyCommunication("ep12", false) == CommCategory::Expert);
+    for (const char* data : {"dp0", "dpcp7", "edp1", "emb0", "DP2"})
+    {
+        BOOST_TEST(ClassifyCommunication(data, false) == CommCategory::Data, data);
+    }
+    BOOST_TEST(ClassifyCommunication("pp1", true) == CommCategory::Pipeline);
+    BOOST_TEST(ClassifyCommunication("", false) == CommCategory::Other);
+    BOOST_TEST(ClassifyCommunication("7", false) == CommCategory::Other);
+    BOOST_TEST(ClassifyCommunication("7", true) == CommCategory::Pipeline);
+    BOOST_TEST(ClassifyCommunication("tpx", false) == CommCategory::Other);
 }
 
 BOOST_AUTO_TEST_CASE(nodes_without_comm_size_make_one_warning_first)

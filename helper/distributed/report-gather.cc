@@ -149,6 +149,13 @@ SerializeRankResults(const ChakraReport& report)
         out.Stamp(r.computeBusy);
         out.Stamp(r.commTime);
         out.Stamp(r.exposedComm);
+        for (const Time& exposed : r.exposedByCategory)
+        {
+            out.Stamp(exposed);
+        }
+        out.F64(r.stepModelFlops);
+        out.U64(r.stepTokens);
+        out.F64(r.gpuPeakFlops);
         out.U64(r.nodes);
         WriteStrings(out, r.stuck);
         out.Str(r.error);
@@ -207,6 +214,13 @@ ReadRankResults(const std::string& bytes, std::vector<RankResults>& ranks)
         r.computeBusy = in.Stamp();
         r.commTime = in.Stamp();
         r.exposedComm = in.Stamp();
+        for (Time& exposed : r.exposedByCategory)
+        {
+            exposed = in.Stamp();
+        }
+        r.stepModelFlops = in.F64();
+        r.stepTokens = in.U64();
+        r.gpuPeakFlops = in.F64();
         r.nodes = in.U64();
         r.stuck = ReadStringList(in);
         r.error = in.Str();

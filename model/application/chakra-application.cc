@@ -456,7 +456,11 @@ ChakraApplication::RecordInterval(const EtNode& node,
     }
     else if (comm)
     {
-        m_stats.AddCommunication(relStart, relEnd);
+        m_stats.AddCommunication(
+            relStart,
+            relEnd,
+            ClassifyCommunication(node.GetPgName(),
+                                  node.GetType() != ChakraProtoMsg::COMM_COLL_NODE));
     }
     if (m_timeline && !lane.empty())
     {

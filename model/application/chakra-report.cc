@@ -106,6 +106,65 @@ ChakraReport::PrintTrainingStep(std::ostream& os) const
     os << std::setprecision(6);
 }
 
+StepTimeSplit
+ChakraReport::GetTimeSplit() const
+{
+    StepTimeSplit split;
+    const double iteration = GetIterationTime().GetSeconds();
+    if (iteration <= 0 || m_ranks.empty())
+    {
+        return split;
+    }
+    const double share = 1.0 / (iteration * static_cast<double>(m_ranks.size()));
+    for (const auto& rank : m_ranks)
+    {
+        split.compute += rank.computeBusy.GetSeconds() * share;
+        for (std::size_t c = 0; c < kCommCategoryCount; ++c)
+        {
+            split.exposed[c] += rank.exposedByCategory[c].GetSeconds() * share;
+        }
+    }
+    split.idle = 1.0 - split.compute;
+    for (double exposed : split.exposed)
+    {
+        split.idle -= exposed;
+    }
+    split.idle = std::max(0.0, split.idle);
+    return split;
+}
+
+void
+ChakraReport::PrintTimeSplit(std::ostream& os) const
+{
+    const StepTimeSplit split = GetTimeSplit();
+    if (split.compute == 0 && split.idle == 0)
+    {
+        return;
+    }
+    auto percent = [](double fraction) { return FormatFixed(100 * fraction, 1) + "%"; };
+    os << "time split (mean over ranks, share of the iteration): compute "
+       << percent(split.compute);
+    for (CommCategory category : kCommCategories)
+    {
+        const double exposed = split.exposed[static_cast<std::size_t>(category)];
+        // Only the kinds this job has; PP goes with the idle time, as the bubble.
+        if (category != CommCategory::Pipeline && exposed > 0)
+        {
+            os << ", exposed " << CommCategoryLabel(category) << " " << percent(exposed);
+        }
+    }
+    const double pipeline = split.exposed[static_cast<std::size_t>(CommCategory::Pipeline)];
+    if (pipeline > 0)
+    {
+        os << ", pipeline bubble " << percent(pipeline + split.idle) << " (waiting on PP send/recv "
+           << percent(pipeline) << ", idle " << percent(split.idle) << ")\n";
+    }
+    else
+    {
+        os << ", idle " << percent(split.idle) << "\n";
+    }
+}
+
 const std::vector<RankStats>&
 ChakraReport::GetRanks() const
 {
@@ -298,6 +357,7 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
        << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n";
     PrintTrainingStep(os);
+    PrintTimeSplit(os);
     os << "\n";
     os << std::left << std::setw(6) << "rank" << std::right << std::setw(14) << "finish_us"
        << std::setw(14) << "compute_us" << std::setw(14) << "comm_us" << std::setw(18)
@@ -444,13 +504,27 @@ ChakraReport::WriteCsv(const std::string& directory) const
     mkdir(directory.c_str(), 0777);
     {
         AtomicOutputFile out(directory + "/ranks.csv");
-        out.Write("rank,finished,finish_us,compute_us,comm_us,exposed_comm_us,nodes,error\n");
+        std::string header = "rank,finished,finish_us,compute_us,comm_us,exposed_comm_us,nodes,";
+        for (CommCategory category : kCommCategories)
+        {
+            std::string label = CommCategoryLabel(category);
+            std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) {
+                return static_cast<char>(std::tolower(c));
+            });
+            header += "exposed_" + label + "_us,";
+        }
+        out.Write(header + "error\n");
         for (const auto& r : m_ranks)
         {
+            std::string split;
+            for (const Time& exposed : r.exposedByCategory)
+            {
+                split += FormatMicros(exposed) + ",";
+            }
             out.Write(std::to_string(r.rank) + "," + (r.finished ? "1" : "0") + "," +
                       FormatMicros(r.finishTime) + "," + FormatMicros(r.computeBusy) + "," +
                       FormatMicros(r.commTime) + "," + FormatMicros(r.exposedComm) + "," +
-                      std::to_string(r.nodes) + "," + Csv(r.error) + "\n");
+                      std::to_string(r.nodes) + "," + split + Csv(r.error) + "\n");
         }
         out.Commit();
     }

@@ -63,9 +63,27 @@ struct TrainingThroughput
     double mfu{0};                   //!< model FLOPs utilization: tflopsPerGpu / peak
 };
 
+/**
+ * \ingroup chakra-application
+ * \brief Where a step's time went, as fractions of the iteration time, averaged over the ranks.
+ *
+ * For each rank: its compute busy time, its exposed communication split by category
+ * (RankStats::exposedByCategory), and the rest of the iteration, when it neither computed nor
+ * communicated (waiting to start, or done before the slowest rank). A pipeline stage's bubble is
+ * its exposed PP send/recv (waiting on its neighbour) plus such idle time.
+ */
+struct StepTimeSplit
+{
+    double compute{0};                                //!< compute busy / iteration
+    std::array<double, kCommCategoryCount> exposed{}; //!< exposed, by CommCategory / iteration
+    double idle{0};                                   //!< neither / iteration
+};
+
 class ChakraReport
 {
   public:
+    /** \return the mean time split over the ranks (all zero when the iteration took no time) */
+    StepTimeSplit GetTimeSplit() const;
     /**
      * \return the step's throughput and MFU (Megatron-LM's convention: model FLOPs, no
      *         recompute, over the peak dense FLOP/s), when the traces state a training step
@@ -135,6 +153,8 @@ class ChakraReport
   private:
     /** Prints the training step's throughput line, when the traces state one. */
     void PrintTrainingStep(std::ostream& os) const;
+    /** Prints the time split line. */
+    void PrintTimeSplit(std::ostream& os) const;
 
     std::vector<RankStats> m_ranks;
     std::vector<CommRecord> m_records;

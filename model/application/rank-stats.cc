@@ -89,10 +89,10 @@ RankStatsRecorder::AddCompute(Time start, Time end)
 }
 
 void
-RankStatsRecorder::AddCommunication(Time start, Time end)
+RankStatsRecorder::AddCommunication(Time start, Time end, CommCategory category)
 {
-    NS_LOG_FUNCTION(this << start << end);
-    m_commIntervals.emplace_back(start, end);
+    NS_LOG_FUNCTION(this << start << end << category);
+    m_commIntervals[static_cast<std::size_t>(category)].emplace_back(start, end);
 }
 
 void
@@ -180,10 +180,29 @@ RankStatsRecorder::Summarize(const std::string& tracePath) const
                 " (MissingCommSize=error, or --strict, makes it an error)");
     }
     auto compute = Merge(m_computeIntervals);
-    auto comm = Merge(m_commIntervals);
+    std::vector<std::pair<Time, Time>> all;
+    for (const auto& intervals : m_commIntervals)
+    {
+        all.insert(all.end(), intervals.begin(), intervals.end());
+    }
+    auto comm = Merge(all);
     stats.computeBusy = Total(compute);
     stats.commTime = Total(comm);
     stats.exposedComm = Uncovered(comm, compute);
+    // Each category gets what no compute and no earlier category covers.
+    auto covered = compute;
+    for (CommCategory category : kCommCategories)
+    {
+        const auto index = static_cast<std::size_t>(category);
+        if (m_commIntervals[index].empty())
+        {
+            continue;
+        }
+        auto mine = Merge(m_commIntervals[index]);
+        stats.exposedByCategory[index] = Uncovered(mine, covered);
+        covered.insert(covered.end(), mine.begin(), mine.end());
+        covered = Merge(std::move(covered));
+    }
     return stats;
 }
 

@@ -4,8 +4,11 @@
 #ifndef CHAKRA_RANK_STATS_H
 #define CHAKRA_RANK_STATS_H
 
+#include "comm-category.h"
+
 #include "ns3/nstime.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -42,11 +45,17 @@ struct CommRecord
 struct RankStats
 {
     uint32_t rank{0};
-    bool finished{false};           //!< every node ran
-    Time finishTime;                //!< last node's end (relative to replay start)
-    Time computeBusy;               //!< union of compute intervals
-    Time commTime;                  //!< union of communication intervals
-    Time exposedComm;               //!< communication not overlapped by compute
+    bool finished{false}; //!< every node ran
+    Time finishTime;      //!< last node's end (relative to replay start)
+    Time computeBusy;     //!< union of compute intervals
+    Time commTime;        //!< union of communication intervals
+    Time exposedComm;     //!< communication not overlapped by compute
+    /**
+     * exposedComm split by what the communication serves (indexed by CommCategory): each
+     * instant of exposed communication counted once, for the first category in CommCategory's
+     * order that was communicating then; the entries sum to exposedComm.
+     */
+    std::array<Time, kCommCategoryCount> exposedByCategory{};
     uint64_t nodes{0};              //!< nodes run
     std::vector<std::string> stuck; //!< what an unfinished rank waits for
     std::string error;              //!< a fatal trace error, if any
@@ -67,7 +76,9 @@ struct RankStats
  *
  * Compute and communication time are unions of intervals (overlapping kernels on two streams
  * count once), and exposed communication is the part of the communication union that no
- * compute interval covers.
+ * compute interval covers. The exposed part is split by category: an instant when, say, a
+ * tensor-parallel all-reduce and a data-parallel reduce-scatter both run with no compute is
+ * tensor-parallel time, since the compute stream waits on that one.
  */
 class RankStatsRecorder
 {
@@ -83,8 +94,13 @@ class RankStatsRecorder
     void SetTrainingStep(double modelFlops, uint64_t tokens, double gpuPeakFlops);
     /** A node ran from \p start to \p end (relative to the replay start). */
     void AddCompute(Time start, Time end);
-    /** A communication node ran from \p start to \p end (relative to the replay start). */
-    void AddCommunication(Time start, Time end);
+    /**
+     * A communication node ran from \p start to \p end (relative to the replay start).
+     * \param start issued
+     * \param end completed
+     * \param category what it serves (ClassifyCommunication)
+     */
+    void AddCommunication(Time start, Time end, CommCategory category);
     /** One more node ran. */
     void CountNode();
     /** A communication operation completed on this rank. */
@@ -114,7 +130,8 @@ class RankStatsRecorder
   private:
     RankStats m_stats;
     std::vector<std::pair<Time, Time>> m_computeIntervals;
-    std::vector<std::pair<Time, Time>> m_commIntervals;
+    /** Communication intervals, by CommCategory. */
+    std::array<std::vector<std::pair<Time, Time>>, kCommCategoryCount> m_commIntervals;
     std::vector<CommRecord> m_commRecords;
     uint64_t m_sizelessNodes{0};         //!< communication nodes run without comm_size
     std::vector<uint64_t> m_sizelessIds; //!< the first of them (for the warning)

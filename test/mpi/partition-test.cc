@@ -238,6 +238,11 @@ BOOST_AUTO_TEST_CASE(rank_results_survive_the_trip_between_processes)
     a.computeBusy = NanoSeconds(1001);
     a.commTime = NanoSeconds(7);
     a.exposedComm = NanoSeconds(3);
+    a.exposedByCategory[static_cast<std::size_t>(CommCategory::Tensor)] = NanoSeconds(2);
+    a.exposedByCategory[static_cast<std::size_t>(CommCategory::Pipeline)] = NanoSeconds(1);
+    a.stepModelFlops = 1.5e15;
+    a.stepTokens = 32768;
+    a.gpuPeakFlops = 989e12;
     a.nodes = 42;
     a.warnings = {"w1, with comma", "w2 \"quoted\""};
     RankStats b;
@@ -272,6 +277,12 @@ BOOST_AUTO_TEST_CASE(rank_results_survive_the_trip_between_processes)
     BOOST_TEST(copy.GetRanks()[1].warnings == a.warnings, boost::test_tools::per_element());
     BOOST_TEST(copy.GetRanks()[0].stuck == b.stuck, boost::test_tools::per_element());
     BOOST_TEST(copy.GetCommRecords().size() == 2u);
+    // The time split and the training step's facts too: the report's summary lines need them.
+    BOOST_TEST(copy.GetRanks()[1].exposedByCategory == a.exposedByCategory,
+               boost::test_tools::per_element());
+    BOOST_TEST(copy.GetTrainingThroughput().tflopsPerGpu ==
+               original.GetTrainingThroughput().tflopsPerGpu);
+    BOOST_TEST(copy.GetTrainingThroughput().stated);
     chakra_test::TempDir dir;
     original.WriteCsv(dir.File("a"));
     copy.WriteCsv(dir.File("b"));
