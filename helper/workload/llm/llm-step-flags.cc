@@ -134,6 +134,9 @@ DeclareLlmFlags(ToolArgs& args)
                    "1");
     args.AddOption("profile",
                    "llm: measured op times (CSV op,shape,micros) replacing the GPU model's");
+    args.AddFlag("allow-oversubscribed-memory",
+                 "llm: write a layout whose estimated memory per GPU (weights, gradients, "
+                 "optimizer state, activations) exceeds the GPU's, with a warning");
 }
 
 std::vector<std::string>
@@ -158,7 +161,8 @@ LlmFlagNames()
             "gpu",
             "precision",
             "gemm-efficiency-scale",
-            "profile"};
+            "profile",
+            "allow-oversubscribed-memory"};
 }
 
 LlmStepSpec
@@ -202,6 +206,7 @@ LlmStepSpecFromFlags(const ToolArgs& args)
     spec.precision = PrecisionOf(args);
     spec.efficiencyScale = args.GetDouble("gemm-efficiency-scale");
     spec.profile = args.Get("profile");
+    spec.allowOversubscribedMemory = args.Has("allow-oversubscribed-memory");
     if (args.Has("bucket-bytes"))
     {
         uint64_t bytes = 0;
@@ -221,13 +226,17 @@ DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
     const ParallelLayout& l = plan.layout;
     char flops[64];
     std::snprintf(flops, sizeof flops, "%.3g", plan.modelFlops);
+    char capacity[32];
+    std::snprintf(capacity, sizeof capacity, "%.0f", plan.gpuMemoryBytes / (1024.0 * 1024 * 1024));
     return spec.model.name + " on " + std::to_string(plan.ranks) + " GPUs (" + spec.gpu + "): tp " +
            std::to_string(l.tp) + (l.sequenceParallel ? " (sp)" : "") + ", pp " +
            std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") + ", cp " +
            std::to_string(l.cp) + ", ep " + std::to_string(l.ep) + ", dp " + std::to_string(l.dp) +
            "; " + std::to_string(plan.microBatches) + " micro-batches of " +
            std::to_string(l.microBatch) + " x " + std::to_string(l.seq) + " tokens; " + flops +
-           " model FLOPs per step";
+           " model FLOPs per step; memory per GPU: " + DescribeGpuMemory(plan.memory) +
+           (plan.memoryOversubscribed ? ", WARNING: more than the " : " of the ") + spec.gpu +
+           "'s " + capacity + " GiB";
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -550,7 +551,8 @@ PlanLlmStep(const LlmStepSpec& spec)
     CheckModel(spec.model, "--model");
     // The GPU, its precision, the efficiency scale and the profile are checked here too, so
     // that every mistake is found before the first file.
-    ComputeTimeModel(LookUpGpuCompute(spec.gpu), spec.precision, spec.efficiencyScale);
+    const GpuComputeSpec gpu = LookUpGpuCompute(spec.gpu);
+    ComputeTimeModel(gpu, spec.precision, spec.efficiencyScale);
     if (!spec.profile.empty())
     {
         ComputeProfile::Read(spec.profile);
@@ -577,6 +579,18 @@ PlanLlmStep(const LlmStepSpec& spec)
     plan.bucketBytes = spec.bucketBytes > 0
                            ? spec.bucketBytes
                            : std::max<uint64_t>(40000000, 1000000 * dataParallel) * kWeightBytes;
+    plan.memory = PeakGpuMemory(spec.model, layout);
+    plan.gpuMemoryBytes = gpu.memoryGiB * 1024 * 1024 * 1024;
+    plan.memoryOversubscribed = plan.memory.Total() > plan.gpuMemoryBytes;
+    char capacity[32];
+    std::snprintf(capacity, sizeof capacity, "%.0f", gpu.memoryGiB);
+    workload::Require(!plan.memoryOversubscribed || spec.allowOversubscribedMemory,
+                      family,
+                      "the layout does not fit the " + gpu.model + "'s " + capacity +
+                          " GiB: it needs " + DescribeGpuMemory(plan.memory) +
+                          "; a larger --tp, --pp or --ep, --zero 1-3, --recompute full or a "
+                          "smaller --mbs would fit it (or --allow-oversubscribed-memory writes "
+                          "it anyway)");
     return plan;
 }
 

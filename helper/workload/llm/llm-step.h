@@ -6,6 +6,7 @@
 #define CHAKRA_LLM_STEP_H
 
 #include "ns3/gpu-compute-model.h"
+#include "ns3/gpu-memory-estimate.h"
 #include "ns3/parallel-layout.h"
 #include "ns3/transformer-model.h"
 
@@ -34,6 +35,11 @@ struct LlmStepSpec
      * parameters (DistributedDataParallelConfig.bucket_size), at 2 bytes each.
      */
     uint64_t bucketBytes{0};
+    /**
+     * Writes a layout whose estimated memory exceeds the GPU's (PlanLlmStep refuses it
+     * otherwise); the plan says so (LlmStepPlan::memoryOversubscribed).
+     */
+    bool allowOversubscribedMemory{false};
 };
 
 /**
@@ -42,17 +48,21 @@ struct LlmStepSpec
  */
 struct LlmStepPlan
 {
-    ParallelLayout layout;    //!< resolved (dp derived)
-    uint32_t ranks{0};        //!< GPUs
-    uint32_t microBatches{0}; //!< per pipeline, per step
-    double modelFlops{0};     //!< model FLOPs of the step (MFU convention)
-    uint64_t tokens{0};       //!< tokens of the step
-    uint64_t bucketBytes{0};  //!< gradient bucket
+    ParallelLayout layout;            //!< resolved (dp derived)
+    uint32_t ranks{0};                //!< GPUs
+    uint32_t microBatches{0};         //!< per pipeline, per step
+    double modelFlops{0};             //!< model FLOPs of the step (MFU convention)
+    uint64_t tokens{0};               //!< tokens of the step
+    uint64_t bucketBytes{0};          //!< gradient bucket
+    GpuMemoryEstimate memory;         //!< the GPU that needs the most (PeakGpuMemory)
+    double gpuMemoryBytes{0};         //!< what the GPU holds
+    bool memoryOversubscribed{false}; //!< memory exceeds gpuMemoryBytes (allowed by the spec)
 };
 
 /**
- * Checks \p spec (model, layout, GPU, profile) and works out the step.
- * \throws std::invalid_argument naming the flag or file at fault
+ * Checks \p spec (model, layout, GPU, profile, memory) and works out the step.
+ * \throws std::invalid_argument naming the flag or file at fault, or that the layout does not
+ *         fit the GPU's memory (unless allowOversubscribedMemory)
  */
 LlmStepPlan PlanLlmStep(const LlmStepSpec& spec);
 
