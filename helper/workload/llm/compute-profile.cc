@@ -1,5 +1,8 @@
 #include "compute-profile.h"
 
+#include "ns3/trace-file.h"
+
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -137,6 +140,61 @@ std::size_t
 ComputeProfile::Size() const
 {
     return m_micros.size();
+}
+
+void
+ComputeProfile::Add(const std::string& op, const std::string& shape, double micros)
+{
+    for (const std::string* field : {&op, &shape})
+    {
+        // Read splits on commas and trims blanks: such a field would not read back as given.
+        if (field->empty() || field->find_first_of(",\n\r") != std::string::npos ||
+            Trim(*field) != *field)
+        {
+            throw std::invalid_argument("compute profile: op '" + op + "' shape '" + shape +
+                                        "': an op or shape must be non-empty, without commas, "
+                                        "line breaks or surrounding blanks");
+        }
+    }
+    if (!std::isfinite(micros) || micros <= 0)
+    {
+        throw std::invalid_argument("compute profile: op '" + op + "' shape '" + shape +
+                                    "': micros " + std::to_string(micros) +
+                                    " is not a positive number");
+    }
+    if (!m_micros.emplace(std::make_pair(op, shape), micros).second)
+    {
+        throw std::invalid_argument("compute profile: op '" + op + "' shape '" + shape +
+                                    "' given twice");
+    }
+}
+
+void
+ComputeProfile::Write(const std::string& path) const
+{
+    std::string text = "op,shape,micros\n";
+    for (const auto& [key, micros] : m_micros)
+    {
+        // The shortest text that std::stod reads back as the same double (Read(Write(p)) == p).
+        char number[64];
+        const auto end = std::to_chars(number, number + sizeof(number), micros).ptr;
+        text += key.first + "," + key.second + "," + std::string(number, end) + "\n";
+    }
+    AtomicOutputFile file(path);
+    file.Write(text);
+    file.Commit();
+}
+
+const std::map<std::pair<std::string, std::string>, double>&
+ComputeProfile::GetEntries() const
+{
+    return m_micros;
+}
+
+bool
+ComputeProfile::operator==(const ComputeProfile& other) const
+{
+    return m_micros == other.m_micros;
 }
 
 } // namespace ns3

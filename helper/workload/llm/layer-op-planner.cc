@@ -1,6 +1,7 @@
 #include "layer-op-planner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace ns3
@@ -17,6 +18,29 @@ std::string
 Shape(uint64_t m, uint64_t n, uint64_t k)
 {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+/**
+ * \return the profile's name of op \p name: without its layer tag "_l<number>", wherever it
+ *         stands ("mlp_l3_up" -> "mlp_up", "qkv_l3" -> "qkv"), as every layer's op of a shape
+ *         is the same kernel
+ */
+std::string
+OpKey(const std::string& name)
+{
+    for (std::size_t at = name.find("_l"); at != std::string::npos; at = name.find("_l", at + 1))
+    {
+        std::size_t end = at + 2;
+        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))
+        {
+            ++end;
+        }
+        if (end > at + 2 && (end == name.size() || name[end] == '_'))
+        {
+            return name.substr(0, at) + name.substr(end);
+        }
+    }
+    return name;
 }
 
 } // namespace
@@ -59,13 +83,18 @@ LayerOpPlanner::Measured(const std::string& op, const std::string& shape, double
     return modelled;
 }
 
+double
+LayerOpPlanner::GemmMicros(uint64_t m, uint64_t n, uint64_t k) const
+{
+    return Measured("gemm", Shape(m, n, k), m_gpu.GemmMicros(m, n, k));
+}
+
 LayerOp
 LayerOpPlanner::Gemm(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const
 {
     LayerOp op;
     op.name = name;
-    op.micros =
-        Measured(name.substr(0, name.find("_l")), Shape(m, n, k), m_gpu.GemmMicros(m, n, k));
+    op.micros = Measured(OpKey(name), Shape(m, n, k), GemmMicros(m, n, k));
     return op;
 }
 
@@ -74,8 +103,10 @@ LayerOpPlanner::GemmBackward(const std::string& name, uint64_t m, uint64_t n, ui
 {
     LayerOp op;
     op.name = name + "_backward";
-    const double modelled = m_gpu.GemmMicros(m, k, n) + m_gpu.GemmMicros(k, n, m);
-    op.micros = Measured(name.substr(0, name.find("_l")) + "_backward", Shape(m, n, k), modelled);
+    // dX[m,k] = dY[m,n] W^T[n,k] and dW[k,n] = X^T[k,m] dY[m,n]: the two GEMMs a real
+    // trace records (as aten::mm) for the op's backward.
+    const double gradients = GemmMicros(m, k, n) + GemmMicros(k, n, m);
+    op.micros = Measured(OpKey(name) + "_backward", Shape(m, n, k), gradients);
     return op;
 }
 

@@ -71,8 +71,19 @@ struct LayerOp
  * - Recompute: Full runs the layer's forward again (its communication too) before its
  *   backward; Selective runs the attention core again (Korthikanti et al. 2022).
  * A GEMM C[m,n] = A[m,k] B[k,n] costs GemmMicros(m, n, k) forward and, backward, the input
- * gradient (m, k, n) plus the weight gradient (k, n, m). A measured profile, when given,
- * replaces the model's time for every op and shape it lists.
+ * gradient (m, k, n) plus the weight gradient (k, n, m).
+ *
+ * A measured profile (ComputeProfile), when given, replaces the model's times. Ops are looked
+ * up by their name without the layer tag ("qkv", "mlp_up", "attention_out_backward", ...; the
+ * shape "MxNxK" of the forward GEMM, also for its backward), in this order:
+ * 1. a forward GEMM: (name, MxNxK), else ("gemm", MxNxK), the key chakra_replay writes for a
+ *    real trace's aten::mm / addmm / linear / matmul (ComputeProfileExtractor), else the model;
+ * 2. a backward GEMM: (name + "_backward", MxNxK), else the sum of its two gradient GEMMs,
+ *    each ("gemm", MxKxN) and ("gemm", KxNxM) if listed, else modelled;
+ * 3. the attention core: ("attention_core" or "attention_core_backward", "BxSxHxD": micro-batch,
+ *    this rank's sequence, its heads, the query/key head dimension), else the model;
+ *    the grouped experts: ("experts" or "experts_backward", "TxUxHxE": tokens per expert, the
+ *    up width, hidden, local experts), else the model. Memory-bound ops are always modelled.
  */
 class LayerOpPlanner
 {
@@ -107,6 +118,8 @@ class LayerOpPlanner
     uint64_t StageActivationBytes() const;
 
   private:
+    /** \return one GEMM's time: the profile's ("gemm", MxNxK), else the model's */
+    double GemmMicros(uint64_t m, uint64_t n, uint64_t k) const;
     /** A GEMM's forward op (C[m,n] = A[m,k] B[k,n]). */
     LayerOp Gemm(const std::string& name, uint64_t m, uint64_t n, uint64_t k) const;
     /** Its backward: input and weight gradients. */
