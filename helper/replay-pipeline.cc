@@ -236,11 +236,21 @@ ReplayPipeline::Prepare(const std::vector<RankTraceFiles>& ranks)
     std::vector<std::string> etFiles;
     m_validation = ReplayValidation();
     m_iterations.clear();
+    m_profile = ComputeProfileExtractor();
+    m_profilePath.clear();
     for (const auto& files : ranks)
     {
         etFiles.push_back(PrepareRank(files, static_cast<int64_t>(ranks.size()), prefix));
     }
     CheckRanksAgree(etFiles, prefix, ranks);
+    if (m_profile.GetCounts().traces > 0)
+    {
+        // The user's kernels, for what-ifs: chakra_generator --workload llm --profile.
+        m_profilePath = m_out + "/profile.csv";
+        m_profile.GetProfile().Write(m_profilePath);
+        m_written.push_back(m_profilePath);
+        Say("compute profile: " + m_profile.Summary() + " in " + m_profilePath);
+    }
     return prefix;
 }
 
@@ -277,6 +287,7 @@ ReplayPipeline::LinkRank(const RankTraceFiles& files, const std::string& where)
     const std::string output = m_out + "/linked/trace." + std::to_string(files.rank) + ".json.gz";
     WriteLinkedTrace(linked, output);
     m_written.push_back(output);
+    m_profile.AddTrace(linked.trace, output);
     const LinkSummary& s = linked.summary;
     Say(where + ": linked " + std::to_string(s.hostOpsLinked) + "/" + std::to_string(s.hostOps) +
         " host ops, attached " + std::to_string(s.gpuOpsAttached) + "/" + std::to_string(s.gpuOps) +
@@ -642,6 +653,12 @@ const ReplayValidation&
 ReplayPipeline::GetValidation() const
 {
     return m_validation;
+}
+
+const std::string&
+ReplayPipeline::GetProfilePath() const
+{
+    return m_profilePath;
 }
 
 const std::vector<std::string>&

@@ -11,6 +11,7 @@
 
 #include "ns3/chakra-report.h"
 #include "ns3/cluster-options.h"
+#include "ns3/compute-profile-extract.h"
 
 #include <cstdint>
 #include <functional>
@@ -98,6 +99,9 @@ class ReplayPipeline
      * the linked trace, or the largest process group): a job of 8 ranks with 7 ranks' files
      * is an error naming the missing ranks. Traces that communicate without saying their
      * job's size get a warning (GetWarnings) that missing ranks could go unnoticed.
+     * When ranks are linked (device traces given), writes <out>/profile.csv: the median
+     * measured time of each GEMM op and shape over every linked rank (ComputeProfileExtractor),
+     * the profile chakra_generator --workload llm --profile reads.
      * \param ranks the input files
      * \return the .et prefix
      * \throws TraceError on bad input, a job size other than the ranks found, or when the
@@ -148,6 +152,8 @@ class ReplayPipeline
 
     /** \return the validation of the last Simulate (measurements from Prepare, if any) */
     const ReplayValidation& GetValidation() const;
+    /** \return the compute profile Prepare wrote, or "" (no rank was linked) */
+    const std::string& GetProfilePath() const;
     /** \return the rank-consistency summary lines of Prepare */
     const std::vector<std::string>& GetConsistencyNotes() const;
     /** \return what Simulate chose for the hardware and why (NVLink from the GPU, ...) */
@@ -212,6 +218,8 @@ class ReplayPipeline
     bool m_nvLinkFromTrace{false};
     bool m_calibrate{true};
     std::map<uint32_t, MeasuredIteration> m_iterations; //!< from Prepare, by rank
+    ComputeProfileExtractor m_profile;                  //!< GEMM times of the linked ranks
+    std::string m_profilePath;                          //!< profile.csv, once written
     ReplayValidation m_validation;
     std::vector<std::string> m_consistency;
     std::vector<std::string> m_hardware;

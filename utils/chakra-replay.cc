@@ -22,7 +22,9 @@ void
 AddReplayFlags(ToolArgs& args)
 {
     args.AddOption("traces", "directory of per-rank host (and device) traces");
-    args.AddOption("et", "prefix of ready .et traces (instead of --traces)");
+    args.AddOption("et",
+                   "prefix of ready .et traces (instead of --traces; nothing is linked, so no "
+                   "profile.csv)");
     args.AddOption("output", "output directory", "", true, {"out"});
     args.AddOption("host-pattern", "host trace names, e.g. 'dlrm_eg_{rank}.json.gz'");
     args.AddOption("device-pattern", "device trace names, e.g. 'worker{rank}_*.json.gz'");
@@ -157,7 +159,9 @@ Replay(const ToolArgs& args)
     report.Print(std::cout, rows, out);
     pipeline.GetValidation().Print(std::cout, rows);
     const bool timeline = args.Has("timeline") && report.AllFinished();
-    std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "") << " in " << out << "\n";
+    std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "")
+              << (pipeline.GetProfilePath().empty() ? "" : ", compute profile") << " in " << out
+              << "\n";
     return report.AllFinished() ? 0 : 1;
 }
 
@@ -174,7 +178,11 @@ main(int argc, char** argv)
                   "simulates, prints the report and, when the traces carry measured timings, the "
                   "simulated iteration and collectives beside the measured ones. Everything is "
                   "written into --output: linked/, et/, report.txt, ranks.csv, collectives.csv, "
-                  "comm-ops.csv, validation.csv (and timeline.json with --timeline).");
+                  "comm-ops.csv, validation.csv (and timeline.json with --timeline), and, when "
+                  "device traces are linked, profile.csv: each GEMM's median measured time by "
+                  "shape over all ranks (op,shape,micros; gemm MxNxK, bmm BxMxNxK), which "
+                  "chakra_generator --workload llm --profile uses in place of its GPU model. "
+                  "With --et there is nothing to link and no profile.");
     AddReplayFlags(args);
     bool done = false;
     int code = args.Parse(argc, argv, done);
