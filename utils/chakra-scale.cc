@@ -4,6 +4,7 @@
  */
 #include "ns3/tool-args.h"
 #include "ns3/trace-scaler.h"
+#include "ns3/workload-spec-check.h"
 
 #include <iostream>
 #include <stdexcept>
@@ -18,9 +19,10 @@ uint32_t
 ScaledRanks(const ToolArgs& args)
 {
     const long long ranks = args.GetInt("ranks");
-    if (ranks < 1 || ranks > 1000000)
+    if (ranks < 1 || static_cast<uint64_t>(ranks) > workload::MaxRanks)
     {
-        throw std::invalid_argument("--ranks must be between 1 and 1000000, got " +
+        throw std::invalid_argument("--ranks must be between 1 and " +
+                                    std::to_string(workload::MaxRanks) + ", got " +
                                     args.Get("ranks"));
     }
     return static_cast<uint32_t>(ranks);

@@ -10,6 +10,7 @@
 #include "ns3/scaled-process-groups.h"
 #include "ns3/trace-error.h"
 #include "ns3/trace-set-output.h"
+#include "ns3/workload-spec-check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,9 +26,6 @@ NS_LOG_COMPONENT_DEFINE("TraceScaler");
 
 namespace
 {
-
-/** Most ranks a scaled job may have (as the generators allow). */
-constexpr uint32_t kMaxScaledRanks = 1000000;
 
 /** The recorded job, as the first pass over its files found it. */
 struct RecordedJob
@@ -392,10 +390,10 @@ TraceScaleResult
 ScaleTraceSet(const TraceScaleSpec& spec)
 {
     NS_LOG_FUNCTION(spec.input << spec.output << spec.ranks);
-    if (spec.ranks == 0 || spec.ranks > kMaxScaledRanks)
+    if (spec.ranks == 0 || spec.ranks > workload::MaxRanks)
     {
         throw std::invalid_argument("--ranks must be between 1 and " +
-                                    std::to_string(kMaxScaledRanks) + ", got " +
+                                    std::to_string(workload::MaxRanks) + ", got " +
                                     std::to_string(spec.ranks));
     }
     const RecordedJob job = ReadRecordedJob(spec.input);

@@ -79,10 +79,11 @@ struct TraceScaleResult
  * ScaledProcessGroups says; each process_group:init node lists the scaled job's groups (a job
  * without one keeps none: its "" world is every rank). On a communication node: pg_name is the
  * copy's name; point-to-point peers (comm_src, comm_dst) and the root_rank of a group kept
- * per copy are moved into the copy (+ copy x N); comm_size is kept, because NCCL's count
- * arguments are per-rank buffer sizes that do not change with the group size (all-reduce:
- * count; all-gather: sendcount; reduce-scatter: recvcount x nranks is the rank's input;
- * broadcast: count; https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html),
+ * per copy are moved into the copy (+ copy x N); comm_size is kept: it is this rank's input
+ * buffer, which the model's code sizes (a gradient bucket, a tensor), not the group, and NCCL
+ * takes it as a per-rank count (all-reduce and broadcast: count; all-gather: sendcount;
+ * reduce-scatter: an input of nranks x recvcount;
+ * https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/colls.html),
  * except for an all-to-all over a widened group with AllToAllScaling::PerPeer.
  *
  * Every file is checked (groups, peers) before any is written, and the set appears only when
