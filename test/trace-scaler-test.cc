@@ -383,6 +383,37 @@ BOOST_AUTO_TEST_CASE(tool_names_a_bad_alltoall_scaling)
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(tool)
+
+// The tool end to end: chakra_scale writes 8 ranks from 2 and chakra_check_ranks finds them
+// consistent, 8 ranks with the "dp" group's 2 collectives and 8 send/receive pairs (4 copies
+// of the recorded 2 pairs); a --ranks of 0 is refused where the flag enters.
+BOOST_AUTO_TEST_CASE(tool_writes_a_set_that_checks)
+{
+    TempDir dir;
+    WriteDataParallelJob(dir.File("in"));
+    const auto scaled =
+        RunCommand(chakra_test::ToolPath("chakra_scale") + " --input " + dir.File("in") +
+                   " --output " + dir.File("out") + " --ranks 8 --alltoall-scaling per-peer");
+    BOOST_TEST_INFO(scaled.output);
+    BOOST_REQUIRE(scaled.exitCode == 0);
+    const auto checked =
+        RunCommand(chakra_test::ToolPath("chakra_check_ranks") + " " + dir.File("out"));
+    BOOST_TEST_INFO(checked.output);
+    BOOST_TEST(checked.exitCode == 0);
+    BOOST_TEST(checked.output.find("ranks: 8; collectives per process group: \"dp\" 2; "
+                                   "send/recv pairs matched: 8") != std::string::npos);
+    const auto zero = RunCommand(chakra_test::ToolPath("chakra_scale") + " --input " +
+                                 dir.File("in") + " --output " + dir.File("zero") + " --ranks 0");
+    BOOST_TEST(zero.exitCode != 0);
+    BOOST_TEST(zero.output.find("--ranks must be between 1 and 1000000, got 0") !=
+                   std::string::npos,
+               zero.output);
+    BOOST_TEST(!chakra_test::FileExists(dir.File("zero.0.et")));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 namespace
 {
 
