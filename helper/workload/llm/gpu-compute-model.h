@@ -56,6 +56,19 @@ enum class Precision
 
 /**
  * \ingroup chakra-workload
+ * The efficiency scale a training step uses by default (LlmStepSpec::efficiencyScale,
+ * --gemm-efficiency-scale): what a GEMM sustains inside a training step against what it
+ * reaches alone. ComputeTimeModel's top efficiency (0.80 of peak) is a matmul
+ * microbenchmark's; inside a step, kernels share SMs with NCCL's, and the ops the model leaves
+ * out (residual adds, rotary embeddings, casts, gradient accumulation, launch gaps) take time.
+ * A calibration, stated as one: fitted on ONE published row (NeMo 25.11, DGX-H100, Llama 3 8B
+ * FP8 on 8 GPUs, 14,451 tokens/s per GPU) and checked against ten others, 9 of them within
+ * 15% (doc/validation.md, "LLM training steps"; test/llm-validation-test.cc pins two).
+ */
+constexpr double kInSituEfficiencyScale = 0.62;
+
+/**
+ * \ingroup chakra-workload
  * \brief Time of one op on one GPU from its FLOPs and bytes.
  *
  * A roofline: the larger of FLOPs / (peak x efficiency) and bytes / (HBM x memory efficiency).

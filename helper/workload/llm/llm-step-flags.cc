@@ -129,9 +129,13 @@ DeclareLlmFlags(ToolArgs& args)
     }
     args.AddOption("gpu", "llm: the GPU that times the ops (" + gpus + ")", "H100");
     args.AddOption("precision", "llm: GEMM precision: bf16 or fp8", "bf16");
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", kInSituEfficiencyScale);
     args.AddOption("gemm-efficiency-scale",
-                   "llm: multiplies the GPU's GEMM efficiency curve (e.g. 0.9, 1.1)",
-                   "1");
+                   std::string("llm: multiplies the GPU's GEMM and attention efficiency; the "
+                               "default is calibrated on one published step (doc/validation.md); "
+                               "1 is a matmul microbenchmark's ceiling"),
+                   scale);
     args.AddOption("profile",
                    "llm: measured op times (CSV op,shape,micros) replacing the GPU model's");
     args.AddFlag("allow-oversubscribed-memory",

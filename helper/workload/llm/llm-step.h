@@ -27,9 +27,10 @@ struct LlmStepSpec
     ParallelLayout layout;                //!< as given (ResolveLayout checks it)
     std::string gpu{"H100"};              //!< GPU model (GpuComputeNames)
     Precision precision{Precision::Bf16}; //!< GEMM precision
-    double efficiencyScale{1.0};          //!< multiplies the GEMM efficiency curve
-    bool causal{true};                    //!< causal attention (decoder training)
-    std::string profile;                  //!< measured op times (ComputeProfile CSV), "" none
+    /** Multiplies the GEMM and attention efficiency (kInSituEfficiencyScale: calibrated) */
+    double efficiencyScale{kInSituEfficiencyScale};
+    bool causal{true};   //!< causal attention (decoder training)
+    std::string profile; //!< measured op times (ComputeProfile CSV), "" none
     /**
      * Gradient bucket, bytes; 0: Megatron-Core's default, max(40M, 1M x data-parallel size)
      * parameters (DistributedDataParallelConfig.bucket_size), at 2 bytes each.
