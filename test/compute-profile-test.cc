@@ -5,6 +5,7 @@
  */
 #define BOOST_TEST_MODULE compute_profile
 #include "chakra-test-data.h"
+#include "llm-test-models.h"
 
 #include "ns3/compute-profile-extract.h"
 #include "ns3/compute-profile.h"
@@ -137,15 +138,8 @@ struct SmallModel
 
     SmallModel()
     {
-        model.name = "small";
-        model.layers = 1;
-        model.hidden = 96;
-        model.ffn = 128;
-        model.heads = 4;
-        model.kvHeads = 4;
-        model.headDim = 24;
-        model.vocab = 256;
-        model.gatedMlp = false;
+        // hidden 96, MLP 128, 4 heads of 24.
+        model = chakra_test::GeluTransformer("small", 1, 96, 4, 256, 128);
         layout.gpus = 1;
         layout.seq = 32;
         layout.microBatch = 2;

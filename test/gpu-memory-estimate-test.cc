@@ -6,6 +6,7 @@
  */
 #define BOOST_TEST_MODULE gpu_memory_estimate
 #include "chakra-test-data.h"
+#include "llm-test-models.h"
 
 #include "ns3/chakra-module.h"
 
@@ -21,17 +22,7 @@ namespace
 TransformerModel
 GptModel()
 {
-    TransformerModel model;
-    model.name = "gpt";
-    model.layers = 8;
-    model.hidden = 1024;
-    model.ffn = 4096;
-    model.heads = 8;
-    model.kvHeads = 8;
-    model.headDim = 128;
-    model.vocab = 32000;
-    model.gatedMlp = false;
-    return model;
+    return chakra_test::GeluTransformer("gpt", 8, 1024, 8, 32000);
 }
 
 /** A resolved layout: \p tp x \p pp x \p dp GPUs, 1 x 2048-token micro-batches. */

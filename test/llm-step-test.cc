@@ -5,6 +5,7 @@
  */
 #define BOOST_TEST_MODULE llm_step
 #include "chakra-test-data.h"
+#include "llm-test-models.h"
 #include "simulation-util.h"
 
 #include "ns3/chakra-module.h"
@@ -23,17 +24,8 @@ namespace
 TransformerModel
 ToyModel()
 {
-    TransformerModel model;
-    model.name = "toy";
-    model.layers = 4;
-    model.hidden = 1024;
-    model.ffn = 4096;
-    model.heads = 8;
-    model.kvHeads = 8;
-    model.headDim = 128;
-    model.vocab = 32000;
-    model.gatedMlp = false;
-    return model;
+    // 4 layers, hidden 1024, MLP 4096, 8 heads of 128.
+    return chakra_test::GeluTransformer("toy", 4, 1024, 8, 32000);
 }
 
 /** A layout of \p gpus GPUs with 1 sequence of 512 tokens per micro-batch. */

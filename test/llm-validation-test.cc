@@ -12,6 +12,7 @@
  */
 #define BOOST_TEST_MODULE llm_validation
 #include "chakra-test-data.h"
+#include "llm-test-models.h"
 #include "simulation-util.h"
 
 #include "ns3/chakra-module.h"
@@ -36,18 +37,7 @@ constexpr double kInSituScale = kInSituEfficiencyScale;
 TransformerModel
 Mpt7b()
 {
-    TransformerModel model;
-    model.name = "mpt-7b";
-    model.layers = 32;
-    model.hidden = 4096;
-    model.ffn = 4 * 4096;
-    model.heads = 32;
-    model.kvHeads = 32;
-    model.headDim = 128;
-    model.vocab = 50368;
-    model.gatedMlp = false;
-    model.tiedEmbeddings = true;
-    return model;
+    return chakra_test::GeluTransformer("mpt-7b", 32, 4096, 32, 50368, 0, true);
 }
 
 /**
@@ -57,18 +47,7 @@ Mpt7b()
 TransformerModel
 Sc21Gpt(uint32_t layers, uint32_t hidden, uint32_t heads)
 {
-    TransformerModel model;
-    model.name = "sc21-gpt";
-    model.layers = layers;
-    model.hidden = hidden;
-    model.ffn = 4 * hidden;
-    model.heads = heads;
-    model.kvHeads = heads;
-    model.headDim = hidden / heads;
-    model.vocab = 51200;
-    model.gatedMlp = false;
-    model.tiedEmbeddings = true;
-    return model;
+    return chakra_test::GeluTransformer("sc21-gpt", layers, hidden, heads, 51200, 0, true);
 }
 
 /** The simulated step of \p spec on hosts of 8 GPUs (flow transport). */
