@@ -10,7 +10,12 @@ Every combination of the --grid values is one run of build/bin/chakra-cluster wi
 (and the --set ones). A FLAG is a chakra-cluster flag in any spelling it takes (nic-bandwidth,
 nicBandwidth); its CSV column is the name as given, and --x/--series match it in any spelling. DIR/sweep.csv gets one row per run: the flags, the iteration time, the
 largest and mean exposed communication over the ranks, and per collective type the mean bus
-bandwidth (busbw_<TYPE>_GBps) and the mean time of one call (time_<TYPE>_us). Runs go in
+bandwidth (busbw_<TYPE>_GBps) and the mean time of one call (time_<TYPE>_us); the report's
+time split (split_compute_pct, split_tp_pct, split_cp_pct, split_ep_pct, split_dp_pct,
+split_other_pct, split_bubble_pct: mean shares of the iteration over the ranks) and, for a
+training step that states its FLOPs (chakra_generator --workload llm), tokens_per_s_per_gpu,
+tflops_per_gpu and mfu_pct. Each run may have a trace of its own (layouts of an LLM step, say):
+--grid trace=P1,P2, or trace=P in every --variant, instead of --trace. Runs go in
 parallel (default: the number of cores); the CSV is in grid order, so the same flags give the
 same file.
 
@@ -60,7 +65,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", required=True, help="trace prefix (PREFIX.<rank>.et)")
+    parser.add_argument("--trace", default=None,
+                        help="trace prefix (PREFIX.<rank>.et); or each run's own, from a "
+                             "--grid trace=P1,P2 or a --variant NAME:trace=P,...")
     parser.add_argument("--output", "--out", dest="out", required=True,
                         help="output directory (--out: the older spelling)")
     parser.add_argument("--grid", action="append", default=[], metavar="FLAG=V1,V2,...",
@@ -185,7 +192,7 @@ def run_program(binary, trace, flags, tracker):
 
 def run_in(work, binary, trace, flags, tracker):
     """One run with its outputs in the directory work; returns (metrics, error)."""
-    command = [binary, f"--trace={trace}", f"--output={work}"]
+    command = [binary] + ([f"--trace={trace}"] if trace else []) + [f"--output={work}"]
     command += command_flags(flags)
     process = (tracker.start(command) if tracker else
                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -210,6 +217,8 @@ def run_in(work, binary, trace, flags, tracker):
         "exposed_comm_max_us": max(exposed),
         "exposed_comm_mean_us": sum(exposed) / len(exposed),
     }
+    metrics.update(time_split(ranks, metrics["iteration_us"]))
+    metrics.update(training_step(stdout))
     by_type = {}
     for c in collectives:
         by_type.setdefault(c["type"], []).append((float(c["busbw_GBps"]), float(c["time_us"])))
@@ -229,6 +238,35 @@ def run_in(work, binary, trace, flags, tracker):
         metrics["fabric_ecn_marks"] = int(total["ecn_marks"])
         metrics["fabric_drops"] = int(total["drops"])
     return metrics, None
+
+
+# The report's time split, as ranks.csv has it per rank (columns exposed_<kind>_us).
+SPLIT_KINDS = ["tp", "cp", "ep", "dp", "other"]
+
+
+def time_split(ranks, iteration):
+    """The report's time split: mean shares of the iteration (percent) over the ranks; the
+    pipeline bubble is exposed PP send/recv plus idle time. Empty for an older ranks.csv."""
+    if iteration <= 0 or not ranks or "exposed_pp_us" not in ranks[0]:
+        return {}
+    def mean(column):
+        return 100 * sum(float(r[column]) for r in ranks) / len(ranks) / iteration
+    split = {"split_compute_pct": mean("compute_us")}
+    for kind in SPLIT_KINDS:
+        split[f"split_{kind}_pct"] = mean(f"exposed_{kind}_us")
+    split["split_bubble_pct"] = max(0.0, 100 - sum(split.values()))
+    return {name: round(value, 3) for name, value in split.items()}
+
+
+def training_step(stdout):
+    """tokens/s and TFLOP/s per GPU and MFU from the report's "training step:" line, when the
+    traces state a training step (chakra_generator --workload llm)."""
+    match = re.search(r"^training step: ([0-9.]+) tokens/s per GPU, ([0-9.]+) model TFLOP/s "
+                      r"per GPU, MFU ([0-9.]+)%", stdout, re.M)
+    if not match:
+        return {}
+    return {"tokens_per_s_per_gpu": float(match.group(1)),
+            "tflops_per_gpu": float(match.group(2)), "mfu_pct": float(match.group(3))}
 
 
 def command_flags(flags):
@@ -472,8 +510,11 @@ def run_dask(binary, trace, tasks, jobs, scheduler):
 def is_metric(column):
     # busbw_<collective> and time_<collective> per collective type, fabric_* from the rdma
     # fabric table, the model that ran (transport auto).
+    # split_* (the time split) and the training step's throughput.
     return (column in METRICS or column in ("error", "model_run") or column.startswith("busbw_")
-            or column.startswith("time_") or column.startswith("fabric_"))
+            or column.startswith("time_") or column.startswith("fabric_")
+            or column.startswith("split_")
+            or column in ("tokens_per_s_per_gpu", "tflops_per_gpu", "mfu_pct"))
 
 
 def read_previous(path, flag_columns):
@@ -553,6 +594,15 @@ def main():
             sys.exit(f"sweep: error: {seen[fold_flag(name)]} and {name} are the same "
                      f"chakra-cluster flag: give it once")
         seen[fold_flag(name)] = name
+    # Each run's trace: --trace, or a trace flag of the grid, of --set or of every variant
+    # (layouts of an LLM step, say, each generated as a trace of its own).
+    variant_traces = all(any(fold_flag(f.split("=", 1)[0]) == "trace"
+                             for f in v.split(":", 1)[1].split(",")) for v in args.variant)
+    if args.trace and "trace" in seen:
+        sys.exit(f"sweep: error: --trace and {seen['trace']}: give the trace once")
+    if not args.trace and "trace" not in seen and not (args.variant and variant_traces):
+        sys.exit("sweep: error: no trace: give --trace PREFIX, --grid trace=P1,P2 or "
+                 "trace=P in every --variant")
     os.makedirs(args.out, exist_ok=True)
     if args.plot:
         x_name, series_name = plot_choices(args, names)

@@ -154,4 +154,37 @@ done
 [ -z "$(ls -A "$out/tmp")" ] || fail "left behind: $(ls -A "$out/tmp")"
 [ ! -e "$out/s/sweep.csv.tmp" ] || fail "sweep.csv.tmp left behind"
 grep -q "stopped by SIGTERM" "$out/s.err" || fail "no word of the stop: $(cat "$out/s.err")"
+# Layouts of an LLM step (issue 25): each variant runs a trace of its own; the rows carry the
+# training step's throughput and the time split. A 2-stage pipeline leaves a bubble that tensor
+# parallelism over the same GPUs does not (and shows exposed TP instead); the shares of each
+# row add up to the iteration.
+cat > "$out/toy.json" <<'JSON'
+{"name": "toy", "layers": 4, "hidden": 1024, "ffn": 4096, "heads": 8, "kv-heads": 8,
+ "head-dim": 128, "vocab": 1024, "gated-mlp": false}
+JSON
+for layout in "2 1" "1 2"; do
+  set -- $layout
+  "$build/bin/chakra_generator" --workload llm --model "$out/toy.json" --ranks 2 --tp "$1" \
+    --pp "$2" --seq 512 --gbs 4 --output-prefix "$out/tp$1pp$2/step" > /dev/null 2>&1 ||
+    fail "the toy LLM step tp $1 pp $2 was not written"
+done
+python3 "$root/scripts/sweep.py" --output "$out/llm" --binary "$build/bin/chakra-cluster" \
+  --variant "tp2:trace=$out/tp2pp1/step" --variant "pp2:trace=$out/tp1pp2/step" \
+  --set hosts=1 --set gpusPerHost=2 --transport flow --jobs 2 2>/dev/null ||
+  fail "a sweep over layouts (a trace per variant) failed"
+python3 - "$out/llm/sweep.csv" <<'PY' || fail "layout sweep: $(cat "$out/llm/sweep.csv")"
+import csv, sys
+rows = {r["variant"].split(":")[0]: r for r in csv.DictReader(open(sys.argv[1]))}
+for name, row in rows.items():
+    shares = sum(float(row[c]) for c in row if c.startswith("split_"))
+    assert abs(shares - 100) < 0.01, (name, shares)
+    assert 0 < float(row["mfu_pct"]) < 100 and float(row["tflops_per_gpu"]) > 0, name
+assert float(rows["pp2"]["split_bubble_pct"]) > 5 + float(rows["tp2"]["split_bubble_pct"])
+assert float(rows["tp2"]["split_tp_pct"]) > 0 and float(rows["pp2"]["split_tp_pct"]) == 0
+PY
+if python3 "$root/scripts/sweep.py" --output "$out/nt" --binary "$build/bin/chakra-cluster" \
+     --grid nicBandwidth=1Gbps 2> "$out/err3.txt"; then
+  fail "a sweep without any trace should fail"
+fi
+grep -q "no trace: give --trace" "$out/err3.txt" || fail "no clear error for a missing trace"
 echo "sweep: ok"
