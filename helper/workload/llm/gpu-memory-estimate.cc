@@ -18,20 +18,6 @@ constexpr double kAdamState = 12;
 /** The output layer's logits are kept in fp32 for the loss. */
 constexpr double kLogit = 4;
 
-/** This GPU's parameters of one layer: (dense, routed experts). */
-std::pair<uint64_t, uint64_t>
-LayerShare(const TransformerModel& model, const ParallelLayout& layout, uint32_t layer)
-{
-    const LayerParameters p = LayerParameterCount(model, layer);
-    // Norms and the router are replicated over tp; everything else is split (experts as the
-    // dense MLP: expert tensor parallelism = tp, as the generator writes them).
-    const uint64_t dense =
-        (p.attention + p.denseMlp + p.sharedExperts) / layout.tp + p.router + p.norms;
-    const uint64_t experts =
-        model.experts == 0 ? 0 : p.routedExpert * (model.experts / layout.ep) / layout.tp;
-    return {dense, experts};
-}
-
 /** Activation bytes one token keeps for backward in layer \p layer (no recompute). */
 double
 LayerActivationPerToken(const TransformerModel& model, const ParallelLayout& layout, uint32_t layer)
@@ -84,6 +70,23 @@ PassesInFlight(const ParallelLayout& layout, uint32_t stage)
 
 } // namespace
 
+GpuLayerParameters
+LayerParametersOnGpu(const TransformerModel& model, const ParallelLayout& layout, uint32_t layer)
+{
+    const LayerParameters p = LayerParameterCount(model, layer);
+    GpuLayerParameters share;
+    share.dense = (p.attention + p.denseMlp + p.sharedExperts) / layout.tp + p.router + p.norms;
+    share.experts =
+        model.experts == 0 ? 0 : p.routedExpert * (model.experts / layout.ep) / layout.tp;
+    return share;
+}
+
+uint64_t
+EmbeddingParametersOnGpu(const TransformerModel& model, const ParallelLayout& layout)
+{
+    return uint64_t{model.vocab} * model.hidden / layout.tp;
+}
+
 double
 GpuMemoryEstimate::Total() const
 {
@@ -108,16 +111,16 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
         const uint32_t firstLayer = (chunk * layout.pp + stage) * perChunk;
         for (uint32_t layer = firstLayer; layer < firstLayer + perChunk; ++layer)
         {
-            const auto [d, e] = LayerShare(model, layout, layer);
-            dense += d;
-            experts += e;
-            largestLayer = std::max(largestLayer, d + e);
+            const GpuLayerParameters share = LayerParametersOnGpu(model, layout, layer);
+            dense += share.dense;
+            experts += share.experts;
+            largestLayer = std::max(largestLayer, share.dense + share.experts);
             const double a = LayerActivationPerToken(model, layout, layer);
             layerActivations += a;
             largestActivation = std::max(largestActivation, a);
         }
     }
-    const uint64_t edge = uint64_t{model.vocab} * model.hidden / layout.tp;
+    const uint64_t edge = EmbeddingParametersOnGpu(model, layout);
     dense += first ? edge : 0;
     // The last stage's output layer: its own, or the tied embedding's copy on another GPU.
     dense += last && (!model.tiedEmbeddings || layout.pp > 1) ? edge : 0;

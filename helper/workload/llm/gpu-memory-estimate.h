@@ -33,6 +33,37 @@ struct GpuMemoryEstimate
 
 /**
  * \ingroup chakra-workload
+ * \brief One GPU's share of a layer's parameters.
+ */
+struct GpuLayerParameters
+{
+    uint64_t dense{0};   //!< attention, dense MLP, shared experts (/ tp), router and norms
+    uint64_t experts{0}; //!< this GPU's routed experts (experts / ep of them, each / tp)
+};
+
+/**
+ * \ingroup chakra-workload
+ * Norms and the router are replicated over tp; everything else is split over tp, the routed
+ * experts as the dense MLP is (expert tensor parallelism = tp, as the generator writes them)
+ * after ep has divided them.
+ * \param model the model
+ * \param layout a resolved layout
+ * \param layer the layer, 0-based
+ * \return the parameters of layer \p layer one GPU holds
+ */
+GpuLayerParameters LayerParametersOnGpu(const TransformerModel& model,
+                                        const ParallelLayout& layout,
+                                        uint32_t layer);
+
+/**
+ * \ingroup chakra-workload
+ * \return the parameters of the embedding (or of the output layer) one GPU holds: vocab x
+ *         hidden / tp
+ */
+uint64_t EmbeddingParametersOnGpu(const TransformerModel& model, const ParallelLayout& layout);
+
+/**
+ * \ingroup chakra-workload
  * \brief Estimates the memory one GPU of pipeline stage \p stage needs (doc/workloads.md,
  * "Memory").
  *

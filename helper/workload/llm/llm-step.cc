@@ -230,18 +230,14 @@ LlmRankWriter::AlongContextRing(int32_t offset) const
 std::pair<uint64_t, uint64_t>
 LlmRankWriter::WeightBytes(uint32_t layer) const
 {
-    const LayerParameters p = LayerParameterCount(m_job.model, layer);
-    const uint64_t tp = m_layout.tp;
-    // Norms and the router are replicated over tp; everything else is split.
-    const uint64_t dense = (p.attention + p.denseMlp + p.sharedExperts) / tp + p.router + p.norms;
-    const uint64_t experts = p.routedExpert * (m_job.model.experts / m_layout.ep) / tp;
-    return {dense * kWeightBytes, experts * kWeightBytes};
+    const GpuLayerParameters share = LayerParametersOnGpu(m_job.model, m_layout, layer);
+    return {share.dense * kWeightBytes, share.experts * kWeightBytes};
 }
 
 uint64_t
 LlmRankWriter::EmbeddingBytes() const
 {
-    return uint64_t{m_job.model.vocab} * m_job.model.hidden / m_layout.tp * kWeightBytes;
+    return EmbeddingParametersOnGpu(m_job.model, m_layout) * kWeightBytes;
 }
 
 void
