@@ -344,6 +344,62 @@ elif lab == "5":
     check("ECN Kmin 5 KB, Kmax 200 KB; PFC threshold dynamic" in text, "Kmin, Kmax, dynamic")
     check("additive increase 40 Mbps per 55 us, byte counter 10 MB" in text, "DCQCN's steps")
 
+elif lab == "6":
+    rows = table(output, "layout")
+    r = {x["layout"]: {k: float(v) for k, v in x.items() if k != "layout"} for x in rows}
+    bubble = lambda p, m, v=1: 100 * (p - 1) / (v * m + p - 1)
+    # Setup: DP = 256 / (TP x PP) and 128 / DP micro-batches per pipeline.
+    for name, x in r.items():
+        tp, pp, vp = (int(v) for v in name.replace("tp", "").replace("pp", "").replace(
+            "vp", "").split("-"))
+        check(x["dp"] == 256 // (tp * pp) and x["mb"] == 128 // x["dp"], f"{name}: dp and mb")
+        # "MFU (... over the H100's 989 dense BF16 TFLOP/s)"
+        check(near(x["MFU%"], 100 * x["TFLOP/s"] / 989, 0.005), f"{name}: MFU over 989")
+    # "The winner is TP 8, no pipeline, DP 32 ... no bubble at all"
+    best = max(r, key=lambda k: r[k]["TFLOP/s"])
+    check(best == "tp8-pp1-vp1", "tp8-pp1-vp1 wins")
+    check(r[best]["bubble%"] < 0.5, "the winner has no bubble")
+    check(min(r, key=lambda k: r[k]["step_ms"]) == best, "the winner has the shortest step")
+    # "the bubble goes 0 -> 14.0 -> 20.8 -> 25.5% from PP 1 to 8 ... 11.1%, 15.8% and 17.9%.
+    # The simulated bubble is 3 to 8 points above that"
+    pps = [f"tp8-pp{p}-vp1" for p in (1, 2, 4, 8)]
+    check(all(r[a]["bubble%"] < r[b]["bubble%"] for a, b in zip(pps, pps[1:])),
+          "the bubble grows with PP at TP 8")
+    check(all(r[a]["step_ms"] < r[b]["step_ms"] for a, b in zip(pps, pps[1:])),
+          "every stage added at TP 8 costs time")
+    for p in (2, 4, 8):
+        excess = r[f"tp8-pp{p}-vp1"]["bubble%"] - bubble(p, 4 * p)
+        check(2.5 <= excess <= 8, f"PP {p}: 3 to 8 points above the 1F1B bubble")
+    check([round(bubble(p, 4 * p), 1) for p in (2, 4, 8)] == [11.1, 15.8, 17.9],
+          "11.1, 15.8 and 17.9%")
+    # "What PP buys is memory (46.7 -> 18.3 GiB) and less DP traffic per GPU (6.8 -> 0.5%)"
+    check(all(r[a]["mem_GiB"] > r[b]["mem_GiB"] for a, b in zip(pps, pps[1:])), "memory falls")
+    check(all(r[a]["DP%"] > r[b]["DP%"] for a, b in zip(pps, pps[1:])), "exposed DP falls")
+    # "at PP 8, TP 8 -> 4 -> 2 lowers exposed TP ... the bubble grows ... TP 2 is the slowest"
+    tps = [f"tp{t}-pp8-vp1" for t in (8, 4, 2)]
+    check(all(r[a]["TP%"] > r[b]["TP%"] for a, b in zip(tps, tps[1:])), "TP share falls")
+    check(all(r[a]["bubble%"] < r[b]["bubble%"] for a, b in zip(tps, tps[1:])), "bubble grows")
+    check(max(r, key=lambda k: r[k]["step_ms"]) == "tp2-pp8-vp1", "TP 2 is the slowest")
+    check("refused: tp1-pp8-vp1: llm: the layout does not fit" in text, "TP 1 does not fit")
+    check("refused: tp16-pp2-vp1: llm: --tp 16 does not divide the 8 key/value heads" in text,
+          "TP 16 cannot split 8 key/value heads")
+    # "Interleaving is the best pipelined layout ... cut the bubble of TP 8 PP 4 ... at half
+    # the winner's memory"
+    pipelined = [k for k in r if not k.startswith("tp8-pp1-")]
+    check(max(pipelined, key=lambda k: r[k]["TFLOP/s"]) == "tp8-pp4-vp5", "vp5 best pipelined")
+    check(r["tp8-pp4-vp5"]["bubble%"] < r["tp8-pp4-vp1"]["bubble%"], "vp5 cuts the bubble")
+    check(r["tp8-pp4-vp5"]["bubble%"] > bubble(4, 16, 5), "above the interleaved formula")
+    check(r["tp8-pp4-vp5"]["mem_GiB"] <= 0.55 * r[best]["mem_GiB"], "half the winner's memory")
+    # The TP share "grows with the shorter step": the same exposed TP time in both.
+    tp_ms = lambda k: r[k]["TP%"] * r[k]["step_ms"] / 100
+    check(near(tp_ms("tp8-pp4-vp5"), tp_ms("tp8-pp4-vp1"), 0.03), "the same TP time")
+    # "The TP share stays between 11.6 and 14.6% at TP 8"
+    check(all(11 <= r[k]["TP%"] <= 15 for k in r if k.startswith("tp8-")), "TP share at TP 8")
+    # Setup: the model and cluster as the page states them.
+    check("32 host(s) x 8 GPU(s)" in text and "NIC 400 Gbps" in text, "32 x 8 GPUs, 400 Gbps")
+    check("rail-optimized (8 rails x 1 group(s) of 32 hosts, 8 spines, oversubscription 1:1)"
+          in text, "rail-optimized, 8 spines, non-blocking")
+
 for claim in failures:
     print(f"FAIL: lab {lab}: the page says: {claim}", file=sys.stderr)
 sys.exit(1 if failures else 0)
