@@ -11,6 +11,7 @@
 #include "ns3/chakra-module.h"
 
 #include <boost/test/unit_test.hpp>
+#include <tuple>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -146,6 +147,49 @@ BOOST_AUTO_TEST_CASE(a_layout_that_does_not_fit_is_refused_unless_allowed)
     const LlmStepPlan plan = PlanLlmStep(spec);
     BOOST_TEST(plan.memoryOversubscribed);
     BOOST_TEST(plan.memory.weights + plan.memory.gradients + plan.memory.optimizer > 16 * 70e9 / 8);
+}
+
+// Expert tensor parallelism: a GPT model whose 8 layers each have 8 routed experts (GELU, f 4096:
+// 2hf = 8,388,608 parameters each), on tp 2 (sp), dp 4, ep 4: 2 local experts per GPU. With
+// etp = tp (2) a GPU holds half of each: 8 x 2 x 8,388,608 / 2 = 67,108,864 expert
+// parameters; with etp 1 both whole: 134,217,728. Dense per GPU: 8 layers x (4h^2 / 2 +
+// router 8h + norms 2h) + embedding and output V h / 2 each. ZeRO-1 shards the dense Adam
+// state over dp = 4 and the expert state over the expert data group, tp x dp / (etp x ep):
+// 1 rank with etp 2, 2 with etp 1 -- so the expert optimizer bytes per GPU are the same.
+BOOST_AUTO_TEST_CASE(expert_weights_follow_etp_and_their_state_the_expert_data_group)
+{
+    TransformerModel model = GptModel();
+    model.experts = 8;
+    model.topK = 2;
+    model.moeFfn = 4096;
+    const double h = 1024;
+    const double dense = 8 * (4 * h * h / 2 + 8 * h + 2 * h) + 2 * 32000 * h / 2;
+    for (const auto& [etp, experts, expertData] :
+         {std::tuple<uint32_t, double, double>{2, 67108864, 1}, {1, 134217728, 2}})
+    {
+        BOOST_TEST_CONTEXT("etp " << etp)
+        {
+            ParallelLayout layout;
+            layout.gpus = 8;
+            layout.tp = 2;
+            layout.ep = 4;
+            layout.etp = etp;
+            layout.sequenceParallel = true;
+            layout.seq = 2048;
+            layout.globalBatch = 4;
+            layout.zero = 1;
+            layout = ResolveLayout(layout, {8, 8, 8, 8});
+            const GpuMemoryEstimate m = EstimateGpuMemory(model, layout, 0);
+            BOOST_TEST(m.parameters == static_cast<uint64_t>(dense + experts));
+            BOOST_TEST(m.weights == 2 * (dense + experts), boost::test_tools::tolerance(1e-12));
+            BOOST_TEST(m.optimizer == 12 * (dense / 4 + experts / expertData),
+                       boost::test_tools::tolerance(1e-12));
+            layout.zero = 2;
+            BOOST_TEST(EstimateGpuMemory(model, layout, 0).gradients ==
+                           2 * (dense / 4 + experts / expertData),
+                       boost::test_tools::tolerance(1e-12));
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

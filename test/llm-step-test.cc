@@ -93,6 +93,43 @@ IsLayerOp(const std::string& name)
     return at != std::string::npos && at + 2 < name.size() && std::isdigit(name[at + 2]);
 }
 
+/** The toy model with 8 routed experts (top 2, each 4096 wide) in every layer, no shared one. */
+TransformerModel
+ToyMoeModel()
+{
+    TransformerModel model = ToyModel();
+    model.experts = 8;
+    model.topK = 2;
+    model.moeFfn = 4096;
+    return model;
+}
+
+/** An MoE layout: \p gpus GPUs, tp (sp), ep, etp (0: tp), pp 1, one 512-token micro-batch. */
+ParallelLayout
+MoeLayout(uint32_t gpus, uint32_t tp, uint32_t ep, uint32_t etp)
+{
+    ParallelLayout layout = Layout(gpus, tp, 1, gpus / tp);
+    layout.sequenceParallel = true;
+    layout.ep = ep;
+    layout.etp = etp;
+    return layout;
+}
+
+/** \return the comm_size of every collective of a layer whose name starts with \p prefix */
+std::vector<int64_t>
+LayerCollectiveBytes(const std::vector<ChakraProtoMsg::Node>& nodes, const std::string& prefix)
+{
+    std::vector<int64_t> bytes;
+    for (const auto& [name, size] : Collectives(nodes, prefix))
+    {
+        if (IsLayerOp(name))
+        {
+            bytes.push_back(size);
+        }
+    }
+    return bytes;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(llm_step)
@@ -299,6 +336,101 @@ BOOST_AUTO_TEST_CASE(the_time_split_shows_the_pipeline_bubble_of_1f1b)
     BOOST_TEST(text.str().find("pipeline bubble") != std::string::npos, text.str());
 }
 
+// Megatron-Core's all-to-all dispatcher sends each token a rank routes to its top-k experts,
+// h 16-bit values each (megatron/core/transformer/moe/token_dispatcher.py). Toy MoE, 8 GPUs,
+// tp 2 (sp), ep 4, s 512, top 2, h 1024. etp 1: a rank routes its own s / tp = 256 tokens:
+// 256 x 2 x 1024 x 2 = 1,048,576 bytes per dispatch and combine; nothing in the MLP block is
+// split over tp, so it has no tp collective. etp = tp (the default): each rank routes all 512:
+// 2,097,152 bytes, inside the block's tp all-gather and reduce-scatter. 4 layers x (dispatch,
+// combine) x (forward, backward) = 16 all-to-alls either way.
+BOOST_AUTO_TEST_CASE(etp_1_dispatches_each_ranks_own_sequence_shard)
+{
+    for (const auto& [etp, bytes] :
+         {std::pair<uint32_t, int64_t>{1, 256 * 2 * 1024 * 2}, {2, 512 * 2 * 1024 * 2}})
+    {
+        BOOST_TEST_CONTEXT("etp " << etp)
+        {
+            TempDir dir;
+            LlmStepSpec spec;
+            spec.model = ToyMoeModel();
+            spec.layout = MoeLayout(8, 2, 4, etp);
+            const auto nodes = ReadNodes(WriteLlmStep(dir.File("moe"), spec).at(5));
+            const auto allToAlls = LayerCollectiveBytes(nodes, "ep_");
+            BOOST_TEST(allToAlls == std::vector<int64_t>(16, bytes),
+                       boost::test_tools::per_element());
+            const bool tensorBlock = !LayerCollectiveBytes(nodes, "tp_allgather_mlp").empty();
+            BOOST_TEST(tensorBlock == (etp == 2));
+            BOOST_TEST(LayerCollectiveBytes(nodes, "etp_").empty());
+        }
+    }
+}
+
+// 1 < etp < tp: tp 4 (sp), ep 2, etp 2 on 8 GPUs. A rank routes s / tp = 128 tokens: all-to-alls
+// of 128 x 2 x 1024 x 2 = 524,288 bytes. Its expert tensor group (2 consecutive ranks) then
+// all-gathers what the pair received (the rank's part, 524,288 bytes) and reduce-scatters the
+// experts' output (the whole, 2 x 524,288): one of each per direction and layer, 8 of each.
+// The step, with its expert tensor groups, runs to completion.
+BOOST_AUTO_TEST_CASE(etp_between_1_and_tp_gathers_over_the_expert_tensor_group)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyMoeModel();
+    spec.layout = MoeLayout(8, 4, 2, 2);
+    const auto nodes = ReadNodes(WriteLlmStep(dir.File("etp"), spec).at(3));
+    const int64_t part = 128 * 2 * 1024 * 2;
+    BOOST_TEST(LayerCollectiveBytes(nodes, "ep_") == std::vector<int64_t>(16, part),
+               boost::test_tools::per_element());
+    BOOST_TEST(LayerCollectiveBytes(nodes, "etp_allgather_") == std::vector<int64_t>(8, part),
+               boost::test_tools::per_element());
+    BOOST_TEST(LayerCollectiveBytes(nodes, "etp_reducescatter_") ==
+                   std::vector<int64_t>(8, 2 * part),
+               boost::test_tools::per_element());
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 4;
+    config.transport = "flow";
+    BOOST_TEST(chakra_test::RunCluster(dir.File("etp"), config).AllFinished());
+}
+
+// The step's model FLOPs are the model's, whatever the layout (the MFU convention): the
+// metadata of every rank states the same count for etp 1 and etp = tp, and it is
+// TrainingFlopsPerToken x the 4 x 512 tokens of the step. The step runs to completion with
+// etp 1 (the expert groups inside the tensor groups).
+BOOST_AUTO_TEST_CASE(etp_keeps_the_model_flops_and_the_step_runs)
+{
+    const TransformerModel model = ToyMoeModel();
+    const double flops = TrainingFlopsPerToken(model, 512, true) * 4 * 512;
+    for (uint32_t etp : {1u, 2u})
+    {
+        BOOST_TEST_CONTEXT("etp " << etp)
+        {
+            TempDir dir;
+            LlmStepSpec spec;
+            spec.model = model;
+            spec.layout = MoeLayout(8, 2, 4, etp);
+            const auto files = WriteLlmStep(dir.File("flops"), spec);
+            for (const auto& file : files)
+            {
+                const EtReader reader(file);
+                double stated = 0;
+                for (const auto& attr : reader.GetMetadata().attr())
+                {
+                    stated = attr.name() == "model_flops_per_step" ? attr.double_val() : stated;
+                }
+                BOOST_TEST(stated == flops, boost::test_tools::tolerance(1e-12));
+            }
+            if (etp == 1)
+            {
+                chakra_test::ClusterConfig config;
+                config.hosts = 2;
+                config.gpusPerHost = 4;
+                config.transport = "flow";
+                BOOST_TEST(chakra_test::RunCluster(dir.File("flops"), config).AllFinished());
+            }
+        }
+    }
+}
+
 // The command line: every mistake is one error line naming the flag (or the model), exit 1,
 // and no trace written; a good one writes one trace per GPU.
 BOOST_AUTO_TEST_CASE(the_command_line_checks_before_writing)
@@ -313,6 +445,7 @@ BOOST_AUTO_TEST_CASE(the_command_line_checks_before_writing)
         {"--model llama3-8b --gpu V100", "--gpu"},
         {"--model llama3-8b --ranks 8 --pp 2 --vp 2 --gbs 12", "multiple of --pp 2"},
         {"--model " + dir.File("absent.json"), "absent.json"},
+        {"--model mixtral-8x7b --ranks 8 --tp 2 --ep 4 --etp 1", "needs --sequence-parallel"},
     };
     for (const auto& [flags, message] : mistakes)
     {

@@ -167,4 +167,98 @@ BOOST_AUTO_TEST_CASE(expert_groups_follow_megatron_core)
     BOOST_TEST((order.ExpertGroups() == Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
 }
 
+// Expert tensor parallelism 1 (Megatron-Core's expert grid, megatron/core/parallel_state.py:
+// expert_decoder_rank_generator, order "tp-ep-dp-pp" with tp = etp): on tp 2, dp 4, ep 2,
+// etp 1 (8 GPUs) the stage's ranks are read as rank = ep + 2 edp, EDP = 8 / (1 x 2) = 4.
+// Expert groups vary ep: {0, 1}, {2, 3}, {4, 5}, {6, 7}, so an expert group is a tensor
+// group here; expert data groups vary edp: {0, 2, 4, 6}, {1, 3, 5, 7}; each rank is its own
+// expert tensor group.
+BOOST_AUTO_TEST_CASE(expert_groups_with_etp_1_span_the_tensor_ranks)
+{
+    ParallelLayout layout = Layout(8, 2, 1, 1);
+    layout.ep = 2;
+    layout.etp = 1;
+    layout.sequenceParallel = true;
+    layout.globalBatch = 4;
+    const ParallelLayout resolved = ResolveLayout(layout, {32, 32, 8, 8});
+    BOOST_TEST(resolved.ExpertDataParallel() == 4u);
+    const MegatronRankOrder order(resolved);
+    BOOST_TEST((order.ExpertGroups() == Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+    BOOST_TEST((order.ExpertDataGroups() == Groups{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+    BOOST_TEST((order.ExpertTensorGroups() == Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}));
+    BOOST_TEST((order.ExpertGroups().at(order.ExpertGroupOf(5)) == std::vector<uint32_t>{4, 5}));
+    BOOST_TEST((order.ExpertDataGroups().at(order.ExpertDataGroupOf(5)) ==
+                std::vector<uint32_t>{1, 3, 5, 7}));
+}
+
+// Expert tensor parallelism between 1 and tp: tp 4, dp 2, pp 2, ep 4, etp 2 (16 GPUs). Within a
+// stage of 8 ranks, rank = etp + 2 (ep + 4 edp) with EDP = 8 / (2 x 4) = 1; stage 1 adds 8.
+// Expert groups vary ep (stride 2): {0, 2, 4, 6}, {1, 3, 5, 7}, then {8, ...}, {9, ...};
+// expert tensor groups are pairs of consecutive ranks; each expert data group is one rank.
+BOOST_AUTO_TEST_CASE(expert_groups_with_etp_2_of_tp_4)
+{
+    ParallelLayout layout = Layout(16, 4, 2, 1);
+    layout.ep = 4;
+    layout.etp = 2;
+    layout.sequenceParallel = true;
+    layout.globalBatch = 4;
+    const ParallelLayout resolved = ResolveLayout(layout, {32, 32, 8, 8});
+    BOOST_TEST(resolved.dp == 2u);
+    BOOST_TEST(resolved.ExpertDataParallel() == 1u);
+    const MegatronRankOrder order(resolved);
+    BOOST_TEST((order.ExpertGroups() ==
+                Groups{{0, 2, 4, 6}, {1, 3, 5, 7}, {8, 10, 12, 14}, {9, 11, 13, 15}}));
+    BOOST_TEST((order.ExpertTensorGroups() ==
+                Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}));
+    BOOST_TEST(order.ExpertDataGroups().size() == 16u);
+    BOOST_TEST(
+        (order.ExpertDataGroups().at(order.ExpertDataGroupOf(9)) == std::vector<uint32_t>{9}));
+}
+
+// --etp left out is tp, Megatron's default (megatron/training/arguments.py): the groups are the
+// ones the expert order gives with expert tp = tp (expert_groups_follow_megatron_core), and
+// --etp equal to --tp says the same.
+BOOST_AUTO_TEST_CASE(etp_defaults_to_tp)
+{
+    ParallelLayout layout = Layout(8, 2, 1, 1);
+    layout.ep = 2;
+    layout.globalBatch = 4;
+    const ParallelLayout resolved = ResolveLayout(layout, {32, 32, 8, 8});
+    BOOST_TEST(resolved.etp == 2u);
+    BOOST_TEST(!resolved.RoutesOwnShard());
+    layout.etp = 2;
+    const MegatronRankOrder given(ResolveLayout(layout, {32, 32, 8, 8}));
+    BOOST_TEST((given.ExpertGroups() == Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
+    BOOST_TEST((given.ExpertDataGroups() == MegatronRankOrder(resolved).ExpertDataGroups()));
+}
+
+// Each --etp mistake is refused naming the flag; with etp 1 the expert-parallel group may lie
+// inside the tensor group (ep 8 with dp 1), as Megatron-Core's expert grid allows.
+BOOST_AUTO_TEST_CASE(bad_etp_layouts_are_refused)
+{
+    const LayoutModelLimits moe{32, 32, 8, 64};
+    ParallelLayout layout = Layout(16, 4, 1, 1);
+    layout.sequenceParallel = true;
+    layout.globalBatch = 4;
+    layout.ep = 2;
+    layout.etp = 3;
+    ExpectRefused(layout, moe, "--etp 3 does not divide --tp 4");
+    layout.etp = 1;
+    layout.ep = 32;
+    ExpectRefused(layout, moe, "--etp 1 x --ep 32 = 32 does not divide tp x cp x dp = 16");
+    layout.ep = 8;
+    layout.sequenceParallel = false;
+    ExpectRefused(layout, moe, "--etp 1 below --tp 4 needs --sequence-parallel");
+    ParallelLayout dense = Layout(8, 2, 1, 1);
+    dense.etp = 1;
+    ExpectRefused(dense, kDense, "--etp 1 needs a mixture-of-experts model");
+    ParallelLayout inside = Layout(8, 8, 1, 1);
+    inside.sequenceParallel = true;
+    inside.globalBatch = 1;
+    inside.ep = 8;
+    inside.etp = 1;
+    const MegatronRankOrder order(ResolveLayout(inside, moe));
+    BOOST_TEST((order.ExpertGroups() == Groups{{0, 1, 2, 3, 4, 5, 6, 7}}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

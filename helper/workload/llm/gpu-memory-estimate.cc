@@ -43,6 +43,8 @@ LayerActivationPerToken(const TransformerModel& model, const ParallelLayout& lay
     {
         const double expertWidth = model.moeFfn;
         // Each token reaches topK experts: its dispatched copy and the expert's activations.
+        // Split over tp: etp = tp splits each expert, etp = 1 routes 1/tp of the tokens to
+        // whole experts (for 1 < etp < tp the gathered copies, etp / tp, are not counted).
         feedForward = model.topK * (kHalf * model.hidden + mlp(expertWidth)) / tp +
                       mlp(static_cast<double>(model.sharedExperts) * expertWidth) / tp;
     }
@@ -76,8 +78,10 @@ LayerParametersOnGpu(const TransformerModel& model, const ParallelLayout& layout
     const LayerParameters p = LayerParameterCount(model, layer);
     GpuLayerParameters share;
     share.dense = (p.attention + p.denseMlp + p.sharedExperts) / layout.tp + p.router + p.norms;
-    share.experts =
-        model.experts == 0 ? 0 : p.routedExpert * (model.experts / layout.ep) / layout.tp;
+    // The experts / ep local experts, each split over the expert tensor-parallel group.
+    share.experts = model.experts == 0 ? 0
+                                       : p.routedExpert * (model.experts / layout.ep) /
+                                             layout.ExpertTensorParallel();
     return share;
 }
 
@@ -128,7 +132,8 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
 
     // Sharding groups: dense parameters over data x context, experts over the expert data group.
     const double denseShards = static_cast<double>(layout.dp) * layout.cp;
-    const double expertShards = denseShards / layout.ep;
+    // The expert data-parallel group: tp x cp x dp / (etp x ep) (dp x cp / ep when etp = tp).
+    const double expertShards = layout.ExpertDataParallel();
     const bool zero3 = layout.zero >= 3 || layout.fsdp;
     auto state = [&](double bytes, bool sharded) {
         return sharded ? bytes * (dense / denseShards + experts / expertShards)

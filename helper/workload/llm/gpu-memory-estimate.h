@@ -38,14 +38,14 @@ struct GpuMemoryEstimate
 struct GpuLayerParameters
 {
     uint64_t dense{0};   //!< attention, dense MLP, shared experts (/ tp), router and norms
-    uint64_t experts{0}; //!< this GPU's routed experts (experts / ep of them, each / tp)
+    uint64_t experts{0}; //!< this GPU's routed experts (experts / ep of them, each / etp)
 };
 
 /**
  * \ingroup chakra-workload
  * Norms and the router are replicated over tp; everything else is split over tp, the routed
- * experts as the dense MLP is (expert tensor parallelism = tp, as the generator writes them)
- * after ep has divided them.
+ * experts over the expert tensor-parallel size etp (tp unless --etp says otherwise, as the
+ * generator writes them) after ep has divided them.
  * \param model the model
  * \param layout a resolved layout
  * \param layer the layer, 0-based
@@ -72,9 +72,9 @@ uint64_t EmbeddingParametersOnGpu(const TransformerModel& model, const ParallelL
  * - Model state per parameter: 2 bytes of 16-bit weight, 2 of 16-bit gradient (Megatron-Core's
  *   default, grad_reduce_in_fp32 = false), 12 of Adam state (fp32 master weight, momentum and
  *   variance). ZeRO-1 (Megatron's distributed optimizer) divides the Adam state over the
- *   data-parallel group (data x context for dense parameters, the expert data group for
- *   experts); ZeRO-2 the gradients too; ZeRO-3 / FSDP the weights as well, plus two layers
- *   gathered whole (the one running and the one prefetched).
+ *   data-parallel group (data x context for dense parameters, the expert data group of
+ *   tp x cp x dp / (etp x ep) ranks for experts); ZeRO-2 the gradients too; ZeRO-3 / FSDP the
+ * weights as well, plus two layers gathered whole (the one running and the one prefetched).
  * - Activations kept for backward, per token of a micro-batch on this GPU (b x s / cp tokens),
  *   in 16-bit: the inputs of the two norms and of the QKV and first MLP GEMMs (2h bytes each;
  *   divided by tp only with sequence parallelism), queries, keys and values, the attention

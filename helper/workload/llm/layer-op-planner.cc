@@ -310,14 +310,19 @@ LayerOpPlanner::RoutedExperts(const std::string& suffix,
                               std::vector<LayerOp>& ops) const
 {
     const uint64_t h = m_model.hidden;
-    // Experts are split over the tensor-parallel ranks as the dense MLP is (expert tp = tp):
-    // each tp rank routes the block's whole input and holds 1/tp of every local expert.
-    const uint64_t routed = m_tokens;
+    const uint64_t etp = m_layout.ExpertTensorParallel();
+    // etp = tp: each tp rank routes the block's whole input and holds 1/tp of every local
+    // expert. etp < tp: each rank routes its own sequence shard (b x s / (cp x tp) tokens).
+    const uint64_t routed = m_layout.RoutesOwnShard() ? m_tokens / m_layout.tp : m_tokens;
     const uint64_t copies = routed * m_model.topK; // each token goes to top-k experts
     const uint64_t local = m_model.experts / m_layout.ep;
-    // Even routing: every local expert gets the same share of the copies this rank receives.
-    const uint64_t perExpert = std::max<uint64_t>(1, copies / local);
-    const uint64_t width = m_model.moeFfn / m_layout.tp;
+    // etp < tp, etp > 1: the etp ranks of a group all-gather what they received, so each
+    // runs its 1/etp of the local experts on etp x the copies.
+    const bool expertTp = m_layout.RoutesOwnShard() && etp > 1;
+    const uint64_t processed = expertTp ? etp * copies : copies;
+    // Even routing: every local expert gets the same share of the copies this rank processes.
+    const uint64_t perExpert = std::max<uint64_t>(1, processed / local);
+    const uint64_t width = m_model.moeFfn / etp;
     const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
 
     auto allToAll = [&](const std::string& name) {
@@ -328,6 +333,18 @@ LayerOpPlanner::RoutedExperts(const std::string& suffix,
             op.name = name + suffix;
             op.collective = ChakraProtoMsg::ALL_TO_ALL;
             op.bytes = copies * h * kElementBytes;
+            ops.push_back(op);
+        }
+    };
+    // comm_size as the tp collectives: an all-gather's contribution, a reduce-scatter's input.
+    auto expertCollective = [&](const std::string& name, bool gather) {
+        if (expertTp)
+        {
+            LayerOp op = TensorCollective(name + suffix,
+                                          gather ? ChakraProtoMsg::ALL_GATHER
+                                                 : ChakraProtoMsg::REDUCE_SCATTER,
+                                          (gather ? copies : processed) * h * kElementBytes);
+            op.kind = LayerOpKind::ExpertTensorCollective;
             ops.push_back(op);
         }
     };
@@ -346,12 +363,17 @@ LayerOpPlanner::RoutedExperts(const std::string& suffix,
     {
         ops.push_back(Gemm("router" + suffix, routed, m_model.experts, h));
         allToAll("ep_dispatch");
+        expertCollective("etp_allgather_dispatch", true);
         ops.push_back(experts);
+        expertCollective("etp_reducescatter_combine", false);
         allToAll("ep_combine");
         return;
     }
+    // Backward runs the same path in reverse: an all-gather's gradient is a reduce-scatter.
     allToAll("ep_combine_grad");
+    expertCollective("etp_allgather_combine_grad", true);
     ops.push_back(experts);
+    expertCollective("etp_reducescatter_dispatch_grad", false);
     allToAll("ep_dispatch_grad");
     ops.push_back(GemmBackward("router" + suffix, routed, m_model.experts, h));
 }
@@ -363,7 +385,13 @@ LayerOpPlanner::MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& op
     const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
     const uint64_t normBytes = 2 * m_tokens / shard * m_model.hidden * kElementBytes;
     const bool moe = IsMoeLayer(m_model, layer);
-    EnterBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+    // An MoE block that routes its own shard and has no shared experts needs no tp
+    // collective: nothing in it is split over tp.
+    const bool tensorBlock = !moe || m_model.sharedExperts > 0 || !m_layout.RoutesOwnShard();
+    if (tensorBlock)
+    {
+        EnterBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+    }
     if (!backward)
     {
         ops.push_back(MemoryBound("mlp_norm" + suffix, normBytes));
@@ -388,7 +416,10 @@ LayerOpPlanner::MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& op
     {
         ops.push_back(MemoryBound("mlp_norm_backward" + suffix, 2 * normBytes));
     }
-    LeaveBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+    if (tensorBlock)
+    {
+        LeaveBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
+    }
 }
 
 std::vector<LayerOp>

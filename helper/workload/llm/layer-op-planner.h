@@ -30,6 +30,8 @@ enum class LayerOpKind
     TensorCollective,  //!< a collective over the tensor-parallel group, on the critical path
     ExpertAllToAll,    //!< the MoE token dispatch or combine over the expert-parallel group
     ContextKvExchange, //!< one ring step of context parallelism: K/V to the next CP rank
+    /** a collective over the expert tensor-parallel group (etp > 1, etp < tp) */
+    ExpertTensorCollective,
 };
 
 /**
@@ -41,7 +43,7 @@ struct LayerOp
     LayerOpKind kind{LayerOpKind::Compute}; //!< what it is
     std::string name;                       //!< node name
     double micros{0};                       //!< Compute: duration
-    /** TensorCollective, ExpertAllToAll: the collective */
+    /** TensorCollective, ExpertAllToAll, ExpertTensorCollective: the collective */
     ChakraProtoMsg::CollectiveCommType collective{ChakraProtoMsg::ALL_REDUCE};
     /** Collectives: comm_size (see CollectiveRequest); ContextKvExchange: bytes sent */
     uint64_t bytes{0};
@@ -65,8 +67,17 @@ struct LayerOp
  * - Mixture of experts (Megatron-Core's all-to-all dispatcher): the router, an all-to-all
  *   dispatch over the expert-parallel group (each token to top-k experts), the local experts'
  *   GEMMs as one grouped op with tokens spread evenly, an all-to-all combine; shared experts
- *   as a tensor-parallel dense MLP. Experts are split over tp as the dense MLP is (expert
- *   tensor parallelism = tp), so the block opens and closes as a dense one does.
+ *   as a tensor-parallel dense MLP. Experts are split over the expert tensor-parallel size
+ *   etp (Megatron-Core's expert_tensor_parallel_size). With etp = tp (Megatron's default)
+ *   they are split as the dense MLP is and every tp rank routes the block's whole input, so
+ *   the block opens and closes as a dense one does. With etp < tp (sequence parallelism
+ *   required) each rank routes only its own 1/tp sequence shard, as Megatron-Core's
+ *   MoEAlltoAllTokenDispatcher does (megatron/core/transformer/moe/token_dispatcher.py: the
+ *   layer's input is the sequence-parallel shard; A2A(EP), then AG(expert TP), experts,
+ *   RS(expert TP), A2A(EP)): the tokens received are all-gathered over the etp group when
+ *   etp > 1 and the experts' outputs reduce-scattered back; the experts hold moe_ffn / etp.
+ *   The shared experts stay a tp-split dense MLP; without them no tp all-gather or
+ *   reduce-scatter opens or closes an MoE block whose rank routes its own shard.
  * - Activations and weights in 16-bit (2 bytes).
  * - Recompute: Full runs the layer's forward again (its communication too) before its
  *   backward; Selective runs the attention core again (Korthikanti et al. 2022).

@@ -116,6 +116,12 @@ DeclareLlmFlags(ToolArgs& args)
                    "default 1, dp derived from --ranks)");
     args.AddOption("vp", "llm: virtual stages per pipeline stage (interleaved 1F1B)", "1");
     args.AddOption("cp", "llm: context-parallel group size", "1");
+    args.AddOption("etp",
+                   "llm: expert tensor-parallel size (MoE): splits each routed expert over etp "
+                   "ranks; must divide --tp. Default --tp, Megatron-LM's default for "
+                   "--expert-tensor-parallel-size (megatron/training/arguments.py). Below --tp "
+                   "(needs --sequence-parallel) each rank dispatches only its own sequence "
+                   "shard; MoE recipes such as DeepSeek-V3's use 1");
     args.AddFlag("sequence-parallel",
                  "llm: Megatron's sequence parallelism (reduce-scatter / all-gather around "
                  "each block instead of all-reduce)");
@@ -166,7 +172,8 @@ LlmFlagNames()
             "precision",
             "gemm-efficiency-scale",
             "profile",
-            "allow-oversubscribed-memory"};
+            "allow-oversubscribed-memory",
+            "etp"};
 }
 
 LlmStepSpec
@@ -180,6 +187,7 @@ LlmStepSpecFromFlags(const ToolArgs& args)
     layout.vp = Whole(args, "vp", 1, 1024);
     layout.cp = Whole(args, "cp", 1, 1000000);
     layout.ep = WholeOr(args, "ep", 1);
+    layout.etp = WholeOr(args, "etp", 0); // 0: tp (ResolveLayout)
     layout.dp = WholeOr(args, "dp", 0);
     const uint64_t modelParallel = uint64_t{layout.tp} * layout.pp * layout.cp;
     const uint64_t gpus = args.Has("ranks") ? Whole(args, "ranks", 1, 1000000)
@@ -235,8 +243,9 @@ DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
     return spec.model.name + " on " + std::to_string(plan.ranks) + " GPUs (" + spec.gpu + "): tp " +
            std::to_string(l.tp) + (l.sequenceParallel ? " (sp)" : "") + ", pp " +
            std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") + ", cp " +
-           std::to_string(l.cp) + ", ep " + std::to_string(l.ep) + ", dp " + std::to_string(l.dp) +
-           "; " + std::to_string(plan.microBatches) + " micro-batches of " +
+           std::to_string(l.cp) + ", ep " + std::to_string(l.ep) +
+           (l.etp != 0 && l.etp != l.tp ? ", etp " + std::to_string(l.etp) : "") + ", dp " +
+           std::to_string(l.dp) + "; " + std::to_string(plan.microBatches) + " micro-batches of " +
            std::to_string(l.microBatch) + " x " + std::to_string(l.seq) + " tokens; " + flops +
            " model FLOPs per step; memory per GPU: " + DescribeGpuMemory(plan.memory) +
            (plan.memoryOversubscribed ? ", WARNING: more than the " : " of the ") + spec.gpu +

@@ -37,19 +37,20 @@ constexpr uint32_t kOutputKey = 0xffffffff;
 /** Everything every rank's writer shares. */
 struct LlmJob
 {
-    LlmStepPlan plan;                                     //!< the step
-    TransformerModel model;                               //!< the model
-    std::unique_ptr<ComputeTimeModel> gpu;                //!< the GPU's time model
-    std::unique_ptr<ComputeProfile> profile;              //!< measured times, or null
-    std::unique_ptr<LayerOpPlanner> planner;              //!< the per-layer ops
-    std::unique_ptr<MegatronRankOrder> order;             //!< ranks and groups
-    uint32_t layersPerChunk{0};                           //!< layers of one virtual stage
-    std::vector<std::vector<uint32_t>> tensorGroups;      //!< the order's groups, once
-    std::vector<std::vector<uint32_t>> contextGroups;     //!< the order's groups, once
-    std::vector<std::vector<uint32_t>> dataContextGroups; //!< the order's groups, once
-    std::vector<std::vector<uint32_t>> pipelineGroups;    //!< the order's groups, once
-    std::vector<std::vector<uint32_t>> expertGroups;      //!< the order's groups, once
-    std::vector<std::vector<uint32_t>> expertDataGroups;  //!< the order's groups, once
+    LlmStepPlan plan;                                      //!< the step
+    TransformerModel model;                                //!< the model
+    std::unique_ptr<ComputeTimeModel> gpu;                 //!< the GPU's time model
+    std::unique_ptr<ComputeProfile> profile;               //!< measured times, or null
+    std::unique_ptr<LayerOpPlanner> planner;               //!< the per-layer ops
+    std::unique_ptr<MegatronRankOrder> order;              //!< ranks and groups
+    uint32_t layersPerChunk{0};                            //!< layers of one virtual stage
+    std::vector<std::vector<uint32_t>> tensorGroups;       //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> contextGroups;      //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> dataContextGroups;  //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> pipelineGroups;     //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> expertGroups;       //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> expertDataGroups;   //!< the order's groups, once
+    std::vector<std::vector<uint32_t>> expertTensorGroups; //!< the order's groups, once
 };
 
 /**
@@ -167,6 +168,7 @@ LlmRankWriter::Group(const std::string& kind) const
                            : kind == "dpcp" ? order.DataContextGroupOf(m_rank)
                            : kind == "ep"   ? order.ExpertGroupOf(m_rank)
                            : kind == "edp"  ? order.ExpertDataGroupOf(m_rank)
+                           : kind == "etp"  ? order.ExpertTensorGroupOf(m_rank)
                                             : order.PipelineGroupOf(m_rank); // "pp", "emb"
     return kind + std::to_string(index);
 }
@@ -190,6 +192,11 @@ LlmRankWriter::DeclareGroups()
     add("dpcp", order.DataContextGroupOf(m_rank), m_job.dataContextGroups);
     add("ep", order.ExpertGroupOf(m_rank), m_job.expertGroups);
     add("edp", order.ExpertDataGroupOf(m_rank), m_job.expertDataGroups);
+    if (m_layout.RoutesOwnShard())
+    {
+        // Only then do the experts have tensor-parallel collectives of their own (etp > 1).
+        add("etp", order.ExpertTensorGroupOf(m_rank), m_job.expertTensorGroups);
+    }
     add("pp", order.PipelineGroupOf(m_rank), m_job.pipelineGroups);
     const auto& pipeline = m_job.pipelineGroups.at(order.PipelineGroupOf(m_rank));
     if (m_job.model.tiedEmbeddings && m_layout.pp > 1 &&
@@ -260,14 +267,14 @@ LlmRankWriter::Append(const std::vector<LayerOp>& ops)
             break;
         case LayerOpKind::TensorCollective:
         case LayerOpKind::ExpertAllToAll:
+        case LayerOpKind::ExpertTensorCollective: {
+            const std::string kind = op.kind == LayerOpKind::TensorCollective ? "tp"
+                                     : op.kind == LayerOpKind::ExpertAllToAll ? "ep"
+                                                                              : "etp";
             // Blocking: the next op needs its result.
-            m_chain = {
-                m_trace.Collective(op.name,
-                                   op.collective,
-                                   op.bytes,
-                                   m_chain,
-                                   Group(op.kind == LayerOpKind::TensorCollective ? "tp" : "ep"))};
+            m_chain = {m_trace.Collective(op.name, op.collective, op.bytes, m_chain, Group(kind))};
             break;
+        }
         case LayerOpKind::ContextKvExchange: {
             // Every rank of a ring runs the same exchanges in the same order, so the k-th
             // exchange's tag matches on both sides. The send does not hold the chain up; the
@@ -535,6 +542,7 @@ MakeJob(const LlmStepSpec& spec)
     job->pipelineGroups = job->order->PipelineGroups();
     job->expertGroups = job->order->ExpertGroups();
     job->expertDataGroups = job->order->ExpertDataGroups();
+    job->expertTensorGroups = job->order->ExpertTensorGroups();
     return job;
 }
 

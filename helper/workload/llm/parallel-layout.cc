@@ -48,9 +48,52 @@ ResolveDataParallel(ParallelLayout& layout)
     layout.dp = static_cast<uint32_t>(derived);
 }
 
+/** Checks the expert grid (etp x ep x edp over a stage's tp x cp x dp ranks); sets etp. */
+void
+CheckExperts(ParallelLayout& layout, const LayoutModelLimits& model)
+{
+    if (model.experts == 0)
+    {
+        Require(layout.ep == 1, "--ep " + Text(layout.ep) + " needs a mixture-of-experts model");
+        Require(layout.etp == 0, "--etp " + Text(layout.etp) + " needs a mixture-of-experts model");
+        return;
+    }
+    Require(model.experts % layout.ep == 0,
+            "--ep " + Text(layout.ep) + " does not divide the " + Text(model.experts) + " experts");
+    // Megatron's default: expert_tensor_parallel_size = tensor_model_parallel_size
+    // (megatron/training/arguments.py, validate_args).
+    layout.etp = layout.etp == 0 ? layout.tp : layout.etp;
+    Require(layout.tp % layout.etp == 0,
+            "--etp " + Text(layout.etp) + " does not divide --tp " + Text(layout.tp));
+    const uint64_t stageRanks = uint64_t{layout.tp} * layout.cp * layout.dp;
+    const uint64_t expertGrid = uint64_t{layout.etp} * layout.ep;
+    if (layout.etp == layout.tp)
+    {
+        // The same rule as tp x ep dividing tp x cp x dp, said in the flags the user gave.
+        Require((stageRanks / layout.tp) % layout.ep == 0,
+                "--ep " + Text(layout.ep) +
+                    " does not divide dp x cp = " + Text(stageRanks / layout.tp) +
+                    " (expert groups are formed from the data-parallel ranks)");
+        return;
+    }
+    // initialize_model_parallel (megatron/core/parallel_state.py) lays the expert grid
+    // etp x ep x edp over the ranks of a pipeline stage.
+    Require(stageRanks % expertGrid == 0,
+            "--etp " + Text(layout.etp) + " x --ep " + Text(layout.ep) + " = " + Text(expertGrid) +
+                " does not divide tp x cp x dp = " + Text(stageRanks) +
+                " (the expert grid is laid over a pipeline stage's ranks)");
+    // MoELayer.forward (megatron/core/transformer/moe/moe_layer.py) refuses MoE with tp > 1
+    // in training without sequence parallelism; with etp < tp each rank then dispatches its
+    // own sequence shard.
+    Require(layout.sequenceParallel,
+            "--etp " + Text(layout.etp) + " below --tp " + Text(layout.tp) +
+                " needs --sequence-parallel (each tensor-parallel rank dispatches its own "
+                "sequence shard, as Megatron-Core does)");
+}
+
 /** Checks what the model's numbers must allow. */
 void
-CheckAgainstModel(const ParallelLayout& layout, const LayoutModelLimits& model)
+CheckAgainstModel(ParallelLayout& layout, const LayoutModelLimits& model)
 {
     Require(model.heads % layout.tp == 0,
             "--tp " + Text(layout.tp) + " does not divide the " + Text(model.heads) +
@@ -63,18 +106,7 @@ CheckAgainstModel(const ParallelLayout& layout, const LayoutModelLimits& model)
             "the " + Text(model.layers) + " layers are not divisible by --pp " + Text(layout.pp) +
                 " x --vp " + Text(layout.vp) + " = " + Text(chunks));
     Require(layout.vp == 1 || layout.pp > 1, "--vp " + Text(layout.vp) + " needs --pp > 1");
-    if (model.experts == 0)
-    {
-        Require(layout.ep == 1, "--ep " + Text(layout.ep) + " needs a mixture-of-experts model");
-        return;
-    }
-    Require(model.experts % layout.ep == 0,
-            "--ep " + Text(layout.ep) + " does not divide the " + Text(model.experts) + " experts");
-    const uint64_t dataContext = uint64_t{layout.dp} * layout.cp;
-    // Megatron-Core forms expert groups in the data x context dimension.
-    Require(dataContext % layout.ep == 0,
-            "--ep " + Text(layout.ep) + " does not divide dp x cp = " + Text(dataContext) +
-                " (expert groups are formed from the data-parallel ranks)");
+    CheckExperts(layout, model);
 }
 
 /** Checks batch, sequence, ZeRO and recompute settings. */
@@ -120,6 +152,25 @@ ParallelLayout::MicroBatches() const
 {
     const uint64_t perStep = uint64_t{microBatch} * dp;
     return perStep == 0 ? 0 : static_cast<uint32_t>(globalBatch / perStep);
+}
+
+uint32_t
+ParallelLayout::ExpertTensorParallel() const
+{
+    return etp == 0 ? tp : etp;
+}
+
+uint32_t
+ParallelLayout::ExpertDataParallel() const
+{
+    const uint64_t grid = uint64_t{ExpertTensorParallel()} * ep;
+    return static_cast<uint32_t>(uint64_t{tp} * cp * dp / grid);
+}
+
+bool
+ParallelLayout::RoutesOwnShard() const
+{
+    return ExpertTensorParallel() < tp;
 }
 
 ParallelLayout
@@ -190,23 +241,46 @@ MegatronRankOrder::PipelineGroupOf(uint32_t rank) const
     return at.tp + m_layout.tp * (at.cp + m_layout.cp * at.dp);
 }
 
+MegatronRankOrder::ExpertCoordinates
+MegatronRankOrder::ExpertAt(uint32_t rank) const
+{
+    // A stage's ranks are consecutive in both grids (pp is the slowest in both orders).
+    const uint32_t stageRanks = m_layout.tp * m_layout.cp * m_layout.dp;
+    const uint32_t etp = m_layout.ExpertTensorParallel();
+    ExpertCoordinates at;
+    at.stage = rank / stageRanks;
+    uint32_t i = rank % stageRanks;
+    at.etp = i % etp;
+    i /= etp;
+    at.ep = i % m_layout.ep;
+    at.edp = i / m_layout.ep;
+    return at;
+}
+
 uint32_t
 MegatronRankOrder::ExpertGroupOf(uint32_t rank) const
 {
-    // Within a stage, j = cp + CP x dp read as ep + EP x edp: the group is (tp, edp, stage).
-    const RankCoordinates at = Coordinates(rank);
-    const uint32_t j = at.cp + m_layout.cp * at.dp;
-    const uint32_t expertData = m_layout.cp * m_layout.dp / m_layout.ep;
-    return at.tp + m_layout.tp * (j / m_layout.ep + expertData * at.pp);
+    // Varies ep: numbered by (etp, edp, stage). With etp = tp this is the numbering of
+    // (tp, edp, stage) the generator always wrote.
+    const ExpertCoordinates at = ExpertAt(rank);
+    const uint32_t etp = m_layout.ExpertTensorParallel();
+    return at.etp + etp * (at.edp + m_layout.ExpertDataParallel() * at.stage);
 }
 
 uint32_t
 MegatronRankOrder::ExpertDataGroupOf(uint32_t rank) const
 {
-    // The same ep index: the group is (tp, ep, stage).
-    const RankCoordinates at = Coordinates(rank);
-    const uint32_t j = at.cp + m_layout.cp * at.dp;
-    return at.tp + m_layout.tp * (j % m_layout.ep + m_layout.ep * at.pp);
+    // Varies edp: numbered by (etp, ep, stage).
+    const ExpertCoordinates at = ExpertAt(rank);
+    const uint32_t etp = m_layout.ExpertTensorParallel();
+    return at.etp + etp * (at.ep + m_layout.ep * at.stage);
+}
+
+uint32_t
+MegatronRankOrder::ExpertTensorGroupOf(uint32_t rank) const
+{
+    // Varies etp, the fastest index: ETP consecutive ranks.
+    return rank / m_layout.ExpertTensorParallel();
 }
 
 std::vector<std::vector<uint32_t>>
@@ -265,6 +339,12 @@ std::vector<std::vector<uint32_t>>
 MegatronRankOrder::ExpertDataGroups() const
 {
     return Collect(&MegatronRankOrder::ExpertDataGroupOf);
+}
+
+std::vector<std::vector<uint32_t>>
+MegatronRankOrder::ExpertTensorGroups() const
+{
+    return Collect(&MegatronRankOrder::ExpertTensorGroupOf);
 }
 
 } // namespace ns3

@@ -28,23 +28,33 @@ enum class Recompute
  */
 struct ParallelLayout
 {
-    uint32_t gpus{0};                     //!< GPUs of the job
-    uint32_t tp{1};                       //!< tensor-parallel size
-    uint32_t pp{1};                       //!< pipeline stages
-    uint32_t vp{1};                       //!< virtual stages per pipeline stage (interleaving)
-    uint32_t cp{1};                       //!< context-parallel size
-    uint32_t ep{1};                       //!< expert-parallel size
-    uint32_t dp{0};                       //!< data-parallel size; 0: gpus / (tp x pp x cp)
-    bool sequenceParallel{false};         //!< Megatron's sequence parallelism
-    uint32_t zero{0};                     //!< ZeRO stage 0-3 (1: Megatron's distributed optimizer)
-    bool fsdp{false};                     //!< PyTorch FSDP full shard (ZeRO-3's traffic)
-    uint64_t globalBatch{0};              //!< sequences per step
-    uint32_t microBatch{1};               //!< sequences per micro-batch
-    uint32_t seq{0};                      //!< tokens per sequence
+    uint32_t gpus{0};             //!< GPUs of the job
+    uint32_t tp{1};               //!< tensor-parallel size
+    uint32_t pp{1};               //!< pipeline stages
+    uint32_t vp{1};               //!< virtual stages per pipeline stage (interleaving)
+    uint32_t cp{1};               //!< context-parallel size
+    uint32_t ep{1};               //!< expert-parallel size
+    uint32_t etp{0};              //!< expert tensor-parallel size; 0: tp (Megatron's default)
+    uint32_t dp{0};               //!< data-parallel size; 0: gpus / (tp x pp x cp)
+    bool sequenceParallel{false}; //!< Megatron's sequence parallelism
+    uint32_t zero{0};             //!< ZeRO stage 0-3 (1: Megatron's distributed optimizer)
+    bool fsdp{false};             //!< PyTorch FSDP full shard (ZeRO-3's traffic)
+    uint64_t globalBatch{0};      //!< sequences per step
+    uint32_t microBatch{1};       //!< sequences per micro-batch
+    uint32_t seq{0};              //!< tokens per sequence
     Recompute recompute{Recompute::None}; //!< activation recomputation
 
     /** \return micro-batches per pipeline per step: globalBatch / (microBatch x dp) */
     uint32_t MicroBatches() const;
+    /** \return the expert tensor-parallel size: etp, or tp when etp is 0 */
+    uint32_t ExpertTensorParallel() const;
+    /** \return the expert data-parallel size: tp x cp x dp / (etp x ep) */
+    uint32_t ExpertDataParallel() const;
+    /**
+     * \return true if each rank routes only its own sequence shard (b x s / (cp x tp) tokens):
+     *         etp < tp, which needs sequence parallelism
+     */
+    bool RoutesOwnShard() const;
 };
 
 /**
@@ -88,11 +98,14 @@ struct RankCoordinates
  * Megatron-Core orders ranks "tp-cp-ep-dp-pp" (megatron/core/parallel_state.py,
  * RankGenerator): tp fastest, then cp, then dp, pp slowest, so that a tensor-parallel group is
  * consecutive ranks and sits in one host when tp <= GPUs per host:
- * rank = tp + TP x (cp + CP x (dp + DP x pp)). Experts use the order "tp-ep-dp-pp" with the
- * expert tensor-parallel size equal to tp: within a stage, the context x data index
- * j = cp + CP x dp is read as ep + EP x edp, so an expert-parallel group is EP consecutive
- * values of j (ep must divide dp x cp), and the expert data-parallel group the ranks with the
- * same ep index.
+ * rank = tp + TP x (cp + CP x (dp + DP x pp)). Experts have a grid of their own over the same
+ * ranks (initialize_model_parallel's expert_decoder_rank_generator: the same order with
+ * tp = expert_tensor_parallel_size, cp = 1 and dp = the expert data-parallel size), so within a
+ * stage the index i = tp + TP x (cp + CP x dp) is read as etp + ETP x (ep + EP x edp):
+ * EDP = TP x CP x DP / (ETP x EP). With ETP = TP (the default) this is the context x data index
+ * j = cp + CP x dp read as ep + EP x edp. An expert-parallel group varies ep (same etp, edp,
+ * stage), an expert data-parallel group varies edp (same etp, ep, stage), an expert
+ * tensor-parallel group varies etp: ETP consecutive ranks.
  *
  * Groups of a kind are numbered so that a group's index is computed from any member's
  * coordinates (the XGroupOf functions); each group lists its ranks in increasing order.
@@ -122,6 +135,8 @@ class MegatronRankOrder
     std::vector<std::vector<uint32_t>> ExpertGroups() const;
     /** \return every expert data-parallel group (expert gradients) */
     std::vector<std::vector<uint32_t>> ExpertDataGroups() const;
+    /** \return every expert tensor-parallel group (ETP consecutive ranks) */
+    std::vector<std::vector<uint32_t>> ExpertTensorGroups() const;
 
     /** \return the index of \p rank's tensor-parallel group */
     uint32_t TensorGroupOf(uint32_t rank) const;
@@ -137,8 +152,21 @@ class MegatronRankOrder
     uint32_t ExpertGroupOf(uint32_t rank) const;
     /** \return the index of \p rank's expert data-parallel group */
     uint32_t ExpertDataGroupOf(uint32_t rank) const;
+    /** \return the index of \p rank's expert tensor-parallel group */
+    uint32_t ExpertTensorGroupOf(uint32_t rank) const;
 
   private:
+    /** \brief A rank's place in the expert grid. */
+    struct ExpertCoordinates
+    {
+        uint32_t etp{0};   //!< expert tensor-parallel index
+        uint32_t ep{0};    //!< expert-parallel index
+        uint32_t edp{0};   //!< expert data-parallel index
+        uint32_t stage{0}; //!< pipeline stage
+    };
+
+    /** \return \p rank's place in the expert grid */
+    ExpertCoordinates ExpertAt(uint32_t rank) const;
     /** \return every group of a kind, given each rank's group index */
     std::vector<std::vector<uint32_t>> Collect(uint32_t (MegatronRankOrder::*groupOf)(uint32_t)
                                                    const) const;
