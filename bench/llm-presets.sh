@@ -77,10 +77,14 @@ cases=(
   "llama3-405b 1024 flow --tp 8 --pp 2 --sequence-parallel --zero 3 --gbs 128"
   # DeepSeek-V3 (arXiv:2412.19437, 3.2: PP16, EP64, ZeRO-1, no TP): its 61 layers allow only
   # pp 1 here, so TP8 splits the 128 heads instead, with sequence parallelism as Megatron-Core
-  # requires for MoE with TP (each TP rank dispatches its s / tp tokens); EP64 at 1,024. 671B
-  # at 16 bytes per parameter does not fit 64 GPUs: oversubscribed.
-  "deepseek-v3 64 rdma --tp 8 --pp 1 --ep 8 --sequence-parallel --zero 1 --gbs 8 --allow-oversubscribed-memory"
-  "deepseek-v3 1024 flow --tp 8 --pp 1 --ep 64 --sequence-parallel --zero 1 --gbs 128"
+  # requires for MoE with TP. The experts keep what DeepSeek trained with, no tensor
+  # parallelism: --etp 1 (Megatron-Core's --expert-tensor-parallel-size 1), whole experts, each
+  # TP rank dispatching only its own s / tp tokens; the expert grid then spans the TP ranks too,
+  # so EP64 fits 64 GPUs as well as 1,024 (with ep 8 at 64, each GPU would hold 32 whole experts
+  # per layer: 444 GiB and a step of expert-gradient reduce-scatters). 671B at 16 bytes per
+  # parameter does not fit 64 GPUs: oversubscribed.
+  "deepseek-v3 64 rdma --tp 8 --pp 1 --ep 64 --etp 1 --sequence-parallel --zero 1 --gbs 8 --allow-oversubscribed-memory"
+  "deepseek-v3 1024 flow --tp 8 --pp 1 --ep 64 --etp 1 --sequence-parallel --zero 1 --gbs 128"
 )
 
 # The figure after LABEL on the line holding it (empty when absent).
