@@ -337,16 +337,19 @@ BOOST_AUTO_TEST_CASE(the_time_split_shows_the_pipeline_bubble_of_1f1b)
 }
 
 // Megatron-Core's all-to-all dispatcher sends each token a rank routes to its top-k experts,
-// h 16-bit values each (megatron/core/transformer/moe/token_dispatcher.py). Toy MoE, 8 GPUs,
-// tp 2 (sp), ep 4, s 512, top 2, h 1024. etp 1: a rank routes its own s / tp = 256 tokens:
-// 256 x 2 x 1024 x 2 = 1,048,576 bytes per dispatch and combine; nothing in the MLP block is
-// split over tp, so it has no tp collective. etp = tp (the default): each rank routes all 512:
-// 2,097,152 bytes, inside the block's tp all-gather and reduce-scatter. 4 layers x (dispatch,
-// combine) x (forward, backward) = 16 all-to-alls either way.
-BOOST_AUTO_TEST_CASE(etp_1_dispatches_each_ranks_own_sequence_shard)
+// h 16-bit values each, starting from the rank's sequence-parallel shard whatever etp
+// (megatron/core/transformer/moe/token_dispatcher.py: A2A over EP, then AG over expert TP).
+// Toy MoE (no shared experts), 8 GPUs, tp 2 (sp), ep 4, s 512, top 2, h 1024: a rank routes its
+// own s / tp = 256 tokens, 256 x 2 x 1024 x 2 = 1,048,576 bytes per dispatch and combine, with
+// etp 1 and with etp = tp (the default) alike: 4 layers x (dispatch, combine) x (forward,
+// backward) = 16 all-to-alls. Nothing of the routed experts is split over the tp group, so the
+// MLP block has no tp collective. With etp 1 the experts are whole (no etp collective); with
+// etp = tp = 2 the pair all-gathers what it received (1,048,576 bytes, the rank's part) and
+// reduce-scatters the experts' output (2,097,152), once per direction and layer: 8 each.
+BOOST_AUTO_TEST_CASE(moe_with_tp_dispatches_each_ranks_own_sequence_shard)
 {
-    for (const auto& [etp, bytes] :
-         {std::pair<uint32_t, int64_t>{1, 256 * 2 * 1024 * 2}, {2, 512 * 2 * 1024 * 2}})
+    const int64_t part = 256 * 2 * 1024 * 2;
+    for (uint32_t etp : {1u, 2u})
     {
         BOOST_TEST_CONTEXT("etp " << etp)
         {
@@ -355,12 +358,15 @@ BOOST_AUTO_TEST_CASE(etp_1_dispatches_each_ranks_own_sequence_shard)
             spec.model = ToyMoeModel();
             spec.layout = MoeLayout(8, 2, 4, etp);
             const auto nodes = ReadNodes(WriteLlmStep(dir.File("moe"), spec).at(5));
-            const auto allToAlls = LayerCollectiveBytes(nodes, "ep_");
-            BOOST_TEST(allToAlls == std::vector<int64_t>(16, bytes),
+            BOOST_TEST(LayerCollectiveBytes(nodes, "ep_") == std::vector<int64_t>(16, part),
                        boost::test_tools::per_element());
-            const bool tensorBlock = !LayerCollectiveBytes(nodes, "tp_allgather_mlp").empty();
-            BOOST_TEST(tensorBlock == (etp == 2));
-            BOOST_TEST(LayerCollectiveBytes(nodes, "etp_").empty());
+            BOOST_TEST(LayerCollectiveBytes(nodes, "tp_allgather_mlp").empty());
+            const auto gathers = LayerCollectiveBytes(nodes, "etp_allgather_");
+            const auto scatters = LayerCollectiveBytes(nodes, "etp_reducescatter_");
+            BOOST_TEST(gathers == std::vector<int64_t>(etp == 1 ? 0 : 8, part),
+                       boost::test_tools::per_element());
+            BOOST_TEST(scatters == std::vector<int64_t>(etp == 1 ? 0 : 8, 2 * part),
+                       boost::test_tools::per_element());
         }
     }
 }

@@ -84,6 +84,7 @@ BOOST_AUTO_TEST_CASE(bad_layouts_are_refused_naming_the_flag)
     ep.ep = 2;
     ExpectRefused(ep, kDense, "--ep 2 needs a mixture-of-experts model");
     ParallelLayout wide = Layout(8, 2, 1, 1); // dp 4
+    wide.sequenceParallel = true;
     wide.ep = 8;
     ExpectRefused(wide, {32, 32, 8, 64}, "--ep 8 does not divide dp x cp = 4");
     ParallelLayout batch = Layout(16, 1, 1, 1);
@@ -158,6 +159,7 @@ BOOST_AUTO_TEST_CASE(megatron_order_places_tp_fastest_and_pp_slowest)
 BOOST_AUTO_TEST_CASE(expert_groups_follow_megatron_core)
 {
     ParallelLayout layout = Layout(8, 2, 1, 1);
+    layout.sequenceParallel = true;
     layout.ep = 2;
     layout.globalBatch = 4;
     const MegatronRankOrder order(ResolveLayout(layout, {32, 32, 8, 8}));
@@ -221,11 +223,13 @@ BOOST_AUTO_TEST_CASE(expert_groups_with_etp_2_of_tp_4)
 BOOST_AUTO_TEST_CASE(etp_defaults_to_tp)
 {
     ParallelLayout layout = Layout(8, 2, 1, 1);
+    layout.sequenceParallel = true;
     layout.ep = 2;
     layout.globalBatch = 4;
     const ParallelLayout resolved = ResolveLayout(layout, {32, 32, 8, 8});
     BOOST_TEST(resolved.etp == 2u);
-    BOOST_TEST(!resolved.RoutesOwnShard());
+    // With tp > 1 each rank routes its own sequence shard, whatever etp.
+    BOOST_TEST(resolved.RoutesOwnShard());
     layout.etp = 2;
     const MegatronRankOrder given(ResolveLayout(layout, {32, 32, 8, 8}));
     BOOST_TEST((given.ExpertGroups() == Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}}));
@@ -248,7 +252,12 @@ BOOST_AUTO_TEST_CASE(bad_etp_layouts_are_refused)
     ExpectRefused(layout, moe, "--etp 1 x --ep 32 = 32 does not divide tp x cp x dp = 16");
     layout.ep = 8;
     layout.sequenceParallel = false;
-    ExpectRefused(layout, moe, "--etp 1 below --tp 4 needs --sequence-parallel");
+    ExpectRefused(layout, moe, "a mixture-of-experts model with --tp 4 needs --sequence-parallel");
+    layout.etp = 0; // the default, etp = tp: Megatron-Core's MoE layer refuses it just the same
+    layout.ep = 2;
+    ExpectRefused(layout, moe, "a mixture-of-experts model with --tp 4 needs --sequence-parallel");
+    layout.sequenceParallel = true;
+    layout.etp = 1;
     ParallelLayout dense = Layout(8, 2, 1, 1);
     dense.etp = 1;
     ExpectRefused(dense, kDense, "--etp 1 needs a mixture-of-experts model");

@@ -43,8 +43,9 @@ LayerActivationPerToken(const TransformerModel& model, const ParallelLayout& lay
     {
         const double expertWidth = model.moeFfn;
         // Each token reaches topK experts: its dispatched copy and the expert's activations.
-        // Split over tp: etp = tp splits each expert, etp = 1 routes 1/tp of the tokens to
-        // whole experts (for 1 < etp < tp the gathered copies, etp / tp, are not counted).
+        // Split over tp: each rank routes 1/tp of the tokens (sequence parallelism); with
+        // etp > 1 the copies all-gathered over the etp group (etp x the dispatched ones, on
+        // experts 1/etp wide) are not counted.
         feedForward = model.topK * (kHalf * model.hidden + mlp(expertWidth)) / tp +
                       mlp(static_cast<double>(model.sharedExperts) * expertWidth) / tp;
     }

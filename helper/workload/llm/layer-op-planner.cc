@@ -311,13 +311,14 @@ LayerOpPlanner::RoutedExperts(const std::string& suffix,
 {
     const uint64_t h = m_model.hidden;
     const uint64_t etp = m_layout.ExpertTensorParallel();
-    // etp = tp: each tp rank routes the block's whole input and holds 1/tp of every local
-    // expert. etp < tp: each rank routes its own sequence shard (b x s / (cp x tp) tokens).
+    // With tp > 1 (and so sequence parallelism) each rank routes its own sequence shard
+    // (b x s / (cp x tp) tokens), whatever etp: Megatron-Core's MoEAlltoAllTokenDispatcher
+    // (megatron/core/transformer/moe/token_dispatcher.py) starts from the shard.
     const uint64_t routed = m_layout.RoutesOwnShard() ? m_tokens / m_layout.tp : m_tokens;
     const uint64_t copies = routed * m_model.topK; // each token goes to top-k experts
     const uint64_t local = m_model.experts / m_layout.ep;
-    // etp < tp, etp > 1: the etp ranks of a group all-gather what they received, so each
-    // runs its 1/etp of the local experts on etp x the copies.
+    // etp > 1: the etp ranks of a group all-gather what they received, so each runs its
+    // 1/etp of the local experts on etp x the copies.
     const bool expertTp = m_layout.RoutesOwnShard() && etp > 1;
     const uint64_t processed = expertTp ? etp * copies : copies;
     // Even routing: every local expert gets the same share of the copies this rank processes.

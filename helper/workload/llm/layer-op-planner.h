@@ -30,7 +30,7 @@ enum class LayerOpKind
     TensorCollective,  //!< a collective over the tensor-parallel group, on the critical path
     ExpertAllToAll,    //!< the MoE token dispatch or combine over the expert-parallel group
     ContextKvExchange, //!< one ring step of context parallelism: K/V to the next CP rank
-    /** a collective over the expert tensor-parallel group (etp > 1, etp < tp) */
+    /** a collective over the expert tensor-parallel group (etp > 1) */
     ExpertTensorCollective,
 };
 
@@ -68,10 +68,9 @@ struct LayerOp
  *   dispatch over the expert-parallel group (each token to top-k experts), the local experts'
  *   GEMMs as one grouped op with tokens spread evenly, an all-to-all combine; shared experts
  *   as a tensor-parallel dense MLP. Experts are split over the expert tensor-parallel size
- *   etp (Megatron-Core's expert_tensor_parallel_size). With etp = tp (Megatron's default)
- *   they are split as the dense MLP is and every tp rank routes the block's whole input, so
- *   the block opens and closes as a dense one does. With etp < tp (sequence parallelism
- *   required) each rank routes only its own 1/tp sequence shard, as Megatron-Core's
+ *   etp (Megatron-Core's expert_tensor_parallel_size; its default is tp). With tp > 1
+ *   (sequence parallelism required) each rank routes only its own 1/tp sequence shard,
+ *   whatever etp, as Megatron-Core's
  *   MoEAlltoAllTokenDispatcher does (megatron/core/transformer/moe/token_dispatcher.py: the
  *   layer's input is the sequence-parallel shard; A2A(EP), then AG(expert TP), experts,
  *   RS(expert TP), A2A(EP)): the tokens received are all-gathered over the etp group when

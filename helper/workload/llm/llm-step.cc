@@ -194,7 +194,8 @@ LlmRankWriter::DeclareGroups()
     add("edp", order.ExpertDataGroupOf(m_rank), m_job.expertDataGroups);
     if (m_layout.RoutesOwnShard())
     {
-        // Only then do the experts have tensor-parallel collectives of their own (etp > 1).
+        // Only then do the experts have tensor-parallel collectives of their own (etp > 1;
+        // a group of one rank is not declared).
         add("etp", order.ExpertTensorGroupOf(m_rank), m_job.expertTensorGroups);
     }
     add("pp", order.PipelineGroupOf(m_rank), m_job.pipelineGroups);

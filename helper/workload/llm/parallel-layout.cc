@@ -65,6 +65,13 @@ CheckExperts(ParallelLayout& layout, const LayoutModelLimits& model)
     layout.etp = layout.etp == 0 ? layout.tp : layout.etp;
     Require(layout.tp % layout.etp == 0,
             "--etp " + Text(layout.etp) + " does not divide --tp " + Text(layout.tp));
+    // MoELayer.forward (megatron/core/transformer/moe/moe_layer.py) refuses MoE with tp > 1
+    // in training without sequence parallelism; each tensor-parallel rank then dispatches its
+    // own sequence shard, whatever etp.
+    Require(layout.tp == 1 || layout.sequenceParallel,
+            "a mixture-of-experts model with --tp " + Text(layout.tp) +
+                " needs --sequence-parallel (each tensor-parallel rank dispatches its own "
+                "sequence shard, as Megatron-Core does)");
     const uint64_t stageRanks = uint64_t{layout.tp} * layout.cp * layout.dp;
     const uint64_t expertGrid = uint64_t{layout.etp} * layout.ep;
     if (layout.etp == layout.tp)
@@ -82,13 +89,6 @@ CheckExperts(ParallelLayout& layout, const LayoutModelLimits& model)
             "--etp " + Text(layout.etp) + " x --ep " + Text(layout.ep) + " = " + Text(expertGrid) +
                 " does not divide tp x cp x dp = " + Text(stageRanks) +
                 " (the expert grid is laid over a pipeline stage's ranks)");
-    // MoELayer.forward (megatron/core/transformer/moe/moe_layer.py) refuses MoE with tp > 1
-    // in training without sequence parallelism; with etp < tp each rank then dispatches its
-    // own sequence shard.
-    Require(layout.sequenceParallel,
-            "--etp " + Text(layout.etp) + " below --tp " + Text(layout.tp) +
-                " needs --sequence-parallel (each tensor-parallel rank dispatches its own "
-                "sequence shard, as Megatron-Core does)");
 }
 
 /** Checks what the model's numbers must allow. */
@@ -170,7 +170,8 @@ ParallelLayout::ExpertDataParallel() const
 bool
 ParallelLayout::RoutesOwnShard() const
 {
-    return ExpertTensorParallel() < tp;
+    // etp is set only for MoE models, and MoE with tp > 1 has sequence parallelism.
+    return etp > 0 && tp > 1;
 }
 
 ParallelLayout

@@ -52,7 +52,7 @@ struct ParallelLayout
     uint32_t ExpertDataParallel() const;
     /**
      * \return true if each rank routes only its own sequence shard (b x s / (cp x tp) tokens):
-     *         etp < tp, which needs sequence parallelism
+     *         an MoE model with tp > 1 (which needs sequence parallelism), whatever etp
      */
     bool RoutesOwnShard() const;
 };
