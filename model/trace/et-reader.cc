@@ -15,7 +15,12 @@ namespace ns3
 
 namespace
 {
-constexpr std::size_t kInitialBufferBytes = 1u << 20;
+/**
+ * The read buffer's first size (it grows to fit a larger message). A replay keeps one reader
+ * open per rank for the whole run: 1 MiB cost 4 GiB at 4,096 ranks (doc/workloads.md, the DLRM
+ * job scaled); 64 KiB holds hundreds of typical nodes (a few hundred bytes each).
+ */
+constexpr std::size_t kInitialBufferBytes = 1u << 16;
 
 /** Field numbers of Node that the reader decodes itself (see FORMATS.md). */
 constexpr int kNodeIdField = 1;

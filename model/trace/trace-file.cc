@@ -18,8 +18,16 @@ namespace ns3
 namespace
 {
 
-/** zlib's buffer size for both reading and writing: large enough to amortise system calls. */
+/** zlib's buffer size for writing: large enough to amortise system calls. */
 constexpr unsigned kZlibBufferBytes = 1u << 18;
+
+/**
+ * zlib's buffer size for reading. A replay keeps one reader open per rank for the whole run,
+ * and zlib allocates this much for input plus twice as much for output (gz_look in zlib's
+ * gzread.c): 256 KiB cost 768 KiB per rank, 3 GiB at 4,096 ranks (doc/workloads.md, the DLRM
+ * job scaled). 32 KiB (96 KiB per rank; zlib's own default is 8 KiB) still reads in few calls.
+ */
+constexpr unsigned kZlibReadBufferBytes = 1u << 15;
 
 /** Largest single gzread/gzwrite request (their size argument is an unsigned int). */
 constexpr std::size_t kMaxZlibChunk = 1u << 30;
@@ -74,7 +82,7 @@ InputFile::InputFile(const std::string& path)
     {
         throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
     }
-    gzbuffer(gz, static_cast<unsigned>(BufferSizeFor(kZlibBufferBytes)));
+    gzbuffer(gz, static_cast<unsigned>(BufferSizeFor(kZlibReadBufferBytes)));
     m_gz = gz;
     RefuseTarArchive();
 }
