@@ -1,11 +1,12 @@
 /*
  * The collaborators ChakraApplication owns, each by itself on hand-made nodes: the call order
  * (numbers and parked calls), the resource queues (streams and host threads), the rank stats
- * (unions of intervals, exposed communication) and the communicator table.
+ * (unions of intervals, exposed communication), the communicator table and the node trim.
  */
 #define BOOST_TEST_MODULE application_parts
 #include "ns3/collective-call-order.h"
 #include "ns3/communicator-table.h"
+#include "ns3/node-trim.h"
 #include "ns3/nstime.h"
 #include "ns3/rank-stats.h"
 #include "ns3/resource-queues.h"
@@ -352,6 +353,122 @@ BOOST_AUTO_TEST_CASE(declared_foreign_and_undeclared_groups)
     BOOST_TEST(undeclared.id == CommunicatorId("x"));
     BOOST_TEST_REQUIRE(warnings.size() == 1u);
     BOOST_TEST(warnings[0].find("process group 'x'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(node_trim)
+
+namespace
+{
+
+/** The names of a node's attributes, in order. */
+std::vector<std::string>
+AttributeNames(const ChakraProtoMsg::Node& node)
+{
+    std::vector<std::string> names;
+    for (const auto& attribute : node.attr())
+    {
+        names.push_back(attribute.name());
+    }
+    return names;
+}
+
+/** Adds an int64 attribute. */
+void
+AddInt(ChakraProtoMsg::Node& node, const std::string& name, int64_t value)
+{
+    auto* attribute = node.add_attr();
+    attribute->set_name(name);
+    attribute->set_int64_val(value);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(provenance_attributes_and_tensors_go_the_rest_stays_in_order)
+{
+    // A GPU kernel as the converter writes it (doc/chakra.md): the host trace's provenance
+    // between the attributes the replay reads, and tensor inputs/outputs.
+    ChakraProtoMsg::Node node;
+    node.set_id(42);
+    node.set_name("ncclKernel_AllReduce");
+    node.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    node.add_data_deps(41);
+    node.add_ctrl_deps(40);
+    node.set_duration_micros(17);
+    AddInt(node, "rf_id", 6);
+    AddInt(node, "stream", 7);
+    AddInt(node, "fw_parent", 0);
+    AddInt(node, "seq_id", -1);
+    AddInt(node, "comm_type", ChakraProtoMsg::ALL_REDUCE);
+    AddInt(node, "scope", 7);
+    AddInt(node, "fw_tid", 0);
+    AddInt(node, "comm_size", 1 << 20);
+    AddInt(node, "device", 0);
+    AddInt(node, "correlation", 99);
+    auto* schema = node.add_attr();
+    schema->set_name("op_schema");
+    schema->set_string_val("aten::all_reduce(Tensor) -> Tensor");
+    auto* category = node.add_attr();
+    category->set_name("cat");
+    category->set_string_val("kernel");
+    auto* pg = node.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val("0");
+    node.mutable_inputs()->set_values("[[1,2,3]]");
+    node.mutable_outputs()->set_shapes("[[262144]]");
+
+    DropUnsimulatedFields(node);
+
+    // Hand list: the attributes above minus the nine provenance names, in their order.
+    BOOST_TEST(AttributeNames(node) ==
+               std::vector<std::string>({"stream", "comm_type", "comm_size", "pg_name"}));
+    BOOST_TEST(!node.has_inputs());
+    BOOST_TEST(!node.has_outputs());
+    const EtNode kept(node);
+    BOOST_TEST(kept.GetId() == 42u);
+    BOOST_TEST(kept.GetName() == "ncclKernel_AllReduce");
+    BOOST_TEST(kept.GetType() == ChakraProtoMsg::COMM_COLL_NODE);
+    BOOST_TEST(kept.GetDurationMicros() == 17u);
+    BOOST_TEST(kept.GetDataDeps().size() == 1);
+    BOOST_TEST(kept.GetCtrlDeps().size() == 1);
+    BOOST_TEST(*kept.GetStream() == 7);
+    BOOST_TEST(*kept.GetCommType() == ChakraProtoMsg::ALL_REDUCE);
+    BOOST_TEST(kept.GetCommSize() == uint64_t{1} << 20);
+    BOOST_TEST(kept.GetPgName() == "0");
+}
+
+BOOST_AUTO_TEST_CASE(a_metadata_node_keeps_its_inputs_the_process_group_declaration)
+{
+    // RunMetadata reads process_group:init's inputs.values: the one place inputs are read.
+    ChakraProtoMsg::Node node;
+    node.set_id(1);
+    node.set_name("[pytorch|profiler|execution_trace|process_group:init]");
+    node.set_type(ChakraProtoMsg::METADATA_NODE);
+    AddInt(node, "rf_id", 1);
+    node.mutable_inputs()->set_values("[[{\"pg_name\": \"0\", \"ranks\": [0, 1]}]]");
+    DropUnsimulatedFields(node);
+    BOOST_TEST(AttributeNames(node).empty());
+    BOOST_REQUIRE(node.has_inputs());
+    BOOST_TEST(node.inputs().values() == "[[{\"pg_name\": \"0\", \"ranks\": [0, 1]}]]");
+}
+
+BOOST_AUTO_TEST_CASE(a_repeated_name_keeps_its_first_value_first)
+{
+    // FindAttr returns the first attribute of a name: dropping others must not reorder them.
+    ChakraProtoMsg::Node node;
+    node.set_id(3);
+    node.set_type(ChakraProtoMsg::COMP_NODE);
+    AddInt(node, "seq_id", 1);
+    AddInt(node, "tid", 1);
+    AddInt(node, "scope", 2);
+    AddInt(node, "tid", 2);
+    DropUnsimulatedFields(node);
+    BOOST_TEST(AttributeNames(node) == std::vector<std::string>({"tid", "tid"}));
+    BOOST_TEST(*EtNode(node).GetTid() == 1);
+    BOOST_TEST(IsUnsimulatedAttribute("op_schema"));
+    BOOST_TEST(!IsUnsimulatedAttribute("duration_exact_micros"));
+    BOOST_TEST(!IsUnsimulatedAttribute("is_cpu_op"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -413,6 +413,35 @@ BOOST_AUTO_TEST_CASE(ctrl_and_data_deps_can_each_be_switched_off)
     }
 }
 
+BOOST_AUTO_TEST_CASE(trim_changes_each_node_once_before_on_read_and_before_it_is_held)
+{
+    // What the replay uses to drop unsimulated fields (DropUnsimulatedFields): the trim runs
+    // once per node, in file order, and both onRead and the held node see its result.
+    TempDir dir;
+    WriteSimple(dir.File("t.et"), {{1, {}}, {2, {1}}, {3, {1}}});
+    std::vector<uint64_t> trimmed;
+    std::vector<uint64_t> readDurations;
+    EtFeederOptions options;
+    options.trim = [&](ChakraProtoMsg::Node& node) {
+        trimmed.push_back(node.id());
+        node.set_duration_micros(10 * node.id());
+    };
+    options.onRead = [&](const EtNode& node) { readDurations.push_back(node.GetDurationMicros()); };
+    EtFeeder feeder(dir.File("t.et"), options);
+    std::vector<uint64_t> heldDurations;
+    while (feeder.HasNodesToIssue())
+    {
+        auto node = feeder.GetNextIssuableNode();
+        heldDurations.push_back(node->GetDurationMicros());
+        feeder.FreeChildrenNodes(node->GetId());
+        feeder.RemoveNode(node->GetId());
+    }
+    BOOST_TEST(feeder.IsDone());
+    BOOST_TEST(trimmed == std::vector<uint64_t>({1, 2, 3}));
+    BOOST_TEST(readDurations == std::vector<uint64_t>({10, 20, 30}));
+    BOOST_TEST(heldDurations == std::vector<uint64_t>({10, 20, 30}));
+}
+
 BOOST_AUTO_TEST_CASE(lookup_and_misuse)
 {
     TempDir dir;

@@ -115,7 +115,15 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
                       "Nodes the feeder holds in memory (and looks ahead for ready nodes).",
                       UintegerValue(65536),
                       MakeUintegerAccessor(&ChakraApplication::m_windowSize),
-                      MakeUintegerChecker<uint32_t>(1));
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddAttribute("TrimNodes",
+                      "Drop from each node as it is read the fields no part of the simulation "
+                      "reads (the host trace's provenance attributes, and the tensor inputs and "
+                      "outputs of all but METADATA nodes: DropUnsimulatedFields), so that the "
+                      "nodes a rank holds cost less; false: NodeIssued sees the nodes whole.",
+                      BooleanValue(true),
+                      MakeBooleanAccessor(&ChakraApplication::m_trimNodes),
+                      MakeBooleanChecker());
 }
 
 TypeId

@@ -1,5 +1,6 @@
 #include "chakra-application.h"
 
+#include "node-trim.h"
 #include "timeline-writer.h"
 #include "trace-limits.h"
 
@@ -187,6 +188,13 @@ ChakraApplication::OpenTrace()
         options.danglingAsSatisfied = m_danglingDeps == DANGLING_WARN;
         options.warn = [this](const std::string& message) { Warn(message); };
         options.onRead = [this](const EtNode& node) { m_callOrder.Number(node); };
+        if (m_trimNodes)
+        {
+            // Every rank's window (WindowSize: 65,536 nodes) holds the whole trace on most jobs:
+            // what a held node keeps is paid per node per rank (doc/workloads.md, the DLRM job
+            // scaled).
+            options.trim = DropUnsimulatedFields;
+        }
         GetTransport();
         m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
         m_worldSizeKnown = FindAttribute(m_feeder->GetMetadata().attr(), "world_size") != nullptr;

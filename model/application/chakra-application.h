@@ -279,6 +279,7 @@ class ChakraApplication : public Application
     DanglingDepsMode m_danglingDeps;
     MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
     uint32_t m_windowSize;
+    bool m_trimNodes; //!< drop the fields no part of the simulation reads (DropUnsimulatedFields)
     CollectiveAlgorithmKind::Kind m_allReduceAlgorithm;
     CollectiveAlgorithmKind::Kind m_allGatherAlgorithm;
     CollectiveAlgorithmKind::Kind m_reduceScatterAlgorithm;

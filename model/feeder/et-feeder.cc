@@ -117,6 +117,10 @@ EtFeeder::LoadOne()
     }
     m_lastId = id;
 
+    if (m_options.trim)
+    {
+        m_options.trim(m_scratch);
+    }
     auto node = std::make_shared<const EtNode>(std::move(m_scratch));
     if (m_options.onRead)
     {

@@ -50,6 +50,13 @@ struct EtFeederOptions
      * it can be issued; default: none. A throw (TraceError) stops the feeder like a bad node.
      */
     std::function<void(const EtNode&)> onRead;
+    /**
+     * Called for every node as it is read, before onRead and before it is held, to drop fields
+     * the caller never reads; default: none (nodes are held whole). The feeder holds up to
+     * windowSize nodes, and a replay one feeder per rank, so what a node keeps is paid per
+     * node per rank. It must not change the node's id, type, name or dependency lists.
+     */
+    std::function<void(ChakraProtoMsg::Node&)> trim;
 };
 
 /**
