@@ -1,5 +1,6 @@
 #include "gpu-memory-estimate.h"
 
+#include "ns3/pipeline-layers.h"
 #include "ns3/pipeline-schedule.h"
 
 #include <algorithm>
@@ -103,7 +104,6 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
 {
     GpuMemoryEstimate estimate;
     estimate.stage = stage;
-    const uint32_t perChunk = model.layers / (layout.pp * layout.vp);
     const bool first = stage == 0;
     const bool last = stage + 1 == layout.pp;
     uint64_t dense = 0;
@@ -113,8 +113,8 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
     double largestActivation = 0; // per token, the stage's largest layer
     for (uint32_t chunk = 0; chunk < layout.vp; ++chunk)
     {
-        const uint32_t firstLayer = (chunk * layout.pp + stage) * perChunk;
-        for (uint32_t layer = firstLayer; layer < firstLayer + perChunk; ++layer)
+        const LayerRange range = ChunkLayers(layout, model.layers, stage, chunk);
+        for (uint32_t layer = range.first; layer < range.first + range.count; ++layer)
         {
             const GpuLayerParameters share = LayerParametersOnGpu(model, layout, layer);
             dense += share.dense;
@@ -151,7 +151,7 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
     {
         // Each layer's input is kept; one layer at a time is run again whole for its backward.
         const double input = kHalf * model.hidden / (layout.sequenceParallel ? layout.tp : 1);
-        const double layers = static_cast<double>(perChunk) * layout.vp;
+        const double layers = StageLayers(layout, model.layers, stage);
         estimate.activations = tokens * (passes / layout.vp * layers * input + largestActivation);
     }
     else

@@ -1,5 +1,6 @@
 #include "llm-step-flags.h"
 
+#include "ns3/pipeline-layers.h"
 #include "ns3/workload-generator.h"
 
 #include <cstdio>
@@ -92,6 +93,23 @@ PrecisionOf(const ToolArgs& args)
     throw std::invalid_argument("--precision: '" + value + "' is not valid (bf16, fp8)");
 }
 
+/** \return " (layers per stage: 2, 4, 4, 2)" for an uneven split, "" for an even one */
+std::string
+UnevenStages(const LlmStepSpec& spec, const ParallelLayout& layout)
+{
+    if (layout.firstStageLayers == 0 && layout.lastStageLayers == 0)
+    {
+        return "";
+    }
+    std::string text;
+    for (uint32_t stage = 0; stage < layout.pp; ++stage)
+    {
+        text += (stage == 0 ? "" : ", ") +
+                std::to_string(StageLayers(layout, spec.model.layers, stage));
+    }
+    return " (layers per stage: " + text + ")";
+}
+
 } // namespace
 
 void
@@ -119,9 +137,14 @@ DeclareLlmFlags(ToolArgs& args)
     args.AddOption("etp",
                    "llm: expert tensor-parallel size (MoE): splits each routed expert over etp "
                    "ranks; must divide --tp. Default --tp, Megatron-LM's default for "
-                   "--expert-tensor-parallel-size (megatron/training/arguments.py). Below --tp "
-                   "(needs --sequence-parallel) each rank dispatches only its own sequence "
-                   "shard; MoE recipes such as DeepSeek-V3's use 1");
+                   "--expert-tensor-parallel-size (megatron/training/arguments.py). MoE recipes "
+                   "such as DeepSeek-V3's use 1 (whole experts)");
+    // Uneven pipeline stages: Megatron-Core's --decoder-first/last-pipeline-num-layers.
+    args.AddOption("first-stage-layers",
+                   "llm: transformer layers of the first pipeline stage (default: an even "
+                   "split; the other stages share the rest evenly)");
+    args.AddOption("last-stage-layers",
+                   "llm: transformer layers of the last pipeline stage (default: an even split)");
     args.AddFlag("sequence-parallel",
                  "llm: Megatron's sequence parallelism (reduce-scatter / all-gather around "
                  "each block instead of all-reduce)");
@@ -164,6 +187,8 @@ LlmFlagNames()
             "pp",
             "vp",
             "cp",
+            "first-stage-layers",
+            "last-stage-layers",
             "sequence-parallel",
             "zero",
             "fsdp",
@@ -189,6 +214,9 @@ LlmStepSpecFromFlags(const ToolArgs& args)
     layout.ep = WholeOr(args, "ep", 1);
     layout.etp = WholeOr(args, "etp", 0); // 0: tp (ResolveLayout)
     layout.dp = WholeOr(args, "dp", 0);
+    // 0 stands for "not given" (an even split), so a given count is at least 1, as Megatron's.
+    layout.firstStageLayers = WholeOr(args, "first-stage-layers", 0);
+    layout.lastStageLayers = WholeOr(args, "last-stage-layers", 0);
     const uint64_t modelParallel = uint64_t{layout.tp} * layout.pp * layout.cp;
     const uint64_t gpus = args.Has("ranks") ? Whole(args, "ranks", 1, 1000000)
                                             : modelParallel * (layout.dp > 0 ? layout.dp : 1);
@@ -242,8 +270,8 @@ DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
     std::snprintf(capacity, sizeof capacity, "%.0f", plan.gpuMemoryBytes / (1024.0 * 1024 * 1024));
     return spec.model.name + " on " + std::to_string(plan.ranks) + " GPUs (" + spec.gpu + "): tp " +
            std::to_string(l.tp) + (l.sequenceParallel ? " (sp)" : "") + ", pp " +
-           std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") + ", cp " +
-           std::to_string(l.cp) + ", ep " + std::to_string(l.ep) +
+           std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") +
+           UnevenStages(spec, l) + ", cp " + std::to_string(l.cp) + ", ep " + std::to_string(l.ep) +
            (l.etp != 0 && l.etp != l.tp ? ", etp " + std::to_string(l.etp) : "") + ", dp " +
            std::to_string(l.dp) + "; " + std::to_string(plan.microBatches) + " micro-batches of " +
            std::to_string(l.microBatch) + " x " + std::to_string(l.seq) + " tokens; " + flops +

@@ -3,6 +3,7 @@
 #include "layer-op-planner.h"
 
 #include "ns3/gradient-bucketer.h"
+#include "ns3/pipeline-layers.h"
 #include "ns3/pipeline-schedule.h"
 #include "ns3/rank-trace-builder.h"
 #include "ns3/workload-spec-check.h"
@@ -43,7 +44,6 @@ struct LlmJob
     std::unique_ptr<ComputeProfile> profile;               //!< measured times, or null
     std::unique_ptr<LayerOpPlanner> planner;               //!< the per-layer ops
     std::unique_ptr<MegatronRankOrder> order;              //!< ranks and groups
-    uint32_t layersPerChunk{0};                            //!< layers of one virtual stage
     std::vector<std::vector<uint32_t>> tensorGroups;       //!< the order's groups, once
     std::vector<std::vector<uint32_t>> contextGroups;      //!< the order's groups, once
     std::vector<std::vector<uint32_t>> dataContextGroups;  //!< the order's groups, once
@@ -434,7 +434,7 @@ LlmRankWriter::Pass(const PipelineStep& step)
 {
     const uint32_t virtualStage = step.chunk * m_layout.pp + m_at.pp;
     const uint32_t lastVirtual = m_layout.pp * m_layout.vp - 1;
-    const uint32_t first = virtualStage * m_job.layersPerChunk;
+    const LayerRange layers = ChunkLayers(m_layout, m_job.model.layers, m_at.pp, step.chunk);
     // The last micro-batch's backward leaves the accumulated gradients ready to reduce.
     const bool lastBackward = !step.forward && step.microBatch + 1 == m_job.plan.microBatches;
     const LayerOpPlanner& planner = *m_job.planner;
@@ -454,7 +454,7 @@ LlmRankWriter::Pass(const PipelineStep& step)
             ReduceGradients(EmbeddingBytes(), 0);
         }
     }
-    Layers(first, m_job.layersPerChunk, step, lastBackward);
+    Layers(layers.first, layers.count, step, lastBackward);
     if (step.forward && virtualStage == lastVirtual)
     {
         EdgeLayer(kOutputKey, step, planner.OutputForward());
@@ -536,7 +536,6 @@ MakeJob(const LlmStepSpec& spec)
                                                     spec.causal,
                                                     job->profile.get());
     job->order = std::make_unique<MegatronRankOrder>(layout);
-    job->layersPerChunk = spec.model.layers / (layout.pp * layout.vp);
     job->tensorGroups = job->order->TensorGroups();
     job->contextGroups = job->order->ContextGroups();
     job->dataContextGroups = job->order->DataContextGroups();

@@ -1,5 +1,6 @@
 #include "parallel-layout.h"
 
+#include "ns3/pipeline-layers.h"
 #include "ns3/workload-spec-check.h"
 
 #include <string>
@@ -101,10 +102,7 @@ CheckAgainstModel(ParallelLayout& layout, const LayoutModelLimits& model)
     Require(model.kvHeads % layout.tp == 0,
             "--tp " + Text(layout.tp) + " does not divide the " + Text(model.kvHeads) +
                 " key/value heads (Megatron splits the K/V heads over tp)");
-    const uint64_t chunks = uint64_t{layout.pp} * layout.vp;
-    Require(model.layers % chunks == 0,
-            "the " + Text(model.layers) + " layers are not divisible by --pp " + Text(layout.pp) +
-                " x --vp " + Text(layout.vp) + " = " + Text(chunks));
+    CheckPipelineLayers(layout, model.layers);
     Require(layout.vp == 1 || layout.pp > 1, "--vp " + Text(layout.vp) + " needs --pp > 1");
     CheckExperts(layout, model);
 }

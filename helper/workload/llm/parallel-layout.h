@@ -43,6 +43,10 @@ struct ParallelLayout
     uint32_t microBatch{1};       //!< sequences per micro-batch
     uint32_t seq{0};              //!< tokens per sequence
     Recompute recompute{Recompute::None}; //!< activation recomputation
+    // Uneven pipeline stages (Megatron-Core's num_layers_in_first/last_pipeline_stage):
+    // the split itself is pipeline-layers.h's.
+    uint32_t firstStageLayers{0}; //!< layers of stage 0; 0: an even split
+    uint32_t lastStageLayers{0};  //!< layers of stage pp - 1; 0: an even split
 
     /** \return micro-batches per pipeline per step: globalBatch / (microBatch x dp) */
     uint32_t MicroBatches() const;

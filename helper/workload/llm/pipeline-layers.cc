@@ -1,0 +1,131 @@
+#include "pipeline-layers.h"
+
+#include "ns3/workload-spec-check.h"
+
+#include <string>
+
+namespace ns3
+{
+
+namespace
+{
+
+/** "llm: <message>" unless \p condition. */
+void
+Require(bool condition, const std::string& message)
+{
+    workload::Require(condition, "llm", message);
+}
+
+std::string
+Text(uint64_t value)
+{
+    return std::to_string(value);
+}
+
+/** The stages that take the layers left over: every stage whose count is not given. */
+uint32_t
+MiddleStages(const ParallelLayout& layout)
+{
+    return layout.pp - (layout.firstStageLayers > 0 ? 1 : 0) - (layout.lastStageLayers > 0 ? 1 : 0);
+}
+
+/** \return the layers of one middle stage (0 when there is none) */
+uint32_t
+MiddleStageLayers(const ParallelLayout& layout, uint32_t layers)
+{
+    const uint32_t stages = MiddleStages(layout);
+    const uint32_t left = layers - layout.firstStageLayers - layout.lastStageLayers;
+    return stages == 0 ? 0 : left / stages;
+}
+
+/** The checks of an uneven split (Megatron-Core's "Uneven PP" block of TransformerConfig). */
+void
+CheckUnevenSplit(const ParallelLayout& layout, uint32_t layers)
+{
+    const std::string first = "--first-stage-layers " + Text(layout.firstStageLayers);
+    const std::string last = "--last-stage-layers " + Text(layout.lastStageLayers);
+    const std::string given = layout.firstStageLayers > 0 ? first : last;
+    Require(layout.pp > 1, given + " needs --pp > 1");
+    for (const auto& [flag, count] :
+         {std::pair<std::string, uint32_t>{first, layout.firstStageLayers},
+          {last, layout.lastStageLayers}})
+    {
+        // Each chunk of the stage holds count / vp layers.
+        Require(count % layout.vp == 0,
+                flag + " is not divisible by --vp " + Text(layout.vp) +
+                    " (each virtual chunk of the stage holds the same number of layers)");
+    }
+    const uint64_t edges = uint64_t{layout.firstStageLayers} + layout.lastStageLayers;
+    Require(edges <= layers,
+            first + " + " + last + " exceed the model's " + Text(layers) + " layers");
+    const uint32_t middle = layers - static_cast<uint32_t>(edges);
+    const uint32_t stages = MiddleStages(layout);
+    // Megatron wants middle layers exactly when there are middle stages: no empty stage.
+    Require(stages > 0 || middle == 0,
+            first + " + " + last + " leave " + Text(middle) + " of the " + Text(layers) +
+                " layers to no stage (--pp " + Text(layout.pp) + " has no other stage)");
+    Require(stages == 0 || middle > 0,
+            first + " + " + last + " leave no layer for the " + Text(stages) +
+                " other stages of --pp " + Text(layout.pp));
+    if (stages == 0)
+    {
+        return;
+    }
+    Require(middle % stages == 0,
+            "the " + Text(middle) + " layers left by " + first + " and " + last +
+                " are not divisible by the " + Text(stages) + " other stages of --pp " +
+                Text(layout.pp));
+    Require((middle / stages) % layout.vp == 0,
+            "the " + Text(middle / stages) + " layers of each stage between " + first + " and " +
+                last + " are not divisible by --vp " + Text(layout.vp));
+}
+
+} // namespace
+
+void
+CheckPipelineLayers(const ParallelLayout& layout, uint32_t layers)
+{
+    if (layout.firstStageLayers == 0 && layout.lastStageLayers == 0)
+    {
+        const uint64_t chunks = uint64_t{layout.pp} * layout.vp;
+        Require(layers % chunks == 0,
+                "the " + Text(layers) + " layers are not divisible by --pp " + Text(layout.pp) +
+                    " x --vp " + Text(layout.vp) + " = " + Text(chunks) +
+                    " (--first-stage-layers / --last-stage-layers split them unevenly)");
+        return;
+    }
+    CheckUnevenSplit(layout, layers);
+}
+
+uint32_t
+StageLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage)
+{
+    if (stage == 0 && layout.firstStageLayers > 0)
+    {
+        return layout.firstStageLayers;
+    }
+    if (stage + 1 == layout.pp && layout.lastStageLayers > 0)
+    {
+        return layout.lastStageLayers;
+    }
+    return MiddleStageLayers(layout, layers);
+}
+
+LayerRange
+ChunkLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage, uint32_t chunk)
+{
+    // Every stage's layers split evenly over its vp chunks, so one round of chunks (chunk c of
+    // every stage) holds layers / vp; within a round the stages come in order, and every
+    // stage before `stage` but the first is a middle stage (transformer_layer.py's offset).
+    const uint32_t round = layers / layout.vp;
+    const uint32_t before = stage == 0 ? 0
+                                       : StageLayers(layout, layers, 0) +
+                                             (stage - 1) * MiddleStageLayers(layout, layers);
+    LayerRange range;
+    range.first = chunk * round + before / layout.vp;
+    range.count = StageLayers(layout, layers, stage) / layout.vp;
+    return range;
+}
+
+} // namespace ns3
