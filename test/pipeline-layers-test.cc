@@ -174,6 +174,56 @@ BOOST_AUTO_TEST_CASE(bad_splits_are_refused_naming_the_flag)
     ExpectRefused(Pipeline(4, 1, 0, 0), 10, "10 layers are not divisible by --pp 4");
 }
 
+// Megatron-Core's other way (account_for_embedding_in_pipeline_split / _loss_): the embedding
+// and the loss each take a layer's slot. 6 layers, pp 2, vp 2, both counted: 8 slots, 2 per
+// virtual stage; v0 = embedding + layer 0, v1 = layers 1-2, v2 = 3-4, v3 = layer 5 + loss,
+// with stage 0 holding v0 and v2, stage 1 v1 and v3.
+BOOST_AUTO_TEST_CASE(embedding_and_loss_can_take_a_layers_place)
+{
+    ParallelLayout both = Pipeline(2, 2, 0, 0);
+    both.embeddingInPipelineSplit = true;
+    both.lossInPipelineSplit = true;
+    BOOST_TEST(Table(both, 6) == (Table_t{0, 1, 3, 2, 1, 2, 5, 1}),
+               boost::test_tools::per_element());
+    CheckEveryLayerOnce(both, 6);
+    // The embedding alone: 7 layers + 1 = 8 slots; v0 holds layer 0, v1 1-2, v2 3-4, v3 5-6.
+    ParallelLayout embedding = Pipeline(2, 2, 0, 0);
+    embedding.embeddingInPipelineSplit = true;
+    BOOST_TEST(Table(embedding, 7) == (Table_t{0, 1, 3, 2, 1, 2, 5, 2}),
+               boost::test_tools::per_element());
+    // NeMo's Llama 3.1 405B (Megatron-Bridge's H100 recipe: TP8 PP8 CP2 VP8, both counted):
+    // 126 + 2 = 128 slots, 2 per virtual stage; the first and last stages hold 15 layers, the
+    // other six 16 (15 + 6 x 16 + 15 = 126).
+    ParallelLayout llama405 = Pipeline(8, 8, 0, 0);
+    llama405.embeddingInPipelineSplit = true;
+    llama405.lossInPipelineSplit = true;
+    BOOST_CHECK_NO_THROW(ResolveLayout(llama405, LayoutModelLimits{126, 8, 8, 0}));
+    BOOST_TEST(StageLayers(llama405, 126, 0) == 15u);
+    BOOST_TEST(StageLayers(llama405, 126, 3) == 16u);
+    BOOST_TEST(StageLayers(llama405, 126, 7) == 15u);
+    BOOST_TEST(ChunkLayers(llama405, 126, 1, 0).first == 1u);
+    BOOST_TEST(ChunkLayers(llama405, 126, 7, 7).first == 125u);
+    BOOST_TEST(ChunkLayers(llama405, 126, 7, 7).count == 1u);
+    CheckEveryLayerOnce(llama405, 126);
+}
+
+// The embedding and loss slots: refused with an uneven split (Megatron-Core refuses both), with
+// pp 1, and when the slots do not divide into pp x vp chunks.
+BOOST_AUTO_TEST_CASE(bad_embedding_and_loss_slots_are_refused)
+{
+    ParallelLayout uneven = Pipeline(4, 1, 1, 3);
+    uneven.lossInPipelineSplit = true;
+    ExpectRefused(uneven, 10, "--account-for-loss-in-pipeline-split does not combine");
+    ParallelLayout single = Pipeline(1, 1, 0, 0);
+    single.embeddingInPipelineSplit = true;
+    ExpectRefused(single, 8, "--account-for-embedding-in-pipeline-split needs --pp > 1");
+    ParallelLayout odd = Pipeline(8, 8, 0, 0);
+    odd.embeddingInPipelineSplit = true;
+    ExpectRefused(odd,
+                  126,
+                  "the 126 layers + the embedding = 127 are not divisible by --pp 8 x --vp 8");
+}
+
 // The memory estimate counts each stage's own layers: with 10 layers split 1, 3, 3, 3 a middle
 // stage holds 3 layers' weights, the first one layer's plus the embedding.
 BOOST_AUTO_TEST_CASE(the_memory_estimate_counts_each_stages_layers)

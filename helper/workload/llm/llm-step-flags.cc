@@ -97,7 +97,8 @@ PrecisionOf(const ToolArgs& args)
 std::string
 UnevenStages(const LlmStepSpec& spec, const ParallelLayout& layout)
 {
-    if (layout.firstStageLayers == 0 && layout.lastStageLayers == 0)
+    if (layout.firstStageLayers == 0 && layout.lastStageLayers == 0 &&
+        !layout.embeddingInPipelineSplit && !layout.lossInPipelineSplit)
     {
         return "";
     }
@@ -145,6 +146,11 @@ DeclareLlmFlags(ToolArgs& args)
                    "split; the other stages share the rest evenly)");
     args.AddOption("last-stage-layers",
                    "llm: transformer layers of the last pipeline stage (default: an even split)");
+    args.AddFlag("account-for-embedding-in-pipeline-split",
+                 "llm: the embedding takes a layer's place on the first stage when the layers "
+                 "are split over the stages (Megatron-Core's flag)");
+    args.AddFlag("account-for-loss-in-pipeline-split",
+                 "llm: the output layer and loss take a layer's place on the last stage");
     args.AddFlag("sequence-parallel",
                  "llm: Megatron's sequence parallelism (reduce-scatter / all-gather around "
                  "each block instead of all-reduce)");
@@ -189,6 +195,8 @@ LlmFlagNames()
             "cp",
             "first-stage-layers",
             "last-stage-layers",
+            "account-for-embedding-in-pipeline-split",
+            "account-for-loss-in-pipeline-split",
             "sequence-parallel",
             "zero",
             "fsdp",
@@ -217,6 +225,8 @@ LlmStepSpecFromFlags(const ToolArgs& args)
     // 0 stands for "not given" (an even split), so a given count is at least 1, as Megatron's.
     layout.firstStageLayers = WholeOr(args, "first-stage-layers", 0);
     layout.lastStageLayers = WholeOr(args, "last-stage-layers", 0);
+    layout.embeddingInPipelineSplit = args.Has("account-for-embedding-in-pipeline-split");
+    layout.lossInPipelineSplit = args.Has("account-for-loss-in-pipeline-split");
     const uint64_t modelParallel = uint64_t{layout.tp} * layout.pp * layout.cp;
     const uint64_t gpus = args.Has("ranks") ? Whole(args, "ranks", 1, 1000000)
                                             : modelParallel * (layout.dp > 0 ? layout.dp : 1);

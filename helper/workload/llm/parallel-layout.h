@@ -47,6 +47,10 @@ struct ParallelLayout
     // the split itself is pipeline-layers.h's.
     uint32_t firstStageLayers{0}; //!< layers of stage 0; 0: an even split
     uint32_t lastStageLayers{0};  //!< layers of stage pp - 1; 0: an even split
+    /** The embedding takes a layer's place on the first stage (Megatron-Core's flag) */
+    bool embeddingInPipelineSplit{false};
+    /** The loss takes a layer's place on the last stage (Megatron-Core's flag) */
+    bool lossInPipelineSplit{false};
 
     /** \return micro-batches per pipeline per step: globalBatch / (microBatch x dp) */
     uint32_t MicroBatches() const;

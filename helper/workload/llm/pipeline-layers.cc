@@ -81,25 +81,24 @@ CheckUnevenSplit(const ParallelLayout& layout, uint32_t layers)
                 last + " are not divisible by --vp " + Text(layout.vp));
 }
 
-} // namespace
-
-void
-CheckPipelineLayers(const ParallelLayout& layout, uint32_t layers)
+/** \return the layer slots of the split: the layers, plus the embedding and the loss if counted */
+uint32_t
+Slots(const ParallelLayout& layout, uint32_t layers)
 {
-    if (layout.firstStageLayers == 0 && layout.lastStageLayers == 0)
-    {
-        const uint64_t chunks = uint64_t{layout.pp} * layout.vp;
-        Require(layers % chunks == 0,
-                "the " + Text(layers) + " layers are not divisible by --pp " + Text(layout.pp) +
-                    " x --vp " + Text(layout.vp) + " = " + Text(chunks) +
-                    " (--first-stage-layers / --last-stage-layers split them unevenly)");
-        return;
-    }
-    CheckUnevenSplit(layout, layers);
+    return layers + (layout.embeddingInPipelineSplit ? 1 : 0) +
+           (layout.lossInPipelineSplit ? 1 : 0);
 }
 
+/** \return true if the first or the last stage's layers are given */
+bool
+Uneven(const ParallelLayout& layout)
+{
+    return layout.firstStageLayers > 0 || layout.lastStageLayers > 0;
+}
+
+/** The layers of a stage of an uneven split. */
 uint32_t
-StageLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage)
+UnevenStageLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage)
 {
     if (stage == 0 && layout.firstStageLayers > 0)
     {
@@ -112,19 +111,89 @@ StageLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage)
     return MiddleStageLayers(layout, layers);
 }
 
+/** Checks an even split, the embedding and the loss counted as layers if asked. */
+void
+CheckEvenSplit(const ParallelLayout& layout, uint32_t layers)
+{
+    const bool counted = layout.embeddingInPipelineSplit || layout.lossInPipelineSplit;
+    const std::string flag = layout.embeddingInPipelineSplit
+                                 ? "--account-for-embedding-in-pipeline-split"
+                                 : "--account-for-loss-in-pipeline-split";
+    // Megatron-Core refuses both ways at once (TransformerConfig.__post_init__).
+    Require(!counted || !Uneven(layout),
+            flag + " does not combine with --first-stage-layers / --last-stage-layers");
+    Require(!counted || layout.pp > 1, flag + " needs --pp > 1");
+    const uint64_t chunks = uint64_t{layout.pp} * layout.vp;
+    const uint32_t slots = Slots(layout, layers);
+    const std::string what =
+        counted ? "the " + Text(layers) + " layers" +
+                      (layout.embeddingInPipelineSplit ? " + the embedding" : "") +
+                      (layout.lossInPipelineSplit ? " + the loss" : "") + " = " + Text(slots)
+                : "the " + Text(layers) + " layers";
+    Require(slots % chunks == 0,
+            what + " are not divisible by --pp " + Text(layout.pp) + " x --vp " + Text(layout.vp) +
+                " = " + Text(chunks) +
+                " (--first-stage-layers / --last-stage-layers split them unevenly)");
+}
+
+} // namespace
+
+void
+CheckPipelineLayers(const ParallelLayout& layout, uint32_t layers)
+{
+    if (Uneven(layout) && !layout.embeddingInPipelineSplit && !layout.lossInPipelineSplit)
+    {
+        CheckUnevenSplit(layout, layers);
+        return;
+    }
+    CheckEvenSplit(layout, layers);
+}
+
+uint32_t
+StageLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage)
+{
+    if (Uneven(layout))
+    {
+        return UnevenStageLayers(layout, layers, stage);
+    }
+    uint32_t count = 0;
+    for (uint32_t chunk = 0; chunk < layout.vp; ++chunk)
+    {
+        count += ChunkLayers(layout, layers, stage, chunk).count;
+    }
+    return count;
+}
+
 LayerRange
 ChunkLayers(const ParallelLayout& layout, uint32_t layers, uint32_t stage, uint32_t chunk)
 {
-    // Every stage's layers split evenly over its vp chunks, so one round of chunks (chunk c of
-    // every stage) holds layers / vp; within a round the stages come in order, and every
-    // stage before `stage` but the first is a middle stage (transformer_layer.py's offset).
-    const uint32_t round = layers / layout.vp;
-    const uint32_t before = stage == 0 ? 0
-                                       : StageLayers(layout, layers, 0) +
-                                             (stage - 1) * MiddleStageLayers(layout, layers);
     LayerRange range;
-    range.first = chunk * round + before / layout.vp;
-    range.count = StageLayers(layout, layers, stage) / layout.vp;
+    if (Uneven(layout))
+    {
+        // Every stage's layers split evenly over its vp chunks, so one round of chunks (chunk c
+        // of every stage) holds layers / vp; within a round the stages come in order, and
+        // every stage before `stage` but the first is a middle stage (transformer_layer.py's
+        // offset).
+        const uint32_t round = layers / layout.vp;
+        const uint32_t before = stage == 0 ? 0
+                                           : UnevenStageLayers(layout, layers, 0) +
+                                                 (stage - 1) * MiddleStageLayers(layout, layers);
+        range.first = chunk * round + before / layout.vp;
+        range.count = UnevenStageLayers(layout, layers, stage) / layout.vp;
+        return range;
+    }
+    // Even: virtual stage v = chunk x pp + stage holds slots [v k, (v + 1) k), k = slots /
+    // (pp x vp); the embedding takes the first slot and the loss the last when counted, so
+    // the first and the last virtual stage hold a layer fewer (transformer_block.py
+    // get_num_layers_to_build; transformer_layer.py's offset, one less after the embedding).
+    const uint32_t virtualStages = layout.pp * layout.vp;
+    const uint32_t perChunk = Slots(layout, layers) / virtualStages;
+    const uint32_t virtualStage = chunk * layout.pp + stage;
+    const uint32_t embedding = layout.embeddingInPipelineSplit ? 1 : 0;
+    const bool first = virtualStage == 0;
+    const bool last = virtualStage + 1 == virtualStages;
+    range.first = first ? 0 : virtualStage * perChunk - embedding;
+    range.count = perChunk - (first ? embedding : 0) - (last && layout.lossInPipelineSplit ? 1 : 0);
     return range;
 }
 

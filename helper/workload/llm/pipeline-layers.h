@@ -26,9 +26,11 @@ struct LayerRange
  * Checks that \p layout splits \p layers over its pipeline stages and virtual chunks by
  * Megatron-Core's rules (TransformerConfig.__post_init__, megatron/core/transformer/
  * transformer_config.py): with neither firstStageLayers nor lastStageLayers set, pp x vp
- * divides the layers; with either set, pp > 1, the set stages' layers are divisible by vp,
- * the layers left over (at least 1 per stage) split evenly over the other ("middle") stages,
- * and each middle stage's layers are divisible by vp.
+ * divides the layers, plus one for the embedding and one for the loss when they are counted
+ * as layers (embeddingInPipelineSplit, lossInPipelineSplit: then pp > 1); with either set,
+ * pp > 1, neither of those, the set stages' layers are divisible by vp, the layers left over
+ * (at least 1 per stage) split evenly over the other ("middle") stages, and each middle
+ * stage's layers are divisible by vp.
  * \param layout the layout (its pp, vp, firstStageLayers, lastStageLayers)
  * \param layers the model's transformer layers
  * \throws std::invalid_argument naming the flag at fault
@@ -41,7 +43,10 @@ void CheckPipelineLayers(const ParallelLayout& layout, uint32_t layers);
  * get_transformer_layer_offset, megatron/core/transformer/transformer_layer.py): the model is
  * cut into vp rounds; round c holds, in order, chunk c of stage 0, of stage 1, ..., of stage
  * pp - 1, each chunk holding its stage's layers / vp. Even splits give stage s, chunk c the
- * layers from (c x pp + s) x layers / (pp x vp).
+ * layers from (c x pp + s) x layers / (pp x vp); with the embedding and the loss counted,
+ * the first and the last virtual stage hold one layer fewer and the layers after the first
+ * virtual stage move one down (account_for_embedding_in_pipeline_split,
+ * account_for_loss_in_pipeline_split).
  * \param layout a layout CheckPipelineLayers accepts
  * \param layers the model's transformer layers
  * \param stage the pipeline stage, 0 .. pp - 1
