@@ -68,13 +68,14 @@ cases=(
   # Mixtral 8x7B: NeMo's TP1 PP4 VP8 EP8.
   "mixtral-8x7b 64 rdma --tp 1 --pp 4 --vp 8 --ep 8 --zero 1 --gbs 64"
   "mixtral-8x7b 1024 flow --tp 1 --pp 4 --vp 8 --ep 8 --zero 1 --gbs 1024"
-  # Llama 3.1 405B: the 1,024-GPU recipe is TP8 PP8 CP2 VP8 with uneven first and last stages;
-  # the generator needs pp x vp to divide the 126 layers, so with power-of-two GPU counts pp is
-  # 1 or 2. At 64 GPUs nothing fits (16 bytes of model state per parameter = 6.5 TB > 64 x 80
-  # GB): oversubscribed. At 1,024, sharded weights fit, as Llama 3's own training sharded them
-  # (FSDP with TP8 and pipelining: Dubey et al., "The Llama 3 Herd of Models", 2024, 3.3.2).
+  # Llama 3.1 405B: at 64 GPUs nothing fits (16 bytes of model state per parameter = 6.5 TB >
+  # 64 x 80 GB): oversubscribed, pp 2 (pp x vp dividing the 126 layers). At 1,024, NeMo's
+  # recipe (Megatron-Bridge's H100 llama31_405b: TP8 (SP) PP8 CP2 VP8, seq 8192, the
+  # embedding and the loss each counted as a layer, 126 + 2 = 128 slots over 64 chunks;
+  # distributed optimizer); gbs 64 = 8 micro-batches per replica (dp 8), the least that
+  # interleaving allows (the recipe's is 512).
   "llama3-405b 64 rdma --tp 8 --pp 2 --sequence-parallel --zero 1 --gbs 8 --allow-oversubscribed-memory"
-  "llama3-405b 1024 flow --tp 8 --pp 2 --sequence-parallel --zero 3 --gbs 128"
+  "llama3-405b 1024 flow --tp 8 --pp 8 --cp 2 --vp 8 --sequence-parallel --zero 1 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split --seq 8192 --gbs 64"
   # DeepSeek-V3 (arXiv:2412.19437, 3.2: PP16, EP64, ZeRO-1, no TP): its 61 layers allow only
   # pp 1 here, so TP8 splits the 128 heads instead, with sequence parallelism as Megatron-Core
   # requires for MoE with TP. The experts keep what DeepSeek trained with, no tensor
@@ -100,7 +101,9 @@ for entry in "${cases[@]}"; do
   prefix=$work/$preset-$gpus/step
   mkdir -p "$(dirname "$prefix")"
   layout=$(echo "$flags" | sed -e 's/--allow-oversubscribed-memory/(oversubscribed)/' \
-    -e 's/--sequence-parallel/sp/' -e 's/--zero /zero /' -e 's/--//g')
+    -e 's/--sequence-parallel/sp/' -e 's/--zero /zero /' \
+    -e 's/--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split/embedding+loss as layers/' \
+    -e 's/--//g')
   # shellcheck disable=SC2086 # the layout flags are words
   if ! "$gen" --workload llm --model "$preset" --ranks "$gpus" --seq "$seq" $flags \
       --output-prefix "$prefix" > "$work/gen.out" 2>&1; then
