@@ -164,14 +164,22 @@ BOOST_AUTO_TEST_CASE(bad_splits_are_refused_naming_the_flag)
 {
     ExpectRefused(Pipeline(1, 1, 2, 0), 8, "--first-stage-layers 2 needs --pp > 1");
     ExpectRefused(Pipeline(1, 1, 0, 2), 8, "--last-stage-layers 2 needs --pp > 1");
-    ExpectRefused(Pipeline(4, 1, 6, 6), 10, "--last-stage-layers 6 exceed the model's 10");
+    ExpectRefused(
+        Pipeline(4, 1, 6, 6),
+        10,
+        "the model's 10 layers are fewer than --first-stage-layers 6 + --last-stage-layers 6");
     ExpectRefused(Pipeline(4, 2, 3, 2), 14, "--first-stage-layers 3 is not divisible by --vp 2");
     ExpectRefused(Pipeline(4, 2, 2, 3), 14, "--last-stage-layers 3 is not divisible by --vp 2");
-    ExpectRefused(Pipeline(4, 1, 1, 2), 10, "7 layers left by --first-stage-layers 1");
-    ExpectRefused(Pipeline(4, 2, 2, 2), 10, "3 layers of each stage");
-    ExpectRefused(Pipeline(4, 1, 5, 5), 10, "leave no layer for the 2 other stages");
+    ExpectRefused(Pipeline(4, 1, 1, 2),
+                  10,
+                  "7 layers left by --first-stage-layers 1 + --last-stage-layers 2");
+    ExpectRefused(Pipeline(4, 2, 2, 2),
+                  10,
+                  "the 3 layers of each of the 2 other stages (besides --first-stage-layers 2");
+    ExpectRefused(Pipeline(4, 1, 5, 5), 10, "no layer is left for the 2 other stages");
     ExpectRefused(Pipeline(2, 1, 3, 4), 10, "leave 3 of the 10 layers to no stage");
     ExpectRefused(Pipeline(4, 1, 0, 0), 10, "10 layers are not divisible by --pp 4");
+    ExpectRefused(Pipeline(4, 1, 2, 0), 10, "the 8 layers left by --first-stage-layers 2 are");
 }
 
 // Megatron-Core's other way (account_for_embedding_in_pipeline_split / _loss_): the embedding

@@ -45,7 +45,10 @@ CheckUnevenSplit(const ParallelLayout& layout, uint32_t layers)
 {
     const std::string first = "--first-stage-layers " + Text(layout.firstStageLayers);
     const std::string last = "--last-stage-layers " + Text(layout.lastStageLayers);
-    const std::string given = layout.firstStageLayers > 0 ? first : last;
+    // The flags given, as the user typed them (0 stands for one not given).
+    const std::string given = layout.firstStageLayers == 0  ? last
+                              : layout.lastStageLayers == 0 ? first
+                                                            : first + " + " + last;
     Require(layout.pp > 1, given + " needs --pp > 1");
     for (const auto& [flag, count] :
          {std::pair<std::string, uint32_t>{first, layout.firstStageLayers},
@@ -57,28 +60,27 @@ CheckUnevenSplit(const ParallelLayout& layout, uint32_t layers)
                     " (each virtual chunk of the stage holds the same number of layers)");
     }
     const uint64_t edges = uint64_t{layout.firstStageLayers} + layout.lastStageLayers;
-    Require(edges <= layers,
-            first + " + " + last + " exceed the model's " + Text(layers) + " layers");
+    Require(edges <= layers, "the model's " + Text(layers) + " layers are fewer than " + given);
     const uint32_t middle = layers - static_cast<uint32_t>(edges);
     const uint32_t stages = MiddleStages(layout);
     // Megatron wants middle layers exactly when there are middle stages: no empty stage.
     Require(stages > 0 || middle == 0,
-            first + " + " + last + " leave " + Text(middle) + " of the " + Text(layers) +
+            given + " leave " + Text(middle) + " of the " + Text(layers) +
                 " layers to no stage (--pp " + Text(layout.pp) + " has no other stage)");
     Require(stages == 0 || middle > 0,
-            first + " + " + last + " leave no layer for the " + Text(stages) +
-                " other stages of --pp " + Text(layout.pp));
+            "no layer is left for the " + Text(stages) + " other stages of --pp " +
+                Text(layout.pp) + " after " + given);
     if (stages == 0)
     {
         return;
     }
     Require(middle % stages == 0,
-            "the " + Text(middle) + " layers left by " + first + " and " + last +
-                " are not divisible by the " + Text(stages) + " other stages of --pp " +
-                Text(layout.pp));
+            "the " + Text(middle) + " layers left by " + given + " are not divisible by the " +
+                Text(stages) + " other stages of --pp " + Text(layout.pp));
     Require((middle / stages) % layout.vp == 0,
-            "the " + Text(middle / stages) + " layers of each stage between " + first + " and " +
-                last + " are not divisible by --vp " + Text(layout.vp));
+            "the " + Text(middle / stages) + " layers of each of the " + Text(stages) +
+                " other stages (besides " + given + ") are not divisible by --vp " +
+                Text(layout.vp));
 }
 
 /** \return the layer slots of the split: the layers, plus the embedding and the loss if counted */
