@@ -153,6 +153,42 @@ BOOST_AUTO_TEST_CASE(rail_optimized)
     BOOST_TEST(BisectionBandwidth(*topology) == 1600 * G);
 }
 
+// Rail groups as pods of a three-tier Clos: 4 hosts x 2 GPUs, rail groups of 2 hosts, 1 spine
+// per group, 2 cores. Switches: 2 groups x 2 rails + 2 spines + 2 cores = 8; links: 8 NVLink +
+// 8 NIC + 4 rail-spine + 2 spines x 2 cores = 24. A rail switch's uplink: 2 NICs x 400 / 1
+// spine = 800 Gbps; a spine's: its 2 x 800 down / 2 cores = 800 Gbps each.
+BOOST_AUTO_TEST_CASE(rail_optimized_with_cores)
+{
+    TopologyCase spec = Spec("rail-optimized", 4, 2);
+    spec.hostsPerRailGroup = 2;
+    spec.spines = 1;
+    spec.coreSwitches = 2;
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {8, 4, 8, 24});
+    BOOST_TEST(RateBetween(*topology, "rail0.1", "spine0.0") == 800 * G);
+    BOOST_TEST(RateBetween(*topology, "spine1.0", "core1") == 800 * G);
+    BOOST_TEST(RoutedHops(*topology, 0, 2) == 2u); // same rail and group: one rail switch
+    BOOST_TEST(RoutedHops(*topology, 0, 3) == 4u); // other rail: up to the group's spine
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 3) == 1u);
+    BOOST_TEST(RoutedHops(*topology, 0, 4) == 6u); // other group: through either core
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 4) == 2u);
+    BOOST_TEST(RoutedDiameter(*topology) == 6u);
+    // Group 0 (ranks 0-3) against group 1: spine 0.0's two core links.
+    BOOST_TEST(BisectionBandwidth(*topology) == 1600 * G);
+    CheckAllReachable(*topology);
+
+    spec.coreOversubscription = 2; // spine uplinks 1600 / (2 x 2) = 400 Gbps
+    topology = BuildTopology(spec);
+    BOOST_TEST(BisectionBandwidth(*topology) == 800 * G);
+
+    spec.coreSwitches = 3;
+    spec.spines = 2; // 3 cores do not split into 2 planes
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+    spec.spines = 0; // no spine to reach the cores from
+    spec.coreSwitches = 2;
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
 // Rail-only: 4 hosts x 4 GPUs, no spine: 4 rail switches, 32 links. Between rails a GPU first
 // crosses NVLink to the GPU of the destination's rail in its own host (PXN).
 BOOST_AUTO_TEST_CASE(rail_only)

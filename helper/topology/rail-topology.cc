@@ -96,6 +96,62 @@ namespace
 {
 
 /**
+ * Builds rail groups as pods of a three-tier Clos: GPU i of the hosts of a rail group on rail
+ * switch i of the group, every rail switch of a group to each of the group's \p spines spines,
+ * and spine j of every group to the \p cores / spines cores of plane j.
+ */
+void
+BuildRailPods(const TopologySpec& spec,
+              uint32_t hostsPerRailGroup,
+              uint32_t spines,
+              uint32_t cores,
+              double oversubscription,
+              double coreOversubscription,
+              ClusterTopology& topology)
+{
+    const uint32_t g = spec.gpusPerHost;
+    const uint32_t groupHosts =
+        hostsPerRailGroup == 0 ? spec.hosts : std::min(hostsPerRailGroup, spec.hosts);
+    if (spines == 0 || cores % spines != 0)
+    {
+        throw std::invalid_argument(
+            "rail-optimized: coreSwitches " + std::to_string(cores) +
+            " must be a multiple of the spines per rail group (" + std::to_string(spines) +
+            ", at least 1): spine j of every rail group connects to the cores of plane j");
+    }
+    ThreeTier shape;
+    const uint32_t groups = (spec.hosts + groupHosts - 1) / groupHosts;
+    shape.leaves = groups * g;
+    shape.leavesPerPod = g;
+    shape.spinesPerPod = spines;
+    shape.coresPerPlane = groups > 1 ? cores / spines : 0; // one group: no core tier
+    shape.leafOf = [g, groupHosts](uint32_t rank) {
+        return (rank / g / groupHosts) * g + rank % g;
+    };
+    shape.leafName = [g](uint32_t leaf) {
+        return "rail" + std::to_string(leaf / g) + "." + std::to_string(leaf % g);
+    };
+    shape.leafUplink = [&spec, g, groupHosts, spines, oversubscription](uint32_t leaf) {
+        const uint32_t group = leaf / g;
+        const uint32_t hostsHere = std::min(groupHosts, spec.hosts - group * groupHosts);
+        const double down = static_cast<double>(spec.nicBandwidth.GetBitRate()) * hostsHere;
+        return Share(down, spines * oversubscription, "rail-optimized uplink");
+    };
+    shape.spineUplink = [&shape, coreOversubscription](uint32_t, DataRate down) {
+        return Share(static_cast<double>(down.GetBitRate()),
+                     shape.coresPerPlane * coreOversubscription,
+                     "rail-optimized spine uplink");
+    };
+    BuildThreeTier(spec, shape, topology);
+    std::ostringstream name;
+    name << "rail-optimized (" << g << " rails x " << groups << " group(s) of " << groupHosts
+         << " hosts, " << spines << " spines per group, " << shape.coresPerPlane * spines
+         << " cores; oversubscription " << Number(oversubscription) << ":1 rail, "
+         << Number(coreOversubscription) << ":1 spine)";
+    topology.SetName(name.str());
+}
+
+/**
  * Builds rails: GPU i of the hosts of a rail group on rail switch i of the group, the rails
  * joined by \p spines spines (none: rail-only, PXN over NVLink between rails).
  */
@@ -212,6 +268,21 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
                               DoubleValue(1.0),
                               MakeDoubleAccessor(&RailOptimizedTopology::m_oversubscription),
                               MakeDoubleChecker<double>(TopologyLimits::kMinOversubscription,
+                                                        TopologyLimits::kMaxOversubscription))
+                .AddAttribute("CoreSwitches",
+                              "a third tier: 0 joins every rail switch to the same Spines "
+                              "spines; N > 0 makes each rail group a pod with Spines spines of "
+                              "its own, spine j of every group linked to the N / Spines cores "
+                              "of plane j (N a multiple of Spines)",
+                              UintegerValue(0),
+                              MakeUintegerAccessor(&RailOptimizedTopology::m_coreSwitches),
+                              MakeUintegerChecker<uint32_t>(0, TopologyLimits::kMaxCoreSwitches))
+                .AddAttribute("CoreOversubscription",
+                              "with CoreSwitches: a spine's downlink capacity over its uplink "
+                              "capacity to the cores",
+                              DoubleValue(1.0),
+                              MakeDoubleAccessor(&RailOptimizedTopology::m_coreOversubscription),
+                              MakeDoubleChecker<double>(TopologyLimits::kMinOversubscription,
                                                         TopologyLimits::kMaxOversubscription));
         return tid;
     }
@@ -219,6 +290,17 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
   protected:
     void DoBuild(const TopologySpec& spec, ClusterTopology& topology) const override
     {
+        if (m_coreSwitches > 0)
+        {
+            BuildRailPods(spec,
+                          m_hostsPerRailGroup,
+                          m_spines,
+                          m_coreSwitches,
+                          m_oversubscription,
+                          m_coreOversubscription,
+                          topology);
+            return;
+        }
         BuildRails(spec, m_hostsPerRailGroup, m_spines, m_oversubscription, topology);
     }
 
@@ -226,6 +308,8 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
     uint32_t m_hostsPerRailGroup;
     uint32_t m_spines;
     double m_oversubscription;
+    uint32_t m_coreSwitches;
+    double m_coreOversubscription;
 };
 
 /**

@@ -106,6 +106,72 @@ AddFabricLink(const TopologySpec& spec,
     topology.AddLink(a, b, rate, spec.fabricLatency, spec.mtu, ClusterTopology::SCALE_OUT);
 }
 
+/** \return the number of pods */
+uint32_t
+Pods(const ThreeTier& shape)
+{
+    return (shape.leaves + shape.leavesPerPod - 1) / shape.leavesPerPod;
+}
+
+void
+BuildThreeTier(const TopologySpec& spec, const ThreeTier& shape, ClusterTopology& topology)
+{
+    const uint32_t pods = Pods(shape);
+    const uint32_t firstLeaf = AddGpuNodes(spec, topology);
+    for (uint32_t leaf = 0; leaf < shape.leaves; ++leaf)
+    {
+        topology.AddSwitch(ClusterTopology::SWITCH,
+                           0,
+                           shape.leafName ? shape.leafName(leaf) : "leaf" + std::to_string(leaf));
+    }
+    const uint32_t firstSpine = firstLeaf + shape.leaves;
+    for (uint32_t pod = 0; pod < pods; ++pod)
+    {
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            topology.AddSwitch(ClusterTopology::SWITCH,
+                               1,
+                               "spine" + std::to_string(pod) + "." + std::to_string(spine));
+        }
+    }
+    const uint32_t firstCore = firstSpine + pods * shape.spinesPerPod;
+    for (uint32_t core = 0; core < shape.coresPerPlane * shape.spinesPerPod; ++core)
+    {
+        topology.AddSwitch(ClusterTopology::SWITCH, 2, "core" + std::to_string(core));
+    }
+    AddGpuLinks(spec, topology, [&](uint32_t rank) { return firstLeaf + shape.leafOf(rank); });
+    std::vector<uint64_t> spineDown(pods, 0); // capacity from the leaves into each spine
+    for (uint32_t leaf = 0; leaf < shape.leaves; ++leaf)
+    {
+        const uint32_t pod = leaf / shape.leavesPerPod;
+        const DataRate up = shape.leafUplink(leaf);
+        spineDown[pod] += up.GetBitRate();
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            AddFabricLink(spec,
+                          topology,
+                          firstLeaf + leaf,
+                          firstSpine + pod * shape.spinesPerPod + spine,
+                          up);
+        }
+    }
+    for (uint32_t pod = 0; pod < pods && shape.coresPerPlane > 0; ++pod)
+    {
+        const DataRate up = shape.spineUplink(pod, DataRate(spineDown[pod]));
+        for (uint32_t spine = 0; spine < shape.spinesPerPod; ++spine)
+        {
+            for (uint32_t core = 0; core < shape.coresPerPlane; ++core)
+            {
+                AddFabricLink(spec,
+                              topology,
+                              firstSpine + pod * shape.spinesPerPod + spine,
+                              firstCore + spine * shape.coresPerPlane + core,
+                              up);
+            }
+        }
+    }
+}
+
 DataRate
 Share(double rate, double divisor, const std::string& what)
 {

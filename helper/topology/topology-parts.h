@@ -9,6 +9,7 @@
 #include "topology-builder.h"
 
 #include <functional>
+#include <string>
 
 namespace ns3
 {
@@ -45,6 +46,29 @@ void AddFabricLink(const TopologySpec& spec,
                    uint32_t a,
                    uint32_t b,
                    DataRate rate);
+
+/** The shape of a three-tier fabric: leaves in pods with their spines, pods joined by cores. */
+struct ThreeTier
+{
+    uint32_t leaves{1};
+    uint32_t leavesPerPod{1};
+    uint32_t spinesPerPod{1};
+    uint32_t coresPerPlane{0}; //!< 0: no core tier (one pod)
+    std::function<uint32_t(uint32_t rank)> leafOf;
+    std::function<DataRate(uint32_t leaf)> leafUplink;                //!< each leaf-spine link
+    std::function<DataRate(uint32_t pod, DataRate down)> spineUplink; //!< each spine-core link
+    std::function<std::string(uint32_t leaf)> leafName;               //!< default: "leaf<index>"
+};
+
+/** \return the number of pods of a three-tier shape */
+uint32_t Pods(const ThreeTier& shape);
+
+/**
+ * Builds a three-tier fabric: the GPUs and their links, the leaves, then per pod its spines
+ * (every leaf of the pod to every spine of it), and spine j of every pod to the cores of
+ * plane j (as in a k-ary fat-tree).
+ */
+void BuildThreeTier(const TopologySpec& spec, const ThreeTier& shape, ClusterTopology& topology);
 
 /**
  * \return rate / divisor as a DataRate

@@ -250,8 +250,95 @@ CountRoutedPaths(const ClusterTopology& topology, uint32_t src, uint32_t dst)
     return count(src, 0);
 }
 
+namespace
+{
+
+/**
+ * RoutedDiameter for a topology routed on least-cost paths (no route function): per
+ * destination, the least costs by Dial's algorithm (costs are small integers), then the most
+ * links on a least-cost path from every node, in the order the nodes were settled (a next hop
+ * is always settled before the node it serves, costs being positive). O(nodes + links) per
+ * destination, and nothing kept between destinations (DistancesTo would keep them all: 2 bytes
+ * per node and destination, 0.7 GB at 16,384 GPUs).
+ */
 uint32_t
-RoutedDiameter(const ClusterTopology& topology)
+LeastCostDiameter(const ClusterTopology& topology)
+{
+    const uint32_t gpus = topology.GetRankCount();
+    const auto& nodes = topology.GetNodes();
+    const auto& links = topology.GetLinks();
+    const bool transit = topology.IsGpuTransit();
+    constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> distance(nodes.size());
+    std::vector<uint32_t> longest(nodes.size());
+    std::vector<uint32_t> settled; // nodes in the order their least cost became final
+    std::vector<std::vector<uint32_t>> buckets;
+    auto relays = [&](uint32_t node, uint32_t dst) {
+        return node == dst || nodes[node].kind != ClusterTopology::GPU || transit;
+    };
+    uint32_t diameter = 0;
+    for (uint32_t dst = 0; dst < gpus; ++dst)
+    {
+        std::fill(distance.begin(), distance.end(), kUnreachable);
+        settled.clear();
+        distance[dst] = 0;
+        buckets.assign(1, {dst});
+        for (uint32_t d = 0; d < buckets.size(); ++d)
+        {
+            for (std::size_t i = 0; i < buckets[d].size(); ++i)
+            {
+                const uint32_t u = buckets[d][i];
+                if (distance[u] != d)
+                {
+                    continue; // reached again later at a lower cost
+                }
+                settled.push_back(u);
+                if (!relays(u, dst))
+                {
+                    continue; // reached, but does not forward
+                }
+                for (const auto& port : topology.GetPorts(u))
+                {
+                    const uint32_t next = d + links[port.link].cost;
+                    if (next < distance[port.peer])
+                    {
+                        distance[port.peer] = next;
+                        if (next >= buckets.size())
+                        {
+                            buckets.resize(next + 1);
+                        }
+                        buckets[next].push_back(port.peer);
+                    }
+                }
+            }
+        }
+        for (uint32_t u : settled)
+        {
+            uint32_t most = u == dst ? 0 : kUnreachable;
+            for (const auto& port : topology.GetPorts(u))
+            {
+                const uint32_t peer = port.peer;
+                if (u != dst && distance[peer] != kUnreachable && relays(peer, dst) &&
+                    distance[peer] + links[port.link].cost == distance[u] &&
+                    longest[peer] != kUnreachable)
+                {
+                    most = most == kUnreachable ? longest[peer] + 1
+                                                : std::max(most, longest[peer] + 1);
+                }
+            }
+            longest[u] = most;
+            if (u < gpus && most != kUnreachable)
+            {
+                diameter = std::max(diameter, most);
+            }
+        }
+    }
+    return diameter;
+}
+
+/** RoutedDiameter by following the route function's next hops from every GPU to every GPU. */
+uint32_t
+FollowedRoutesDiameter(const ClusterTopology& topology)
 {
     const uint32_t gpus = topology.GetRankCount();
     const auto nodes = topology.GetNodes().size();
@@ -296,6 +383,15 @@ RoutedDiameter(const ClusterTopology& topology)
         }
     }
     return diameter;
+}
+
+} // namespace
+
+uint32_t
+RoutedDiameter(const ClusterTopology& topology)
+{
+    return topology.HasRouteFunction() ? FollowedRoutesDiameter(topology)
+                                       : LeastCostDiameter(topology);
 }
 
 TopologySummary

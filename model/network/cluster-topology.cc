@@ -150,6 +150,12 @@ ClusterTopology::IsGpuTransit() const
     return m_gpuTransit;
 }
 
+bool
+ClusterTopology::HasRouteFunction() const
+{
+    return static_cast<bool>(m_route);
+}
+
 const std::vector<uint16_t>&
 ClusterTopology::DistancesTo(uint32_t dstRank) const
 {

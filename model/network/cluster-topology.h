@@ -141,6 +141,8 @@ class ClusterTopology
     std::vector<uint32_t> GetHostOf() const;
     /** \return true if GPUs forward traffic */
     bool IsGpuTransit() const;
+    /** \return true if SetRouteFunction replaced shortest-path routing */
+    bool HasRouteFunction() const;
 
     /**
      * The next hops from a node towards a rank.
