@@ -411,7 +411,7 @@ void
 FlowNetwork::ScheduleNext(uint32_t index)
 {
     Channel& channel = m_channels[index];
-    channel.next.Cancel();
+    Disarm(channel);
     if (channel.rate <= 0 || channel.head == channel.messages.size())
     {
         return;
@@ -428,6 +428,20 @@ FlowNetwork::ScheduleNext(uint32_t index)
     const Time delay =
         remaining <= Slack(channel) ? Time(0) : CeilSeconds(remaining / channel.rate);
     channel.next = Simulator::Schedule(delay, &FlowNetwork::Progress, this, index);
+    channel.armed = true;
+}
+
+void
+FlowNetwork::Disarm(Channel& channel)
+{
+    // Only a pending event needs cancelling: EventId::Cancel on one that has run is a no-op,
+    // but it costs the simulator's expiry check (a few hundred instructions), and the
+    // channels ask for it several times per message.
+    if (channel.armed)
+    {
+        channel.next.Cancel();
+        channel.armed = false;
+    }
 }
 
 void
@@ -435,6 +449,7 @@ FlowNetwork::Progress(uint32_t index)
 {
     std::vector<Callback> done;
     Channel& channel = m_channels[index];
+    channel.armed = false; // this is its event (a cancelled one does not run)
     Advance(channel);
     const double reached = channel.sent + Slack(channel);
     if (static_cast<double>(channel.granted) <= reached)
@@ -522,7 +537,7 @@ FlowNetwork::Progress(uint32_t index)
         m_rates.RemoveFlow(channel.flow);
         channel.flow = MaxMinNetwork::kNoFlow;
         channel.rate = 0;
-        channel.next.Cancel();
+        Disarm(channel);
         MarkDirty();
         if (m_settings.fifoAtSource)
         {

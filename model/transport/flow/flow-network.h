@@ -202,6 +202,7 @@ class FlowNetwork : public Object
         uint64_t granted{0};                   //!< stream offset up to which it may send
         uint32_t flow{MaxMinNetwork::kNoFlow}; //!< while it has granted bytes to send
         EventId next;         //!< the next threshold (completion, last byte, grant end)
+        bool armed{false};    //!< next is pending (scheduled, not run, not cancelled)
         Time lastDelivery;    //!< keeps deliveries in send order
         uint32_t inFlight{0}; //!< messages sent, not delivered
     };
@@ -237,6 +238,8 @@ class FlowNetwork : public Object
     void Advance(Channel& channel);
     /** (Re)schedules a channel's next threshold. */
     void ScheduleNext(uint32_t index);
+    /** Cancels a channel's pending threshold event, if it has one. */
+    void Disarm(Channel& channel);
     /** A channel reached a threshold. */
     void Progress(uint32_t index);
     /** Queues \p message (its bytes set) on the channel from \p src to \p dst. */
