@@ -130,6 +130,28 @@ ScheduleBuilder::Take()
     return std::make_unique<ExplicitSchedule>(std::move(m_ops));
 }
 
+bool
+CollectiveSchedule::InitialSends(std::vector<uint32_t>& sends) const
+{
+    bool armed = false;
+    const uint32_t size = Size();
+    for (uint32_t i = 0; i < size; ++i)
+    {
+        if (DepCount(i) == 0)
+        {
+            if (Op(i).send)
+            {
+                sends.push_back(i);
+            }
+            else
+            {
+                armed = true;
+            }
+        }
+    }
+    return armed;
+}
+
 std::vector<CollectiveOp>
 ListOps(const CollectiveSchedule& schedule)
 {

@@ -74,6 +74,14 @@ class CollectiveSchedule
      * \return the first receive from \p peer with \p tag after \p after, or kNone
      */
     virtual uint32_t NextRecv(uint32_t peer, int64_t tag, uint32_t after) const = 0;
+    /**
+     * What a call starts with: the sends that wait for no op, and whether some receive does
+     * (the engine arms those receives). The default reads every op; a schedule that knows them
+     * (RingSchedule: O(chunks), where a rank's ring has 4(n - 1) ops) overrides it.
+     * \param[out] sends appended: the sends with DepCount 0, in increasing order
+     * \return true if a receive has DepCount 0
+     */
+    virtual bool InitialSends(std::vector<uint32_t>& sends) const;
 };
 
 /**

@@ -91,44 +91,56 @@ Collective::Start()
     // Receives that wait for nothing but their message are armed, not posted: the transport
     // hands each message over as it arrives (PostArrived), so that a rank does not hold one
     // posted receive per step of the whole schedule. Timing is the same as posting them now.
+    // An armed receive is one still WAITING with no dependency (IsArmed): nothing to mark, so
+    // a call starts in O(its first sends and early messages), not O(its ops).
     std::vector<uint32_t> readySends;
-    bool armed = false;
-    for (uint32_t i = 0; i < size; ++i)
-    {
-        if (m_schedule->DepCount(i) == 0)
-        {
-            if (m_schedule->Op(i).send)
-            {
-                readySends.push_back(i);
-            }
-            else
-            {
-                m_state[i] = ARMED;
-                armed = true;
-            }
-        }
-    }
+    const bool armed = m_schedule->InitialSends(readySends);
     if (armed)
     {
         m_transport->SetArrivalHandler(m_comm, m_seq, this);
         m_handlerSet = true;
-        // Messages that came before this rank began the call wait in the transport.
-        for (uint32_t i = 0; i < size; ++i)
+        // Messages that came before this rank began the call wait in the transport: each
+        // takes the first armed receive of its sender and tag that an earlier one did not
+        // (non-overtaking), and those receives are issued in schedule order.
+        std::vector<std::tuple<uint32_t, MessageKey, std::size_t>> early;
+        m_transport->GetArrivedOfCall(m_comm, m_seq, early);
+        std::vector<uint32_t> ready;
+        for (const auto& [src, key, count] : early)
         {
-            if (m_state[i] == ARMED)
+            const uint32_t peer = IndexOfRank(src);
+            if (peer == CollectiveSchedule::kNone)
             {
-                const MessageOp op = m_schedule->Op(i);
-                if (m_transport->HasArrived(m_ranks->at(op.peer), KeyOf(op.tag)))
+                continue;
+            }
+            std::size_t left = count;
+            for (uint32_t op = m_schedule->NextRecv(peer, key.tag, CollectiveSchedule::kNone);
+                 op != CollectiveSchedule::kNone && left > 0;
+                 op = m_schedule->NextRecv(peer, key.tag, op))
+            {
+                if (IsArmed(op))
                 {
-                    Issue(i);
+                    ready.push_back(op);
+                    --left;
                 }
             }
+        }
+        std::sort(ready.begin(), ready.end());
+        for (uint32_t op : ready)
+        {
+            Issue(op);
         }
     }
     for (uint32_t i : readySends)
     {
         Issue(i);
     }
+}
+
+bool
+Collective::IsArmed(uint32_t op) const
+{
+    // NextRecv gives receives only; a receive that waits for no op is armed until issued.
+    return m_state[op] == WAITING && m_schedule->DepCount(op) == 0;
 }
 
 bool
@@ -145,7 +157,7 @@ Collective::PostArrived(uint32_t src, const MessageKey& key)
          op != CollectiveSchedule::kNone;
          op = m_schedule->NextRecv(peer, key.tag, op))
     {
-        if (m_state[op] == ARMED)
+        if (IsArmed(op))
         {
             Issue(op);
             return true;
@@ -162,9 +174,11 @@ Collective::Issue(uint32_t op)
     NS_LOG_LOGIC("call #" << m_seq << " step " << op << ": " << (o.send ? "send " : "receive ")
                           << o.bytes << " bytes " << (o.send ? "to" : "from") << " rank "
                           << m_ranks->at(o.peer) << " (tag " << o.tag << ")");
-    // The callback keeps the collective alive until the transport is done with it.
-    auto self = shared_from_this();
-    CommTransport::Done onDone = [self = std::move(self), op]() { self->Complete(op); };
+    // A raw pointer: the application holds the collective until its last op has completed,
+    // and each op's callback runs once, before that. A pointer and an op index fit in the
+    // std::function's own storage (a shared_ptr did not: one heap allocation and two atomic
+    // reference counts per message).
+    CommTransport::Done onDone = [this, op]() { Complete(op); };
     if (o.send)
     {
         m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
@@ -252,7 +266,7 @@ Collective::DescribeWaiting() const
         std::string peer = "rank " + std::to_string(m_ranks->at(o.peer));
         std::string what = o.send ? "send to " + peer : "message from " + peer;
         what += " (tag " + std::to_string(o.tag) + ", " + std::to_string(o.bytes) + " bytes)";
-        if (m_state[i] == WAITING)
+        if (m_state[i] == WAITING && (o.send || m_schedule->DepCount(i) > 0))
         {
             uint32_t pending = 0;
             for (uint32_t j = 0; j < m_schedule->DepCount(i); ++j)

@@ -28,9 +28,11 @@ namespace ns3
  * when all its ops are: every receive arrived, every send handed to the transport. Only this
  * rank's schedule and the messages it receives drive it: there is no shared state with other
  * ranks.
+ *
+ * The owner keeps it alive until \p done has run (or the simulation is torn down): the
+ * callbacks it hands the transport point to it without owning it.
  */
-class Collective : public std::enable_shared_from_this<Collective>,
-                   private CommTransport::ArrivalHandler
+class Collective : private CommTransport::ArrivalHandler
 {
   public:
     /**
@@ -72,11 +74,15 @@ class Collective : public std::enable_shared_from_this<Collective>,
         WAITING,  //!< for earlier ops
         ISSUED,   //!< handed to the transport
         COMPLETE, //!< done
-        ARMED,    //!< a receive waiting for nothing but its message: posted when it arrives
     };
 
     void Issue(uint32_t op);
     void Complete(uint32_t op);
+    /**
+     * \return true if receive \p op is armed: it waits for nothing but its message (no
+     *         dependency) and is not issued yet; it is posted when the message arrives
+     */
+    bool IsArmed(uint32_t op) const;
     /** \return true if every op that \p op waits for has completed */
     bool Ready(uint32_t op) const;
     /** Posts the armed receive of a message that has just arrived (the transport's handler). */

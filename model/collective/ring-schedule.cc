@@ -164,4 +164,21 @@ RingSchedule::NextRecv(uint32_t peer, int64_t tag, uint32_t after) const
     return kNone;
 }
 
+bool
+RingSchedule::InitialSends(std::vector<uint32_t>& sends) const
+{
+    if (m_passes.empty())
+    {
+        return false;
+    }
+    // Receives wait for nothing (DepCount); a send waits for the receive of the step before,
+    // or at step 0 for the previous pass: only the first pass's step-0 sends are free.
+    const Pass& first = m_passes.front();
+    for (uint32_t chunk = 0; chunk < first.chunks; ++chunk)
+    {
+        sends.push_back(IndexOf(0, chunk, 0, false));
+    }
+    return true;
+}
+
 } // namespace ns3

@@ -66,6 +66,7 @@ class RingSchedule : public CollectiveSchedule
     uint32_t DependentCount(uint32_t op) const override;
     uint32_t Dependent(uint32_t op, uint32_t j) const override;
     uint32_t NextRecv(uint32_t peer, int64_t tag, uint32_t after) const override;
+    bool InitialSends(std::vector<uint32_t>& sends) const override;
 
   private:
     /** One pass; only passes with ops are kept. */

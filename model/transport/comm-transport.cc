@@ -371,6 +371,23 @@ CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
     return arrived != m_arrived.end() && !arrived->second.empty();
 }
 
+void
+CommTransport::GetArrivedOfCall(
+    uint64_t comm,
+    uint64_t seq,
+    std::vector<std::tuple<uint32_t, MessageKey, std::size_t>>& arrived) const
+{
+    for (const auto& [endpoint, messages] : m_arrived)
+    {
+        const MessageKey& key = endpoint.second;
+        if (key.kind == MessageKey::COLLECTIVE && key.comm == comm && key.seq == seq &&
+            !messages.empty())
+        {
+            arrived.emplace_back(endpoint.first, key, messages.size());
+        }
+    }
+}
+
 CommTransport::LocalCall*
 CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignature& remote)
 {

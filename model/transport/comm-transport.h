@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -180,6 +181,14 @@ class CommTransport : public Object
     void SetArrivalHandler(uint64_t comm, uint64_t seq, ArrivalHandler* handler);
     /** \return true if a message from \p src with \p key has arrived and waits for a receive */
     bool HasArrived(uint32_t src, const MessageKey& key) const;
+    /**
+     * Appends the messages of collective call \p seq on communicator \p comm that have arrived
+     * and wait for a receive: (source, key, how many), by (source, key).
+     */
+    void GetArrivedOfCall(
+        uint64_t comm,
+        uint64_t seq,
+        std::vector<std::tuple<uint32_t, MessageKey, std::size_t>>& arrived) const;
 
     /** \return one line per posted receive still waiting, then the model's own lines */
     std::vector<std::string> DescribePending() const;
