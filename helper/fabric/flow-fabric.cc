@@ -4,6 +4,7 @@
 #include "ns3/enum.h"
 #include "ns3/flow-transport.h"
 #include "ns3/mpi-context.h"
+#include "ns3/purging-heap-scheduler.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/tcp-transport.h"
@@ -178,6 +179,12 @@ FlowFabric::GetReportTables() const
     row("flow starts", s.flowStarts);
     row("starts queued behind another at the source", s.queuedAtSource);
     row("most flows at once", s.peakFlows);
+    if (const PurgingHeapScheduler* scheduler = PurgingHeapScheduler::GetCurrent())
+    {
+        // The whole simulation's, not the flow model's alone (live events and cancelled ones
+        // not yet purged): what the event list's memory follows.
+        row("most events pending at once", scheduler->GetPeakHeldCount());
+    }
     row("rate recomputations", s.allocation.reallocations);
     row("flows recomputed", s.allocation.flowsRecomputed);
     row("largest recomputation (flows)", s.allocation.largestComponent);

@@ -18,6 +18,9 @@ namespace
 /** Smallest heap that is ever purged (smaller lists cost little whatever they hold). */
 constexpr std::size_t kMinPurgeSize = 1u << 15;
 
+/** The scheduler made last and still alive (GetCurrent). */
+const PurgingHeapScheduler* g_current = nullptr;
+
 /** What a purged event becomes: cancelled, so the simulator skips it. */
 class CancelledEvent : public EventImpl
 {
@@ -66,11 +69,16 @@ PurgingHeapScheduler::PurgingHeapScheduler()
 {
     NS_LOG_FUNCTION(this);
     m_cancelled->Cancel();
+    g_current = this;
 }
 
 PurgingHeapScheduler::~PurgingHeapScheduler()
 {
     NS_LOG_FUNCTION(this);
+    if (g_current == this)
+    {
+        g_current = nullptr;
+    }
     // The simulator empties the list before it lets its scheduler go; what is left here (a
     // scheduler dropped with events) is released like the simulator would.
     for (const Event& event : m_heap)
@@ -89,6 +97,7 @@ PurgingHeapScheduler::Insert(const Event& ev)
     }
     // A new event is usually later than most: it rises a level or two at most.
     m_heap.push_back(ev);
+    m_peakHeld = std::max(m_peakHeld, m_heap.size());
     Rise(m_heap.size() - 1, ev);
 }
 
@@ -220,6 +229,18 @@ uint64_t
 PurgingHeapScheduler::GetPurgedCount() const
 {
     return m_purged;
+}
+
+std::size_t
+PurgingHeapScheduler::GetPeakHeldCount() const
+{
+    return m_peakHeld;
+}
+
+const PurgingHeapScheduler*
+PurgingHeapScheduler::GetCurrent()
+{
+    return g_current;
 }
 
 } // namespace ns3

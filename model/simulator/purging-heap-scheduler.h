@@ -51,6 +51,15 @@ class PurgingHeapScheduler : public Scheduler
     std::size_t GetHeldCount() const;
     /** \return the cancelled events released so far */
     uint64_t GetPurgedCount() const;
+    /** \return the most events held at once (live and not yet purged cancelled ones) */
+    std::size_t GetPeakHeldCount() const;
+
+    /**
+     * \return the scheduler of the current simulation if it is a PurgingHeapScheduler (the
+     *         last one made and not yet destroyed), nullptr otherwise; for the reports, which
+     *         the simulator gives no way to its scheduler
+     */
+    static const PurgingHeapScheduler* GetCurrent();
 
   private:
     /** Releases every cancelled event in the heap and rebuilds it. */
@@ -64,6 +73,7 @@ class PurgingHeapScheduler : public Scheduler
     std::size_t m_purgeAt;       //!< purge when the heap reaches this size
     uint64_t m_placeholders{0};  //!< purged events the simulator has not yet processed
     uint64_t m_purged{0};        //!< total purged
+    std::size_t m_peakHeld{0};   //!< largest m_heap.size() so far
     EventKey m_current{0, 0, 0}; //!< key of the last event handed out
     EventImpl* m_cancelled;      //!< the shared cancelled event handed out as a placeholder
 };
