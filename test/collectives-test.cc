@@ -566,6 +566,78 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
     }
 }
 
+BOOST_AUTO_TEST_CASE(initial_sends_are_the_ops_that_wait_for_nothing)
+{
+    // Collective::Start issues InitialSends and arms the receives without dependencies. By
+    // hand: rank 1 of a 3-rank ring all-reduce in one chunk starts with op 0 (the send of
+    // step 0), and every receive waits for nothing (ring_all_reduce_schedule_by_hand).
+    CollectiveRequest request;
+    request.type = ChakraProtoMsg::ALL_REDUCE;
+    request.size = 3;
+    request.me = 1;
+    request.bytes = 301;
+    request.chunks = 1;
+    {
+        auto schedule = CreateCollectiveAlgorithm("ring")->Build(request);
+        std::vector<uint32_t> sends;
+        BOOST_TEST(schedule->InitialSends(sends));
+        BOOST_TEST((sends == std::vector<uint32_t>{0}));
+    }
+    // Every ring and hierarchical schedule (the ones that override it) against the ops listed
+    // with their dependencies: the sends with none, in order, and whether a receive has none.
+    for (const char* algorithm : {"ring", "hierarchical"})
+    {
+        for (uint32_t size : {2u, 3u, 4u, 8u})
+        {
+            for (uint32_t chunks : {1u, 3u})
+            {
+                for (auto type : {ChakraProtoMsg::ALL_REDUCE,
+                                  ChakraProtoMsg::ALL_GATHER,
+                                  ChakraProtoMsg::REDUCE_SCATTER})
+                {
+                    BOOST_TEST_CONTEXT(algorithm << " " << size << " ranks, " << chunks
+                                                 << " chunk(s), type " << type)
+                    {
+                        CollectiveRequest r;
+                        r.type = type;
+                        r.size = size;
+                        r.me = size - 1;
+                        r.bytes = 1000 * size;
+                        r.chunks = chunks;
+                        std::vector<uint32_t> hosts(size);
+                        for (uint32_t i = 0; i < size; ++i)
+                        {
+                            hosts[i] = i / 2;
+                        }
+                        r.hostOf = std::make_shared<std::vector<uint32_t>>(hosts);
+                        auto algo = CreateCollectiveAlgorithm(algorithm);
+                        if (!algo->Supports(r))
+                        {
+                            continue;
+                        }
+                        auto schedule = algo->Build(r);
+                        std::vector<uint32_t> expected;
+                        bool freeRecv = false;
+                        const auto ops = ListOps(*schedule);
+                        for (uint32_t i = 0; i < ops.size(); ++i)
+                        {
+                            if (ops[i].deps.empty() && ops[i].send)
+                            {
+                                expected.push_back(i);
+                            }
+                            freeRecv = freeRecv || (ops[i].deps.empty() && !ops[i].send);
+                        }
+                        std::vector<uint32_t> sends;
+                        BOOST_TEST(schedule->InitialSends(sends) == freeRecv);
+                        BOOST_TEST(sends == expected);
+                        BOOST_TEST(!sends.empty());
+                    }
+                }
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(hierarchical_phases_wait_for_each_other)
 {
     // 2 hosts x 2 GPUs, member 2 (host 1, local position 0), 1000 bytes, 2 chunks: a 1-step

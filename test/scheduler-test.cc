@@ -139,6 +139,40 @@ BOOST_AUTO_TEST_CASE(cancelled_events_are_purged_and_handed_out_once_each)
     BOOST_TEST(liveTaken == live);
 }
 
+BOOST_AUTO_TEST_CASE(peak_counts_the_most_events_held_at_once)
+{
+    // 5 in, 3 out, 2 in: at most 5 at once; then 4 more: 8 (the report's "most events pending
+    // at once").
+    auto scheduler = CreateObject<PurgingHeapScheduler>();
+    BOOST_TEST(PurgingHeapScheduler::GetCurrent() == PeekPointer(scheduler));
+    uint32_t uid = 0;
+    for (int i = 0; i < 5; ++i)
+    {
+        scheduler->Insert(NewEvent(10 + i, uid++));
+    }
+    for (int i = 0; i < 3; ++i)
+    {
+        TakeNext(*scheduler);
+    }
+    for (int i = 0; i < 2; ++i)
+    {
+        scheduler->Insert(NewEvent(20 + i, uid++));
+    }
+    BOOST_TEST(scheduler->GetPeakHeldCount() == 5u);
+    for (int i = 0; i < 4; ++i)
+    {
+        scheduler->Insert(NewEvent(30 + i, uid++));
+    }
+    BOOST_TEST(scheduler->GetPeakHeldCount() == 8u);
+    while (!scheduler->IsEmpty())
+    {
+        TakeNext(*scheduler);
+    }
+    BOOST_TEST(scheduler->GetPeakHeldCount() == 8u);
+    scheduler = nullptr;
+    BOOST_TEST(PurgingHeapScheduler::GetCurrent() == nullptr);
+}
+
 BOOST_AUTO_TEST_CASE(remove_takes_out_one_event)
 {
     PurgingHeapScheduler scheduler;
