@@ -19,7 +19,8 @@
  * simulator events, simulated time, wall time of writing the traces and of the simulation
  * (cluster build, install, run, report), CPU time of the child (user + system: the wall time
  * the run would take on an idle core; wall times on the shared VM follow the load), peak RSS of
- * the child (the whole stack).
+ * the child (the whole stack), and for the flow model the most flows and the most pending
+ * events at once (the report's flow table).
  */
 #include "bench-args.h"
 #include "bench-util.h"
@@ -54,6 +55,8 @@ struct RunResult
     uint64_t events{0};
     uint64_t flows{0};
     uint64_t messages{0};
+    uint64_t peakFlows{0};  //!< most flows at once
+    uint64_t peakEvents{0}; //!< most events pending at once (the event list's size)
     char error[120]{};
 };
 
@@ -171,6 +174,14 @@ RunOne(const Options& options,
             {
                 result.messages = std::stoull(row[1]);
             }
+            else if (row[0] == "most flows at once")
+            {
+                result.peakFlows = std::stoull(row[1]);
+            }
+            else if (row[0] == "most events pending at once")
+            {
+                result.peakEvents = std::stoull(row[1]);
+            }
         }
     }
     result.ok = true;
@@ -239,14 +250,13 @@ PrintHeader(bool markdown)
 {
     if (markdown)
     {
-        std::printf(
-            "| workload | model | ranks | flows | messages | events | simulated ms | "
-            "traces s | simulation s | CPU s | peak RSS MiB |\n|---|---|---|---|---|---|---|"
-            "---|---|---|---|\n");
+        std::printf("| workload | model | ranks | flows | messages | events | simulated ms | "
+                    "traces s | simulation s | CPU s | peak RSS MiB | peak flows | peak events |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     }
     else
     {
-        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %7s %9s  %s\n",
+        std::printf("%-9s %-5s %6s %10s %10s %12s %13s %9s %12s %7s %9s %10s %11s  %s\n",
                     "workload",
                     "model",
                     "ranks",
@@ -258,6 +268,8 @@ PrintHeader(bool markdown)
                     "simulation_s",
                     "cpu_s",
                     "rss_MiB",
+                    "peak_flows",
+                    "peak_events",
                     "note");
     }
     std::fflush(stdout);
@@ -277,11 +289,13 @@ PrintRow(bool markdown,
     }
     const std::string flows = model == "flow" && r.ok ? std::to_string(r.flows) : "-";
     const std::string messages = model == "flow" && r.ok ? std::to_string(r.messages) : "-";
+    const std::string peakFlows = model == "flow" && r.ok ? std::to_string(r.peakFlows) : "-";
+    const std::string peakEvents = model == "flow" && r.ok ? std::to_string(r.peakEvents) : "-";
     if (!r.ok)
     {
         if (markdown)
         {
-            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - | - |\n",
+            std::printf("| %s | %s | %u | - | - | - | - | - | %s | - | - | - | - |\n",
                         workload.name.c_str(),
                         model.c_str(),
                         ranks,
@@ -289,10 +303,12 @@ PrintRow(bool markdown,
         }
         else
         {
-            std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %7s %9s  %s\n",
+            std::printf("%-9s %-5s %6u %10s %10s %12s %13s %9s %12s %7s %9s %10s %11s  %s\n",
                         workload.name.c_str(),
                         model.c_str(),
                         ranks,
+                        "-",
+                        "-",
                         "-",
                         "-",
                         "-",
@@ -306,35 +322,41 @@ PrintRow(bool markdown,
     }
     else if (markdown)
     {
-        std::printf("| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.2f | %.0f |%s\n",
-                    workload.name.c_str(),
-                    model.c_str(),
-                    ranks,
-                    flows.c_str(),
-                    messages.c_str(),
-                    static_cast<unsigned long long>(r.events),
-                    r.simulatedMs,
-                    r.generateSeconds,
-                    r.simulateSeconds,
-                    r.cpuSeconds,
-                    r.peakRssMiB,
-                    note.empty() ? "" : (" " + note).c_str());
+        std::printf(
+            "| %s | %s | %u | %s | %s | %llu | %.3f | %.2f | %.2f | %.2f | %.0f | %s | %s |%s\n",
+            workload.name.c_str(),
+            model.c_str(),
+            ranks,
+            flows.c_str(),
+            messages.c_str(),
+            static_cast<unsigned long long>(r.events),
+            r.simulatedMs,
+            r.generateSeconds,
+            r.simulateSeconds,
+            r.cpuSeconds,
+            r.peakRssMiB,
+            peakFlows.c_str(),
+            peakEvents.c_str(),
+            note.empty() ? "" : (" " + note).c_str());
     }
     else
     {
-        std::printf("%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %7.2f %9.0f  %s\n",
-                    workload.name.c_str(),
-                    model.c_str(),
-                    ranks,
-                    flows.c_str(),
-                    messages.c_str(),
-                    static_cast<unsigned long long>(r.events),
-                    r.simulatedMs,
-                    r.generateSeconds,
-                    r.simulateSeconds,
-                    r.cpuSeconds,
-                    r.peakRssMiB,
-                    note.c_str());
+        std::printf(
+            "%-9s %-5s %6u %10s %10s %12llu %13.3f %9.2f %12.2f %7.2f %9.0f %10s %11s  %s\n",
+            workload.name.c_str(),
+            model.c_str(),
+            ranks,
+            flows.c_str(),
+            messages.c_str(),
+            static_cast<unsigned long long>(r.events),
+            r.simulatedMs,
+            r.generateSeconds,
+            r.simulateSeconds,
+            r.cpuSeconds,
+            r.peakRssMiB,
+            peakFlows.c_str(),
+            peakEvents.c_str(),
+            note.c_str());
     }
     std::fflush(stdout);
 }
