@@ -1,6 +1,7 @@
 #include "chakra-helper.h"
 
 #include "ns3/attribute-text.h"
+#include "ns3/boolean.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
@@ -8,6 +9,7 @@
 #include "ns3/string.h"
 #include "ns3/timeline-writer.h"
 #include "ns3/trace-error.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <sstream>
@@ -120,6 +122,10 @@ ChakraHelper::GetCommGroupFile() const
 std::string
 ChakraHelper::GetTracePath(uint32_t rank) const
 {
+    if (m_roles && rank < m_roles->ranks)
+    {
+        return m_roles->TraceOf(rank);
+    }
     std::string path = m_prefix + "." + std::to_string(rank) + ".et";
     if (!Exists(path) && Exists(path + ".gz"))
     {
@@ -133,7 +139,20 @@ ChakraHelper::Install(NodeContainer nodes)
 {
     const uint32_t ranks = nodes.GetN();
     m_ranks = ranks;
-    for (uint32_t rank = 0; rank < ranks; ++rank)
+    m_roles.reset();
+    if (HasRankRoles(m_prefix))
+    {
+        // Traces per role: the manifest names every role's trace (checked as it is read).
+        m_roles = ReadRankRoles(RankRolesPath(m_prefix));
+        if (m_roles->ranks != ranks)
+        {
+            throw TraceError(m_roles->path,
+                             "key 'ranks'",
+                             "the job has " + std::to_string(m_roles->ranks) +
+                                 " ranks, but there are " + std::to_string(ranks) + " nodes");
+        }
+    }
+    for (uint32_t rank = 0; !m_roles && rank < ranks; ++rank)
     {
         if (!Exists(GetTracePath(rank)))
         {
@@ -206,6 +225,20 @@ ChakraHelper::Install(NodeContainer nodes)
         }
         Ptr<ChakraApplication> app = m_factory.Create<ChakraApplication>();
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
+        if (m_roles)
+        {
+            const RankShift shift = m_roles->ShiftOf(rank);
+            std::string groups;
+            for (const auto& [prefix, stride] : *m_roles->groupStrides)
+            {
+                groups += (groups.empty() ? "" : ",") + prefix + ":" + std::to_string(stride);
+            }
+            app->SetAttribute("RankShift", UintegerValue(shift.shift));
+            app->SetAttribute("RankShiftStride", UintegerValue(shift.stride));
+            app->SetAttribute("RankShiftPeriod", UintegerValue(shift.period));
+            app->SetAttribute("RankShiftGroups", StringValue(groups));
+            app->SetAttribute("SharedNodes", BooleanValue(true));
+        }
         app->Configure(rank, peers, sharedHostOf);
         app->SetCommGroups(m_commGroups);
         if (m_transportFactory)

@@ -10,6 +10,7 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
+#include "ns3/rank-roles.h"
 
 #include <functional>
 #include <memory>
@@ -87,7 +88,10 @@ class ChakraHelper
      */
     ApplicationContainer Install(NodeContainer nodes);
 
-    /** \return the trace path of a rank ("<prefix>.<rank>.et", or .et.gz if only that exists) */
+    /**
+     * \return the trace path of a rank ("<prefix>.<rank>.et", or .et.gz if only that exists;
+     *         with a manifest <prefix>.roles.json, after Install, its role's trace)
+     */
     std::string GetTracePath(uint32_t rank) const;
 
     /** \return the applications, by rank (in a distributed run: this process's ranks) */
@@ -123,7 +127,8 @@ class ChakraHelper
     std::shared_ptr<TimelineWriter> m_timeline;
     std::optional<std::string> m_commGroupFile; //!< as set (unset: look beside the traces)
     std::shared_ptr<const CommGroupFile> m_commGroups;
-    uint32_t m_ranks{0}; //!< the job's ranks (Install)
+    uint32_t m_ranks{0};              //!< the job's ranks (Install)
+    std::optional<RankRoles> m_roles; //!< traces per role (<prefix>.roles.json), if any
     std::vector<Ptr<ChakraApplication>> m_apps;
 };
 

@@ -8,17 +8,20 @@
 #include "ns3/mpi-context.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
+#include "ns3/rank-roles.h"
 #include "ns3/rank-traces.h"
 #include "ns3/report-gather.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
 #include "ns3/topology-file.h"
+#include "ns3/trace-error.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -344,6 +347,7 @@ void
 ClusterScenario::CountNodes(const std::vector<Ptr<ChakraApplication>>& apps)
 {
     bool countable = true;
+    std::map<std::string, uint64_t> counted; // ranks that share a trace (roles) read it once
     for (const Ptr<ChakraApplication>& app : apps)
     {
         // The total of "done/total": one reading of each trace before the run (the
@@ -354,11 +358,22 @@ ClusterScenario::CountNodes(const std::vector<Ptr<ChakraApplication>>& apps)
         app->GetAttribute("TracePath", path);
         try
         {
-            EtReader reader(path.Get());
-            ChakraProtoMsg::Node node;
-            while (countable && reader.ReadNode(node))
+            auto known = counted.find(path.Get());
+            if (known != counted.end())
             {
-                ++m_nodesTotal;
+                m_nodesTotal += known->second;
+            }
+            else
+            {
+                EtReader reader(path.Get());
+                ChakraProtoMsg::Node node;
+                uint64_t nodes = 0;
+                while (countable && reader.ReadNode(node))
+                {
+                    ++nodes;
+                }
+                counted[path.Get()] = nodes;
+                m_nodesTotal += nodes;
             }
         }
         catch (const std::exception&)
@@ -388,6 +403,21 @@ ClusterScenario::GetWallSeconds() const
 uint32_t
 CountTraceRanks(const std::string& prefix)
 {
+    if (HasRankRoles(prefix))
+    {
+        // Traces per role: the manifest gives the job's size. A set of per-rank traces at the
+        // same prefix would make the job ambiguous.
+        const RankRoles roles = ReadRankRoles(RankRolesPath(prefix));
+        if (!FindRankTraces(prefix).empty())
+        {
+            throw TraceError(roles.path,
+                             "",
+                             "traces per rank " + prefix +
+                                 ".<rank>.et are beside this manifest "
+                                 "of traces per role: remove one of the two sets");
+        }
+        return roles.ranks;
+    }
     // Not "while rank r exists": t.0.et, t.2.et and t.5.et are a broken job, not a 1-rank one.
     return static_cast<uint32_t>(FindRankTraces(prefix).size());
 }

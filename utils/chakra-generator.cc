@@ -202,6 +202,8 @@ struct Plan
 {
     std::function<std::vector<std::string>(const std::string& prefix)> write;
     uint64_t ranks{0};
+    /** The files' suffixes when they are not one per rank (.<rank>.et): traces per role */
+    std::vector<std::string> suffixes;
 };
 
 /** Declares every flag of the tool. */
@@ -465,7 +467,39 @@ PlanLlm(const ToolArgs& args, const std::string& program)
     plan.ranks = checked.ranks;
     CheckRanks(args, plan.ranks, "--ranks " + std::to_string(plan.ranks));
     std::cerr << program << ": " << DescribeLlmStep(spec, checked) << std::endl;
-    plan.write = [spec](const std::string& to) { return WriteLlmStep(to, spec); };
+    if (!args.Has("trace-per-role"))
+    {
+        plan.write = [spec](const std::string& to) { return WriteLlmStep(to, spec); };
+        return plan;
+    }
+    if (args.Has("astra-sim"))
+    {
+        throw std::invalid_argument("--trace-per-role does not combine with --astra-sim "
+                                    "(ASTRA-sim reads a trace per rank)");
+    }
+    const std::string why = LlmStepRolesUnavailable(spec);
+    if (!why.empty())
+    {
+        throw std::invalid_argument("--trace-per-role: " + why +
+                                    "; leave the flag out to write a trace per rank");
+    }
+    // The role traces are those of the ranks of data-parallel replica 0.
+    const ParallelLayout& layout = checked.layout;
+    const uint32_t stride = layout.tp * layout.cp;
+    for (uint32_t rank = 0; rank < checked.ranks; ++rank)
+    {
+        if ((rank / stride) % layout.dp == 0)
+        {
+            plan.suffixes.push_back(".role." + std::to_string(rank) + ".et");
+        }
+    }
+    plan.suffixes.push_back(".roles.json");
+    const std::string prefix = args.Get("output-prefix");
+    const auto slash = prefix.find_last_of('/');
+    const std::string names = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+    plan.write = [spec, names](const std::string& to) {
+        return WriteLlmStepRoles(to, spec, names);
+    };
     return plan;
 }
 
@@ -482,9 +516,13 @@ WriteTraceSet(const ToolArgs& args,
               const Plan& plan)
 {
     TraceSetOutput output(prefix);
-    for (uint64_t rank = 0; rank < plan.ranks; ++rank)
+    for (uint64_t rank = 0; plan.suffixes.empty() && rank < plan.ranks; ++rank)
     {
         output.Expect("." + std::to_string(rank) + ".et"); // a signal removes them too
+    }
+    for (const std::string& suffix : plan.suffixes)
+    {
+        output.Expect(suffix);
     }
     if (args.Has("astra-sim"))
     {
@@ -500,6 +538,13 @@ WriteTraceSet(const ToolArgs& args,
                      " process group(s) numbered, communicators in " + prefix + ".comm-groups.json";
     }
     output.Commit();
+    if (!plan.suffixes.empty())
+    {
+        std::cerr << program << ": wrote " << files.size() - 1 << " role traces " << prefix
+                  << ".role.<rank>.et for " << plan.ranks << " ranks, manifest " << prefix
+                  << ".roles.json" << std::endl;
+        return;
+    }
     std::cerr << program << ": wrote " << files.size() << " traces " << prefix << ".0.et .. "
               << prefix << "." << files.size() - 1 << ".et" << std::endl;
     if (!groupsNote.empty())

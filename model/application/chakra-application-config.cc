@@ -123,7 +123,72 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
                       "nodes a rank holds cost less; false: NodeIssued sees the nodes whole.",
                       BooleanValue(true),
                       MakeBooleanAccessor(&ChakraApplication::m_trimNodes),
+                      MakeBooleanChecker())
+        .AddAttribute("RankShift",
+                      "The trace is a role's (<prefix>.roles.json): the rank ids it names (send "
+                      "and receive peers, process group members, roots) are rotated by this "
+                      "shift k: the digit d = (x / RankShiftStride) % RankShiftPeriod of a rank "
+                      "x becomes (d + k) % RankShiftPeriod. 0: the ids as written.",
+                      UintegerValue(0),
+                      MakeUintegerAccessor(&ChakraApplication::m_rankShift),
+                      MakeUintegerChecker<uint32_t>())
+        .AddAttribute("RankShiftStride",
+                      "Place value of the digit RankShift rotates.",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&ChakraApplication::m_rankShiftStride),
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddAttribute("RankShiftPeriod",
+                      "Range of the digit RankShift rotates.",
+                      UintegerValue(1),
+                      MakeUintegerAccessor(&ChakraApplication::m_rankShiftPeriod),
+                      MakeUintegerChecker<uint32_t>(1))
+        .AddAttribute("RankShiftGroups",
+                      "With RankShift: group names renamed for the shifted rank, as "
+                      "'prefix:stride,...': a group '<prefix><n>' of the trace is "
+                      "'<prefix><n + stride x RankShift>' (the manifest's group_strides); "
+                      "other names are kept.",
+                      StringValue(""),
+                      MakeStringAccessor(&ChakraApplication::m_rankShiftGroups),
+                      MakeStringChecker())
+        .AddAttribute("SharedNodes",
+                      "Read the trace's nodes from a store shared with every rank that reads "
+                      "the same file (traces per role), parsed once, instead of a copy per "
+                      "rank; the file is read whole when the first rank opens it.",
+                      BooleanValue(false),
+                      MakeBooleanAccessor(&ChakraApplication::m_sharedNodes),
                       MakeBooleanChecker());
+}
+
+bool
+ChakraApplication::ConfigureRankShift()
+{
+    RankShift shift;
+    shift.shift = m_rankShift;
+    shift.stride = m_rankShiftStride;
+    shift.period = m_rankShiftPeriod;
+    auto strides = std::make_shared<std::map<std::string, uint32_t>>();
+    std::size_t at = 0;
+    while (at < m_rankShiftGroups.size())
+    {
+        std::size_t end = m_rankShiftGroups.find(',', at);
+        end = end == std::string::npos ? m_rankShiftGroups.size() : end;
+        const std::string item = m_rankShiftGroups.substr(at, end - at);
+        const std::size_t colon = item.find(':');
+        const std::string number = colon == std::string::npos ? "" : item.substr(colon + 1);
+        if (colon == 0 || number.empty() || number.size() > 9 ||
+            number.find_first_not_of("0123456789") != std::string::npos)
+        {
+            Fail("RankShiftGroups '" + m_rankShiftGroups + "': '" + item +
+                 "' is not prefix:stride (e.g. tp:2,pp:4)");
+            return false;
+        }
+        (*strides)[item.substr(0, colon)] = static_cast<uint32_t>(std::stoul(number));
+        at = end + 1;
+    }
+    shift.groupStrides = strides;
+    m_shift = shift;
+    m_communicators.SetRankShift(std::move(shift));
+    return true;
 }
 
 TypeId

@@ -160,7 +160,7 @@ ChakraApplication::StartApplication()
     }
     m_callOrder.SetMode(m_callOrderMode);
     m_communicators.SetWarnings(m_tracePath, [this](const std::string& message) { Warn(message); });
-    if (!OpenTrace())
+    if (!ConfigureRankShift() || !OpenTrace())
     {
         return;
     }
@@ -196,7 +196,19 @@ ChakraApplication::OpenTrace()
             options.trim = DropUnsimulatedFields;
         }
         GetTransport();
-        m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
+        if (m_sharedNodes)
+        {
+            // Ranks that read the same file (a role's trace) share its parsed nodes.
+            m_feeder = std::make_unique<EtFeeder>(
+                EtNodeStore::Shared(m_tracePath,
+                                    m_trimNodes ? "DropUnsimulatedFields" : "",
+                                    m_trimNodes ? options.trim : EtNodeStore::TrimFn()),
+                options);
+        }
+        else
+        {
+            m_feeder = std::make_unique<EtFeeder>(m_tracePath, options);
+        }
         m_worldSizeKnown = FindAttribute(m_feeder->GetMetadata().attr(), "world_size") != nullptr;
         double stepFlops = 0;
         uint64_t stepTokens = 0;
@@ -586,7 +598,7 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     request.hostOf = comm.hostOf;
     if (node->HasAttr("root_rank"))
     {
-        auto rootRank = static_cast<uint32_t>(node->GetUint("root_rank"));
+        auto rootRank = static_cast<uint32_t>(MapRank(node->GetUint("root_rank")));
         NameRank(rootRank);
         auto it = std::find(comm.ranks->begin(), comm.ranks->end(), rootRank);
         if (it == comm.ranks->end())
@@ -733,6 +745,10 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     int64_t tag = 0;
     uint64_t bytes = 0;
     peer = send ? node->GetCommDst() : node->GetCommSrc();
+    if (peer)
+    {
+        peer = MapRank(*peer);
+    }
     tag = node->GetCommTag().value_or(0);
     if (!CheckCommSize(*node))
     {
@@ -762,7 +778,7 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     record.name = node->GetName();
     record.kind = send ? "SEND" : "RECV";
     record.bytes = bytes;
-    record.pg = node->GetPgName();
+    record.pg = m_communicators.NameOf(node->GetPgName());
     record.commSize = 2;
     record.peer = *peer;
     record.start = start - m_replayStart;
@@ -801,6 +817,14 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     }
 }
 
+int64_t
+ChakraApplication::MapRank(int64_t rank) const
+{
+    return rank >= 0 && rank < static_cast<int64_t>(PeerCount())
+               ? m_shift.Map(static_cast<uint32_t>(rank))
+               : rank;
+}
+
 void
 ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
 {
@@ -833,7 +857,7 @@ ChakraApplication::RunMetadata(std::shared_ptr<const EtNode> node)
         {
             for (uint32_t r : group.ranks)
             {
-                NameRank(r);
+                NameRank(MapRank(r));
             }
             error = m_communicators.Declare(group);
             if (!error.empty())

@@ -158,6 +158,10 @@ class ChakraApplication : public Application
     /** Adds the attributes of collectives (algorithms, chunks, software cost) to \p tid. */
     static TypeId AddCollectiveAttributes(TypeId tid);
 
+    /** Reads the RankShift attributes; false if the rank failed on them. */
+    bool ConfigureRankShift();
+    /** \return the job's rank a rank id of the trace stands for (RankShift; in range only) */
+    int64_t MapRank(int64_t rank) const;
     /** Opens the trace (the feeder); false if the rank failed on it. */
     bool OpenTrace();
     /** Starts replaying the trace. */
@@ -280,6 +284,12 @@ class ChakraApplication : public Application
     MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
     uint32_t m_windowSize;
     bool m_trimNodes; //!< drop the fields no part of the simulation reads (DropUnsimulatedFields)
+    uint32_t m_rankShift{0};       //!< RankShift
+    uint32_t m_rankShiftStride{1}; //!< RankShiftStride
+    uint32_t m_rankShiftPeriod{1}; //!< RankShiftPeriod
+    std::string m_rankShiftGroups; //!< RankShiftGroups
+    bool m_sharedNodes{false};     //!< SharedNodes
+    RankShift m_shift;             //!< the attributes above, read
     CollectiveAlgorithmKind::Kind m_allReduceAlgorithm;
     CollectiveAlgorithmKind::Kind m_allGatherAlgorithm;
     CollectiveAlgorithmKind::Kind m_reduceScatterAlgorithm;

@@ -33,6 +33,19 @@ CommunicatorTable::GetCommGroups() const
 }
 
 void
+CommunicatorTable::SetRankShift(RankShift shift)
+{
+    NS_LOG_FUNCTION(this << shift.shift << shift.stride << shift.period);
+    m_shift = std::move(shift);
+}
+
+std::string
+CommunicatorTable::NameOf(const std::string& pg) const
+{
+    return m_shift.Name(pg);
+}
+
+void
 CommunicatorTable::SetWarnings(std::string tracePath, WarnFn warn)
 {
     m_tracePath = std::move(tracePath);
@@ -105,8 +118,8 @@ CommunicatorTable::Of(const EtNode& node)
     // An undeclared group spans every rank, but keeps its own name: its calls are numbered
     // apart from the world's, as they are on every rank.
     Communicator comm = World();
-    comm.name = pg;
-    comm.id = CommunicatorId(pg);
+    comm.name = m_shift.Name(pg);
+    comm.id = CommunicatorId(comm.name);
     return m_communicators[pg] = comm;
 }
 
@@ -178,8 +191,8 @@ CommunicatorTable::Declare(const ProcessGroupSpec& group)
 {
     NS_LOG_FUNCTION(this << group.name);
     Communicator comm;
-    comm.name = group.name;
-    comm.id = CommunicatorId(group.name);
+    comm.name = m_shift.Name(group.name);
+    comm.id = CommunicatorId(comm.name);
     std::vector<uint32_t> ranks = group.ranks;
     if (ranks.empty())
     {
@@ -189,15 +202,26 @@ CommunicatorTable::Declare(const ProcessGroupSpec& group)
             ranks.push_back(r);
         }
     }
+    if (!m_shift.IsIdentity())
+    {
+        // A role's trace: its members as this rank's replica has them, in the order every
+        // member lists them (ascending, as the role's writer lists them).
+        for (uint32_t& r : ranks)
+        {
+            r = r < m_peerCount ? m_shift.Map(r) : r;
+        }
+        std::sort(ranks.begin(), ranks.end());
+    }
     auto me = std::find(ranks.begin(), ranks.end(), m_rank);
     if (me == ranks.end())
     {
-        // A group this rank is not part of: remembered, so that a collective on it is an
-        // error rather than a call over every rank.
-        auto at = std::lower_bound(m_foreignGroups.begin(), m_foreignGroups.end(), comm.id);
-        if (at == m_foreignGroups.end() || *at != comm.id)
+        // A group this rank is not part of: remembered (by the name the nodes give it), so
+        // that a collective on it is an error rather than a call over every rank.
+        const uint64_t id = CommunicatorId(group.name);
+        auto at = std::lower_bound(m_foreignGroups.begin(), m_foreignGroups.end(), id);
+        if (at == m_foreignGroups.end() || *at != id)
         {
-            m_foreignGroups.insert(at, comm.id);
+            m_foreignGroups.insert(at, id);
         }
         return "";
     }
@@ -216,18 +240,19 @@ CommunicatorTable::Declare(const ProcessGroupSpec& group)
         return "process group '" + group.name + "' names a rank beyond the " +
                std::to_string(m_peerCount) + " ranks of this job (a rank's trace missing?)";
     }
-    m_communicators[comm.name] = comm;
+    m_communicators[group.name] = comm;
     return "";
 }
 
 std::string
 CommunicatorTable::Label(uint64_t id) const
 {
-    for (const auto& [name, comm] : m_communicators)
+    for (const auto& [pg, comm] : m_communicators)
     {
         if (comm.id == id)
         {
-            return name.empty() ? "the world communicator" : "communicator '" + name + "'";
+            return comm.name.empty() ? "the world communicator"
+                                     : "communicator '" + comm.name + "'";
         }
     }
     if (m_commGroups)

@@ -8,6 +8,7 @@
 #include "communicator.h"
 
 #include "ns3/et-node.h"
+#include "ns3/rank-roles.h"
 
 #include <functional>
 #include <map>
@@ -40,6 +41,14 @@ class CommunicatorTable
     void SetCommGroups(std::shared_ptr<const CommGroupFile> groups);
     /** \return the comm-groups file (or null) */
     const CommGroupFile* GetCommGroups() const;
+    /**
+     * The trace is a role's (RankRoles): the ranks its groups list are mapped by \p shift
+     * (and sorted), and its group names renamed (RankShift::Name); the nodes still name a
+     * group by the trace's name. Before any group is declared.
+     */
+    void SetRankShift(RankShift shift);
+    /** \return the name this rank's group \p pg (as the trace names it) has in the job */
+    std::string NameOf(const std::string& pg) const;
     /** \param tracePath this rank's trace (named in warnings) \param warn where warnings go */
     void SetWarnings(std::string tracePath, WarnFn warn);
 
@@ -78,7 +87,8 @@ class CommunicatorTable
     std::shared_ptr<const CommGroupFile> m_commGroups;
     std::string m_tracePath;
     WarnFn m_warn;
-    std::map<std::string, Communicator> m_communicators; //!< by pg name
+    RankShift m_shift;                                   //!< the role's shift (identity)
+    std::map<std::string, Communicator> m_communicators; //!< by pg name (the trace's)
     bool m_declaredGroups{false}; //!< a process_group:init node declared some groups
     /** Ids (CommunicatorId) of the groups process_group:init declared without this rank, sorted:
      *  a collective on one of them is a trace error (8 bytes a group, not its member list). */

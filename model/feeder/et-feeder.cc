@@ -14,9 +14,20 @@ NS_LOG_COMPONENT_DEFINE("EtFeeder");
 
 EtFeeder::EtFeeder(const std::string& path, EtFeederOptions options)
     : m_options(std::move(options)),
-      m_reader(path)
+      m_reader(std::make_unique<EtReader>(path))
 {
     NS_LOG_FUNCTION(this << path << m_options.windowSize);
+    if (m_options.windowSize == 0)
+    {
+        m_options.windowSize = 1;
+    }
+}
+
+EtFeeder::EtFeeder(std::shared_ptr<const EtNodeStore> store, EtFeederOptions options)
+    : m_options(std::move(options)),
+      m_store(std::move(store))
+{
+    NS_LOG_FUNCTION(this << m_store->GetPath() << m_options.windowSize);
     if (m_options.windowSize == 0)
     {
         m_options.windowSize = 1;
@@ -45,7 +56,7 @@ void
 EtFeeder::SetHonourCtrlDeps(bool honour)
 {
     NS_LOG_FUNCTION(this << honour);
-    if (m_reader.GetNodesRead() > 0)
+    if ((m_reader ? m_reader->GetNodesRead() : m_storeNext) > 0)
     {
         throw std::logic_error("EtFeeder::SetHonourCtrlDeps after nodes were read");
     }
@@ -88,40 +99,47 @@ EtFeeder::LoadOne()
     {
         return false;
     }
-    if (!m_reader.ReadNode(m_scratch))
+    std::shared_ptr<const EtNode> shared;
+    if (m_store ? m_storeNext == m_store->GetSize() : !m_reader->ReadNode(m_scratch))
     {
         m_eof = true;
         ResolveDangling();
         return false;
     }
-    const uint64_t id = m_scratch.id();
+    if (m_store)
+    {
+        shared = m_store->At(m_storeNext++);
+    }
+    const uint64_t id = shared ? shared->GetId() : m_scratch.id();
+    const uint64_t read = m_reader ? m_reader->GetNodesRead() : m_storeNext;
     auto where = [&]() {
-        return "node " + std::to_string(id) + " (" + m_scratch.name() + ", message " +
-               std::to_string(m_reader.GetNodesRead()) + ")";
+        return "node " + std::to_string(id) + " (" +
+               (shared ? shared->GetName() : m_scratch.name()) + ", message " +
+               std::to_string(read) + ")";
     };
     if (!m_seen.Insert(id))
     {
-        throw TraceError(m_reader.GetPath(), where(), "duplicate node id");
+        throw TraceError(GetPath(), where(), "duplicate node id");
     }
     if (m_presumedMissing.Contains(id))
     {
-        throw TraceError(m_reader.GetPath(),
+        throw TraceError(GetPath(),
                          where(),
                          "this id was treated as a dangling dependency (the file's ids were "
                          "ascending until here) and its dependents already ran; ids out of "
                          "order and dangling dependencies cannot be combined");
     }
-    if (m_reader.GetNodesRead() > 1 && id <= m_lastId)
+    if (read > 1 && id <= m_lastId)
     {
         m_ascending = false;
     }
     m_lastId = id;
 
-    if (m_options.trim)
+    if (m_options.trim && !shared)
     {
         m_options.trim(m_scratch);
     }
-    auto node = std::make_shared<const EtNode>(std::move(m_scratch));
+    auto node = shared ? std::move(shared) : std::make_shared<const EtNode>(std::move(m_scratch));
     if (m_options.onRead)
     {
         m_options.onRead(*node);
@@ -137,7 +155,7 @@ EtFeeder::LoadOne()
         const auto& data = node->GetDataDeps();
         const bool inData =
             m_options.honourDataDeps && std::find(data.begin(), data.end(), id) != data.end();
-        throw TraceError(m_reader.GetPath(),
+        throw TraceError(GetPath(),
                          node->Describe(),
                          std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
                              ": a node cannot wait for itself" +
@@ -196,7 +214,7 @@ EtFeeder::Warn(uint64_t missing, const std::vector<uint64_t>& children)
         return;
     }
     std::ostringstream text;
-    text << m_reader.GetPath() << ": node";
+    text << GetPath() << ": node";
     text << (children.size() > 1 ? "s " : " ");
     for (std::size_t i = 0; i < children.size() && i < 5; ++i)
     {
@@ -388,13 +406,13 @@ EtFeeder::GetLoadedCount() const
 const ChakraProtoMsg::GlobalMetadata&
 EtFeeder::GetMetadata() const
 {
-    return m_reader.GetMetadata();
+    return m_reader ? m_reader->GetMetadata() : m_store->GetMetadata();
 }
 
 const std::string&
 EtFeeder::GetPath() const
 {
-    return m_reader.GetPath();
+    return m_reader ? m_reader->GetPath() : m_store->GetPath();
 }
 
 std::vector<EtStuckNode>
@@ -545,7 +563,7 @@ EtFeeder::ThrowStuck()
         text << " (option danglingAsSatisfied / --dangling-deps=ignore treats missing ids as "
                 "finished)";
     }
-    throw TraceError(m_reader.GetPath(), "", text.str());
+    throw TraceError(GetPath(), "", text.str());
 }
 
 } // namespace ns3

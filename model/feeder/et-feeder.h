@@ -5,6 +5,7 @@
 #define CHAKRA_ET_FEEDER_H
 
 #include "compact-id-set.h"
+#include "et-node-store.h"
 #include "flat-id-map.h"
 
 #include "ns3/et-node.h"
@@ -127,6 +128,14 @@ class EtFeeder
     explicit EtFeeder(const std::string& path, EtFeederOptions options = EtFeederOptions());
 
     /**
+     * Feeds the nodes of a store shared with other feeders (options.trim is not applied: the
+     * store's nodes are trimmed already); the feeder keeps only its bookkeeping per node.
+     * \param store the nodes (not null)
+     * \param options see EtFeederOptions
+     */
+    EtFeeder(std::shared_ptr<const EtNodeStore> store, EtFeederOptions options = EtFeederOptions());
+
+    /**
      * \return true if a node can be issued now. Reads ahead as needed.
      * \throws TraceError when the run is stuck: nothing ready, nothing in flight, the file
      *         exhausted and nodes left (the message lists them and what they wait for)
@@ -225,12 +234,14 @@ class EtFeeder
     /** Throws the stuck-run error. */
     [[noreturn]] void ThrowStuck();
 
-    EtFeederOptions m_options; //!< options
-    EtReader m_reader;         //!< the file
-    bool m_eof{false};         //!< the whole file read
-    bool m_ascending{true};    //!< ids so far ascending
-    uint64_t m_lastId{0};      //!< last id read
-    FlatIdMap<Entry> m_loaded; //!< the window
+    EtFeederOptions m_options;                  //!< options
+    std::unique_ptr<EtReader> m_reader;         //!< the file (or null: m_store)
+    std::shared_ptr<const EtNodeStore> m_store; //!< the shared nodes (or null: m_reader)
+    std::size_t m_storeNext{0};                 //!< the store's next node
+    bool m_eof{false};                          //!< the whole file read
+    bool m_ascending{true};                     //!< ids so far ascending
+    uint64_t m_lastId{0};                       //!< last id read
+    FlatIdMap<Entry> m_loaded;                  //!< the window
     /** Children waiting for a parent that is not loaded (not read yet, or never in the file). */
     std::unordered_map<uint64_t, std::vector<uint64_t>> m_waiters;
     std::vector<uint64_t> m_parents; //!< scratch for ParentsOf

@@ -176,6 +176,10 @@ DeclareLlmFlags(ToolArgs& args)
     args.AddFlag("allow-oversubscribed-memory",
                  "llm: write a layout whose estimated memory per GPU (weights, gradients, "
                  "optimizer state, activations) exceeds the GPU's, with a warning");
+    args.AddFlag("trace-per-role",
+                 "llm: write one trace per role (the ranks of data-parallel replica 0, "
+                 "<prefix>.role.<rank>.et) and <prefix>.roles.json, which every other rank "
+                 "reads with its rank ids rotated; dense models only");
 }
 
 std::vector<std::string>
@@ -206,7 +210,8 @@ LlmFlagNames()
             "gemm-efficiency-scale",
             "profile",
             "allow-oversubscribed-memory",
-            "etp"};
+            "etp",
+            "trace-per-role"};
 }
 
 LlmStepSpec

@@ -5,6 +5,7 @@
 #include "ns3/gradient-bucketer.h"
 #include "ns3/pipeline-layers.h"
 #include "ns3/pipeline-schedule.h"
+#include "ns3/rank-roles.h"
 #include "ns3/rank-trace-builder.h"
 #include "ns3/workload-spec-check.h"
 
@@ -14,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -546,6 +548,58 @@ MakeJob(const LlmStepSpec& spec)
     return job;
 }
 
+/**
+ * Checks that rotating the data-parallel index by every k maps each rank's groups to the
+ * groups of the rank it becomes, names (by \p strides) and member lists alike: what makes a
+ * role's trace every replica's.
+ */
+void
+CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
+{
+    const MegatronRankOrder& order = *job.order;
+    const std::pair<const char*, uint32_t (MegatronRankOrder::*)(uint32_t) const> kinds[] = {
+        {"tp", &MegatronRankOrder::TensorGroupOf},
+        {"cp", &MegatronRankOrder::ContextGroupOf},
+        {"dpcp", &MegatronRankOrder::DataContextGroupOf},
+        {"edp", &MegatronRankOrder::ExpertDataGroupOf},
+        {"pp", &MegatronRankOrder::PipelineGroupOf},
+        {"emb", &MegatronRankOrder::PipelineGroupOf}};
+    const std::vector<std::vector<uint32_t>>* members[] = {&job.tensorGroups,
+                                                           &job.contextGroups,
+                                                           &job.dataContextGroups,
+                                                           &job.expertDataGroups,
+                                                           &job.pipelineGroups,
+                                                           &job.pipelineGroups};
+    for (const auto& [role, file] : roles.roles)
+    {
+        for (uint32_t k = 1; k < roles.period; ++k)
+        {
+            RankShift shift = roles.ShiftOf(role);
+            shift.shift = k;
+            const uint32_t rank = shift.Map(role);
+            for (std::size_t i = 0; i < std::size(kinds); ++i)
+            {
+                const std::string kind = kinds[i].first;
+                const uint32_t from = (order.*kinds[i].second)(role);
+                const uint32_t to = (order.*kinds[i].second)(rank);
+                std::vector<uint32_t> mapped;
+                for (uint32_t member : members[i]->at(from))
+                {
+                    mapped.push_back(shift.Map(member));
+                }
+                std::sort(mapped.begin(), mapped.end());
+                if (shift.Name(kind + std::to_string(from)) != kind + std::to_string(to) ||
+                    mapped != members[i]->at(to))
+                {
+                    throw std::logic_error("llm: rank " + std::to_string(rank) +
+                                           " does not run rank " + std::to_string(role) +
+                                           "'s program shifted: its " + kind + " group differs");
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 
 LlmStepPlan
@@ -613,6 +667,75 @@ WriteLlmStep(const std::string& prefix, const LlmStepSpec& spec)
         LlmRankWriter(*job, rank, trace).Write();
         trace.Commit();
     }
+    return files;
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+std::string
+LlmStepRolesUnavailable(const LlmStepSpec& spec)
+{
+    if (spec.model.experts > 0)
+    {
+        return "a mixture-of-experts model's expert groups do not follow the data-parallel "
+               "replicas";
+    }
+    return "";
+}
+
+std::vector<std::string>
+WriteLlmStepRoles(const std::string& prefix, const LlmStepSpec& spec, const std::string& namePrefix)
+{
+    const std::string why = LlmStepRolesUnavailable(spec);
+    if (!why.empty())
+    {
+        throw std::invalid_argument("llm: no traces per role: " + why);
+    }
+    const std::unique_ptr<LlmJob> job = MakeJob(spec);
+    const ParallelLayout& layout = job->plan.layout;
+    const GpuComputeSpec& gpu = job->gpu->Gpu();
+    const double peakTflops = spec.precision == Precision::Fp8 ? gpu.fp8Tflops : gpu.bf16Tflops;
+    const TrainingStepFacts facts{job->plan.modelFlops, job->plan.tokens, peakTflops * 1e12};
+    // Megatron's order: rank = tp + TP x (cp + CP x (dp + DP x pp)). Rotating dp by k moves a
+    // rank's tensor group index (cp + CP x (dp + DP x pp)) by CP x k, its context group's
+    // (tp + TP x (dp + DP x pp)) by TP x k and its pipeline's (tp + TP x (cp + CP x dp)) by
+    // TP x CP x k; a data-parallel group (dpcp, edp) is every replica's.
+    RankRoles roles;
+    roles.ranks = job->plan.ranks;
+    roles.stride = layout.tp * layout.cp;
+    roles.period = layout.dp;
+    roles.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
+        std::map<std::string, uint32_t>{{"tp", layout.cp},
+                                        {"cp", layout.tp},
+                                        {"pp", layout.tp * layout.cp},
+                                        {"emb", layout.tp * layout.cp}});
+    std::string names = namePrefix;
+    if (names.empty())
+    {
+        const auto slash = prefix.find_last_of('/');
+        names = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
+    }
+    for (uint32_t rank = 0; rank < roles.ranks; ++rank)
+    {
+        if (roles.RoleOf(rank) == rank)
+        {
+            roles.roles[rank] = names + ".role." + std::to_string(rank) + ".et";
+        }
+    }
+    CheckRoleSymmetry(*job, roles);
+    std::vector<std::string> files;
+    for (const auto& [rank, name] : roles.roles)
+    {
+        files.push_back(prefix + ".role." + std::to_string(rank) + ".et");
+        RankTraceBuilder trace(files.back(), job->plan.ranks, facts);
+        LlmRankWriter(*job, rank, trace).Write();
+        trace.Commit();
+    }
+    files.push_back(RankRolesPath(prefix));
+    WriteRankRoles(files.back(), roles);
     return files;
 }
 

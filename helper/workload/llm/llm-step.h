@@ -79,6 +79,32 @@ LlmStepPlan PlanLlmStep(const LlmStepSpec& spec);
  */
 std::vector<std::string> WriteLlmStep(const std::string& prefix, const LlmStepSpec& spec);
 
+/**
+ * \return "" if the step can be written per role (WriteLlmStepRoles), else why not: the
+ *         data-parallel replicas run one program only for a dense model (an MoE model's expert
+ *         groups do not follow the rotation of the data-parallel index)
+ * \param spec the step
+ */
+std::string LlmStepRolesUnavailable(const LlmStepSpec& spec);
+
+/**
+ * Writes one training step per role (doc/workloads.md, "Traces per role"): the trace of every
+ * rank whose data-parallel index is 0 as <prefix>.role.<rank>.et, and the manifest
+ * <prefix>.roles.json (RankRoles) by which rank r reads the trace of its position in replica 0
+ * with its rank ids rotated by its data-parallel index: stride tp x cp, period dp. The group
+ * names' numbers shift with the replica as Megatron's numbering does (group_strides), so a
+ * report names every group as the per-rank traces do.
+ * \param prefix trace prefix (where the files are written)
+ * \param spec the step (LlmStepRolesUnavailable must be "")
+ * \param namePrefix the prefix the manifest names the role files with, relative to its
+ *        directory; "" for the last component of \p prefix
+ * \return the files written (role traces, then the manifest)
+ * \throws std::invalid_argument (bad spec, or no roles), TraceError (writing)
+ */
+std::vector<std::string> WriteLlmStepRoles(const std::string& prefix,
+                                           const LlmStepSpec& spec,
+                                           const std::string& namePrefix = "");
+
 } // namespace ns3
 
 #endif // CHAKRA_LLM_STEP_H

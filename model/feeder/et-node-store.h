@@ -1,0 +1,71 @@
+/*
+ * EtNodeStore: the nodes of one .et parsed once, shared by the feeders of every rank that
+ * reads the file (traces per role).
+ */
+#ifndef CHAKRA_ET_NODE_STORE_H
+#define CHAKRA_ET_NODE_STORE_H
+
+#include "ns3/et-node.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup chakra-feeder
+ * \brief Every node of one .et, read and trimmed once, immutable: what the EtFeeders of the
+ * ranks that read the same file (a role's trace, RankRoles) hand out, instead of a parsed copy
+ * per rank. A feeder keeps only its bookkeeping per node (EtFeeder's window).
+ *
+ * Shared() keeps one store per (path, trim key) while some feeder holds it: the first rank
+ * parses the file, the others share it, and the nodes are freed with the last feeder.
+ */
+class EtNodeStore
+{
+  public:
+    /** Drops fields the caller never reads (see EtFeederOptions::trim); may be empty. */
+    using TrimFn = std::function<void(ChakraProtoMsg::Node&)>;
+
+    /**
+     * Reads a whole file.
+     * \param path the .et file
+     * \param trim applied to each node as it is read (may be empty)
+     * \throws TraceError on a bad file
+     */
+    EtNodeStore(const std::string& path, const TrimFn& trim);
+
+    /**
+     * \return the store of \p path read with \p trim, shared with every other caller that gave
+     *         the same path and \p trimKey while one of them holds it
+     * \param path the .et file
+     * \param trimKey names \p trim ("" for none): stores of one path trimmed differently differ
+     * \param trim see the constructor
+     * \throws TraceError on a bad file
+     */
+    static std::shared_ptr<const EtNodeStore> Shared(const std::string& path,
+                                                     const std::string& trimKey,
+                                                     const TrimFn& trim);
+
+    /** \return the file's metadata */
+    const ChakraProtoMsg::GlobalMetadata& GetMetadata() const;
+    /** \return the trace path */
+    const std::string& GetPath() const;
+    /** \return the number of nodes */
+    std::size_t GetSize() const;
+    /** \return node \p index, in file order */
+    const std::shared_ptr<const EtNode>& At(std::size_t index) const;
+
+  private:
+    std::string m_path;                                 //!< the file
+    ChakraProtoMsg::GlobalMetadata m_metadata;          //!< its metadata
+    std::vector<std::shared_ptr<const EtNode>> m_nodes; //!< its nodes, in file order
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_ET_NODE_STORE_H

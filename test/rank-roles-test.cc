@@ -1,0 +1,339 @@
+/*
+ * Traces per role (chakra_generator --trace-per-role, <prefix>.roles.json): the rank shift
+ * and group renaming worked out by hand, the manifest's errors, every rank's per-rank trace
+ * equal to its role's trace shifted, node by node, and a simulation of the roles giving the
+ * per-rank traces' report.
+ */
+#define BOOST_TEST_MODULE rank_roles
+#include "chakra-test-data.h"
+#include "llm-test-models.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+using chakra_test::TempDir;
+
+namespace
+{
+
+/** Every node of a trace. */
+std::vector<ChakraProtoMsg::Node>
+ReadNodes(const std::string& path, ChakraProtoMsg::GlobalMetadata* metadata = nullptr)
+{
+    std::vector<ChakraProtoMsg::Node> nodes;
+    EtReader reader(path);
+    if (metadata)
+    {
+        *metadata = reader.GetMetadata();
+    }
+    ChakraProtoMsg::Node node;
+    while (reader.ReadNode(node))
+    {
+        nodes.push_back(node);
+    }
+    return nodes;
+}
+
+/** \return the message of what \p f throws (TraceError), "" if nothing */
+template <typename F>
+std::string
+ErrorOf(F f)
+{
+    try
+    {
+        f();
+    }
+    catch (const std::exception& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+/** A small dense model: 4 layers, hidden 1024, 8 heads. */
+LlmStepSpec
+Spec(uint32_t gpus, uint32_t tp, uint32_t pp, uint32_t cp, uint64_t globalBatch, uint32_t zero)
+{
+    LlmStepSpec spec;
+    spec.model = chakra_test::GeluTransformer("toy", 4, 1024, 8, 32000, 0, true);
+    spec.layout.gpus = gpus;
+    spec.layout.tp = tp;
+    spec.layout.pp = pp;
+    spec.layout.cp = cp;
+    spec.layout.sequenceParallel = tp > 1;
+    spec.layout.seq = 512;
+    spec.layout.microBatch = 1;
+    spec.layout.globalBatch = globalBatch;
+    spec.layout.zero = zero;
+    return spec;
+}
+
+/** \return the process groups a process_group:init node declares: name -> members */
+std::map<std::string, std::vector<uint32_t>>
+Groups(const ChakraProtoMsg::Node& node, const RankShift& shift)
+{
+    std::string error;
+    std::map<std::string, std::vector<uint32_t>> groups;
+    for (const auto& group : ParseProcessGroups(node.inputs().values(), error))
+    {
+        std::vector<uint32_t> ranks;
+        for (uint32_t r : group.ranks)
+        {
+            ranks.push_back(shift.Map(r));
+        }
+        std::sort(ranks.begin(), ranks.end());
+        groups[shift.Name(group.name)] = ranks;
+    }
+    BOOST_TEST(error.empty());
+    return groups;
+}
+
+/**
+ * Writes the step both ways and checks that rank r's trace is its role's with every rank id
+ * mapped by the shift and every group renamed: node by node, whole (ids, names, types,
+ * durations, sizes, dependencies, streams), after the peers, pg names and group lists of the
+ * role's node are mapped.
+ */
+void
+CheckRolesMatchRanks(const LlmStepSpec& spec, uint32_t expectedStride, uint32_t expectedPeriod)
+{
+    TempDir dir;
+    const auto perRank = WriteLlmStep(dir.File("ranks"), spec);
+    const auto written = WriteLlmStepRoles(dir.File("roles"), spec);
+    const RankRoles roles = ReadRankRoles(dir.File("roles.roles.json"));
+    BOOST_TEST(roles.stride == expectedStride);
+    BOOST_TEST(roles.period == expectedPeriod);
+    BOOST_TEST(roles.roles.size() == spec.layout.gpus / expectedPeriod);
+    BOOST_TEST(written.size() == roles.roles.size() + 1);
+    BOOST_TEST(roles.ranks == perRank.size());
+    uint64_t shiftedIds = 0; // peers and members the shift moved (the test must exercise it)
+    for (uint32_t rank = 0; rank < perRank.size(); ++rank)
+    {
+        const RankShift shift = roles.ShiftOf(rank);
+        BOOST_TEST(shift.Map(roles.RoleOf(rank)) == rank);
+        ChakraProtoMsg::GlobalMetadata expectedMetadata;
+        ChakraProtoMsg::GlobalMetadata roleMetadata;
+        const auto expected = ReadNodes(perRank[rank], &expectedMetadata);
+        const auto role = ReadNodes(roles.TraceOf(rank), &roleMetadata);
+        BOOST_TEST(roleMetadata.SerializeAsString() == expectedMetadata.SerializeAsString());
+        BOOST_TEST_REQUIRE(role.size() == expected.size(), "rank " << rank);
+        for (std::size_t i = 0; i < role.size(); ++i)
+        {
+            ChakraProtoMsg::Node got = role[i];
+            ChakraProtoMsg::Node want = expected[i];
+            for (auto& attr : *got.mutable_attr())
+            {
+                if (attr.name() == "comm_src" || attr.name() == "comm_dst")
+                {
+                    const auto mapped = static_cast<int32_t>(shift.Map(attr.int32_val()));
+                    shiftedIds += mapped != attr.int32_val() ? 1 : 0;
+                    attr.set_int32_val(mapped);
+                }
+                else if (attr.name() == "pg_name")
+                {
+                    attr.set_string_val(shift.Name(attr.string_val()));
+                }
+            }
+            if (got.name().find("process_group:init") != std::string::npos)
+            {
+                const auto mapped = Groups(got, shift);
+                BOOST_TEST((mapped == Groups(want, RankShift())), "rank " << rank);
+                shiftedIds += mapped != Groups(got, RankShift()) ? 1 : 0;
+                got.clear_inputs();
+                want.clear_inputs();
+            }
+            BOOST_TEST(got.SerializeAsString() == want.SerializeAsString(),
+                       "rank " << rank << " node " << i << " (" << want.name() << ")");
+        }
+    }
+    BOOST_TEST(shiftedIds > 0);
+}
+
+/** Writes a manifest's text. */
+void
+WriteText(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
+
+} // namespace
+
+// 16 ranks as 2 x 4 x 2 (tp-like digit a, rotated digit d, outer b): x = a + 2d + 8b.
+BOOST_AUTO_TEST_CASE(shift_rotates_one_digit)
+{
+    RankShift shift;
+    shift.stride = 2;
+    shift.period = 4;
+    shift.shift = 3;
+    BOOST_TEST(shift.Map(0) == 6u);   // a 0, d 0 -> 3: 0 + 2 x 3
+    BOOST_TEST(shift.Map(3) == 1u);   // a 1, d 1 -> 0
+    BOOST_TEST(shift.Map(13) == 11u); // a 1, d 2 -> 1, b 1: 1 + 2 + 8
+    BOOST_TEST(shift.Map(15) == 13u); // a 1, d 3 -> 2, b 1: 1 + 4 + 8
+    std::set<uint32_t> images;
+    for (uint32_t x = 0; x < 16; ++x)
+    {
+        images.insert(shift.Map(x));
+    }
+    BOOST_TEST(images.size() == 16u); // a permutation
+    shift.shift = 4;                  // a whole turn
+    BOOST_TEST(shift.IsIdentity());
+    BOOST_TEST(shift.Map(13) == 13u);
+    BOOST_TEST(RankShift().Map(7) == 7u);
+}
+
+BOOST_AUTO_TEST_CASE(group_names_shift_by_their_stride)
+{
+    RankShift shift;
+    shift.stride = 2;
+    shift.period = 4;
+    shift.shift = 3;
+    shift.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
+        std::map<std::string, uint32_t>{{"tp", 1}, {"pp", 4}});
+    BOOST_TEST(shift.Name("tp5") == "tp8");     // 5 + 1 x 3
+    BOOST_TEST(shift.Name("pp0") == "pp12");    // 0 + 4 x 3
+    BOOST_TEST(shift.Name("dpcp3") == "dpcp3"); // no stride: every replica's
+    BOOST_TEST(shift.Name("tp") == "tp");
+    BOOST_TEST(shift.Name("7") == "7");
+    BOOST_TEST(shift.Name("") == "");
+    shift.shift = 0;
+    BOOST_TEST(shift.Name("tp5") == "tp5");
+}
+
+BOOST_AUTO_TEST_CASE(manifest_round_trip_and_errors)
+{
+    TempDir dir;
+    WriteText(dir.File("r.role.0.et"), "");
+    WriteText(dir.File("r.role.1.et"), "");
+    RankRoles roles;
+    roles.ranks = 8;
+    roles.stride = 2;
+    roles.period = 4;
+    roles.roles = {{0, "r.role.0.et"}, {1, "r.role.1.et"}};
+    roles.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
+        std::map<std::string, uint32_t>{{"tp", 1}});
+    const std::string path = dir.File("r.roles.json");
+    WriteRankRoles(path, roles);
+    BOOST_TEST(HasRankRoles(dir.File("r")));
+    const RankRoles read = ReadRankRoles(path);
+    BOOST_TEST(read.ranks == 8u);
+    BOOST_TEST(read.TraceOf(7) == dir.File("r.role.1.et")); // 7 = 1 + 2 x 3
+    BOOST_TEST(read.ShiftOf(7).shift == 3u);
+    BOOST_TEST(read.groupStrides->at("tp") == 1u);
+
+    const std::string head = R"({"format": "chakra-rank-roles", "version": 1, "ranks": 8, )";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"format": "x"})", "key 'format'"},
+        {head + R"("shift_period": 4, "roles": {}})", "key 'shift_stride': missing"},
+        {head + R"("shift_stride": 0, "shift_period": 4, "roles": {}})", "key 'shift_stride'"},
+        {head + R"("shift_stride": 2, "shift_period": 3, "roles": {}})",
+         "key 'shift_period': shift_stride 2 x shift_period 3 does not divide the 8 ranks"},
+        {head + R"("shift_stride": 2, "shift_period": 4, "roles": {"0": "r.role.0.et"}})",
+         "key 'roles': no trace for role 1"},
+        {head + R"("shift_stride": 2, "shift_period": 4, "roles": {"0": "r.role.0.et",
+           "1": "r.role.1.et", "3": "r.role.1.et"}})",
+         "key 'roles', rank 3: not a role"},
+        {head + R"("shift_stride": 2, "shift_period": 4, "roles": {"0": "r.role.0.et",
+           "1": "gone.et"}})",
+         "key 'roles', rank 1: the trace " + dir.File("gone.et") + " does not exist"},
+        {head + R"("shift_stride": 2, "shift_period": 4, "roles": {"0": "r.role.0.et",
+           "1": "r.role.1.et"}, "group_strides": {"tp": -1}})",
+         "key 'group_strides', 'tp'"},
+    };
+    for (const auto& [text, message] : cases)
+    {
+        WriteText(path, text);
+        const std::string error = ErrorOf([&] { ReadRankRoles(path); });
+        BOOST_TEST(error.find(path) != std::string::npos, error);
+        BOOST_TEST(error.find(message) != std::string::npos,
+                   error << " (expected " << message << ")");
+    }
+}
+
+// 32 GPUs: tp 2, pp 2, dp 8 (ZeRO 1: weight all-gathers and gradient reduce-scatters over
+// the data-parallel groups, tied embeddings over the pipeline's ends).
+BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces)
+{
+    CheckRolesMatchRanks(Spec(32, 2, 2, 1, 32, 1), 2, 8);
+}
+
+// 32 GPUs: tp 2, cp 2, pp 2, dp 4: the context ring's sends and receives.
+BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces_with_context_parallelism)
+{
+    CheckRolesMatchRanks(Spec(32, 2, 2, 2, 16, 0), 4, 4);
+}
+
+BOOST_AUTO_TEST_CASE(moe_has_no_roles)
+{
+    LlmStepSpec spec = Spec(8, 1, 1, 1, 8, 0);
+    spec.model.experts = 8;
+    spec.model.topK = 2;
+    spec.layout.ep = 4;
+    BOOST_TEST(!LlmStepRolesUnavailable(spec).empty());
+    TempDir dir;
+    BOOST_CHECK_THROW(WriteLlmStepRoles(dir.File("moe"), spec), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(shared_store_is_one_per_file)
+{
+    TempDir dir;
+    const auto files = WriteLlmStep(dir.File("s"), Spec(2, 2, 1, 1, 1, 0));
+    auto a = EtNodeStore::Shared(files[0], "", {});
+    auto b = EtNodeStore::Shared(files[0], "", {});
+    auto trimmed = EtNodeStore::Shared(files[0], "DropUnsimulatedFields", DropUnsimulatedFields);
+    BOOST_TEST(a.get() == b.get());
+    BOOST_TEST(a.get() != trimmed.get());
+    BOOST_TEST(a->GetSize() == ReadNodes(files[0]).size());
+    // Two feeders of one store hand out the same node objects.
+    EtFeeder first(a);
+    EtFeeder second(b);
+    BOOST_TEST_REQUIRE(first.HasNodesToIssue());
+    BOOST_TEST_REQUIRE(second.HasNodesToIssue());
+    BOOST_TEST(first.GetNextIssuableNode().get() == second.GetNextIssuableNode().get());
+}
+
+// The per-role job simulated gives the per-rank job's report: iteration time, every rank's
+// finish, every collective and message.
+BOOST_AUTO_TEST_CASE(roles_simulate_as_per_rank_traces)
+{
+    TempDir dir;
+    const LlmStepSpec spec = Spec(32, 2, 2, 2, 16, 1);
+    WriteLlmStep(dir.File("ranks"), spec);
+    WriteLlmStepRoles(dir.File("roles"), spec);
+    chakra_test::ClusterConfig config;
+    config.hosts = 4;
+    config.gpusPerHost = 8;
+    config.transport = "flow";
+    const ChakraReport perRank = chakra_test::RunCluster(dir.File("ranks"), config);
+    const ChakraReport perRole = chakra_test::RunCluster(dir.File("roles"), config);
+    BOOST_TEST_REQUIRE(perRank.AllFinished());
+    BOOST_TEST_REQUIRE(perRole.AllFinished());
+    BOOST_TEST(perRole.GetIterationTime() == perRank.GetIterationTime());
+    BOOST_TEST(perRank.GetIterationTime().IsStrictlyPositive());
+    BOOST_TEST_REQUIRE(perRole.GetRanks().size() == perRank.GetRanks().size());
+    for (std::size_t r = 0; r < perRank.GetRanks().size(); ++r)
+    {
+        BOOST_TEST(perRole.GetRanks()[r].finishTime == perRank.GetRanks()[r].finishTime,
+                   "rank " << r);
+    }
+    const std::string a = dir.File("csv-ranks");
+    const std::string b = dir.File("csv-roles");
+    perRank.WriteCsv(a);
+    perRole.WriteCsv(b);
+    for (const char* file : {"/collectives.csv", "/comm-ops.csv", "/ranks.csv"})
+    {
+        std::ifstream x(a + file);
+        std::ifstream y(b + file);
+        std::stringstream sx;
+        std::stringstream sy;
+        sx << x.rdbuf();
+        sy << y.rdbuf();
+        BOOST_TEST(!sx.str().empty(), file);
+        BOOST_TEST(sx.str() == sy.str(), file);
+    }
+}
