@@ -586,6 +586,127 @@ BOOST_AUTO_TEST_CASE(unreachable_and_pending)
     network->Dispose();
 }
 
+BOOST_AUTO_TEST_CASE(idle_channels_are_released)
+{
+    // 1 MB from 0 to 1 at 1e9 bytes/s leaves by 1 ms and arrives 3 us later (2 us of links,
+    // 1 us of store-and-forward). At 1.5 ms rank 0 sends 1 MB to 2 (arrives 2.503 ms): its
+    // channel to 1, idle, is released (a source's last channel is kept). At 5 ms 1 MB to 1
+    // again: the channel is made again (still two pairs in all) and the message arrives at
+    // 6.003 ms; the channel to 2 is released in turn. At most one channel held at a time.
+    auto network = CreateObject<FlowNetwork>();
+    network->Build(Star(3, "8Gbps", MicroSeconds(1), 1000), Plain());
+    std::vector<int64_t> arrived;
+    std::vector<uint64_t> held;
+    auto send = [&](uint32_t dst) {
+        network->Send(0, dst, 1000000, nullptr, [&]() {
+            arrived.push_back(Simulator::Now().GetNanoSeconds());
+        });
+    };
+    send(1);
+    Simulator::Schedule(MicroSeconds(1500), [&]() { send(2); });
+    Simulator::Schedule(MilliSeconds(3),
+                        [&]() { held.push_back(network->GetStatistics().heldChannels); });
+    Simulator::Schedule(MilliSeconds(5), [&]() { send(1); });
+    Simulator::Run();
+    BOOST_TEST(arrived == (std::vector<int64_t>{1003000, 2503000, 6003000}),
+               boost::test_tools::per_element());
+    BOOST_TEST(held == (std::vector<uint64_t>{1}), boost::test_tools::per_element());
+    const FlowNetwork::Statistics statistics = network->GetStatistics();
+    BOOST_TEST(statistics.channels == 2u);
+    BOOST_TEST(statistics.heldChannels == 1u);
+    BOOST_TEST(statistics.peakHeldChannels == 1u);
+    network->Dispose();
+}
+
+BOOST_AUTO_TEST_CASE(released_channels_give_the_same_times)
+{
+    // Random traffic among 6 ranks (sizes from 1 byte to 3 MB, odd ones, after a message of
+    // about 2^40 bytes on every pair so that stream offsets are large and their rounding
+    // shows), on the three kinds of settings (FIFO at the source with a window, max-min with a
+    // send buffer, completion on the ACK): every local completion and delivery at the same
+    // nanosecond whether idle channels are released or kept, and released ones really are.
+    struct Case
+    {
+        uint64_t sendBuffer;
+        bool fifo;
+        uint32_t ackBytes;
+    };
+
+    for (const Case& c : {Case{65536, true, 0}, Case{1000000, false, 0}, Case{0, false, 84}})
+    {
+        std::vector<std::vector<std::pair<int, int64_t>>> runs;
+        std::vector<FlowNetwork::Statistics> statistics;
+        for (bool release : {false, true})
+        {
+            auto network = CreateObject<FlowNetwork>();
+            FlowNetwork::Settings settings = Plain(c.sendBuffer, c.fifo);
+            settings.ackBytes = c.ackBytes;
+            settings.releaseIdleChannels = release;
+            BOOST_REQUIRE(FlowFabric::FramingOf("rdma", settings.framing));
+            network->Build(Star(6, "100Gbps", NanoSeconds(700), 4096), settings);
+            std::vector<std::pair<int, int64_t>> events;
+            std::mt19937_64 random(42);
+            std::uniform_int_distribution<uint32_t> rank(0, 5);
+            std::uniform_int_distribution<uint64_t> size(1, 3000000);
+            std::uniform_int_distribution<int64_t> gap(0, 400000);
+            // First about 2^40 bytes on every pair (done by 1000 s), then the random traffic.
+            int64_t at = 0;
+            int i = 0;
+            for (uint32_t src = 0; src < 6; ++src)
+            {
+                for (uint32_t dst = 0; dst < 6; ++dst)
+                {
+                    if (src != dst)
+                    {
+                        const uint64_t bytes = (uint64_t(1) << 40) + (size(random) | 1);
+                        network->Send(src, dst, bytes, nullptr, [&events, i]() {
+                            events.emplace_back(2 * i + 1, Simulator::Now().GetNanoSeconds());
+                        });
+                        ++i;
+                    }
+                }
+            }
+            at = 1000000000000;
+            for (; i < 430; ++i)
+            {
+                const uint32_t src = rank(random);
+                const uint32_t dst = (src + 1 + rank(random) % 5) % 6;
+                const uint64_t bytes = size(random) | 1;
+                at += gap(random) % 3 == 0 ? 0 : gap(random);
+                Simulator::Schedule(NanoSeconds(at), [&, i, src, dst, bytes]() {
+                    network->Send(
+                        src,
+                        dst,
+                        bytes,
+                        [&events, i]() {
+                            events.emplace_back(2 * i, Simulator::Now().GetNanoSeconds());
+                        },
+                        [&events, i]() {
+                            events.emplace_back(2 * i + 1, Simulator::Now().GetNanoSeconds());
+                        });
+                });
+            }
+            Simulator::Run();
+            runs.push_back(events);
+            statistics.push_back(network->GetStatistics());
+            network->Dispose();
+            Simulator::Destroy();
+        }
+        BOOST_TEST_CONTEXT("send buffer " << c.sendBuffer << " fifo " << c.fifo << " ack "
+                                          << c.ackBytes)
+        {
+            BOOST_TEST(runs[0].size() == 30u + 2 * 400);
+            BOOST_TEST(runs[0] == runs[1]);
+            BOOST_TEST(statistics[0].channels == 30u);
+            BOOST_TEST(statistics[1].channels == 30u);
+            BOOST_TEST(statistics[0].heldChannels == 30u); // kept
+            // All idle at the end: released, but for each source's last one.
+            BOOST_TEST(statistics[1].heldChannels <= 6u);
+            BOOST_TEST(statistics[1].peakHeldChannels < 30u);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 namespace

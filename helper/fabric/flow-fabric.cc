@@ -58,6 +58,15 @@ FlowFabric::GetTypeId()
                           "from the start (FlowNetwork, fifoAtSource).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FlowFabric::m_fifoAtSource),
+                          MakeBooleanChecker())
+            .AddAttribute("ReleaseIdleChannels",
+                          "Free an ordered pair's channel while it is idle (nothing to send, "
+                          "nothing in flight), keeping only its stream offset, and make it "
+                          "again when the pair sends next: same results, memory by the "
+                          "channels in use instead of every pair that ever exchanged a message "
+                          "(FlowNetwork, releaseIdleChannels). False keeps every channel.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowFabric::m_releaseIdleChannels),
                           MakeBooleanChecker());
     return tid;
 }
@@ -119,6 +128,7 @@ FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology,
     m_network = CreateObject<FlowNetwork>();
     settings.sendBuffer = m_sendBuffer;
     settings.fifoAtSource = m_fifoAtSource;
+    settings.releaseIdleChannels = m_releaseIdleChannels;
     if (m_packetModel == CommTransport::RDMA)
     {
         // A NIC serves its queue pairs round robin at their rates (no FIFO of windows), and a
@@ -176,6 +186,7 @@ FlowFabric::GetReportTables() const
     row("messages", s.messages);
     row("stream bytes", s.streamBytes);
     row("ordered pairs (channels)", s.channels);
+    row("most channels held at once", s.peakHeldChannels);
     row("flow starts", s.flowStarts);
     row("starts queued behind another at the source", s.queuedAtSource);
     row("most flows at once", s.peakFlows);

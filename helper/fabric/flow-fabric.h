@@ -58,6 +58,7 @@ class FlowFabric : public ClusterFabric
     CommTransport::Model m_packetModel; //!< PacketModel: tcp or rdma
     uint64_t m_sendBuffer;
     bool m_fifoAtSource;
+    bool m_releaseIdleChannels; //!< FlowNetwork::Settings::releaseIdleChannels
     Ptr<FlowNetwork> m_network;
     uint32_t m_ranks{0};
 };

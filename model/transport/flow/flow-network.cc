@@ -55,7 +55,9 @@ FlowNetwork::DoDispose()
         channel.messages.clear();
     }
     m_channels.clear();
+    m_freeChannels.clear();
     m_channelOf.clear();
+    m_releasedOffset.clear();
     m_lastChannelOf.clear();
     m_endpoints.clear();
     Object::DoDispose();
@@ -139,7 +141,7 @@ uint32_t
 FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
 {
     if (src < m_lastChannelOf.size() && m_lastChannelOf[src] < m_channels.size() &&
-        m_channels[m_lastChannelOf[src]].dst == dst)
+        m_channels[m_lastChannelOf[src]].dst == dst && m_channels[m_lastChannelOf[src]].src == src)
     {
         return m_lastChannelOf[src];
     }
@@ -154,6 +156,14 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
         !m_topology->GetPath(src, dst, PairHash(src, dst), m_scratchPath) || m_scratchPath.empty())
     {
         return kNoChannel;
+    }
+    if (src < m_lastChannelOf.size() && m_lastChannelOf[src] != kNoChannel)
+    {
+        // The source moves on from its last channel: release it if idle (its slot can then
+        // take the new one).
+        const uint32_t previous = m_lastChannelOf[src];
+        m_lastChannelOf[src] = kNoChannel;
+        MaybeRelease(previous);
     }
     Channel channel;
     channel.src = src;
@@ -188,12 +198,72 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
         }
         channel.ackLatency += CeilSeconds(ackSeconds);
     }
-    const auto index = static_cast<uint32_t>(m_channels.size());
-    m_channels.push_back(std::move(channel));
+    auto released = m_releasedOffset.find(key);
+    if (released != m_releasedOffset.end())
+    {
+        // The pair's stream goes on where it stopped (MaybeRelease kept only that).
+        channel.queued = released->second;
+        channel.sent = static_cast<double>(channel.queued);
+        channel.granted = channel.queued;
+        channel.entered = m_settings.fifoAtSource ? channel.queued : 0;
+        m_releasedOffset.erase(released);
+    }
+    else
+    {
+        ++m_statistics.channels;
+    }
+    uint32_t index;
+    if (m_freeChannels.empty())
+    {
+        index = static_cast<uint32_t>(m_channels.size());
+        m_channels.push_back(std::move(channel));
+    }
+    else
+    {
+        index = m_freeChannels.back();
+        m_freeChannels.pop_back();
+        m_channels[index] = std::move(channel);
+    }
     m_channelOf.emplace(key, index);
     Remember(src, index);
-    ++m_statistics.channels;
+    ++m_statistics.heldChannels;
+    m_statistics.peakHeldChannels =
+        std::max(m_statistics.peakHeldChannels, m_statistics.heldChannels);
     return index;
+}
+
+void
+FlowNetwork::MaybeRelease(uint32_t index)
+{
+    Channel& channel = m_channels[index];
+    // A source's last channel is kept: a ring or a pipeline sends to one peer again and again.
+    if (!m_settings.releaseIdleChannels || channel.path.empty() ||
+        (channel.src < m_lastChannelOf.size() && m_lastChannelOf[channel.src] == index) ||
+        channel.flow != MaxMinNetwork::kNoFlow || !channel.messages.empty() ||
+        channel.inFlight > 0 || channel.entries > 0)
+    {
+        return;
+    }
+    // Idle: everything it was given has left and arrived. What the next message's timing
+    // depends on is its stream offset (sent is a double: its rounding depends on the offset);
+    // the rest is the path's (made again from the topology) or at its idle value (rate 0,
+    // lastDelivery in the past). Keep it only in that state, where the offset says it all.
+    const bool canonical = channel.granted == channel.queued &&
+                           channel.entered == (m_settings.fifoAtSource ? channel.queued : 0) &&
+                           channel.sent == static_cast<double>(channel.queued) &&
+                           channel.head == 0 && channel.nextDone == 0 && channel.rate == 0;
+    if (!canonical)
+    {
+        return;
+    }
+    NS_LOG_LOGIC("release " << channel.src << "->" << channel.dst << " at " << channel.queued);
+    const uint64_t key = (static_cast<uint64_t>(channel.src) << 32) | channel.dst;
+    m_channelOf.erase(key);
+    m_releasedOffset[key] = channel.queued;
+    channel.next.Cancel();
+    channel = Channel(); // frees its path and message buffer
+    m_freeChannels.push_back(index);
+    --m_statistics.heldChannels;
 }
 
 void
@@ -203,7 +273,12 @@ FlowNetwork::Remember(uint32_t src, uint32_t channel)
     {
         m_lastChannelOf.resize(src + 1, kNoChannel);
     }
+    const uint32_t previous = m_lastChannelOf[src];
     m_lastChannelOf[src] = channel;
+    if (previous != kNoChannel && previous != channel)
+    {
+        MaybeRelease(previous); // no longer the source's last: released if idle
+    }
 }
 
 double
@@ -323,6 +398,7 @@ FlowNetwork::Enter(uint32_t index)
     const uint32_t link = channel.path.front();
     Egress& egress = m_egress[link];
     egress.entries.push_back({index, end});
+    ++channel.entries;
     if (egress.entries.size() - egress.head > 1)
     {
         ++m_statistics.queuedAtSource;
@@ -341,12 +417,16 @@ FlowNetwork::ServeHead(uint32_t link)
     while (egress.head < egress.entries.size())
     {
         const Entry& entry = egress.entries[egress.head];
-        const Channel& channel = m_channels[entry.channel];
+        Channel& channel = m_channels[entry.channel];
         if (channel.sent + Slack(channel) < static_cast<double>(entry.end))
         {
             break;
         }
         ++egress.head;
+        --channel.entries;
+        // Its last entry may have been the only thing holding it (never the channel whose
+        // event calls this: that one has messages or messages in flight).
+        MaybeRelease(entry.channel);
     }
     if (egress.head == egress.entries.size())
     {
@@ -562,6 +642,7 @@ void
 FlowNetwork::Arrive(uint32_t index, const Callback& delivered)
 {
     --m_channels[index].inFlight;
+    MaybeRelease(index);
     if (delivered)
     {
         delivered();
@@ -573,9 +654,11 @@ FlowNetwork::ArriveAtEndpoint(uint32_t index, const MessageHeader& header)
 {
     Channel& channel = m_channels[index];
     --channel.inFlight;
+    const uint32_t dst = channel.dst;
+    MaybeRelease(index);
     // The receiver is looked up now, not at the send: holding it would touch the receiving
     // rank's memory at every send (a cache miss at thousands of ranks).
-    if (FlowTransport* receiver = GetEndpoint(channel.dst))
+    if (FlowTransport* receiver = GetEndpoint(dst))
     {
         receiver->Arrive(header);
     }
@@ -673,13 +756,23 @@ FlowNetwork::DescribePath(uint32_t src, uint32_t dst, uint64_t bytes)
 void
 FlowNetwork::DescribePending(uint32_t src, std::vector<std::string>& lines) const
 {
+    // By destination (the slots of released channels are reused in no particular order).
+    std::vector<const Channel*> pending;
     for (const Channel& channel : m_channels)
     {
-        if (channel.src != src ||
+        if (channel.path.empty() || channel.src != src ||
             (channel.head == channel.messages.size() && channel.inFlight == 0))
         {
             continue;
         }
+        pending.push_back(&channel);
+    }
+    std::sort(pending.begin(), pending.end(), [](const Channel* a, const Channel* b) {
+        return a->dst < b->dst;
+    });
+    for (const Channel* held : pending)
+    {
+        const Channel& channel = *held;
         // Sent bytes as of now (the channel is brought up to date only at its events).
         const double sent = std::min(
             static_cast<double>(channel.queued),

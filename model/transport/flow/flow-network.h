@@ -64,7 +64,13 @@ class FlowTransport;
  *
  * Cost: per message, a few events (local completion, last byte sent, delivery) and, when a
  * channel starts or stops, one MaxMinNetwork::Reallocate over the flows it can affect; no work
- * per packet. Memory: O(channels + links).
+ * per packet. Memory: O(channels held + links + pairs): a channel is held while it has bytes to
+ * send, messages in flight or entries in its link's FIFO, or is the one its source used last;
+ * otherwise it is released (Settings::releaseIdleChannels) and only its stream offset is kept (8
+ * bytes and a hash entry per ordered pair that has exchanged messages), from which it is made
+ * again, identical, when the pair sends next (the offset is the only state an idle channel carries
+ * that the next messages' timing depends on: the floating-point progress of its stream is computed
+ * from it).
  */
 class FlowNetwork : public Object
 {
@@ -90,6 +96,9 @@ class FlowNetwork : public Object
         /** > 0: a send completes when the ACK (this many wire bytes) of its last byte is back
          *  (needs sendBuffer 0); 0: at the sendBuffer threshold */
         uint32_t ackBytes{0};
+        /** Release a channel while it is idle, keeping its stream offset (see the class
+         *  comment); false: keep every channel for the run (same results, more memory) */
+        bool releaseIdleChannels{true};
     };
 
     /** Counters of one run (report table "flow", benchmarks). */
@@ -101,6 +110,8 @@ class FlowNetwork : public Object
         uint64_t queuedAtSource{0};         //!< entries that waited behind another channel's
         uint64_t peakFlows{0};              //!< most flows at once
         uint64_t channels{0};               //!< ordered pairs that exchanged messages
+        uint64_t heldChannels{0};           //!< channels held now (the others are released)
+        uint64_t peakHeldChannels{0};       //!< most channels held at once
         MaxMinNetwork::Counters allocation; //!< work of the rate computation
     };
 
@@ -205,6 +216,7 @@ class FlowNetwork : public Object
         bool armed{false};    //!< next is pending (scheduled, not run, not cancelled)
         Time lastDelivery;    //!< keeps deliveries in send order
         uint32_t inFlight{0}; //!< messages sent, not delivered
+        uint32_t entries{0};  //!< its entries in its link's FIFO (fifoAtSource)
     };
 
     /** A channel's bytes in the FIFO of its outgoing link, up to \p end. */
@@ -224,6 +236,8 @@ class FlowNetwork : public Object
 
     /** \return the channel index of a pair (created on first use); UINT32_MAX if unreachable */
     uint32_t GetChannel(uint32_t src, uint32_t dst);
+    /** Releases channel \p index if it is idle (keeping its stream offset). */
+    void MaybeRelease(uint32_t index);
     /** Notes \p channel as the last one \p src used (see m_lastChannelOf). */
     void Remember(uint32_t src, uint32_t channel);
     /** Puts a channel's next bytes (up to its window) in its link's FIFO, or grants them. */
@@ -260,10 +274,13 @@ class FlowNetwork : public Object
     std::shared_ptr<const ClusterTopology> m_topology;
     Settings m_settings;
     MaxMinNetwork m_rates;
-    std::vector<Time> m_linkDelay;   //!< per directed link
-    std::vector<uint32_t> m_linkMtu; //!< per directed link
-    std::vector<Channel> m_channels;
-    std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> index
+    std::vector<Time> m_linkDelay;        //!< per directed link
+    std::vector<uint32_t> m_linkMtu;      //!< per directed link
+    std::vector<Channel> m_channels;      //!< held channels; a released slot has an empty path
+    std::vector<uint32_t> m_freeChannels; //!< released slots, for reuse
+    std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> held index
+    /** (src << 32 | dst) -> stream offset of a released channel (queued == sent == granted) */
+    std::unordered_map<uint64_t, uint64_t> m_releasedOffset;
     /** Per source rank, the channel it used last (a ring sends to one peer: no hash lookup). */
     std::vector<uint32_t> m_lastChannelOf;
     std::vector<uint32_t> m_channelOfFlow; //!< MaxMinNetwork flow id -> channel
