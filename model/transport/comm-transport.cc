@@ -5,6 +5,7 @@
 #include "ns3/schedule-moved.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -213,23 +214,19 @@ CommTransport::Recv(uint32_t src,
     NS_LOG_FUNCTION(this << src << bytes);
     Endpoint endpoint{src, key};
     PostedRecv receive{bytes, call, std::move(done)};
-    auto arrived = m_arrived.find(endpoint);
-    if (arrived == m_arrived.end() || arrived->second.empty())
+    auto arrived = m_arrived.lower_bound(endpoint); // the first to arrive
+    if (arrived == m_arrived.end() || arrived->first != endpoint)
     {
         if (m_handoffEndpoint && *m_handoffEndpoint == endpoint && !m_handoff)
         {
             m_handoff = std::move(receive); // Deliver takes it at once
             return;
         }
-        m_posted[endpoint].push_back(std::move(receive));
+        m_posted.emplace(endpoint, std::move(receive));
         return;
     }
-    ArrivedMessage message = arrived->second.front();
-    arrived->second.pop_front();
-    if (arrived->second.empty())
-    {
-        m_arrived.erase(arrived);
-    }
+    const ArrivedMessage message = arrived->second;
+    m_arrived.erase(arrived);
     Match(src, key, message, receive);
     // As an event: a receive never completes inside the Recv call that posted it.
     ScheduleMoved(Time(0), std::move(receive.done));
@@ -250,8 +247,8 @@ CommTransport::Deliver(const MessageHeader& header)
     }
     ArrivedMessage message{header.payload, header.call};
     Endpoint endpoint{header.src, header.key};
-    auto posted = m_posted.find(endpoint);
-    if ((posted == m_posted.end() || posted->second.empty()) &&
+    auto posted = m_posted.lower_bound(endpoint); // the first posted
+    if ((posted == m_posted.end() || posted->first != endpoint) &&
         header.key.kind == MessageKey::COLLECTIVE)
     {
         // The running call may have a receive for it that it has not posted yet.
@@ -270,21 +267,17 @@ CommTransport::Deliver(const MessageHeader& header)
             }
             if (took)
             {
-                posted = m_posted.find(endpoint);
+                posted = m_posted.lower_bound(endpoint);
             }
         }
     }
-    if (posted == m_posted.end() || posted->second.empty())
+    if (posted == m_posted.end() || posted->first != endpoint)
     {
-        m_arrived[endpoint].push_back(message);
+        m_arrived.emplace(endpoint, message);
         return;
     }
-    PostedRecv receive = std::move(posted->second.front());
-    posted->second.pop_front();
-    if (posted->second.empty())
-    {
-        m_posted.erase(posted);
-    }
+    PostedRecv receive = std::move(posted->second);
+    m_posted.erase(posted);
     Match(header.src, header.key, message, receive);
     receive.done();
 }
@@ -330,8 +323,19 @@ CommTransport::BeginCall(uint64_t comm,
     {
         return;
     }
-    auto messages = std::move(early->second);
+    // Each signature with its lowest sender, in rank order: the first sender that disagrees
+    // is named, whatever the arrival order.
+    std::vector<std::pair<uint32_t, CallSignature>> messages;
+    for (const auto& [signature, src] : early->second)
+    {
+        CallSignature remote;
+        std::tie(remote.node, remote.type, remote.bytes, remote.root) = signature;
+        messages.emplace_back(src, remote);
+    }
     m_unchecked.erase(early);
+    std::sort(messages.begin(), messages.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
     MessageKey key;
     key.kind = MessageKey::COLLECTIVE;
     key.comm = comm;
@@ -367,8 +371,7 @@ CommTransport::SetArrivalHandler(uint64_t comm, uint64_t seq, ArrivalHandler* ha
 bool
 CommTransport::HasArrived(uint32_t src, const MessageKey& key) const
 {
-    auto arrived = m_arrived.find(Endpoint{src, key});
-    return arrived != m_arrived.end() && !arrived->second.empty();
+    return m_arrived.find(Endpoint{src, key}) != m_arrived.end();
 }
 
 void
@@ -395,9 +398,13 @@ CommTransport::CheckCall(uint32_t src, const MessageKey& key, const CallSignatur
     auto local = m_calls.find(id);
     if (local == m_calls.end())
     {
-        // This rank has not begun the call: check when it does (the first message per peer
-        // is enough, every message of a call carries the same signature).
-        m_unchecked[id].emplace(src, remote);
+        // This rank has not begun the call: check when it does (every message of a call
+        // carries the same signature; ranks that send the same one need one entry, the
+        // lowest of them).
+        auto [entry, added] = m_unchecked[id].emplace(
+            std::make_tuple(remote.node, remote.type, remote.bytes, remote.root),
+            src);
+        entry->second = added ? src : std::min(entry->second, src);
         return nullptr;
     }
     if (remote.IsKnown() && local->second.call.IsKnown() && !remote.SameCall(local->second.call))
@@ -448,14 +455,11 @@ std::vector<std::string>
 CommTransport::DescribePending() const
 {
     std::vector<std::string> lines;
-    for (const auto& [endpoint, receives] : m_posted)
+    for (const auto& [endpoint, receive] : m_posted)
     {
-        for (const auto& receive : receives)
-        {
-            lines.push_back("waits for a message from rank " + std::to_string(endpoint.first) +
-                            " (" + endpoint.second.ToString() + ", " +
-                            std::to_string(receive.bytes) + " bytes)");
-        }
+        lines.push_back("waits for a message from rank " + std::to_string(endpoint.first) + " (" +
+                        endpoint.second.ToString() + ", " + std::to_string(receive.bytes) +
+                        " bytes)");
     }
     DescribeModelPending(lines);
     return lines;
@@ -470,12 +474,9 @@ std::vector<CommTransport::UnreceivedMessage>
 CommTransport::GetUnreceived() const
 {
     std::vector<UnreceivedMessage> messages;
-    for (const auto& [endpoint, arrived] : m_arrived)
+    for (const auto& [endpoint, message] : m_arrived)
     {
-        for (const auto& message : arrived)
-        {
-            messages.push_back({endpoint.first, endpoint.second, message.bytes, message.call});
-        }
+        messages.push_back({endpoint.first, endpoint.second, message.bytes, message.call});
     }
     return messages;
 }

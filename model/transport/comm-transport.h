@@ -11,7 +11,6 @@
 #include "ns3/node.h"
 #include "ns3/object.h"
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -294,9 +293,16 @@ class CommTransport : public Object
     uint32_t m_rank{0};
     std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
     FatalHandler m_fatal;
-    std::map<Endpoint, std::deque<PostedRecv>> m_posted;      //!< receives waiting for a message
-    std::map<Endpoint, std::deque<ArrivedMessage>> m_arrived; //!< messages waiting for a receive
-    std::map<CallId, LocalCall> m_calls;                      //!< this rank's running calls
+    /**
+     * Receives waiting for a message and messages waiting for a receive: one node per receive
+     * or message, those of one endpoint in posting or arrival order (a multimap inserts at the
+     * end of its key's range). Not a deque per endpoint: libstdc++'s deque allocates 576 bytes
+     * even for one element, and a rank that begins an all-to-all late has one message waiting
+     * from each of the other ranks, each with its own key.
+     */
+    std::multimap<Endpoint, PostedRecv> m_posted;
+    std::multimap<Endpoint, ArrivedMessage> m_arrived; //!< see m_posted
+    std::map<CallId, LocalCall> m_calls;               //!< this rank's running calls
     /**
      * While Deliver asks a call's arrival hook to post the receive for the message in hand:
      * that message's endpoint, and the receive the hook posts (handed over directly instead
@@ -304,8 +310,13 @@ class CommTransport : public Object
      */
     const Endpoint* m_handoffEndpoint{nullptr};
     std::optional<PostedRecv> m_handoff;
-    /** First message of each (call, source) that arrived before this rank began the call. */
-    std::map<CallId, std::map<uint32_t, CallSignature>> m_unchecked;
+    /**
+     * The calls of the messages that arrived before this rank began their call, to check when
+     * it does: for each call, each distinct signature with the lowest rank that sent it (what
+     * the check needs to name the first sender that disagrees), not one entry per sender.
+     */
+    std::map<CallId, std::map<std::tuple<uint64_t, uint8_t, uint64_t, uint32_t>, uint32_t>>
+        m_unchecked;
     std::vector<std::string> m_errors;
     uint64_t m_bytesSent{0};
     uint64_t m_bytesReceived{0};
