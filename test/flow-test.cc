@@ -702,7 +702,7 @@ BOOST_AUTO_TEST_CASE(released_channels_give_the_same_times)
             BOOST_TEST(statistics[0].heldChannels == 30u); // kept
             // All idle at the end: released, but for each source's last one.
             BOOST_TEST(statistics[1].heldChannels <= 6u);
-            BOOST_TEST(statistics[1].peakHeldChannels < 30u);
+            BOOST_TEST(statistics[1].peakHeldChannels == 30u); // the first messages
         }
     }
 }

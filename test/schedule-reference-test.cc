@@ -665,9 +665,14 @@ Compare(const CollectiveSchedule& schedule, const std::vector<RefOp>& expected, 
     }
     for (uint32_t peer = 0; everyAfter && peer <= maxPeer + 2; ++peer)
     {
-        for (int64_t tag = -1; tag <= maxTag + 2; ++tag)
+        // Every tag up to 256 (hierarchical phases' tags start at 2^24), and around each used.
+        for (int64_t tag = -1; tag <= std::min<int64_t>(maxTag + 2, 256); ++tag)
         {
             probes.insert({peer, tag});
+        }
+        for (int64_t tag : tags)
+        {
+            probes.insert({{peer, tag - 1}, {peer, tag}, {peer, tag + 1}});
         }
     }
     for (const auto& probe : probes)
