@@ -10,8 +10,10 @@
 #include "ns3/nstime.h"
 #include "ns3/rank-stats.h"
 #include "ns3/resource-queues.h"
+#include "ns3/text-format.h"
 
 #include <boost/test/unit_test.hpp>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -220,6 +222,50 @@ BOOST_AUTO_TEST_CASE(one_stream_runs_its_nodes_one_at_a_time_in_issue_order)
                "the stream is free again");
     BOOST_TEST(!queues.Acquire(MakeNode(6, ChakraProtoMsg::COMP_NODE, {{"stream", 2}})),
                "stream 2 is still held by node 3");
+}
+
+BOOST_AUTO_TEST_CASE(waiting_nodes_are_listed_in_the_order_of_the_resource_names)
+{
+    // "cpu thread 1" < "stream 10" < "stream 2" as text, not as numbers.
+    ResourceQueues queues;
+    auto s2 = MakeNode(0, ChakraProtoMsg::COMP_NODE, {{"stream", 2}});
+    auto s10 = MakeNode(1, ChakraProtoMsg::COMP_NODE, {{"stream", 10}});
+    auto cpu = MakeNode(2, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}, {"tid", 1}});
+    auto s1 = MakeNode(3, ChakraProtoMsg::COMP_NODE, {{"stream", 1}});
+    auto cpu1 = MakeNode(4, ChakraProtoMsg::COMP_NODE, {{"is_cpu_op", 1}, {"tid", 1}});
+    for (const auto& node : {s2, s10, cpu, s1})
+    {
+        BOOST_TEST(queues.Acquire(node), "thread 1 and streams 1, 2 and 10 are four resources");
+    }
+    auto w2 = MakeNode(5, ChakraProtoMsg::COMP_NODE, {{"stream", 2}});
+    auto w10 = MakeNode(6, ChakraProtoMsg::COMP_NODE, {{"stream", 10}});
+    BOOST_TEST(!queues.Acquire(w2));
+    BOOST_TEST(!queues.Acquire(w10));
+    BOOST_TEST(!queues.Acquire(cpu1));
+    BOOST_TEST(queues.DescribeWaiting() ==
+               std::vector<std::string>({cpu1->Describe() + " queued behind cpu thread 1",
+                                         w10->Describe() + " queued behind stream 10",
+                                         w2->Describe() + " queued behind stream 2"}));
+    BOOST_TEST(queues.Release(*cpu) == cpu1, "a host thread and a stream of one number differ");
+    BOOST_TEST(queues.Release(*s1) == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(times_print_in_microseconds_with_three_decimals)
+{
+    // Worked by hand: nanoseconds / 1000 with three decimals, the sign before the integer part.
+    BOOST_TEST(FormatMicros(NanoSeconds(0)) == "0.000");
+    BOOST_TEST(FormatMicros(NanoSeconds(1)) == "0.001");
+    BOOST_TEST(FormatMicros(NanoSeconds(-1)) == "-0.001");
+    BOOST_TEST(FormatMicros(NanoSeconds(-1500)) == "-1.500");
+    BOOST_TEST(FormatMicros(NanoSeconds(1000)) == "1.000");
+    BOOST_TEST(FormatMicros(NanoSeconds(11749931734)) == "11749931.734");
+    // 2^49 - 1 ns, the last written from the integer, and 2^49 ns, the first through printf.
+    BOOST_TEST(FormatMicros(NanoSeconds(562949953421311)) == "562949953421.311");
+    BOOST_TEST(FormatMicros(NanoSeconds(562949953421312)) == "562949953421.312");
+    BOOST_TEST(FormatMicros(NanoSeconds(-562949953421312)) == "-562949953421.312");
+    // 2^63 - 1 ns: doubles near 9223372036854775.807 us are 2 apart; the nearest is ...776.
+    BOOST_TEST(FormatMicros(NanoSeconds(std::numeric_limits<int64_t>::max())) ==
+               "9223372036854776.000");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -421,6 +421,63 @@ BOOST_AUTO_TEST_CASE(bool_and_lists)
     BOOST_CHECK_THROW(list.GetInt("x"), TraceError);
 }
 
+BOOST_AUTO_TEST_CASE(indexed_attributes_read_as_by_name)
+{
+    // The conventions' attributes are found through an index made with the node: the first of
+    // a repeated name, wherever it stands, and names that only look alike are not taken.
+    ChakraProtoMsg::Node proto;
+    proto.set_id(9);
+    proto.set_name("op");
+    AddAttr(proto, "streams")->set_int64_val(1);
+    AddAttr(proto, "Stream")->set_int64_val(2);
+    AddAttr(proto, "comm_tap")->set_int64_val(3);
+    AddAttr(proto, "stream")->set_int64_val(4);
+    AddAttr(proto, "stream")->set_int64_val(5);
+    AddAttr(proto, "pg_name")->set_bytes_val("tp0");
+    AddAttr(proto, "comm_tag")->set_int64_val(6);
+    AddAttr(proto, "duration_exact_micros")->set_double_val(1.25);
+    EtNode node(proto);
+    BOOST_TEST(node.GetStream().value() == 4);
+    BOOST_TEST(node.GetInt("stream") == 4);
+    BOOST_TEST(node.FindAttr("stream") == &node.GetProto().attr(3));
+    BOOST_TEST(node.GetInt("streams") == 1);
+    BOOST_TEST(node.GetInt("Stream") == 2);
+    BOOST_TEST(node.GetCommTag().value() == 6);
+    BOOST_TEST(!node.GetCommSrc().has_value());
+    BOOST_TEST(!node.HasAttr("tid"));
+    BOOST_TEST(node.GetPgName() == "tp0");
+    BOOST_TEST(node.GetDouble("duration_exact_micros") == 1.25);
+    EtNode copied = node;
+    BOOST_TEST(copied.GetStream().value() == 4, "a copy reads its own attributes");
+    BOOST_TEST(copied.FindAttr("stream") == &copied.GetProto().attr(3));
+
+    // Past the index's range (254 attributes) the name is looked up.
+    ChakraProtoMsg::Node wide;
+    for (int i = 0; i < 300; ++i)
+    {
+        AddAttr(wide, "a" + std::to_string(i))->set_int64_val(i);
+    }
+    AddAttr(wide, "tid")->set_int64_val(11);
+    AddAttr(wide, "tid")->set_int64_val(12);
+    AddAttr(wide, "is_cpu_op")->set_bool_val(true);
+    EtNode far(wide);
+    BOOST_TEST(far.GetTid().value() == 11);
+    BOOST_TEST(far.IsCpuOp());
+    BOOST_TEST(far.GetInt("a299") == 299);
+
+    ChakraProtoMsg::Node bad;
+    bad.set_id(5);
+    bad.set_name("call");
+    AddAttr(bad, "pg_name")->set_int64_val(3);
+    BOOST_CHECK_EXCEPTION(EtNode(bad).GetPgName(), TraceError, [](const TraceError& e) {
+        return std::string(e.what()) ==
+               "node 5 (call): attribute 'pg_name': expected a string, found int64_val";
+    });
+    BOOST_TEST(EtNode::Classify("comm_size") == EtNode::COMM_SIZE);
+    BOOST_TEST(EtNode::Classify("comm_sizes") == EtNode::KNOWN_COUNT);
+    BOOST_TEST(EtNode::Classify("") == EtNode::KNOWN_COUNT);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_comm_type_is_an_error)
 {
     EtNode node = NodeWith([](auto&) {});

@@ -56,9 +56,12 @@ ChakraApplication::DescribeStuck() const
                         FormatMicros(until - m_replayStart) +
                         " us, after its software cost and this rank's call delay");
     }
-    for (const auto& [id, line] : m_activeP2p)
+    for (const auto& [id, p2p] : m_activeP2p)
     {
-        stuck.push_back(line);
+        stuck.push_back(p2p.node->Describe() + ": " +
+                        (p2p.send ? "send to rank " : "waits for a message from rank ") +
+                        std::to_string(p2p.peer) + " with tag " + std::to_string(p2p.tag) + " (" +
+                        std::to_string(p2p.bytes) + " bytes)");
     }
     for (auto& line : m_resources.DescribeWaiting())
     {

@@ -354,6 +354,7 @@ ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
         IssueToResource(std::move(node));
         return;
     }
+    // A copy: the node may be parked, and the call order may drop it before StartParked.
     const std::string pg = node->GetPgName();
     if (!m_callOrder.TryStart(node, *seq))
     {
@@ -503,15 +504,20 @@ ChakraApplication::RunCompute(std::shared_ptr<const EtNode> node)
     Time duration = m_computeModel->GetDuration(*node);
     NS_LOG_LOGIC("rank " << m_rank << ": " << node->Describe() << " computes for "
                          << duration.As(Time::US));
-    std::string lane = ResourceQueues::ResourceOf(*node);
+    // The lane names the node's stream or thread on the timeline: without one, no name is built.
+    std::string lane = m_timeline ? ResourceQueues::ResourceOf(*node) : std::string();
     // Always an event, even for zero durations: completing inline would recurse through a
     // stream's queue of waiting nodes.
     Simulator::Schedule(duration, [this, node, start, lane]() { Complete(node, start, lane); });
 }
 
 std::string
-ChakraApplication::CommunicationLane(const EtNode& node)
+ChakraApplication::CommunicationLane(const EtNode& node) const
 {
+    if (!m_timeline)
+    {
+        return ""; // only the timeline shows lanes
+    }
     const std::string resource = ResourceQueues::ResourceOf(node);
     return resource.empty() ? "communication" : resource;
 }
@@ -690,6 +696,11 @@ ChakraApplication::FinishCollective(std::shared_ptr<const EtNode> node,
     m_callOrder.StartParked(node->GetPgName(), [this](std::shared_ptr<const EtNode> next) {
         IssueToResource(std::move(next));
     });
+    if (!m_timeline)
+    {
+        Complete(std::move(node), start, lane);
+        return;
+    }
     // What the timeline shows with the call: which call of which communicator.
     Complete(std::move(node),
              start,
@@ -785,10 +796,8 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
     record.traceMicros = RecordedMicros(*node);
 
     const uint64_t id = node->GetId();
-    m_activeP2p[id] = node->Describe() + ": " +
-                      (send ? "send to rank " : "waits for a message from rank ") +
-                      std::to_string(*peer) + " with tag " + std::to_string(tag) + " (" +
-                      std::to_string(bytes) + " bytes)";
+    // Described only if the rank is reported stuck (DescribeStuck).
+    m_activeP2p[id] = ActiveP2p{node, send, *peer, tag, bytes};
     auto done = [this, node, start, lane, record, id, tag, send]() mutable {
         record.end = Simulator::Now() - m_replayStart;
         NS_LOG_INFO("rank " << m_rank << ": " << record.kind << (send ? " to" : " from") << " rank "
@@ -797,6 +806,11 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
         m_stats.AddCommRecord(record);
         m_collectiveFinished(record);
         m_activeP2p.erase(id);
+        if (!m_timeline)
+        {
+            Complete(node, start, lane);
+            return;
+        }
         Complete(node,
                  start,
                  lane,

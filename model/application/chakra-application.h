@@ -218,8 +218,11 @@ class ChakraApplication : public Application
     std::vector<std::string> DescribeStuck() const;
     /** A finished rank with messages nobody received did not finish: says so in \p stats. */
     void CheckUnreceived(RankStats& stats) const;
-    /** \return the lane a communication node shows on (its resource, or "communication") */
-    static std::string CommunicationLane(const EtNode& node);
+    /**
+     * \return the lane a communication node shows on (its resource, or "communication"); ""
+     *         without a timeline
+     */
+    std::string CommunicationLane(const EtNode& node) const;
     /** Stops the replay with a fatal error. */
     void Fail(const std::string& message);
     /** Fails with a trace error, naming this rank's trace file if the error does not. */
@@ -331,7 +334,18 @@ class ChakraApplication : public Application
     /** Collectives whose messages are through, in their software cost and call delay: node
      *  id -> when they end (the stuck report lists them). */
     std::map<uint64_t, Time> m_finishingCollectives;
-    std::map<uint64_t, std::string> m_activeP2p; //!< node id -> description
+
+    /** A send or receive under way (what the stuck report says of it). */
+    struct ActiveP2p
+    {
+        std::shared_ptr<const EtNode> node; //!< the node
+        bool send;                          //!< a send (else a receive)
+        int64_t peer;                       //!< the other rank
+        int64_t tag;                        //!< the message's tag
+        uint64_t bytes;                     //!< its size
+    };
+
+    std::map<uint64_t, ActiveP2p> m_activeP2p; //!< by node id
     std::map<std::string, bool> m_warnedOnce;
 
     TracedCallback<uint32_t, std::shared_ptr<const EtNode>> m_nodeIssued;

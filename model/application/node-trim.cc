@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 namespace ns3
 {
@@ -12,17 +13,19 @@ IsUnsimulatedAttribute(const std::string& name)
     // Written by the converter from the PyTorch host and Kineto traces (doc/chakra.md); read
     // only by the converter and linker themselves. A list of what to drop, not of what to keep,
     // so that an attribute a later part of the simulation reads is never lost by default.
-    static const std::array<const char*, 9> kUnsimulated{"rf_id",
-                                                         "fw_parent",
-                                                         "seq_id",
-                                                         "scope",
-                                                         "fw_tid",
-                                                         "op_schema",
-                                                         "device",
-                                                         "correlation",
-                                                         "cat"};
-    return std::any_of(kUnsimulated.begin(), kUnsimulated.end(), [&](const char* dropped) {
-        return name == dropped;
+    // string_views: a name of another length is told apart without reading its characters.
+    static constexpr std::array<std::string_view, 9> kUnsimulated{"rf_id",
+                                                                  "fw_parent",
+                                                                  "seq_id",
+                                                                  "scope",
+                                                                  "fw_tid",
+                                                                  "op_schema",
+                                                                  "device",
+                                                                  "correlation",
+                                                                  "cat"};
+    const std::string_view view(name);
+    return std::any_of(kUnsimulated.begin(), kUnsimulated.end(), [view](std::string_view dropped) {
+        return view == dropped;
     });
 }
 

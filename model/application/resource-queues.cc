@@ -7,52 +7,66 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ResourceQueues");
 
-std::string
-ResourceQueues::ResourceOf(const EtNode& node)
+ResourceQueues::Resource
+ResourceQueues::KeyOf(const EtNode& node)
 {
+    Resource resource;
     switch (node.GetType())
     {
     case ChakraProtoMsg::COMP_NODE:
     case ChakraProtoMsg::MEM_LOAD_NODE:
     case ChakraProtoMsg::MEM_STORE_NODE:
-        if (node.IsCpuOp())
-        {
-            return "cpu thread " + std::to_string(node.GetTid().value_or(0));
-        }
-        return "stream " + std::to_string(node.GetStream().value_or(0));
+        resource.none = false;
+        resource.cpu = node.IsCpuOp();
+        resource.number = (resource.cpu ? node.GetTid() : node.GetStream()).value_or(0);
+        return resource;
     case ChakraProtoMsg::COMM_COLL_NODE:
     case ChakraProtoMsg::COMM_SEND_NODE:
-    case ChakraProtoMsg::COMM_RECV_NODE:
-        if (node.IsCpuOp() && node.GetTid())
-        {
-            return "cpu thread " + std::to_string(*node.GetTid());
-        }
-        if (!node.IsCpuOp() && node.GetStream())
-        {
-            return "stream " + std::to_string(*node.GetStream());
-        }
-        return "";
+    case ChakraProtoMsg::COMM_RECV_NODE: {
+        resource.cpu = node.IsCpuOp();
+        const std::optional<int64_t> number = resource.cpu ? node.GetTid() : node.GetStream();
+        resource.none = !number;
+        resource.number = number.value_or(0);
+        return resource;
+    }
     default:
+        return resource;
+    }
+}
+
+std::string
+ResourceQueues::NameOf(const Resource& resource)
+{
+    if (resource.none)
+    {
         return "";
     }
+    return (resource.cpu ? "cpu thread " : "stream ") + std::to_string(resource.number);
+}
+
+std::string
+ResourceQueues::ResourceOf(const EtNode& node)
+{
+    return NameOf(KeyOf(node));
 }
 
 bool
 ResourceQueues::Acquire(std::shared_ptr<const EtNode> node)
 {
     NS_LOG_FUNCTION(this << node->GetId());
-    const std::string resource = ResourceOf(*node);
-    if (resource.empty())
+    const Resource resource = KeyOf(*node);
+    if (resource.none)
     {
         return true;
     }
-    if (m_busy[resource])
+    bool& busy = m_busy[resource];
+    if (busy)
     {
-        NS_LOG_LOGIC("node " << node->GetId() << " waits behind " << resource);
+        NS_LOG_LOGIC("node " << node->GetId() << " waits behind " << NameOf(resource));
         m_waiting[resource].push_back(std::move(node));
         return false;
     }
-    m_busy[resource] = true;
+    busy = true;
     return true;
 }
 
@@ -60,8 +74,8 @@ std::shared_ptr<const EtNode>
 ResourceQueues::Release(const EtNode& node)
 {
     NS_LOG_FUNCTION(this << node.GetId());
-    const std::string resource = ResourceOf(node);
-    if (resource.empty())
+    const Resource resource = KeyOf(node);
+    if (resource.none)
     {
         return nullptr;
     }
@@ -79,10 +93,16 @@ ResourceQueues::Release(const EtNode& node)
 std::vector<std::string>
 ResourceQueues::DescribeWaiting() const
 {
-    std::vector<std::string> lines;
+    // In the order of the resources' names, as when the queues were kept by name.
+    std::map<std::string, const std::deque<std::shared_ptr<const EtNode>>*> byName;
     for (const auto& [resource, queue] : m_waiting)
     {
-        for (const auto& node : queue)
+        byName[NameOf(resource)] = &queue;
+    }
+    std::vector<std::string> lines;
+    for (const auto& [resource, queue] : byName)
+    {
+        for (const auto& node : *queue)
         {
             lines.push_back(node->Describe() + " queued behind " + resource);
         }

@@ -29,6 +29,25 @@ class ResourceQueues
     /** \return the resource (stream or thread) \p node occupies, or "" for none */
     static std::string ResourceOf(const EtNode& node);
 
+    /** A resource as a number pair, the key of the queues (its name is built only to show). */
+    struct Resource
+    {
+        bool none{true};   //!< the node occupies no resource
+        bool cpu{false};   //!< a host thread (else a GPU stream)
+        int64_t number{0}; //!< the thread's or stream's number
+
+        /** \return the order of the queues (any strict order) */
+        bool operator<(const Resource& other) const
+        {
+            return cpu != other.cpu ? cpu < other.cpu : number < other.number;
+        }
+    };
+
+    /** \return the resource \p node occupies, as ResourceOf names it */
+    static Resource KeyOf(const EtNode& node);
+    /** \return ResourceOf's name of a resource ("" for none) */
+    static std::string NameOf(const Resource& resource);
+
     /**
      * \return true if \p node may run now (its resource was free and is now held by it, or it
      *         needs none); false if it waits behind its resource's running node
@@ -45,8 +64,8 @@ class ResourceQueues
     std::vector<std::string> DescribeWaiting() const;
 
   private:
-    std::map<std::string, bool> m_busy;                                         //!< by resource
-    std::map<std::string, std::deque<std::shared_ptr<const EtNode>>> m_waiting; //!< by resource
+    std::map<Resource, bool> m_busy;                                         //!< by resource
+    std::map<Resource, std::deque<std::shared_ptr<const EtNode>>> m_waiting; //!< by resource
 };
 
 } // namespace ns3

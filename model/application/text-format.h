@@ -6,6 +6,7 @@
 
 #include "ns3/nstime.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -25,7 +26,36 @@ FormatFixed(double value, int digits)
 inline std::string
 FormatMicros(Time t)
 {
-    return FormatFixed(static_cast<double>(t.GetNanoSeconds()) / 1e3, 3);
+    const int64_t nanos = t.GetNanoSeconds();
+    // Below 2^49 ns (6.5 days) the double nanos / 1e3 is within 2^-53 of it relatively, under
+    // 7e-5 us, far less than the half nanosecond that would change a digit: "%.3f" prints the
+    // exact quotient, written here from the integer without printf (the report writes one per
+    // operation and rank).
+    constexpr int64_t kExact = int64_t{1} << 49;
+    if (nanos <= -kExact || nanos >= kExact)
+    {
+        return FormatFixed(static_cast<double>(nanos) / 1e3, 3);
+    }
+    uint64_t magnitude = nanos < 0 ? static_cast<uint64_t>(-nanos) : static_cast<uint64_t>(nanos);
+    char buffer[32];
+    char* end = buffer + sizeof(buffer);
+    char* p = end;
+    for (int i = 0; i < 3; ++i)
+    {
+        *--p = static_cast<char>('0' + magnitude % 10);
+        magnitude /= 10;
+    }
+    *--p = '.';
+    do
+    {
+        *--p = static_cast<char>('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    if (nanos < 0)
+    {
+        *--p = '-';
+    }
+    return std::string(p, end);
 }
 
 } // namespace ns3

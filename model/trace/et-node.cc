@@ -2,14 +2,112 @@
 
 #include "trace-error.h"
 
+#include <cstring>
+
 namespace ns3
 {
 
 using ChakraProtoMsg::AttributeProto;
 
+namespace
+{
+
+/** The names of EtNode::Known, in its order. */
+constexpr const char* kKnownNames[] = {
+    "is_cpu_op",
+    "comm_type",
+    "comm_size",
+    "pg_name",
+    "comm_src",
+    "comm_dst",
+    "comm_tag",
+    "stream",
+    "tid",
+    "num_ops",
+    "tensor_size",
+    "root_rank",
+    "duration_exact_micros",
+};
+static_assert(sizeof(kKnownNames) / sizeof(kKnownNames[0]) == EtNode::KNOWN_COUNT,
+              "a name for every indexed attribute");
+
+} // namespace
+
 EtNode::EtNode(ChakraProtoMsg::Node proto)
     : m_proto(std::move(proto))
 {
+    IndexAttributes();
+}
+
+EtNode::Known
+EtNode::Classify(const std::string& name)
+{
+    // By length first: most names of a trace match no indexed one, and are told apart by their
+    // length alone.
+    auto is = [&name](Known which) {
+        return std::memcmp(name.data(), kKnownNames[which], name.size()) == 0;
+    };
+    switch (name.size())
+    {
+    case 3:
+        return is(TID) ? TID : KNOWN_COUNT;
+    case 6:
+        return is(STREAM) ? STREAM : KNOWN_COUNT;
+    case 7:
+        return is(PG_NAME) ? PG_NAME : (is(NUM_OPS) ? NUM_OPS : KNOWN_COUNT);
+    case 8:
+        if (std::memcmp(name.data(), "comm_", 5) != 0)
+        {
+            return KNOWN_COUNT;
+        }
+        return is(COMM_SRC) ? COMM_SRC
+                            : (is(COMM_DST) ? COMM_DST : (is(COMM_TAG) ? COMM_TAG : KNOWN_COUNT));
+    case 9:
+        for (Known which : {IS_CPU_OP, COMM_TYPE, COMM_SIZE, ROOT_RANK})
+        {
+            if (is(which))
+            {
+                return which;
+            }
+        }
+        return KNOWN_COUNT;
+    case 11:
+        return is(TENSOR_SIZE) ? TENSOR_SIZE : KNOWN_COUNT;
+    case 21:
+        return is(DURATION_EXACT_MICROS) ? DURATION_EXACT_MICROS : KNOWN_COUNT;
+    default:
+        return KNOWN_COUNT;
+    }
+}
+
+void
+EtNode::IndexAttributes()
+{
+    const auto& attributes = m_proto.attr();
+    for (int i = attributes.size() - 1; i >= 0; --i)
+    {
+        // Backwards, so that the first of repeated names is the one kept (as FindAttribute).
+        const Known which = Classify(attributes.Get(i).name());
+        if (which != KNOWN_COUNT)
+        {
+            m_known[which] = i < kBeyond - 1 ? static_cast<uint8_t>(i + 1) : kBeyond;
+        }
+    }
+}
+
+const AttributeProto*
+EtNode::FindKnown(Known which) const
+{
+    const uint8_t slot = m_known[which];
+    if (slot == kAbsent)
+    {
+        return nullptr;
+    }
+    if (slot == kBeyond)
+    {
+        return FindAttribute(m_proto.attr(), kKnownNames[which]);
+    }
+    return &m_proto.attr().Get(slot - 1);
 }
 
 uint64_t
@@ -63,13 +161,14 @@ EtNode::Describe() const
 bool
 EtNode::HasAttr(const std::string& name) const
 {
-    return FindAttribute(m_proto.attr(), name) != nullptr;
+    return FindAttr(name) != nullptr;
 }
 
 const AttributeProto*
 EtNode::FindAttr(const std::string& name) const
 {
-    return FindAttribute(m_proto.attr(), name);
+    const Known which = Classify(name);
+    return which != KNOWN_COUNT ? FindKnown(which) : FindAttribute(m_proto.attr(), name);
 }
 
 void
@@ -86,9 +185,11 @@ EtNode::ThrowMistyped(const std::string& name, const std::string& why) const
 
 template <typename T, typename Convert>
 T
-EtNode::GetTyped(const std::string& name, Convert convert, const T* defaultValue) const
+EtNode::GetTyped(const char* name,
+                 const AttributeProto* attribute,
+                 Convert convert,
+                 const T* defaultValue) const
 {
-    const AttributeProto* attribute = FindAttr(name);
     if (attribute == nullptr)
     {
         if (defaultValue != nullptr)
@@ -109,73 +210,76 @@ EtNode::GetTyped(const std::string& name, Convert convert, const T* defaultValue
 int64_t
 EtNode::GetInt(const std::string& name) const
 {
-    return GetTyped<int64_t>(name, AttributeToInt64, nullptr);
+    return GetTyped<int64_t>(name.c_str(), FindAttr(name), AttributeToInt64, nullptr);
 }
 
 int64_t
 EtNode::GetInt(const std::string& name, int64_t defaultValue) const
 {
-    return GetTyped(name, AttributeToInt64, &defaultValue);
+    return GetTyped(name.c_str(), FindAttr(name), AttributeToInt64, &defaultValue);
 }
 
 uint64_t
 EtNode::GetUint(const std::string& name) const
 {
-    return GetTyped<uint64_t>(name, AttributeToUint64, nullptr);
+    return GetTyped<uint64_t>(name.c_str(), FindAttr(name), AttributeToUint64, nullptr);
 }
 
 uint64_t
 EtNode::GetUint(const std::string& name, uint64_t defaultValue) const
 {
-    return GetTyped(name, AttributeToUint64, &defaultValue);
+    return GetTyped(name.c_str(), FindAttr(name), AttributeToUint64, &defaultValue);
 }
 
 double
 EtNode::GetDouble(const std::string& name) const
 {
-    return GetTyped<double>(name, AttributeToDouble, nullptr);
+    return GetTyped<double>(name.c_str(), FindAttr(name), AttributeToDouble, nullptr);
 }
 
 double
 EtNode::GetDouble(const std::string& name, double defaultValue) const
 {
-    return GetTyped(name, AttributeToDouble, &defaultValue);
+    return GetTyped(name.c_str(), FindAttr(name), AttributeToDouble, &defaultValue);
 }
 
 bool
 EtNode::GetBool(const std::string& name) const
 {
-    return GetTyped<bool>(name, AttributeToBool, nullptr);
+    return GetTyped<bool>(name.c_str(), FindAttr(name), AttributeToBool, nullptr);
 }
 
 bool
 EtNode::GetBool(const std::string& name, bool defaultValue) const
 {
-    return GetTyped(name, AttributeToBool, &defaultValue);
+    return GetTyped(name.c_str(), FindAttr(name), AttributeToBool, &defaultValue);
 }
 
 std::string
 EtNode::GetString(const std::string& name) const
 {
-    return GetTyped<std::string>(name, AttributeToString, nullptr);
+    return GetTyped<std::string>(name.c_str(), FindAttr(name), AttributeToString, nullptr);
 }
 
 std::string
 EtNode::GetString(const std::string& name, const std::string& defaultValue) const
 {
-    return GetTyped(name, AttributeToString, &defaultValue);
+    return GetTyped(name.c_str(), FindAttr(name), AttributeToString, &defaultValue);
 }
 
 std::vector<int64_t>
 EtNode::GetIntList(const std::string& name) const
 {
-    return GetTyped<std::vector<int64_t>>(name, AttributeToInt64List, nullptr);
+    return GetTyped<std::vector<int64_t>>(name.c_str(),
+                                          FindAttr(name),
+                                          AttributeToInt64List,
+                                          nullptr);
 }
 
 std::optional<int64_t>
-EtNode::OptionalInt(const std::string& name) const
+EtNode::OptionalInt(Known which) const
 {
-    const AttributeProto* attribute = FindAttr(name);
+    const AttributeProto* attribute = FindKnown(which);
     if (attribute == nullptr)
     {
         return std::nullopt;
@@ -184,7 +288,7 @@ EtNode::OptionalInt(const std::string& name) const
     std::string why;
     if (!AttributeToInt64(*attribute, value, why))
     {
-        ThrowMistyped(name, why);
+        ThrowMistyped(kKnownNames[which], why);
     }
     return value;
 }
@@ -192,13 +296,14 @@ EtNode::OptionalInt(const std::string& name) const
 bool
 EtNode::IsCpuOp() const
 {
-    return GetBool("is_cpu_op", false);
+    const bool no = false;
+    return GetTyped(kKnownNames[IS_CPU_OP], FindKnown(IS_CPU_OP), AttributeToBool, &no);
 }
 
 std::optional<ChakraProtoMsg::CollectiveCommType>
 EtNode::GetCommType() const
 {
-    std::optional<int64_t> value = OptionalInt("comm_type");
+    std::optional<int64_t> value = OptionalInt(COMM_TYPE);
     if (!value)
     {
         return std::nullopt;
@@ -214,55 +319,77 @@ EtNode::GetCommType() const
 uint64_t
 EtNode::GetCommSize() const
 {
-    return GetUint("comm_size", 0);
+    const uint64_t none = 0;
+    return GetTyped(kKnownNames[COMM_SIZE], FindKnown(COMM_SIZE), AttributeToUint64, &none);
 }
 
-std::string
+const std::string&
 EtNode::GetPgName() const
 {
-    return GetString("pg_name", "");
+    // As GetString("pg_name", ""), without a copy: the replay reads it several times a call.
+    static const std::string kWorld;
+    const AttributeProto* attribute = FindKnown(PG_NAME);
+    if (attribute == nullptr)
+    {
+        return kWorld;
+    }
+    switch (attribute->value_case())
+    {
+    case AttributeProto::kStringVal:
+        return attribute->string_val();
+    case AttributeProto::kBytesVal:
+        return attribute->bytes_val();
+    default: {
+        std::string value;
+        std::string why;
+        AttributeToString(*attribute, value, why);
+        ThrowMistyped(kKnownNames[PG_NAME], why);
+    }
+    }
 }
 
 std::optional<int64_t>
 EtNode::GetCommSrc() const
 {
-    return OptionalInt("comm_src");
+    return OptionalInt(COMM_SRC);
 }
 
 std::optional<int64_t>
 EtNode::GetCommDst() const
 {
-    return OptionalInt("comm_dst");
+    return OptionalInt(COMM_DST);
 }
 
 std::optional<int64_t>
 EtNode::GetCommTag() const
 {
-    return OptionalInt("comm_tag");
+    return OptionalInt(COMM_TAG);
 }
 
 std::optional<int64_t>
 EtNode::GetStream() const
 {
-    return OptionalInt("stream");
+    return OptionalInt(STREAM);
 }
 
 std::optional<int64_t>
 EtNode::GetTid() const
 {
-    return OptionalInt("tid");
+    return OptionalInt(TID);
 }
 
 uint64_t
 EtNode::GetNumOps() const
 {
-    return GetUint("num_ops", 0);
+    const uint64_t none = 0;
+    return GetTyped(kKnownNames[NUM_OPS], FindKnown(NUM_OPS), AttributeToUint64, &none);
 }
 
 uint64_t
 EtNode::GetTensorSize() const
 {
-    return GetUint("tensor_size", 0);
+    const uint64_t none = 0;
+    return GetTyped(kKnownNames[TENSOR_SIZE], FindKnown(TENSOR_SIZE), AttributeToUint64, &none);
 }
 
 std::string

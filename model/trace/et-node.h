@@ -7,6 +7,7 @@
 
 #include "et-attribute.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,7 +57,11 @@ class EtNode
 
     /** \param name attribute name \return true if the node has it */
     bool HasAttr(const std::string& name) const;
-    /** \param name attribute name \return the attribute or nullptr */
+    /**
+     * \param name attribute name
+     * \return the attribute (the first of that name) or nullptr; the attributes of the Chakra
+     *         conventions below are found through an index built when the node is made
+     */
     const ChakraProtoMsg::AttributeProto* FindAttr(const std::string& name) const;
 
     int64_t GetInt(const std::string& name) const;                       //!< any integer oneof
@@ -74,8 +79,9 @@ class EtNode
     // Chakra conventions.
     bool IsCpuOp() const; //!< "is_cpu_op", default false
     std::optional<ChakraProtoMsg::CollectiveCommType> GetCommType() const; //!< "comm_type"
-    uint64_t GetCommSize() const;              //!< "comm_size" bytes, default 0
-    std::string GetPgName() const;             //!< "pg_name", default ""
+    uint64_t GetCommSize() const; //!< "comm_size" bytes, default 0
+    /** \return "pg_name", default "" (a reference into the node: valid while it lives) */
+    const std::string& GetPgName() const;
     std::optional<int64_t> GetCommSrc() const; //!< "comm_src"
     std::optional<int64_t> GetCommDst() const; //!< "comm_dst"
     std::optional<int64_t> GetCommTag() const; //!< "comm_tag"
@@ -84,24 +90,67 @@ class EtNode
     uint64_t GetNumOps() const;                //!< "num_ops", default 0
     uint64_t GetTensorSize() const;            //!< "tensor_size" bytes, default 0
 
-  private:
     /**
-     * The shape of every typed getter: find, convert, report a missing or mistyped attribute.
-     * \param name attribute name
+     * The attributes a replay reads for every node, indexed when the node is made: each getter
+     * of a convention finds its attribute without comparing names.
+     */
+    enum Known : uint8_t
+    {
+        IS_CPU_OP,
+        COMM_TYPE,
+        COMM_SIZE,
+        PG_NAME,
+        COMM_SRC,
+        COMM_DST,
+        COMM_TAG,
+        STREAM,
+        TID,
+        NUM_OPS,
+        TENSOR_SIZE,
+        ROOT_RANK,
+        DURATION_EXACT_MICROS,
+        KNOWN_COUNT, //!< the number of indexed attributes
+    };
+
+    /**
+     * \param name an attribute name
+     * \return its Known value, or KNOWN_COUNT for a name the index does not hold
+     */
+    static Known Classify(const std::string& name);
+
+  private:
+    /** Fills m_known from the node's attributes. */
+    void IndexAttributes();
+    /** \return the first attribute of a known name, or nullptr */
+    const ChakraProtoMsg::AttributeProto* FindKnown(Known which) const;
+    /**
+     * The shape of every typed getter: convert, report a missing or mistyped attribute.
+     * \param name attribute name (for errors)
+     * \param attribute the attribute, nullptr if absent
      * \param convert one of the AttributeTo* functions
      * \param defaultValue returned when the attribute is absent; nullptr: absent is an error
      * \return the value
      */
     template <typename T, typename Convert>
-    T GetTyped(const std::string& name, Convert convert, const T* defaultValue) const;
+    T GetTyped(const char* name,
+               const ChakraProtoMsg::AttributeProto* attribute,
+               Convert convert,
+               const T* defaultValue) const;
     /** \return the integer attribute, or nullopt if absent; throws if mistyped */
-    std::optional<int64_t> OptionalInt(const std::string& name) const;
+    std::optional<int64_t> OptionalInt(Known which) const;
     /** Throws the error for a missing attribute. */
     [[noreturn]] void ThrowMissing(const std::string& name) const;
     /** Throws the error for a mistyped attribute. */
     [[noreturn]] void ThrowMistyped(const std::string& name, const std::string& why) const;
 
+    /** m_known's value for an attribute the node does not have */
+    static constexpr uint8_t kAbsent = 0;
+    /** m_known's value for an attribute first found past the index's range: looked up by name */
+    static constexpr uint8_t kBeyond = 255;
+
     ChakraProtoMsg::Node m_proto; //!< the node
+    /** Per Known attribute: kAbsent, its position in m_proto.attr() plus one, or kBeyond */
+    std::array<uint8_t, KNOWN_COUNT> m_known{};
 };
 
 /**
