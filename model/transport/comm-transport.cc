@@ -380,13 +380,23 @@ CommTransport::GetArrivedOfCall(
     uint64_t seq,
     std::vector<std::tuple<uint32_t, MessageKey, std::size_t>>& arrived) const
 {
-    for (const auto& [endpoint, messages] : m_arrived)
+    // One entry per waiting message, the messages of one (source, key) adjacent (ordered map).
+    const std::size_t first = arrived.size();
+    for (const auto& [endpoint, message] : m_arrived)
     {
         const MessageKey& key = endpoint.second;
-        if (key.kind == MessageKey::COLLECTIVE && key.comm == comm && key.seq == seq &&
-            !messages.empty())
+        if (key.kind != MessageKey::COLLECTIVE || key.comm != comm || key.seq != seq)
         {
-            arrived.emplace_back(endpoint.first, key, messages.size());
+            continue;
+        }
+        if (arrived.size() > first && std::get<0>(arrived.back()) == endpoint.first &&
+            std::get<1>(arrived.back()) == key)
+        {
+            ++std::get<2>(arrived.back());
+        }
+        else
+        {
+            arrived.emplace_back(endpoint.first, key, 1);
         }
     }
 }
