@@ -557,19 +557,21 @@ void
 CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
 {
     const MegatronRankOrder& order = *job.order;
-    const std::pair<const char*, uint32_t (MegatronRankOrder::*)(uint32_t) const> kinds[] = {
-        {"tp", &MegatronRankOrder::TensorGroupOf},
-        {"cp", &MegatronRankOrder::ContextGroupOf},
-        {"dpcp", &MegatronRankOrder::DataContextGroupOf},
-        {"edp", &MegatronRankOrder::ExpertDataGroupOf},
-        {"pp", &MegatronRankOrder::PipelineGroupOf},
-        {"emb", &MegatronRankOrder::PipelineGroupOf}};
-    const std::vector<std::vector<uint32_t>>* members[] = {&job.tensorGroups,
-                                                           &job.contextGroups,
-                                                           &job.dataContextGroups,
-                                                           &job.expertDataGroups,
-                                                           &job.pipelineGroups,
-                                                           &job.pipelineGroups};
+
+    struct GroupKind
+    {
+        std::string name;
+        uint32_t (MegatronRankOrder::*groupOf)(uint32_t) const;
+        const std::vector<std::vector<uint32_t>>* members;
+    };
+
+    const std::vector<GroupKind> kinds = {
+        {"tp", &MegatronRankOrder::TensorGroupOf, &job.tensorGroups},
+        {"cp", &MegatronRankOrder::ContextGroupOf, &job.contextGroups},
+        {"dpcp", &MegatronRankOrder::DataContextGroupOf, &job.dataContextGroups},
+        {"edp", &MegatronRankOrder::ExpertDataGroupOf, &job.expertDataGroups},
+        {"pp", &MegatronRankOrder::PipelineGroupOf, &job.pipelineGroups},
+        {"emb", &MegatronRankOrder::PipelineGroupOf, &job.pipelineGroups}};
     for (const auto& [role, file] : roles.roles)
     {
         for (uint32_t k = 1; k < roles.period; ++k)
@@ -577,19 +579,19 @@ CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
             RankShift shift = roles.ShiftOf(role);
             shift.shift = k;
             const uint32_t rank = shift.Map(role);
-            for (std::size_t i = 0; i < std::size(kinds); ++i)
+            for (const GroupKind& group : kinds)
             {
-                const std::string kind = kinds[i].first;
-                const uint32_t from = (order.*kinds[i].second)(role);
-                const uint32_t to = (order.*kinds[i].second)(rank);
+                const std::string& kind = group.name;
+                const uint32_t from = (order.*group.groupOf)(role);
+                const uint32_t to = (order.*group.groupOf)(rank);
                 std::vector<uint32_t> mapped;
-                for (uint32_t member : members[i]->at(from))
+                for (uint32_t member : group.members->at(from))
                 {
                     mapped.push_back(shift.Map(member));
                 }
                 std::sort(mapped.begin(), mapped.end());
                 if (shift.Name(kind + std::to_string(from)) != kind + std::to_string(to) ||
-                    mapped != members[i]->at(to))
+                    mapped != group.members->at(to))
                 {
                     throw std::logic_error("llm: rank " + std::to_string(rank) +
                                            " does not run rank " + std::to_string(role) +
