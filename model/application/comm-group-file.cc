@@ -1,10 +1,8 @@
 #include "comm-group-file.h"
 
-#include "ns3/json-limits.h"
+#include "ns3/json-document.h"
 #include "ns3/trace-error.h"
-#include "ns3/trace-file.h"
 
-#include <istream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sys/stat.h>
@@ -30,19 +28,7 @@ FindCommGroupFile(const std::string& tracePrefix)
 std::shared_ptr<const CommGroupFile>
 ReadCommGroupFile(const std::string& path, uint32_t ranks)
 {
-    nlohmann::json document;
-    {
-        InputFileStreamBuf buffer(path);
-        std::istream stream(&buffer);
-        try
-        {
-            document = nlohmann::json::parse(stream);
-        }
-        catch (const nlohmann::json::exception& e)
-        {
-            ThrowJsonError(e, path, buffer.GetConsumed());
-        }
-    }
+    const nlohmann::json document = ReadJsonDocument(path);
     if (!document.is_object())
     {
         throw TraceError(path,

@@ -1,10 +1,9 @@
 #include "rank-roles.h"
 
-#include "json-limits.h"
+#include "json-document.h"
 #include "trace-error.h"
 #include "trace-file.h"
 
-#include <istream>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
@@ -148,19 +147,7 @@ HasRankRoles(const std::string& prefix)
 RankRoles
 ReadRankRoles(const std::string& path)
 {
-    nlohmann::json document;
-    {
-        InputFileStreamBuf buffer(path);
-        std::istream stream(&buffer);
-        try
-        {
-            document = nlohmann::json::parse(stream);
-        }
-        catch (const nlohmann::json::exception& e)
-        {
-            ThrowJsonError(e, path, buffer.GetConsumed());
-        }
-    }
+    const nlohmann::json document = ReadJsonDocument(path);
     if (!document.is_object())
     {
         throw TraceError(path, "top level", "not a rank-roles manifest: expected a JSON object");
