@@ -338,7 +338,7 @@ ChakraHelper::GetReport()
     ChakraReport report;
     for (const auto& app : m_apps)
     {
-        report.AddRank(app->GetStats(), app->GetCommRecords());
+        report.AddRank(app->GetStats(), app->ShareCommRecords());
     }
     CheckJobSize(report);
     if (m_timeline)

@@ -4,6 +4,7 @@
  * (unions of intervals, exposed communication), the communicator table and the node trim.
  */
 #define BOOST_TEST_MODULE application_parts
+#include "ns3/chakra-report.h"
 #include "ns3/collective-call-order.h"
 #include "ns3/communicator-table.h"
 #include "ns3/node-trim.h"
@@ -12,6 +13,7 @@
 #include "ns3/resource-queues.h"
 #include "ns3/text-format.h"
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <limits>
 #include <memory>
@@ -518,3 +520,77 @@ BOOST_AUTO_TEST_CASE(a_repeated_name_keeps_its_first_value_first)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(interned_strings_are_one_copy_and_compare_by_text)
+{
+    // Built from different buffers, equal texts are one pooled copy; order and comparisons
+    // follow the text (the report sorts calls by group name), not the pool's addresses.
+    std::string built = "tp";
+    built += "0";
+    const InternedString a(built);
+    const InternedString b("tp0");
+    const InternedString c("dp0");
+    BOOST_TEST(&a.str() == &b.str());
+    BOOST_TEST((a == b));
+    BOOST_TEST((a != c));
+    BOOST_TEST((c < a));
+    BOOST_TEST(!(a < b));
+    BOOST_TEST((a == "tp0"));
+    BOOST_TEST((a == std::string("tp0")));
+    BOOST_TEST(("pg " + a + "!") == "pg tp0!");
+    BOOST_TEST(InternedString().empty());
+    BOOST_TEST((InternedString() == ""));
+    const std::size_t pooled = InternedString::PoolSize();
+    const InternedString again("tp0");
+    BOOST_TEST(InternedString::PoolSize() == pooled);
+    BOOST_TEST(sizeof(CommRecord) <= 96u);
+}
+
+BOOST_AUTO_TEST_CASE(the_report_reads_each_ranks_records_in_turn_without_a_copy)
+{
+    // Ranks 0 (two records), 1 (none) and 2 (one), added shared: the report lists 3 records
+    // in rank order, and they are the ranks' own objects (shared, not copied).
+    auto make = [](uint32_t rank, uint64_t firstNode, std::size_t n) {
+        auto records = std::make_shared<std::vector<CommRecord>>();
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            CommRecord r;
+            r.rank = rank;
+            r.nodeId = firstNode + i;
+            r.kind = i % 2 == 0 ? "SEND" : "ALL_REDUCE";
+            records->push_back(r);
+        }
+        return records;
+    };
+    auto r0 = make(0, 10, 2);
+    auto r2 = make(2, 30, 1);
+    ChakraReport report;
+    RankStats s0;
+    s0.rank = 0;
+    RankStats s1;
+    s1.rank = 1;
+    RankStats s2;
+    s2.rank = 2;
+    report.AddRank(s0, r0);
+    report.AddRank(s1, make(1, 20, 0));
+    report.AddRank(s2, r2);
+    const CommRecordList& list = report.GetCommRecords();
+    BOOST_TEST(list.size() == 3u);
+    BOOST_TEST(!list.empty());
+    std::vector<uint64_t> nodes;
+    for (const CommRecord& r : list)
+    {
+        nodes.push_back(r.nodeId);
+    }
+    BOOST_TEST((nodes == std::vector<uint64_t>{10, 11, 30}));
+    BOOST_TEST(&*list.begin() == &(*r0)[0]);
+    BOOST_TEST(std::count_if(list.begin(), list.end(), [](const CommRecord& r) {
+                   return r.kind == "SEND";
+               }) == 2);
+    // Ranks added out of order still come out by rank.
+    ChakraReport shuffled;
+    shuffled.AddRank(s2, r2);
+    shuffled.AddRank(s0, r0);
+    BOOST_TEST(shuffled.GetRanks().front().rank == 0u);
+    BOOST_TEST(shuffled.GetRanks().back().rank == 2u);
+}

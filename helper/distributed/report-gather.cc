@@ -262,7 +262,7 @@ AddRankResults(ChakraReport& report, const std::string& bytes)
 }
 
 ChakraReport
-GatherReport(const ChakraReport& local)
+GatherReport(ChakraReport local)
 {
     if (MpiContext::GetProcessCount() <= 1)
     {

@@ -386,4 +386,10 @@ ChakraApplication::GetCommRecords() const
     return m_stats.GetCommRecords();
 }
 
+std::shared_ptr<const std::vector<CommRecord>>
+ChakraApplication::ShareCommRecords() const
+{
+    return m_stats.ShareCommRecords();
+}
+
 } // namespace ns3

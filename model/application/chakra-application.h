@@ -91,6 +91,8 @@ class ChakraApplication : public Application
     RankStats GetStats();
     /** \return this rank's communication operations, in completion order */
     const std::vector<CommRecord>& GetCommRecords() const;
+    /** \return the same, shared (ChakraHelper::GetReport keeps them without a copy) */
+    std::shared_ptr<const std::vector<CommRecord>> ShareCommRecords() const;
     /** \return true once every node has run */
     bool IsFinished() const;
     /** \return this rank */

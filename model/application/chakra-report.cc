@@ -42,12 +42,25 @@ Csv(const std::string& text)
 void
 ChakraReport::AddRank(const RankStats& stats, const std::vector<CommRecord>& records)
 {
+    AddRank(stats, std::make_shared<const std::vector<CommRecord>>(records));
+}
+
+void
+ChakraReport::AddRank(const RankStats& stats,
+                      std::shared_ptr<const std::vector<CommRecord>> records)
+{
     NS_LOG_FUNCTION(this);
+    m_records.Append(std::move(records));
+    // Ranks arrive in rank order from ChakraHelper and GatherReport: sorting only when one
+    // does not keeps 16,384 AddRank calls linear (a sort per call was quadratic).
+    const bool inOrder = m_ranks.empty() || m_ranks.back().rank <= stats.rank;
     m_ranks.push_back(stats);
-    m_records.insert(m_records.end(), records.begin(), records.end());
-    std::sort(m_ranks.begin(), m_ranks.end(), [](const RankStats& a, const RankStats& b) {
-        return a.rank < b.rank;
-    });
+    if (!inOrder)
+    {
+        std::stable_sort(m_ranks.begin(),
+                         m_ranks.end(),
+                         [](const RankStats& a, const RankStats& b) { return a.rank < b.rank; });
+    }
 }
 
 bool
@@ -171,7 +184,7 @@ ChakraReport::GetRanks() const
     return m_ranks;
 }
 
-const std::vector<CommRecord>&
+const CommRecordList&
 ChakraReport::GetCommRecords() const
 {
     return m_records;

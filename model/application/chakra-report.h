@@ -89,8 +89,13 @@ class ChakraReport
      *         recompute, over the peak dense FLOP/s), when the traces state a training step
      */
     TrainingThroughput GetTrainingThroughput() const;
-    /** Adds one rank's results. */
+    /** Adds one rank's results (its records copied). */
     void AddRank(const RankStats& stats, const std::vector<CommRecord>& records);
+    /**
+     * Adds one rank's results, its records shared with the rank (no copy: a large run's
+     * records are most of its memory at the end).
+     */
+    void AddRank(const RankStats& stats, std::shared_ptr<const std::vector<CommRecord>> records);
 
     /**
      * Names the transport model that ran (printed in the report's first lines).
@@ -117,8 +122,8 @@ class ChakraReport
     const std::vector<RankStats>& GetRanks() const;
     /** \return the collective calls, in start order */
     std::vector<CollectiveSummary> GetCollectives() const;
-    /** \return every communication record of every rank */
-    const std::vector<CommRecord>& GetCommRecords() const;
+    /** \return every communication record of every rank, rank by rank */
+    const CommRecordList& GetCommRecords() const;
     /**
      * \return one line on why the run failed (a tool's error line): the first rank's error,
      *         or how many ranks did not finish and what the first one waits for; "" if every
@@ -157,7 +162,7 @@ class ChakraReport
     void PrintTimeSplit(std::ostream& os) const;
 
     std::vector<RankStats> m_ranks;
-    std::vector<CommRecord> m_records;
+    CommRecordList m_records;
     std::string m_transportModel;
     std::string m_transportChoice; //!< how the model was chosen (transport "auto")
     std::vector<ReportTable> m_tables;

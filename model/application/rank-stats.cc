@@ -106,11 +106,17 @@ void
 RankStatsRecorder::AddCommRecord(const CommRecord& record)
 {
     NS_LOG_FUNCTION(this << record.nodeId);
-    m_commRecords.push_back(record);
+    m_commRecords->push_back(record);
 }
 
 const std::vector<CommRecord>&
 RankStatsRecorder::GetCommRecords() const
+{
+    return *m_commRecords;
+}
+
+std::shared_ptr<const std::vector<CommRecord>>
+RankStatsRecorder::ShareCommRecords() const
 {
     return m_commRecords;
 }

@@ -5,38 +5,19 @@
 #define CHAKRA_RANK_STATS_H
 
 #include "comm-category.h"
+#include "comm-record.h"
 
 #include "ns3/nstime.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ns3
 {
-
-/**
- * \ingroup chakra-application
- * \brief One communication operation as this rank saw it (for the report).
- */
-struct CommRecord
-{
-    uint32_t rank{0};      //!< this rank
-    uint64_t nodeId{0};    //!< trace node
-    std::string name;      //!< node name
-    std::string kind;      //!< ALL_REDUCE, ..., SEND, RECV
-    uint64_t bytes{0};     //!< comm_size
-    std::string pg;        //!< process group ("" = world)
-    uint32_t commSize{1};  //!< members of the communicator
-    std::string algorithm; //!< algorithm used (collectives)
-    uint64_t seq{0};       //!< call number on the communicator (collectives)
-    int64_t peer{-1};      //!< peer rank (send/recv)
-    Time start;            //!< issued (relative to replay start)
-    Time end;              //!< completed (relative to replay start)
-    double traceMicros{0}; //!< duration recorded in the trace (measured, if any)
-};
 
 /**
  * \ingroup chakra-application
@@ -107,6 +88,11 @@ class RankStatsRecorder
     void AddCommRecord(const CommRecord& record);
     /** \return the communication operations, in completion order */
     const std::vector<CommRecord>& GetCommRecords() const;
+    /**
+     * \return the same records, shared (a report keeps them without a copy; they are final
+     *         once the simulation has ended)
+     */
+    std::shared_ptr<const std::vector<CommRecord>> ShareCommRecords() const;
     /** \param message a warning, in the order given */
     void AddWarning(const std::string& message);
     /** \param message the rank's fatal error */
@@ -132,7 +118,9 @@ class RankStatsRecorder
     std::vector<std::pair<Time, Time>> m_computeIntervals;
     /** Communication intervals, by CommCategory. */
     std::array<std::vector<std::pair<Time, Time>>, kCommCategoryCount> m_commIntervals;
-    std::vector<CommRecord> m_commRecords;
+    /** Shared with the report (ShareCommRecords). */
+    std::shared_ptr<std::vector<CommRecord>> m_commRecords{
+        std::make_shared<std::vector<CommRecord>>()};
     uint64_t m_sizelessNodes{0};         //!< communication nodes run without comm_size
     std::vector<uint64_t> m_sizelessIds; //!< the first of them (for the warning)
 };
