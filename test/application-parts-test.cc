@@ -298,6 +298,24 @@ BOOST_AUTO_TEST_CASE(busy_times_are_unions_and_exposed_communication_is_uncovere
     BOOST_TEST(stats.warnings.empty());
 }
 
+BOOST_AUTO_TEST_CASE(back_to_back_and_out_of_order_intervals_keep_their_union)
+{
+    // Compute [20, 25], then [0, 5] (earlier, disjoint), [5, 8] (touching it), [7, 9]
+    // (overlapping) and [30, 31]: busy 5 + 9 + 1 = 15. Communication [4, 21]: 17, of which
+    // [9, 20] no compute covers: 11 exposed.
+    RankStatsRecorder recorder;
+    recorder.AddCompute(MicroSeconds(20), MicroSeconds(25));
+    recorder.AddCompute(MicroSeconds(0), MicroSeconds(5));
+    recorder.AddCompute(MicroSeconds(5), MicroSeconds(8));
+    recorder.AddCompute(MicroSeconds(7), MicroSeconds(9));
+    recorder.AddCompute(MicroSeconds(30), MicroSeconds(31));
+    recorder.AddCommunication(MicroSeconds(4), MicroSeconds(21), CommCategory::Other);
+    const RankStats stats = recorder.Summarize("t.0.et");
+    BOOST_TEST(stats.computeBusy == MicroSeconds(15));
+    BOOST_TEST(stats.commTime == MicroSeconds(17));
+    BOOST_TEST(stats.exposedComm == MicroSeconds(11));
+}
+
 // The exposed part is split by category, each instant counted once, for the first category in
 // the attribution order (TP, CP, EP, DP, other, PP) that runs then. Hand-drawn timeline (us):
 //   compute [0, 10] and [20, 30]

@@ -26,19 +26,19 @@ namespace ns3
  */
 struct CommRecord
 {
-    uint32_t rank{0};          //!< this rank
-    uint32_t commSize{1};      //!< members of the communicator
-    uint64_t nodeId{0};        //!< trace node
-    InternedString name;       //!< node name
-    InternedString kind;       //!< ALL_REDUCE, ..., SEND, RECV
-    uint64_t bytes{0};         //!< comm_size
-    InternedString pg;         //!< process group ("" = world)
-    InternedString algorithm;  //!< algorithm used (collectives)
-    uint64_t seq{0};           //!< call number on the communicator (collectives)
-    int64_t peer{-1};          //!< peer rank (send/recv)
-    Time start;                //!< issued (relative to replay start)
-    Time end;                  //!< completed (relative to replay start)
-    double traceMicros{0};     //!< duration recorded in the trace (measured, if any)
+    uint32_t rank{0};         //!< this rank
+    uint32_t commSize{1};     //!< members of the communicator
+    uint64_t nodeId{0};       //!< trace node
+    InternedString name;      //!< node name
+    InternedString kind;      //!< ALL_REDUCE, ..., SEND, RECV
+    uint64_t bytes{0};        //!< comm_size
+    InternedString pg;        //!< process group ("" = world)
+    InternedString algorithm; //!< algorithm used (collectives)
+    uint64_t seq{0};          //!< call number on the communicator (collectives)
+    int64_t peer{-1};         //!< peer rank (send/recv)
+    Time start;               //!< issued (relative to replay start)
+    Time end;                 //!< completed (relative to replay start)
+    double traceMicros{0};    //!< duration recorded in the trace (measured, if any)
 };
 
 /**

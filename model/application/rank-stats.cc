@@ -81,18 +81,40 @@ RankStatsRecorder::SetTrainingStep(double modelFlops, uint64_t tokens, double gp
     m_stats.gpuPeakFlops = gpuPeakFlops;
 }
 
+namespace
+{
+
+/**
+ * Appends [start, end] to \p intervals, or widens the last interval when the two overlap or
+ * touch. Their union, all the summary reads, is the same; a stream's back-to-back kernels
+ * then take one entry instead of one each (a rank of a large LLM step kept ~80 KB of them).
+ */
+void
+AddInterval(std::vector<std::pair<Time, Time>>& intervals, Time start, Time end)
+{
+    if (!intervals.empty() && start <= intervals.back().second && end >= intervals.back().first)
+    {
+        intervals.back().first = std::min(intervals.back().first, start);
+        intervals.back().second = std::max(intervals.back().second, end);
+        return;
+    }
+    intervals.emplace_back(start, end);
+}
+
+} // namespace
+
 void
 RankStatsRecorder::AddCompute(Time start, Time end)
 {
     NS_LOG_FUNCTION(this << start << end);
-    m_computeIntervals.emplace_back(start, end);
+    AddInterval(m_computeIntervals, start, end);
 }
 
 void
 RankStatsRecorder::AddCommunication(Time start, Time end, CommCategory category)
 {
     NS_LOG_FUNCTION(this << start << end << category);
-    m_commIntervals[static_cast<std::size_t>(category)].emplace_back(start, end);
+    AddInterval(m_commIntervals[static_cast<std::size_t>(category)], start, end);
 }
 
 void
