@@ -7,6 +7,7 @@
 
 #include "ns3/compact-id-set.h"
 #include "ns3/et-feeder.h"
+#include "ns3/et-node-store.h"
 #include "ns3/et-writer.h"
 #include "ns3/trace-error.h"
 
@@ -218,6 +219,92 @@ WriteSimple(const std::string& path,
         dag.nodes.push_back({id, deps, {}});
     }
     WriteDag(dag, path);
+}
+
+/** What a scripted run observed: every call's outcome, in order. */
+struct Script
+{
+    std::vector<uint64_t> order;  //!< issued ids (pushed-back ones included when re-issued)
+    std::vector<std::string> log; //!< issues, push-backs, finishes, loaded counts, warnings
+    std::string error;            //!< the TraceError text, if any
+};
+
+/**
+ * Drives a feeder deterministically: takes ready nodes while fewer than maxInFlight run
+ * (the third one taken is pushed back once), then finishes the oldest (or, if lifo, the
+ * newest) running node and removes it.
+ */
+Script
+Drive(bool fromStore,
+      const std::string& path,
+      EtFeederOptions options,
+      std::size_t maxInFlight,
+      bool lifo)
+{
+    Script script;
+    options.warn = [&script](const std::string& text) { script.log.push_back("warn " + text); };
+    try
+    {
+        std::unique_ptr<EtFeeder> feeder =
+            fromStore ? std::make_unique<EtFeeder>(
+                            std::make_shared<const EtNodeStore>(path, EtNodeStore::TrimFn()),
+                            options)
+                      : std::make_unique<EtFeeder>(path, options);
+        std::vector<uint64_t> running;
+        std::size_t taken = 0;
+        for (;;)
+        {
+            while (running.size() < maxInFlight && feeder->HasNodesToIssue())
+            {
+                uint64_t id = feeder->GetNextIssuableNode()->GetId();
+                if (++taken == 3)
+                {
+                    feeder->PushBackIssuableNode(id);
+                    script.log.push_back("back " + std::to_string(id));
+                    continue;
+                }
+                script.order.push_back(id);
+                running.push_back(id);
+                script.log.push_back("issue " + std::to_string(id) + " loaded " +
+                                     std::to_string(feeder->GetLoadedCount()) + " read " +
+                                     std::to_string(feeder->GetNodesRead()));
+            }
+            if (running.empty())
+            {
+                break;
+            }
+            uint64_t id = lifo ? running.back() : running.front();
+            running.erase(lifo ? running.end() - 1 : running.begin());
+            BOOST_TEST_REQUIRE(feeder->LookupNode(id)->GetId() == id);
+            feeder->FreeChildrenNodes(id);
+            feeder->RemoveNode(id);
+            BOOST_TEST(!feeder->LookupNode(id));
+            script.log.push_back("finish " + std::to_string(id) + " loaded " +
+                                 std::to_string(feeder->GetLoadedCount()));
+        }
+        script.log.push_back("done " + std::to_string(feeder->IsDone()) + " finished " +
+                             std::to_string(feeder->GetNodesFinished()));
+    }
+    catch (const TraceError& e)
+    {
+        script.error = e.what();
+    }
+    return script;
+}
+
+/** Drives the file mode and the store mode alike; requires the same observations. */
+Script
+DriveBoth(const std::string& path,
+          EtFeederOptions options,
+          std::size_t maxInFlight,
+          bool lifo = false)
+{
+    Script file = Drive(false, path, options, maxInFlight, lifo);
+    Script store = Drive(true, path, options, maxInFlight, lifo);
+    BOOST_TEST(file.order == store.order);
+    BOOST_TEST(file.log == store.log, "logs differ");
+    BOOST_TEST(file.error == store.error);
+    return store;
 }
 
 } // namespace
@@ -735,6 +822,95 @@ BOOST_AUTO_TEST_CASE(truncated_file_is_an_error_not_a_hang)
     std::string bytes = chakra_test::ReadFileBytes(dir.File("t.et"));
     chakra_test::WriteFileBytes(dir.File("cut.et"), bytes.substr(0, bytes.size() - 3));
     BOOST_TEST(FeedError(dir.File("cut.et")).find("truncated Node message") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(store_mode_matches_file_mode)
+
+BOOST_AUTO_TEST_CASE(forward_references_and_ids_out_of_order)
+{
+    TempDir dir;
+    // 5 waits for 7 (read after it); 6 for 3 and 5.
+    WriteSimple(dir.File("t.et"), {{5, {7}}, {7, {}}, {3, {}}, {6, {3, 5}}});
+    // One at a time: 5 and 7 are read, 7 runs, then 5; 3 is read next, then 6.
+    BOOST_TEST(DriveBoth(dir.File("t.et"), {}, 1).order == (std::vector<uint64_t>{7, 5, 3, 6}));
+    // Two at a time: 3 is read and runs while 7 does; 6 waits for 5.
+    BOOST_TEST(DriveBoth(dir.File("t.et"), {}, 2).order == (std::vector<uint64_t>{7, 3, 5, 6}));
+}
+
+BOOST_AUTO_TEST_CASE(window_rule)
+{
+    TempDir dir;
+    WriteSimple(dir.File("t.et"), {{1, {}}, {2, {1}}, {3, {}}});
+    EtFeederOptions options;
+    options.windowSize = 1; // 3 is read only once 1 is removed and 2 read: after 2
+    BOOST_TEST(DriveBoth(dir.File("t.et"), options, 2).order == (std::vector<uint64_t>{1, 2, 3}));
+    options.windowSize = 4; // 2 waits, so 3 is read and runs beside 1
+    BOOST_TEST(DriveBoth(dir.File("t.et"), options, 2).order == (std::vector<uint64_t>{1, 3, 2}));
+}
+
+BOOST_AUTO_TEST_CASE(dangling_dependencies)
+{
+    TempDir dir;
+    // Ids not ascending: 9 is settled at the end of the file, for 1 and 3 at once.
+    WriteSimple(dir.File("late.et"), {{2, {}}, {1, {9}}, {3, {9, 1}}});
+    EtFeederOptions options;
+    options.danglingAsSatisfied = true;
+    Script late = DriveBoth(dir.File("late.et"), options, 1);
+    BOOST_TEST(late.order == (std::vector<uint64_t>{2, 1, 3}));
+    BOOST_TEST(std::count(late.log.begin(),
+                          late.log.end(),
+                          "warn " + dir.File("late.et") +
+                              ": nodes 1, 3 depend on id 9, which is not in the file: treated "
+                              "as satisfied") == 1);
+    // Ascending ids: 0 is settled as soon as 1 is read.
+    WriteSimple(dir.File("early.et"), {{1, {0}}, {2, {1}}});
+    Script early = DriveBoth(dir.File("early.et"), options, 1);
+    BOOST_TEST(early.order == (std::vector<uint64_t>{1, 2}));
+    BOOST_TEST(early.log.front() == "warn " + dir.File("early.et") +
+                                        ": node 1 depends on id 0, which is not in the file: "
+                                        "treated as satisfied");
+    // A later id presumed missing, then read: the same error in both modes.
+    WriteSimple(dir.File("both.et"), {{2, {1}}, {3, {}}, {1, {}}});
+    BOOST_TEST(DriveBoth(dir.File("both.et"), options, 1).error.find("treated as a dangling") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(stuck_trace_error_text)
+{
+    TempDir dir;
+    // 1 runs; 2 waits for 3 and for 8 (never in the file); 3 waits for 2.
+    WriteSimple(dir.File("t.et"), {{1, {}}, {2, {3, 8}}, {3, {2}}});
+    Script script = DriveBoth(dir.File("t.et"), {}, 2);
+    BOOST_TEST(script.order == (std::vector<uint64_t>{1}));
+    BOOST_TEST(script.error.find("2 nodes can never run (end of file, nothing ready, nothing in "
+                                 "flight); node 2 (n2) waits for id 8 which never appears in "
+                                 "the file; dependency cycle: 2 (n2) -> 3 (n3) -> 2 (option") !=
+               std::string::npos);
+    // A node listing itself, and a duplicate id.
+    WriteSimple(dir.File("self.et"), {{1, {}}, {2, {1, 2}}});
+    BOOST_TEST(DriveBoth(dir.File("self.et"), {}, 1).error.find("lists itself in data_deps") !=
+               std::string::npos);
+    WriteSimple(dir.File("dup.et"), {{1, {}}, {2, {1}}, {1, {}}});
+    BOOST_TEST(DriveBoth(dir.File("dup.et"), {}, 1).error.find("duplicate node id") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(random_dags_windows_and_dependency_switches)
+{
+    TempDir dir;
+    std::mt19937_64 rng(2026);
+    for (int round = 0; round < 12; ++round)
+    {
+        Dag dag = RandomDag(400, rng, 30, round % 2 == 1);
+        WriteDag(dag, dir.File("dag.et"));
+        EtFeederOptions options;
+        options.windowSize = std::vector<std::size_t>{1, 5, 40, 16384}[round % 4];
+        options.honourCtrlDeps = round % 3 != 2;
+        Script script = DriveBoth(dir.File("dag.et"), options, 1 + round % 5, round % 3 == 0);
+        BOOST_TEST(script.order.size() == dag.nodes.size());
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -86,36 +86,27 @@ EtFeeder::ParentsOf(const EtNode& node, std::vector<uint64_t>& parents) const
 void
 EtFeeder::ReleaseOne(uint64_t child)
 {
+    if (m_store)
+    {
+        uint32_t pos = StoreLoaded(child);
+        if (--m_pending[pos] == 0)
+        {
+            MakeReady(child);
+        }
+        return;
+    }
     if (--m_loaded.Find(child)->pending == 0)
     {
         MakeReady(child);
     }
 }
 
-bool
-EtFeeder::LoadOne()
+void
+EtFeeder::CheckRead(uint64_t id, const std::string& name, uint64_t read)
 {
-    if (m_eof)
-    {
-        return false;
-    }
-    std::shared_ptr<const EtNode> shared;
-    if (m_store ? m_storeNext == m_store->GetSize() : !m_reader->ReadNode(m_scratch))
-    {
-        m_eof = true;
-        ResolveDangling();
-        return false;
-    }
-    if (m_store)
-    {
-        shared = m_store->At(m_storeNext++);
-    }
-    const uint64_t id = shared ? shared->GetId() : m_scratch.id();
-    const uint64_t read = m_reader ? m_reader->GetNodesRead() : m_storeNext;
     auto where = [&]() {
-        return "node " + std::to_string(id) + " (" +
-               (shared ? shared->GetName() : m_scratch.name()) + ", message " +
-               std::to_string(read) + ")";
+        return "node " + std::to_string(id) + " (" + name + ", message " + std::to_string(read) +
+               ")";
     };
     if (!m_seen.Insert(id))
     {
@@ -134,12 +125,49 @@ EtFeeder::LoadOne()
         m_ascending = false;
     }
     m_lastId = id;
+}
 
-    if (m_options.trim && !shared)
+void
+EtFeeder::ThrowSelfDependency(const EtNode& node) const
+{
+    // It can never be met: running the node anyway would hide a broken trace.
+    const auto& data = node.GetDataDeps();
+    const bool inData =
+        m_options.honourDataDeps && std::find(data.begin(), data.end(), node.GetId()) != data.end();
+    throw TraceError(GetPath(),
+                     node.Describe(),
+                     std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
+                         ": a node cannot wait for itself" +
+                         (inData ? ""
+                                 : " (in output of the reference converter ctrl_deps "
+                                   "are call-tree links, not dependencies: switch "
+                                   "ctrl_deps off)"));
+}
+
+bool
+EtFeeder::LoadOne()
+{
+    if (m_eof)
+    {
+        return false;
+    }
+    if (m_store)
+    {
+        return StoreLoadOne();
+    }
+    if (!m_reader->ReadNode(m_scratch))
+    {
+        m_eof = true;
+        ResolveDangling();
+        return false;
+    }
+    const uint64_t id = m_scratch.id();
+    CheckRead(id, m_scratch.name(), m_reader->GetNodesRead());
+    if (m_options.trim)
     {
         m_options.trim(m_scratch);
     }
-    auto node = shared ? std::move(shared) : std::make_shared<const EtNode>(std::move(m_scratch));
+    auto node = std::make_shared<const EtNode>(std::move(m_scratch));
     if (m_options.onRead)
     {
         m_options.onRead(*node);
@@ -151,18 +179,7 @@ EtFeeder::LoadOne()
     // would otherwise release a node that never entered the window.
     if (std::find(m_parents.begin(), m_parents.end(), id) != m_parents.end())
     {
-        // It can never be met: running the node anyway would hide a broken trace.
-        const auto& data = node->GetDataDeps();
-        const bool inData =
-            m_options.honourDataDeps && std::find(data.begin(), data.end(), id) != data.end();
-        throw TraceError(GetPath(),
-                         node->Describe(),
-                         std::string("lists itself in ") + (inData ? "data_deps" : "ctrl_deps") +
-                             ": a node cannot wait for itself" +
-                             (inData ? ""
-                                     : " (in output of the reference converter ctrl_deps "
-                                       "are call-tree links, not dependencies: switch "
-                                       "ctrl_deps off)"));
+        ThrowSelfDependency(*node);
     }
     for (uint64_t parent : m_parents)
     {
@@ -273,7 +290,7 @@ EtFeeder::HasNodesToIssue()
 {
     // Read lazily: only while nothing is ready, and within the window. A node read long before
     // it runs is a cache miss when it runs; reading just in time keeps the hot set small.
-    while (m_ready.empty() && !m_eof && m_loaded.Size() < m_options.windowSize)
+    while (m_ready.empty() && !m_eof && GetLoadedCount() < m_options.windowSize)
     {
         LoadOne();
     }
@@ -303,9 +320,15 @@ EtFeeder::GetNextIssuableNode()
     }
     uint64_t id = m_ready.top();
     m_ready.pop();
+    ++m_inFlight;
+    if (m_store)
+    {
+        uint32_t pos = StoreLoaded(id);
+        m_isIssued[pos] = true;
+        return m_store->At(pos);
+    }
     Entry* entry = m_loaded.Find(id);
     entry->issued = true;
-    ++m_inFlight;
     return entry->node;
 }
 
@@ -313,6 +336,19 @@ void
 EtFeeder::PushBackIssuableNode(uint64_t id)
 {
     NS_LOG_FUNCTION(this << id);
+    if (m_store)
+    {
+        uint32_t pos = StoreLoaded(id);
+        if (pos == kNotLoaded || !m_isIssued[pos] || m_isFinished[pos])
+        {
+            throw std::logic_error("EtFeeder::PushBackIssuableNode: node " + std::to_string(id) +
+                                   " was not taken with GetNextIssuableNode");
+        }
+        m_isIssued[pos] = false;
+        --m_inFlight;
+        m_ready.push(id);
+        return;
+    }
     Entry* entry = m_loaded.Find(id);
     if (entry == nullptr || !entry->issued || entry->finished)
     {
@@ -328,16 +364,23 @@ void
 EtFeeder::FreeChildrenNodes(uint64_t id)
 {
     NS_LOG_FUNCTION(this << id);
-    Entry* entry = m_loaded.Find(id);
-    if (entry == nullptr || !entry->issued || entry->finished)
+    uint32_t pos = m_store ? StoreLoaded(id) : kNotLoaded;
+    Entry* entry = m_store ? nullptr : m_loaded.Find(id);
+    if (m_store ? pos == kNotLoaded || !m_isIssued[pos] || m_isFinished[pos]
+                : entry == nullptr || !entry->issued || entry->finished)
     {
         throw std::logic_error("EtFeeder::FreeChildrenNodes: node " + std::to_string(id) +
                                " is not in flight (never issued, or already finished)");
     }
-    entry->finished = true;
     --m_inFlight;
     ++m_finishedCount;
     m_finished.Insert(id);
+    if (m_store)
+    {
+        StoreFinish(pos);
+        return;
+    }
+    entry->finished = true;
     std::vector<uint64_t> children = std::move(entry->children);
     for (uint64_t child : children)
     {
@@ -349,6 +392,22 @@ void
 EtFeeder::RemoveNode(uint64_t id)
 {
     NS_LOG_FUNCTION(this << id);
+    if (m_store)
+    {
+        uint32_t pos = StoreLoaded(id);
+        if (pos == kNotLoaded)
+        {
+            return; // already removed
+        }
+        if (!m_isFinished[pos])
+        {
+            throw std::logic_error("EtFeeder::RemoveNode: node " + std::to_string(id) +
+                                   " has not finished");
+        }
+        m_isLoaded[pos] = false;
+        --m_loadedCount;
+        return;
+    }
     Entry* entry = m_loaded.Find(id);
     if (entry == nullptr)
     {
@@ -365,6 +424,11 @@ EtFeeder::RemoveNode(uint64_t id)
 std::shared_ptr<const EtNode>
 EtFeeder::LookupNode(uint64_t id) const
 {
+    if (m_store)
+    {
+        uint32_t pos = StoreLoaded(id);
+        return pos == kNotLoaded ? nullptr : m_store->At(pos);
+    }
     const Entry* entry = m_loaded.Find(id);
     return entry == nullptr ? nullptr : entry->node;
 }
@@ -400,7 +464,7 @@ EtFeeder::GetNodesFinished() const
 std::size_t
 EtFeeder::GetLoadedCount() const
 {
-    return m_loaded.Size();
+    return m_store ? m_loadedCount : m_loaded.Size();
 }
 
 const ChakraProtoMsg::GlobalMetadata&
@@ -422,34 +486,50 @@ EtFeeder::GetStuckNodes()
     {
     }
     std::vector<EtStuckNode> stuck;
-    std::vector<uint64_t> parents;
+    if (m_store)
+    {
+        for (std::size_t pos = 0; pos < m_isLoaded.size(); ++pos)
+        {
+            if (m_isLoaded[pos] && !m_isIssued[pos] && !m_isFinished[pos] && m_pending[pos] > 0)
+            {
+                const auto& node = m_store->At(pos);
+                stuck.push_back(StuckItem(node->GetId(), *node));
+            }
+        }
+    }
     m_loaded.ForEach([&](uint64_t id, const Entry& entry) {
-        if (entry.issued || entry.finished || entry.pending == 0)
+        if (!entry.issued && !entry.finished && entry.pending > 0)
         {
-            return;
+            stuck.push_back(StuckItem(id, *entry.node));
         }
-        EtStuckNode item;
-        item.id = id;
-        item.name = entry.node->GetName();
-        ParentsOf(*entry.node, parents);
-        for (uint64_t parent : parents)
-        {
-            if (parent == id || m_finished.Contains(parent) || m_presumedMissing.Contains(parent))
-            {
-                continue;
-            }
-            item.waitingFor.push_back(parent);
-            if (!m_seen.Contains(parent))
-            {
-                item.missing.push_back(parent);
-            }
-        }
-        stuck.push_back(std::move(item));
     });
     std::sort(stuck.begin(), stuck.end(), [](const EtStuckNode& a, const EtStuckNode& b) {
         return a.id < b.id;
     });
     return stuck;
+}
+
+EtStuckNode
+EtFeeder::StuckItem(uint64_t id, const EtNode& node) const
+{
+    EtStuckNode item;
+    item.id = id;
+    item.name = node.GetName();
+    std::vector<uint64_t> parents;
+    ParentsOf(node, parents);
+    for (uint64_t parent : parents)
+    {
+        if (parent == id || m_finished.Contains(parent) || m_presumedMissing.Contains(parent))
+        {
+            continue;
+        }
+        item.waitingFor.push_back(parent);
+        if (!m_seen.Contains(parent))
+        {
+            item.missing.push_back(parent);
+        }
+    }
+    return item;
 }
 
 std::vector<uint64_t>
@@ -544,7 +624,7 @@ EtFeeder::ThrowStuck()
         bool throughCtrl = false;
         for (std::size_t i = 0; i < cycle.size(); ++i)
         {
-            const EtNode& node = *m_loaded.Find(cycle[i])->node;
+            const EtNode& node = *LookupNode(cycle[i]);
             uint64_t next = cycle[(i + 1) % cycle.size()];
             const auto& data = node.GetDataDeps();
             throughCtrl = throughCtrl || !m_options.honourDataDeps ||

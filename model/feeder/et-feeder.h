@@ -129,7 +129,9 @@ class EtFeeder
 
     /**
      * Feeds the nodes of a store shared with other feeders (options.trim is not applied: the
-     * store's nodes are trimmed already); the feeder keeps only its bookkeeping per node.
+     * store's nodes are trimmed already). The dependency graph is the store's (shared); the
+     * feeder keeps dense state by position (a pending count and three bits per node) and
+     * behaves exactly as on the file.
      * \param store the nodes (not null)
      * \param options see EtFeederOptions
      */
@@ -231,6 +233,20 @@ class EtFeeder
     void ReleaseOne(uint64_t child);
     /** Emits the dangling-dependency warning for \p missing and the nodes that named it. */
     void Warn(uint64_t missing, const std::vector<uint64_t>& children);
+    /** Checks a node just read (duplicate id, order); \p read counts it. */
+    void CheckRead(uint64_t id, const std::string& name, uint64_t read);
+    /** Throws the error of a node that lists itself in an honoured list. */
+    [[noreturn]] void ThrowSelfDependency(const EtNode& node) const;
+    /** The stuck-node report of a loaded node waiting for parents. */
+    EtStuckNode StuckItem(uint64_t id, const EtNode& node) const;
+    /** Store mode: the dependency graph and per-position state, on the first read. */
+    void StoreInit();
+    /** Store mode: LoadOne. */
+    bool StoreLoadOne();
+    /** Store mode: \return the loaded position of \p id, or kNotLoaded */
+    uint32_t StoreLoaded(uint64_t id) const;
+    /** Store mode: FreeChildrenNodes after the checks. */
+    void StoreFinish(uint32_t pos);
     /** Throws the stuck-run error. */
     [[noreturn]] void ThrowStuck();
 
@@ -252,6 +268,15 @@ class EtFeeder
     std::size_t m_inFlight{0};      //!< issued, not finished
     uint64_t m_finishedCount{0};    //!< nodes finished
     ChakraProtoMsg::Node m_scratch; //!< parse buffer
+
+    // Store mode: dense state by position in the store (no per-node heap allocation).
+    static constexpr uint32_t kNotLoaded = UINT32_MAX; //!< StoreLoaded: not loaded
+    const EtDepGraph* m_graph{nullptr};                //!< the store's graph for the options
+    std::vector<uint32_t> m_pending;                   //!< parents not yet finished
+    std::vector<bool> m_isLoaded;                      //!< read and not removed
+    std::vector<bool> m_isIssued;                      //!< handed out and not put back
+    std::vector<bool> m_isFinished;                    //!< FreeChildrenNodes called
+    std::size_t m_loadedCount{0};                      //!< positions loaded
 };
 
 } // namespace ns3

@@ -11,10 +11,28 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup chakra-feeder
+ * \brief The dependency graph of an EtNodeStore by position (file order), for one choice of
+ * honoured dependency lists: what every feeder of the store would otherwise compute per rank.
+ */
+struct EtDepGraph
+{
+    static constexpr uint32_t kNotInFile = UINT32_MAX; //!< parentPos of an id not in the file
+    /** Node p's honoured parents are [parentStart[p], parentStart[p + 1]). */
+    std::vector<uint32_t> parentStart;
+    std::vector<uint64_t> parentIds; //!< their ids, ascending, without duplicates, per node
+    std::vector<uint32_t> parentPos; //!< their positions (first with the id), or kNotInFile
+    /** Node p's children (nodes listing its id) are [childStart[p], childStart[p + 1]). */
+    std::vector<uint32_t> childStart;
+    std::vector<uint32_t> children; //!< their positions
+};
 
 /**
  * \ingroup chakra-feeder
@@ -59,11 +77,20 @@ class EtNodeStore
     std::size_t GetSize() const;
     /** \return node \p index, in file order */
     const std::shared_ptr<const EtNode>& At(std::size_t index) const;
+    /** \return the position of the first node with id \p id, or GetSize() if there is none */
+    std::size_t Find(uint64_t id) const;
+    /**
+     * \return the dependency graph honouring data_deps if \p data and ctrl_deps if \p ctrl,
+     *         built on the first call and shared by every later caller
+     */
+    const EtDepGraph& Graph(bool data, bool ctrl) const;
 
   private:
     std::string m_path;                                 //!< the file
     ChakraProtoMsg::GlobalMetadata m_metadata;          //!< its metadata
     std::vector<std::shared_ptr<const EtNode>> m_nodes; //!< its nodes, in file order
+    std::vector<std::pair<uint64_t, uint32_t>> m_byId;  //!< (id, position), ascending
+    mutable std::unique_ptr<EtDepGraph> m_graphs[4];    //!< by data + 2 * ctrl, built lazily
 };
 
 } // namespace ns3
