@@ -66,21 +66,7 @@ EtFeeder::SetHonourCtrlDeps(bool honour)
 void
 EtFeeder::ParentsOf(const EtNode& node, std::vector<uint64_t>& parents) const
 {
-    parents.clear();
-    if (m_options.honourDataDeps)
-    {
-        parents.assign(node.GetDataDeps().begin(), node.GetDataDeps().end());
-    }
-    if (m_options.honourCtrlDeps)
-    {
-        parents.insert(parents.end(), node.GetCtrlDeps().begin(), node.GetCtrlDeps().end());
-    }
-    if (parents.size() > 1)
-    {
-        // The same parent often appears as both a data and a control dependency.
-        std::sort(parents.begin(), parents.end());
-        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-    }
+    HonouredParents(node, m_options.honourDataDeps, m_options.honourCtrlDeps, parents);
 }
 
 void

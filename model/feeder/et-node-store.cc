@@ -82,6 +82,25 @@ EtNodeStore::At(std::size_t index) const
     return m_nodes.at(index);
 }
 
+void
+HonouredParents(const EtNode& node, bool data, bool ctrl, std::vector<uint64_t>& parents)
+{
+    parents.clear();
+    if (data)
+    {
+        parents.assign(node.GetDataDeps().begin(), node.GetDataDeps().end());
+    }
+    if (ctrl)
+    {
+        parents.insert(parents.end(), node.GetCtrlDeps().begin(), node.GetCtrlDeps().end());
+    }
+    if (parents.size() > 1)
+    {
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    }
+}
+
 std::size_t
 EtNodeStore::Find(uint64_t id) const
 {
@@ -108,18 +127,7 @@ EtNodeStore::Graph(bool data, bool ctrl) const
     std::vector<uint32_t> childCount(n + 1, 0);
     for (const auto& node : m_nodes)
     {
-        // The same rule as EtFeeder::ParentsOf: honoured lists, sorted, without duplicates.
-        parents.clear();
-        if (data)
-        {
-            parents.assign(node->GetDataDeps().begin(), node->GetDataDeps().end());
-        }
-        if (ctrl)
-        {
-            parents.insert(parents.end(), node->GetCtrlDeps().begin(), node->GetCtrlDeps().end());
-        }
-        std::sort(parents.begin(), parents.end());
-        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        HonouredParents(*node, data, ctrl, parents);
         for (uint64_t parent : parents)
         {
             std::size_t pos = Find(parent);

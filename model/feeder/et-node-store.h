@@ -19,6 +19,14 @@ namespace ns3
 
 /**
  * \ingroup chakra-feeder
+ * Fills \p parents with the ids a node waits for: its data_deps if \p data, its ctrl_deps if
+ * \p ctrl, ascending and without duplicates (the same parent often appears in both lists).
+ * The one rule of the feeder (file mode) and of EtNodeStore::Graph (store mode).
+ */
+void HonouredParents(const EtNode& node, bool data, bool ctrl, std::vector<uint64_t>& parents);
+
+/**
+ * \ingroup chakra-feeder
  * \brief The dependency graph of an EtNodeStore by position (file order), for one choice of
  * honoured dependency lists: what every feeder of the store would otherwise compute per rank.
  */
