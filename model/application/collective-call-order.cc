@@ -23,7 +23,14 @@ CollectiveCallOrder::Number(const EtNode& node)
         return;
     }
     const uint64_t seq = m_states[node.GetPgName()].read++;
-    m_numbers[node.GetId()] = seq;
+    if (uint64_t* known = m_numbers.Find(node.GetId()))
+    {
+        *known = seq; // the feeder refuses a repeated id; keep the last number regardless
+    }
+    else
+    {
+        m_numbers.Insert(node.GetId(), seq);
+    }
     NS_LOG_LOGIC("node " << node.GetId() << " is call #" << seq << " of pg '" << node.GetPgName()
                          << "'");
 }
@@ -31,12 +38,12 @@ CollectiveCallOrder::Number(const EtNode& node)
 std::optional<uint64_t>
 CollectiveCallOrder::NumberOf(uint64_t nodeId) const
 {
-    auto it = m_numbers.find(nodeId);
-    if (it == m_numbers.end())
+    const uint64_t* seq = m_numbers.Find(nodeId);
+    if (seq == nullptr)
     {
         return std::nullopt;
     }
-    return it->second;
+    return *seq;
 }
 
 bool
@@ -80,7 +87,7 @@ void
 CollectiveCallOrder::Completed(const std::string& pg, uint64_t nodeId)
 {
     NS_LOG_FUNCTION(this << pg << nodeId);
-    m_numbers.erase(nodeId);
+    m_numbers.Erase(nodeId);
     ++m_states[pg].completed;
 }
 

@@ -5,6 +5,7 @@
 #define CHAKRA_COLLECTIVE_CALL_ORDER_H
 
 #include "ns3/et-node.h"
+#include "ns3/flat-id-map.h"
 
 #include <cstdint>
 #include <functional>
@@ -12,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -90,8 +90,8 @@ class CollectiveCallOrder
     bool IsTurn(const std::string& pg, uint64_t seq);
 
     Mode m_mode{POSTED};
-    std::map<std::string, State> m_states;            //!< by pg name
-    std::unordered_map<uint64_t, uint64_t> m_numbers; //!< node id -> call number
+    std::map<std::string, State> m_states; //!< by pg name
+    FlatIdMap<uint64_t> m_numbers;         //!< node id -> call number (looked up per node)
 };
 
 } // namespace ns3

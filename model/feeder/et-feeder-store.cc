@@ -48,10 +48,10 @@ EtFeeder::StoreLoadOne()
         ResolveDangling();
         return false;
     }
-    const auto pos = static_cast<uint32_t>(m_storeNext++);
+    const auto pos = static_cast<uint32_t>(m_storeNext);
     const EtNode& node = *m_store->At(pos);
     const uint64_t id = node.GetId();
-    CheckRead(id, node.GetName(), m_storeNext);
+    CheckRead(id, node.GetName(), pos + 1); // counts it read: m_storeNext is now pos + 1
     if (m_options.onRead)
     {
         m_options.onRead(node);
@@ -73,7 +73,7 @@ EtFeeder::StoreLoadOne()
     {
         const uint64_t parent = m_graph->parentIds[k];
         const uint32_t parentPos = m_graph->parentPos[k];
-        if (m_finished.Contains(parent))
+        if (parentPos != EtDepGraph::kNotInFile && m_isFinished[parentPos])
         {
             continue;
         }
@@ -82,7 +82,8 @@ EtFeeder::StoreLoadOne()
             ++pending;
             continue;
         }
-        if (m_options.danglingAsSatisfied && m_ascending && parent < id && !m_seen.Contains(parent))
+        if (m_options.danglingAsSatisfied && m_ascending && parent < id &&
+            (parentPos == EtDepGraph::kNotInFile || parentPos >= m_storeNext))
         {
             m_presumedMissing.Insert(parent);
             Warn(parent, {id});
@@ -102,6 +103,31 @@ EtFeeder::StoreLoadOne()
         MakeReady(id);
     }
     return true;
+}
+
+bool
+EtFeeder::WasRead(uint64_t id) const
+{
+    // The store's Find gives an id's first position, and the nodes are read in position order.
+    return m_store ? m_store->Find(id) < m_storeNext : m_seen.Contains(id);
+}
+
+bool
+EtFeeder::HasFinished(uint64_t id) const
+{
+    if (!m_store)
+    {
+        return m_finished.Contains(id);
+    }
+    const std::size_t pos = m_store->Find(id);
+    return pos < m_isFinished.size() && m_isFinished[pos];
+}
+
+uint64_t
+EtFeeder::NodesRead() const
+{
+    // A repeated id stops the read (CheckRead), so in store mode every node read is distinct.
+    return m_store ? m_storeNext : m_seen.Size();
 }
 
 void

@@ -52,12 +52,12 @@ EtFeeder::StuckItem(uint64_t id, const EtNode& node) const
     ParentsOf(node, parents);
     for (uint64_t parent : parents)
     {
-        if (parent == id || m_finished.Contains(parent) || m_presumedMissing.Contains(parent))
+        if (parent == id || HasFinished(parent) || m_presumedMissing.Contains(parent))
         {
             continue;
         }
         item.waitingFor.push_back(parent);
-        if (!m_seen.Contains(parent))
+        if (!WasRead(parent))
         {
             item.missing.push_back(parent);
         }

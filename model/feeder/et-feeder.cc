@@ -94,9 +94,15 @@ EtFeeder::CheckRead(uint64_t id, const std::string& name, uint64_t read)
         return "node " + std::to_string(id) + " (" + name + ", message " + std::to_string(read) +
                ")";
     };
-    if (!m_seen.Insert(id))
+    // Counted as read unless its id repeats, before the other checks (as in file mode, where
+    // m_seen holds it). In store mode a repeated id is one whose first position is not this.
+    if (m_store ? m_store->Find(id) != m_storeNext : !m_seen.Insert(id))
     {
         throw TraceError(GetPath(), where(), "duplicate node id");
+    }
+    if (m_store)
+    {
+        ++m_storeNext;
     }
     if (m_presumedMissing.Contains(id))
     {
@@ -240,7 +246,7 @@ EtFeeder::ResolveDangling()
     std::vector<uint64_t> missing;
     for (const auto& [parent, children] : m_waiters)
     {
-        if (!m_seen.Contains(parent))
+        if (!WasRead(parent))
         {
             missing.push_back(parent);
         }
@@ -289,7 +295,7 @@ EtFeeder::HasNodesToIssue()
     {
         return true;
     }
-    if (m_inFlight == 0 && m_eof && m_finishedCount < m_seen.Size())
+    if (m_inFlight == 0 && m_eof && m_finishedCount < NodesRead())
     {
         ThrowStuck();
     }
@@ -360,12 +366,12 @@ EtFeeder::FreeChildrenNodes(uint64_t id)
     }
     --m_inFlight;
     ++m_finishedCount;
-    m_finished.Insert(id);
     if (m_store)
     {
         StoreFinish(pos);
         return;
     }
+    m_finished.Insert(id);
     entry->finished = true;
     std::vector<uint64_t> children = std::move(entry->children);
     for (uint64_t child : children)
@@ -422,11 +428,11 @@ EtFeeder::LookupNode(uint64_t id) const
 bool
 EtFeeder::IsDone()
 {
-    if (!m_eof && m_finishedCount == m_seen.Size())
+    if (!m_eof && m_finishedCount == NodesRead())
     {
         LoadOne();
     }
-    return m_eof && m_finishedCount == m_seen.Size();
+    return m_eof && m_finishedCount == NodesRead();
 }
 
 std::size_t
@@ -438,7 +444,7 @@ EtFeeder::GetInFlightCount() const
 uint64_t
 EtFeeder::GetNodesRead() const
 {
-    return m_seen.Size();
+    return NodesRead();
 }
 
 uint64_t

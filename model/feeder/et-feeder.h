@@ -249,6 +249,12 @@ class EtFeeder
     void StoreFinish(uint32_t pos);
     /** Throws the stuck-run error. */
     [[noreturn]] void ThrowStuck();
+    /** \return true if a node of id \p id has been read (store mode: by its position) */
+    bool WasRead(uint64_t id) const;
+    /** \return true if the node of id \p id has finished (store mode: by its position) */
+    bool HasFinished(uint64_t id) const;
+    /** \return the number of nodes read */
+    uint64_t NodesRead() const;
 
     EtFeederOptions m_options;                  //!< options
     std::unique_ptr<EtReader> m_reader;         //!< the file (or null: m_store)
@@ -262,6 +268,7 @@ class EtFeeder
     std::unordered_map<uint64_t, std::vector<uint64_t>> m_waiters;
     std::vector<uint64_t> m_parents; //!< scratch for ParentsOf
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<uint64_t>> m_ready; //!< ids
+    // File mode only: store mode answers both from positions (WasRead, HasFinished).
     CompactIdSet m_seen;            //!< every id read
     CompactIdSet m_finished;        //!< every id finished
     CompactIdSet m_presumedMissing; //!< dangling ids decided before the end of the file

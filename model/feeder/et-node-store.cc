@@ -40,6 +40,17 @@ EtNodeStore::EtNodeStore(const std::string& path, const TrimFn& trim)
         m_byId.emplace_back(m_nodes[i]->GetId(), static_cast<uint32_t>(i));
     }
     std::sort(m_byId.begin(), m_byId.end());
+    if (!m_byId.empty() && m_byId.back().first - m_byId.front().first < 4 * m_byId.size())
+    {
+        m_minId = m_byId.front().first;
+        m_posById.assign(m_byId.back().first - m_minId + 1, EtDepGraph::kNotInFile);
+        for (auto it = m_byId.rbegin(); it != m_byId.rend(); ++it)
+        {
+            m_posById[it->first - m_minId] = it->second; // the first position of an id wins
+        }
+        m_byId.clear();
+        m_byId.shrink_to_fit();
+    }
 }
 
 std::shared_ptr<const EtNodeStore>
@@ -104,6 +115,15 @@ HonouredParents(const EtNode& node, bool data, bool ctrl, std::vector<uint64_t>&
 std::size_t
 EtNodeStore::Find(uint64_t id) const
 {
+    if (!m_posById.empty())
+    {
+        if (id < m_minId || id - m_minId >= m_posById.size())
+        {
+            return m_nodes.size();
+        }
+        const uint32_t pos = m_posById[id - m_minId];
+        return pos == EtDepGraph::kNotInFile ? m_nodes.size() : pos;
+    }
     auto it = std::lower_bound(m_byId.begin(),
                                m_byId.end(),
                                std::make_pair(id, static_cast<uint32_t>(0)));

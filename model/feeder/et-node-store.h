@@ -98,7 +98,15 @@ class EtNodeStore
     ChakraProtoMsg::GlobalMetadata m_metadata;          //!< its metadata
     std::vector<std::shared_ptr<const EtNode>> m_nodes; //!< its nodes, in file order
     std::vector<std::pair<uint64_t, uint32_t>> m_byId;  //!< (id, position), ascending
-    mutable std::unique_ptr<EtDepGraph> m_graphs[4];    //!< by data + 2 * ctrl, built lazily
+    /**
+     * When the ids are dense (their range at most 4 times the node count, as every generated
+     * and converted trace has), position by id - m_minId (kNotInFile: no node), and m_byId is
+     * dropped: Find runs per node and per dependency, and a binary search over a role's
+     * nodes cost a cache miss per step.
+     */
+    std::vector<uint32_t> m_posById;
+    uint64_t m_minId{0};                             //!< the smallest id (m_posById)
+    mutable std::unique_ptr<EtDepGraph> m_graphs[4]; //!< by data + 2 * ctrl, built lazily
 };
 
 } // namespace ns3
