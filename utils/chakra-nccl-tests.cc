@@ -174,7 +174,7 @@ struct Run
     std::string typeName;
     uint32_t typeSize{4};
     std::string op;
-    std::vector<uint32_t> roots; //!< the roots in turn (one row set each); {-1 printed} if none
+    std::vector<uint32_t> roots; //!< rooted: the roots in turn, one sweep each; else {0}, unused
     bool rooted{false};
     std::vector<uint64_t> sizes;
     uint64_t minBytes{0};
@@ -343,13 +343,6 @@ ReadRun(const ToolArgs& args)
     return run;
 }
 
-/** \return the size as nccl-tests' header line writes it, with its unit when exact */
-std::string
-SizeText(uint64_t bytes)
-{
-    return std::to_string(bytes);
-}
-
 void
 PrintHeader(const Run& run, const ClusterScenario& scenario)
 {
@@ -361,8 +354,8 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     std::printf("# Collective test starting: %s_perf\n", c.name.c_str());
     std::printf("# nRanks %u minBytes %s maxBytes %s step: %s(%s) type: %s op: %s\n",
                 run.ranks,
-                SizeText(run.minBytes).c_str(),
-                SizeText(run.maxBytes).c_str(),
+                std::to_string(run.minBytes).c_str(),
+                std::to_string(run.maxBytes).c_str(),
                 std::to_string(run.stepFactor > 1 ? run.stepFactor : run.stepBytes).c_str(),
                 run.stepFactor > 1 ? "factor" : "bytes",
                 run.typeName.c_str(),
