@@ -11,7 +11,7 @@ import re
 TOOLS = {'chakra_jsonizer': 'chakra-jsonizer', 'chakra_et_info': 'chakra-et-info',
          'chakra_trace_link': 'chakra-trace-link', 'chakra_converter': 'chakra-converter',
          'chakra_check_ranks': 'chakra-check-ranks', 'chakra_generator': 'chakra-generator',
-         'chakra_replay': 'chakra-replay'}
+         'chakra_replay': 'chakra-replay', 'chakra_nccl_tests': 'chakra-nccl-tests'}
 
 
 def cmake_lists(kind):

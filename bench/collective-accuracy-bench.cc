@@ -142,14 +142,13 @@ struct ClusterSpec
     uint32_t gpusPerHost{1};
 };
 
-/** Runs the traces at \p prefix on \p cluster with every collective on \p algorithm. */
-ChildResult
-Simulate(const std::string& prefix,
-         const ClusterSpec& cluster,
-         const std::string& algorithm,
-         const std::string& transport)
+/** Sets the table's cluster (\p cluster, \p transport) and \p algorithm on \p scenario. */
+void
+Configure(ClusterScenario& scenario,
+          const ClusterSpec& cluster,
+          const std::string& algorithm,
+          const std::string& transport)
 {
-    ClusterScenario scenario;
     Ptr<GpuClusterHelper> helper = scenario.GetCluster();
     helper->SetAttribute("Transport", StringValue(transport));
     helper->SetAttribute("Hosts", UintegerValue(cluster.hosts));
@@ -172,23 +171,32 @@ Simulate(const std::string& prefix,
     {
         scenario.SetAppAttribute(attribute, StringValue(algorithm));
     }
-    ChildResult result;
-    ChakraReport report = scenario.Run(prefix);
-    result.finished = report.AllFinished();
-    result.simulatedUs = static_cast<double>(report.GetIterationTime().GetNanoSeconds()) / 1e3;
-    result.wallSeconds = scenario.GetWallSeconds();
-    result.events = scenario.GetEventCount();
-    auto collectives = report.GetCollectives();
-    std::string used;
-    for (const auto& collective : collectives)
-    {
-        if (used.find(collective.algorithm) == std::string::npos)
-        {
-            used += (used.empty() ? "" : "+") + collective.algorithm;
-        }
-    }
-    std::snprintf(result.algorithm, sizeof(result.algorithm), "%s", used.c_str());
-    return result;
+}
+
+/** \return what a child sends back of \p result */
+ChildResult
+ToChildResult(const CollectiveBenchResult& result)
+{
+    ChildResult child;
+    child.finished = result.finished;
+    child.simulatedUs = static_cast<double>(result.time.GetNanoSeconds()) / 1e3;
+    child.wallSeconds = result.wallSeconds;
+    child.events = result.events;
+    std::snprintf(child.algorithm, sizeof(child.algorithm), "%s", result.algorithms.c_str());
+    return child;
+}
+
+/** Runs the traces at \p prefix on \p cluster with every collective on \p algorithm. */
+ChildResult
+Simulate(const std::string& prefix,
+         const ClusterSpec& cluster,
+         const std::string& algorithm,
+         const std::string& transport)
+{
+    ClusterScenario scenario;
+    Configure(scenario, cluster, algorithm, transport);
+    const ChakraReport report = scenario.Run(prefix);
+    return ToChildResult(SummarizeCollectiveBench(report, scenario));
 }
 
 /** Writes one collective per rank in a fresh directory, simulates it, removes the traces. */
@@ -200,13 +208,13 @@ SimulateGenerated(CollectiveCommType type,
                   const std::string& algorithm,
                   const std::string& transport)
 {
-    const TemporaryDirectory directory("chakra-accuracy");
+    ClusterScenario scenario;
+    Configure(scenario, cluster, algorithm, transport);
     CollectiveBenchSpec spec;
     spec.type = type;
     spec.bytes = commSize;
     spec.ranks = ranks;
-    WorkloadGenerator::WriteCollectiveBench(directory.File("c"), spec);
-    return Simulate(directory.File("c"), cluster, algorithm, transport);
+    return ToChildResult(RunCollectiveBench(scenario, spec));
 }
 
 /** The transports of the columns (set from the options). */

@@ -51,6 +51,33 @@ WorkloadGenerator::WriteCollectiveBench(const std::string& prefix, const Collect
 }
 
 std::vector<std::string>
+WorkloadGenerator::WriteSendRecvBench(const std::string& prefix, const CollectiveBenchSpec& spec)
+{
+    const std::string family = "sendrecv";
+    workload::JobRanks(spec.ranks, 1, family, "ranks");
+    workload::Require(spec.ranks >= 2, family, "needs at least 2 ranks");
+    std::vector<std::string> files;
+    for (uint32_t rank = 0; rank < spec.ranks; ++rank)
+    {
+        files.push_back(RankTraceBuilder::Path(prefix, rank));
+        RankTraceBuilder trace(files.back(), spec.ranks);
+        const uint32_t next = (rank + 1) % spec.ranks;
+        const uint32_t previous = (rank + spec.ranks - 1) % spec.ranks;
+        std::vector<uint64_t> done;
+        for (uint32_t i = 0; i < spec.iterations; ++i)
+        {
+            const auto tag = static_cast<int32_t>(i);
+            const std::string suffix = "_" + std::to_string(i);
+            const uint64_t send = trace.Send("send" + suffix, next, tag, spec.bytes, done);
+            const uint64_t recv = trace.Recv("recv" + suffix, previous, tag, spec.bytes, done);
+            done = {send, recv};
+        }
+        trace.Commit();
+    }
+    return files;
+}
+
+std::vector<std::string>
 WorkloadGenerator::WriteDataParallelStep(const std::string& prefix, const DataParallelSpec& spec)
 {
     const std::string family = "data-parallel";

@@ -170,6 +170,17 @@ class WorkloadGenerator
                                                          const CollectiveBenchSpec& spec);
 
     /**
+     * Writes a point-to-point microbenchmark as nccl-tests' sendrecv runs it: every rank r
+     * sends spec.bytes to rank (r + 1) mod n and receives as many from rank (r - 1) mod n, both
+     * posted at once (spec.type and spec.root are not used; spec.iterations rounds one after
+     * the other).
+     * eturn the files written
+     * 	hrows std::invalid_argument for fewer than two ranks
+     */
+    static std::vector<std::string> WriteSendRecvBench(const std::string& prefix,
+                                                       const CollectiveBenchSpec& spec);
+
+    /**
      * Writes a data-parallel training step.
      * \return the files written
      * \throws std::invalid_argument for a spec that makes no sense (nothing written)

@@ -1,0 +1,450 @@
+#include "nccl-tests.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NcclTests");
+
+namespace
+{
+
+std::string
+Lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    return text;
+}
+
+std::string
+Trim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    const auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string>
+Split(const std::string& text, char separator)
+{
+    std::vector<std::string> parts;
+    std::string::size_type start = 0;
+    while (true)
+    {
+        const auto end = text.find(separator, start);
+        parts.push_back(Trim(text.substr(start, end - start)));
+        if (end == std::string::npos)
+        {
+            return parts;
+        }
+        start = end + 1;
+    }
+}
+
+/** nccl-tests' data types (-d) and their sizes. */
+const std::vector<std::pair<std::string, uint32_t>>&
+Types()
+{
+    static const std::vector<std::pair<std::string, uint32_t>> types = {{"int8", 1},
+                                                                        {"uint8", 1},
+                                                                        {"int32", 4},
+                                                                        {"uint32", 4},
+                                                                        {"int64", 8},
+                                                                        {"uint64", 8},
+                                                                        {"half", 2},
+                                                                        {"float", 4},
+                                                                        {"double", 8},
+                                                                        {"bfloat16", 2},
+                                                                        {"f8e4m3", 1},
+                                                                        {"f8e5m2", 1}};
+    return types;
+}
+
+const std::vector<std::string>&
+Ops()
+{
+    static const std::vector<std::string> ops = {"sum", "prod", "max", "min", "avg", "mulsum"};
+    return ops;
+}
+
+std::string
+Join(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& name : names)
+    {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text;
+}
+
+/** NCCL's name of a collective in the per-collective NCCL_ALGO form. */
+std::string
+NcclOpName(const NcclTestsCollective& collective)
+{
+    std::string name;
+    for (char c : collective.name)
+    {
+        if (c != '_')
+        {
+            name += c;
+        }
+    }
+    return name;
+}
+
+} // namespace
+
+const std::vector<NcclTestsCollective>&
+NcclTestsCollectives()
+{
+    using namespace ChakraProtoMsg;
+    // name, type, pointToPoint, splitOverRanks, rooted, reduces, busFactorNumerator
+    static const std::vector<NcclTestsCollective> collectives = {
+        {"all_reduce", ALL_REDUCE, false, false, false, true, 2},
+        {"all_gather", ALL_GATHER, false, true, false, false, 1},
+        {"reduce_scatter", REDUCE_SCATTER, false, true, false, true, 1},
+        {"alltoall", ALL_TO_ALL, false, true, false, false, 1},
+        {"broadcast", BROADCAST, false, false, true, false, 0},
+        {"reduce", REDUCE, false, false, true, true, 0},
+        // nccl-tests prints sendrecv's -o in the redop column, though nothing is reduced.
+        {"sendrecv", ALL_REDUCE, true, false, false, true, 0},
+    };
+    return collectives;
+}
+
+const NcclTestsCollective&
+FindNcclTestsCollective(const std::string& name)
+{
+    std::string key = Lower(name);
+    std::replace(key.begin(), key.end(), '-', '_');
+    const std::string suffix = "_perf";
+    if (key.size() > suffix.size() &&
+        key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0)
+    {
+        key.resize(key.size() - suffix.size());
+    }
+    std::vector<std::string> names;
+    for (const auto& collective : NcclTestsCollectives())
+    {
+        if (collective.name == key)
+        {
+            return collective;
+        }
+        names.push_back(collective.name);
+    }
+    throw std::invalid_argument("unknown collective '" + name + "' (nccl-tests' are " +
+                                Join(names) + ")");
+}
+
+uint32_t
+NcclTestsTypeSize(const std::string& name)
+{
+    std::vector<std::string> names;
+    for (const auto& [type, size] : Types())
+    {
+        if (type == name)
+        {
+            return size;
+        }
+        names.push_back(type);
+    }
+    if (name == "all")
+    {
+        throw std::invalid_argument("-d/--datatype all: one data type per run here (the type "
+                                    "only sets the count column; give one of " +
+                                    Join(names) + ")");
+    }
+    throw std::invalid_argument("-d/--datatype: unknown data type '" + name +
+                                "' (nccl-tests' are " + Join(names) + ")");
+}
+
+void
+CheckNcclTestsOp(const std::string& name)
+{
+    if (std::find(Ops().begin(), Ops().end(), name) != Ops().end())
+    {
+        return;
+    }
+    if (name == "all")
+    {
+        throw std::invalid_argument("-o/--op all: one operation per run here (give one of " +
+                                    Join(Ops()) + ")");
+    }
+    throw std::invalid_argument("-o/--op: unknown operation '" + name + "' (nccl-tests' are " +
+                                Join(Ops()) + ")");
+}
+
+uint64_t
+ParseNcclTestsSize(const std::string& text, const std::string& flag)
+{
+    const std::string value = Trim(text);
+    const std::string bad =
+        flag + ": '" + text + "' is not a size (bytes, or a number with K, M or G: 8, 64K, 1M, 8G)";
+    if (value.empty() || value[0] == '-' || value[0] == '+')
+    {
+        throw std::invalid_argument(bad);
+    }
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    std::string unit = Lower(Trim(end));
+    if (end == value.c_str() || !std::isfinite(number) || number < 0)
+    {
+        throw std::invalid_argument(bad);
+    }
+    double scale = 1;
+    if (!unit.empty() && (unit[0] == 'k' || unit[0] == 'm' || unit[0] == 'g'))
+    {
+        scale = unit[0] == 'k' ? 1024.0 : unit[0] == 'm' ? 1024.0 * 1024 : 1024.0 * 1024 * 1024;
+        unit.erase(0, 1);
+        if (unit == "b" || unit == "ib")
+        {
+            unit.clear();
+        }
+    }
+    else if (unit == "b")
+    {
+        unit.clear();
+    }
+    if (!unit.empty())
+    {
+        throw std::invalid_argument(bad);
+    }
+    const double bytes = std::floor(number * scale);
+    if (bytes > 1099511627776.0) // 1 TiB: beyond it a trace's comm_size or a run is absurd
+    {
+        throw std::invalid_argument(flag + ": " + text + " is above 1T (1 TiB)");
+    }
+    return static_cast<uint64_t>(bytes);
+}
+
+std::vector<uint64_t>
+NcclTestsSizes(uint64_t minBytes,
+               uint64_t maxBytes,
+               uint64_t stepFactor,
+               uint64_t stepBytes,
+               std::size_t maxRows)
+{
+    if (minBytes > maxBytes)
+    {
+        throw std::invalid_argument("-b/--minbytes " + std::to_string(minBytes) +
+                                    " is above -e/--maxbytes " + std::to_string(maxBytes));
+    }
+    if (stepFactor > 1 && minBytes == 0)
+    {
+        throw std::invalid_argument("-b/--minbytes 0 with -f/--stepfactor " +
+                                    std::to_string(stepFactor) +
+                                    ": the sweep would never grow (start at 1 byte or more)");
+    }
+    if (stepFactor <= 1 && stepBytes == 0 && minBytes < maxBytes)
+    {
+        throw std::invalid_argument("-i/--stepbytes 0: the sweep would never grow");
+    }
+    std::vector<uint64_t> sizes;
+    uint64_t size = minBytes;
+    while (size <= maxBytes)
+    {
+        if (sizes.size() == maxRows)
+        {
+            throw std::invalid_argument("the sweep from -b " + std::to_string(minBytes) +
+                                        " to -e " + std::to_string(maxBytes) + " has more than " +
+                                        std::to_string(maxRows) + " sizes: take a larger -f or -i");
+        }
+        sizes.push_back(size);
+        const uint64_t next = stepFactor > 1 ? size * stepFactor : size + stepBytes;
+        if (next <= size) // a step of 0 bytes (minBytes == maxBytes) or an overflow: the end
+        {
+            break;
+        }
+        size = next;
+    }
+    return sizes;
+}
+
+NcclTestsRowShape
+NcclTestsShape(const NcclTestsCollective& collective,
+               uint64_t size,
+               uint32_t typeSize,
+               uint32_t ranks)
+{
+    NcclTestsRowShape shape;
+    const uint64_t elements = size / typeSize;
+    if (!collective.splitOverRanks)
+    {
+        shape.count = elements;
+        shape.sizeBytes = elements * typeSize;
+        shape.commSize = shape.sizeBytes;
+        return shape;
+    }
+    // Each rank's part, rounded down to a multiple of 16 bytes (16 / typeSize elements).
+    const uint64_t alignment = 16 / typeSize;
+    shape.count = (elements / ranks) / alignment * alignment;
+    shape.sizeBytes = shape.count * ranks * typeSize;
+    // comm_size: all-gather takes one rank's part; reduce-scatter and all-to-all the whole
+    // input (CollectiveRequest).
+    shape.commSize =
+        collective.type == ChakraProtoMsg::ALL_GATHER ? shape.count * typeSize : shape.sizeBytes;
+    return shape;
+}
+
+NcclTestsBandwidth
+NcclTestsBandwidths(const NcclTestsCollective& collective,
+                    uint64_t count,
+                    uint32_t typeSize,
+                    double seconds,
+                    uint32_t ranks)
+{
+    NcclTestsBandwidth bandwidth;
+    if (seconds <= 0)
+    {
+        return bandwidth;
+    }
+    double bytes = static_cast<double>(count) * typeSize;
+    if (collective.splitOverRanks)
+    {
+        bytes *= ranks;
+    }
+    bandwidth.algBw = bytes / 1e9 / seconds;
+    const double factor =
+        collective.busFactorNumerator == 0
+            ? 1.0
+            : static_cast<double>(collective.busFactorNumerator) * (ranks - 1) / ranks;
+    bandwidth.busBw = bandwidth.algBw * factor;
+    return bandwidth;
+}
+
+std::string
+FormatNcclTestsNumber(double value, int width)
+{
+    char text[64];
+    for (int decimals : {2, 1, 0})
+    {
+        if (std::snprintf(text, sizeof(text), "%*.*f", width, decimals, value) <= width)
+        {
+            return text;
+        }
+    }
+    std::snprintf(text, sizeof(text), "%*.*e", width, width >= 7 ? 1 : 0, value);
+    return text;
+}
+
+std::string
+NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collective)
+{
+    NS_LOG_FUNCTION(value << collective.name);
+    const std::string text = Trim(value);
+    if (text.empty())
+    {
+        return "";
+    }
+    // The per-collective form: "allreduce:tree;allgather:ring" (NCCL 2.24 on).
+    std::string list = text;
+    if (text.find(':') != std::string::npos)
+    {
+        list.clear();
+        bool found = false;
+        for (const std::string& part : Split(text, ';'))
+        {
+            const auto colon = part.find(':');
+            if (colon == std::string::npos)
+            {
+                throw std::invalid_argument("NCCL_ALGO=" + value + ": '" + part +
+                                            "' is not <collective>:<algorithms>");
+            }
+            const std::string op = Lower(Trim(part.substr(0, colon)));
+            // Every part is checked, whichever collective it is for.
+            NcclAlgoAlgorithm(part.substr(colon + 1), collective);
+            if (op == NcclOpName(collective))
+            {
+                list = part.substr(colon + 1);
+                found = true;
+            }
+        }
+        if (!found)
+        {
+            return "";
+        }
+    }
+    if (!list.empty() && list[0] == '^')
+    {
+        throw std::invalid_argument(
+            "NCCL_ALGO=" + value +
+            ": an exclusion ('^') leaves the choice to NCCL's tuning model, which is not "
+            "modelled yet (issue 27): name the algorithm (Ring or Tree)");
+    }
+    std::string chosen;
+    for (const std::string& item : Split(list, ','))
+    {
+        const std::string name = Lower(item);
+        std::string algorithm;
+        if (name == "ring")
+        {
+            algorithm = "ring";
+        }
+        else if (name == "tree")
+        {
+            algorithm = "tree";
+        }
+        else if (name == "nvls" || name == "nvlstree" || name == "collnetdirect" ||
+                 name == "collnetchain" || name == "pat")
+        {
+            throw std::invalid_argument("NCCL_ALGO=" + value + ": " + item +
+                                        " is not modelled yet (issue 27); Ring and Tree are");
+        }
+        else
+        {
+            throw std::invalid_argument(
+                "NCCL_ALGO=" + value + ": unknown algorithm '" + item +
+                "' (NCCL's are Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT)");
+        }
+        if (!chosen.empty() && chosen != algorithm)
+        {
+            throw std::invalid_argument(
+                "NCCL_ALGO=" + value +
+                ": several algorithms leave the choice to NCCL's tuning model, which is not "
+                "modelled yet (issue 27): name one (Ring or Tree)");
+        }
+        chosen = algorithm;
+    }
+    // NCCL runs all-to-all and send/receive as point-to-point operations, outside NCCL_ALGO.
+    return collective.pointToPoint || collective.type == ChakraProtoMsg::ALL_TO_ALL ? "" : chosen;
+}
+
+void
+CheckNcclProto(const std::string& value)
+{
+    const std::string text = Trim(value);
+    if (text.empty())
+    {
+        return;
+    }
+    std::string list = text[0] == '^' ? text.substr(1) : text;
+    for (const std::string& item : Split(list, ','))
+    {
+        const std::string name = Lower(item);
+        if (name != "ll" && name != "ll128" && name != "simple")
+        {
+            throw std::invalid_argument("NCCL_PROTO=" + value + ": unknown protocol '" + item +
+                                        "' (NCCL's are LL, LL128, Simple)");
+        }
+    }
+    throw std::invalid_argument("NCCL_PROTO=" + value +
+                                ": the protocol model (LL, LL128, Simple) does not exist yet "
+                                "(issue 27), so the simulation cannot honour it: unset NCCL_PROTO");
+}
+
+} // namespace ns3
