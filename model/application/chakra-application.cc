@@ -348,7 +348,10 @@ void
 ChakraApplication::Issue(std::shared_ptr<const EtNode> node)
 {
     NS_LOG_FUNCTION(this << node->GetId());
-    auto seq = m_callOrder.NumberOf(node->GetId());
+    // Only collective calls are numbered: the others skip the lookup (a cache miss per node).
+    auto seq = node->GetType() == ChakraProtoMsg::COMM_COLL_NODE
+                   ? m_callOrder.NumberOf(node->GetId())
+                   : std::nullopt;
     if (!seq)
     {
         IssueToResource(std::move(node));

@@ -2,6 +2,8 @@
 
 #include "ns3/log.h"
 
+#include <map>
+
 namespace ns3
 {
 
@@ -59,14 +61,14 @@ ResourceQueues::Acquire(std::shared_ptr<const EtNode> node)
     {
         return true;
     }
-    bool& busy = m_busy[resource];
-    if (busy)
+    Queue& queue = QueueOf(resource);
+    if (queue.busy)
     {
         NS_LOG_LOGIC("node " << node->GetId() << " waits behind " << NameOf(resource));
-        m_waiting[resource].push_back(std::move(node));
+        queue.waiting.push_back(std::move(node));
         return false;
     }
-    busy = true;
+    queue.busy = true;
     return true;
 }
 
@@ -79,15 +81,29 @@ ResourceQueues::Release(const EtNode& node)
     {
         return nullptr;
     }
-    auto& queue = m_waiting[resource];
-    if (queue.empty())
+    Queue& queue = QueueOf(resource);
+    if (queue.waiting.empty())
     {
-        m_busy[resource] = false;
+        queue.busy = false;
         return nullptr;
     }
-    auto next = std::move(queue.front());
-    queue.pop_front();
+    auto next = std::move(queue.waiting.front());
+    queue.waiting.pop_front();
     return next;
+}
+
+ResourceQueues::Queue&
+ResourceQueues::QueueOf(const Resource& resource)
+{
+    for (Queue& queue : m_queues)
+    {
+        if (!(queue.resource < resource) && !(resource < queue.resource))
+        {
+            return queue;
+        }
+    }
+    m_queues.push_back(Queue{resource, false, {}});
+    return m_queues.back();
 }
 
 std::vector<std::string>
@@ -95,9 +111,9 @@ ResourceQueues::DescribeWaiting() const
 {
     // In the order of the resources' names, as when the queues were kept by name.
     std::map<std::string, const std::deque<std::shared_ptr<const EtNode>>*> byName;
-    for (const auto& [resource, queue] : m_waiting)
+    for (const Queue& queue : m_queues)
     {
-        byName[NameOf(resource)] = &queue;
+        byName[NameOf(queue.resource)] = &queue.waiting;
     }
     std::vector<std::string> lines;
     for (const auto& [resource, queue] : byName)

@@ -7,7 +7,6 @@
 #include "ns3/et-node.h"
 
 #include <deque>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,8 +63,21 @@ class ResourceQueues
     std::vector<std::string> DescribeWaiting() const;
 
   private:
-    std::map<Resource, bool> m_busy;                                         //!< by resource
-    std::map<Resource, std::deque<std::shared_ptr<const EtNode>>> m_waiting; //!< by resource
+    /** One resource: whether a node holds it, and the nodes waiting for it in order. */
+    struct Queue
+    {
+        Resource resource;                                 //!< the key
+        bool busy{false};                                  //!< held by a running node
+        std::deque<std::shared_ptr<const EtNode>> waiting; //!< behind it, oldest first
+    };
+
+    /** \return the queue of \p resource, added free and empty on first use */
+    Queue& QueueOf(const Resource& resource);
+
+    // A rank uses a handful of streams and threads: a linear scan of a small vector touches
+    // one or two cache lines, where a std::map per lookup chased a pointer per level (this
+    // runs twice per node, on state that is cold at thousands of ranks).
+    std::vector<Queue> m_queues; //!< in order of first use
 };
 
 } // namespace ns3
