@@ -16,8 +16,9 @@ export CHAKRA_QUICK=${CHAKRA_QUICK:-1}
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 if [ ! -f "$build/build.ninja" ]; then
-  # -O1 -g1: sanitizer builds compile much slower than plain ones; -O1 keeps the run fast
-  # enough and line tables keep the reports readable.
+  # -Og -g1: sanitizer builds compile much slower than plain ones. -Og halves the library's
+  # compile time against -O1 (topology-file.cc: 8.0 s against 17.7 s of CPU with the
+  # sanitizers), still optimizes enough for the run, and line tables keep the reports readable.
   # -Wno-maybe-uninitialized: with -fsanitize=address gcc 12 reports libstdc++'s own std::regex
   # (std::function moves in regex_automaton.h) as maybe uninitialized, a known false positive
   # of that warning under the sanitizers; the normal build keeps the warning.
@@ -25,7 +26,7 @@ if [ ! -f "$build/build.ninja" ]; then
   # halves their compile time under the sanitizers (converter-test.cc: 88 s at -O1, 39 s at -O0)
   # and still instruments every access they make.
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize -DCHAKRA_TEST_CXX_FLAGS=-O0 \
-    "-DCMAKE_CXX_FLAGS_SANITIZE=-O1 -g1 -fno-omit-frame-pointer -Wno-maybe-uninitialized $sanitize" \
+    "-DCMAKE_CXX_FLAGS_SANITIZE=-Og -g1 -fno-omit-frame-pointer -Wno-maybe-uninitialized $sanitize" \
     "-DCMAKE_EXE_LINKER_FLAGS_SANITIZE=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=$sanitize"
 fi
 # Everything the tests run: the test programs, the tools and the example (not the benchmarks).
