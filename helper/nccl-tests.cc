@@ -1,6 +1,7 @@
 #include "nccl-tests.h"
 
 #include "ns3/log.h"
+#include "ns3/nccl-tuning.h"
 
 #include <algorithm>
 #include <cctype>
@@ -38,23 +39,6 @@ Trim(const std::string& text)
     return text.substr(first, last - first + 1);
 }
 
-std::vector<std::string>
-Split(const std::string& text, char separator)
-{
-    std::vector<std::string> parts;
-    std::string::size_type start = 0;
-    while (true)
-    {
-        const auto end = text.find(separator, start);
-        parts.push_back(Trim(text.substr(start, end - start)));
-        if (end == std::string::npos)
-        {
-            return parts;
-        }
-        start = end + 1;
-    }
-}
-
 /** nccl-tests' data types (-d) and their sizes. */
 const std::vector<std::pair<std::string, uint32_t>>&
 Types()
@@ -90,21 +74,6 @@ Join(const std::vector<std::string>& names)
         text += (text.empty() ? "" : ", ") + name;
     }
     return text;
-}
-
-/** NCCL's name of a collective in the per-collective NCCL_ALGO form. */
-std::string
-NcclOpName(const NcclTestsCollective& collective)
-{
-    std::string name;
-    for (char c : collective.name)
-    {
-        if (c != '_')
-        {
-            name += c;
-        }
-    }
-    return name;
 }
 
 } // namespace
@@ -342,109 +311,89 @@ FormatNcclTestsNumber(double value, int width)
     return text;
 }
 
+std::optional<NcclFunction>
+NcclTestsFunction(const NcclTestsCollective& collective)
+{
+    using namespace ChakraProtoMsg;
+    if (collective.pointToPoint)
+    {
+        return std::nullopt;
+    }
+    switch (collective.type)
+    {
+    case ALL_REDUCE:
+        return NcclFunction::ALL_REDUCE;
+    case ALL_GATHER:
+        return NcclFunction::ALL_GATHER;
+    case REDUCE_SCATTER:
+        return NcclFunction::REDUCE_SCATTER;
+    case BROADCAST:
+        return NcclFunction::BROADCAST;
+    case REDUCE:
+        return NcclFunction::REDUCE;
+    default:
+        return std::nullopt; // all-to-all: grouped point-to-point in NCCL
+    }
+}
+
 std::string
 NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collective)
 {
     NS_LOG_FUNCTION(value << collective.name);
-    const std::string text = Trim(value);
-    if (text.empty())
-    {
-        return "";
-    }
-    // The per-collective form: "allreduce:tree;allgather:ring" (NCCL 2.24 on).
-    std::string list = text;
-    if (text.find(':') != std::string::npos)
-    {
-        list.clear();
-        bool found = false;
-        for (const std::string& part : Split(text, ';'))
-        {
-            const auto colon = part.find(':');
-            if (colon == std::string::npos)
-            {
-                throw std::invalid_argument("NCCL_ALGO=" + value + ": '" + part +
-                                            "' is not <collective>:<algorithms>");
-            }
-            const std::string op = Lower(Trim(part.substr(0, colon)));
-            // Every part is checked, whichever collective it is for.
-            NcclAlgoAlgorithm(part.substr(colon + 1), collective);
-            if (op == NcclOpName(collective))
-            {
-                list = part.substr(colon + 1);
-                found = true;
-            }
-        }
-        if (!found)
-        {
-            return "";
-        }
-    }
-    if (!list.empty() && list[0] == '^')
-    {
-        throw std::invalid_argument(
-            "NCCL_ALGO=" + value +
-            ": an exclusion ('^') leaves the choice to NCCL's tuning model, which is not "
-            "modelled yet (issue 27): name the algorithm (Ring or Tree)");
-    }
+    // NCCL's reading of the variable (model/collective/nccl-tuning.h), for every function:
+    // whichever function an entry is for, it must name one algorithm the simulation has.
     std::string chosen;
-    for (const std::string& item : Split(list, ','))
+    const auto wanted = NcclTestsFunction(collective);
+    for (int f = 0; f <= static_cast<int>(NcclFunction::ALL_REDUCE); ++f)
     {
-        const std::string name = Lower(item);
-        std::string algorithm;
-        if (name == "ring")
+        const auto function = static_cast<NcclFunction>(f);
+        const auto list = ParseNcclList("NCCL_ALGO", value, NcclAlgoNames(), function);
+        std::vector<std::string> enabled;
+        bool said = false;
+        for (std::size_t a = 0; a < list.size(); ++a)
         {
-            algorithm = "ring";
+            said = said || list[a].has_value();
+            if (list[a].value_or(false))
+            {
+                enabled.push_back(NcclAlgoNames()[a]);
+            }
         }
-        else if (name == "tree")
+        if (!said)
         {
-            algorithm = "tree";
+            continue;
         }
-        else if (name == "nvls" || name == "nvlstree" || name == "collnetdirect" ||
-                 name == "collnetchain" || name == "pat")
+        if (enabled.size() != 1)
         {
-            throw std::invalid_argument("NCCL_ALGO=" + value + ": " + item +
+            throw std::invalid_argument(
+                "NCCL_ALGO=" + value + ": " + NcclFunctionName(function) +
+                (enabled.empty() ? " is left no algorithm"
+                                 : " is left several algorithms, a choice for NCCL's tuning "
+                                   "model, but a simulated run uses one") +
+                ": name one (Ring or Tree)");
+        }
+        const std::string name = Lower(enabled.front());
+        if (name != "ring" && name != "tree")
+        {
+            throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
                                         " is not modelled yet (issue 27); Ring and Tree are");
         }
-        else
+        if (wanted && *wanted == function)
         {
-            throw std::invalid_argument(
-                "NCCL_ALGO=" + value + ": unknown algorithm '" + item +
-                "' (NCCL's are Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT)");
+            chosen = name;
         }
-        if (!chosen.empty() && chosen != algorithm)
-        {
-            throw std::invalid_argument(
-                "NCCL_ALGO=" + value +
-                ": several algorithms leave the choice to NCCL's tuning model, which is not "
-                "modelled yet (issue 27): name one (Ring or Tree)");
-        }
-        chosen = algorithm;
     }
     // NCCL runs all-to-all and send/receive as point-to-point operations, outside NCCL_ALGO.
-    return collective.pointToPoint || collective.type == ChakraProtoMsg::ALL_TO_ALL ? "" : chosen;
+    return chosen;
 }
 
 void
 CheckNcclProto(const std::string& value)
 {
-    const std::string text = Trim(value);
-    if (text.empty())
+    NS_LOG_FUNCTION(value);
+    for (int f = 0; f <= static_cast<int>(NcclFunction::ALL_REDUCE); ++f)
     {
-        return;
+        ParseNcclList("NCCL_PROTO", value, NcclProtoNames(), static_cast<NcclFunction>(f));
     }
-    std::string list = text[0] == '^' ? text.substr(1) : text;
-    for (const std::string& item : Split(list, ','))
-    {
-        const std::string name = Lower(item);
-        if (name != "ll" && name != "ll128" && name != "simple")
-        {
-            throw std::invalid_argument("NCCL_PROTO=" + value + ": unknown protocol '" + item +
-                                        "' (NCCL's are LL, LL128, Simple)");
-        }
-    }
-    throw std::invalid_argument("NCCL_PROTO=" + value +
-                                ": the protocol model (LL, LL128, Simple) does not exist yet "
-                                "(issue 27), so the simulation cannot honour it: unset NCCL_PROTO");
 }
 
 } // namespace ns3

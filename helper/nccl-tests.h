@@ -9,7 +9,10 @@
 
 #include "et_def.pb.h"
 
+#include "ns3/nccl-tuning.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,23 +136,31 @@ NcclTestsBandwidth NcclTestsBandwidths(const NcclTestsCollective& collective,
 std::string FormatNcclTestsNumber(double value, int width);
 
 /**
- * The algorithm NCCL_ALGO asks for \p collective, read as NCCL reads it: case-insensitive, a
- * comma list, or per collective ("allreduce:tree;allgather:ring").
+ * \return NCCL's function for \p collective, or nullopt for alltoall and sendrecv (grouped
+ *         point-to-point in NCCL, outside NCCL_ALGO and NCCL_PROTO)
+ */
+std::optional<NcclFunction> NcclTestsFunction(const NcclTestsCollective& collective);
+
+/**
+ * The algorithm NCCL_ALGO asks the simulation to run for \p collective. The value is read by
+ * NCCL's parser (ParseNcclList: a comma list, '^' exclusions, per-function entries
+ * "allreduce:tree;allgather:ring", case-insensitive), and every function it speaks of must be
+ * left exactly one algorithm the simulation has.
  * \param value the variable's text ("" or unset: none)
- * \param collective the collective (alltoall and sendrecv are point-to-point in NCCL, which
- *        NCCL_ALGO does not govern: "" for them, the value still checked)
+ * \param collective the collective (alltoall and sendrecv: "", the value still checked)
  * \return "ring" (Ring), "tree" (Tree), or "" when the variable says nothing for it
- * \throws std::invalid_argument naming NCCL_ALGO: an unknown algorithm; NVLS, NVLSTree,
- *         CollNetDirect, CollNetChain, PAT (not modelled yet, issue 27); a list of several
- *         algorithms or an exclusion ("^"), which leave the choice to NCCL's tuning model
+ * \throws std::invalid_argument naming NCCL_ALGO and the value: an unknown algorithm or
+ *         function; NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT (not modelled yet, issue
+ *         27); several algorithms, or none, left for a function (a simulated run uses one)
  */
 std::string NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collective);
 
 /**
- * Checks NCCL_PROTO: the protocol model (LL, LL128, Simple) does not exist yet, so any value
- * is an error, never silently ignored.
+ * Checks NCCL_PROTO with NCCL's parser (ParseNcclList). Its protocols restrict the choice
+ * printed by the tuning model (NcclTuningModel); they do not change the simulated messages.
  * \param value the variable's text ("" or unset: fine)
- * \throws std::invalid_argument naming NCCL_PROTO and the value
+ * \throws std::invalid_argument naming NCCL_PROTO and the value: an unknown protocol or
+ *         function, a malformed list
  */
 void CheckNcclProto(const std::string& value);
 

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 using namespace ns3;
@@ -186,7 +187,14 @@ struct Run
     std::string algorithmSource; //!< where the algorithm comes from (flag, NCCL_ALGO, default)
     std::string ignored;         //!< the hardware-only flags given, as typed
     std::string gpuNote;         //!< what --gpu set
+    NcclGpuGeneration generation{NcclGpuGeneration::HOPPER}; //!< NCCL's table row (from --gpu)
+    std::string generationNote{"Hopper (assumed; --gpu sets it)"};
+    std::optional<NcclTuningModel> tuning; //!< NCCL's choice (none: point-to-point)
+    std::string tuningNote;                //!< what the choice assumes, or why there is none
 };
+
+/** The channels NCCL's tuning assumes (NCCL's topology search decides them on hardware). */
+constexpr uint32_t kNcclChannels = 16;
 
 std::string
 Env(const char* name)
@@ -258,6 +266,65 @@ ApplyGpu(const ToolArgs& args, Run& run)
     run.options.Set("nvlink-bandwidth", spec->DataRate());
     run.gpuNote = spec->model + " (" + spec->generation + ", " + spec->DataRate() +
                   " per direction: " + spec->source + ")";
+    // NCCL's table rows go by compute capability; the NVLink generation tells it here.
+    const std::string& nvlink = spec->generation;
+    run.generation = nvlink == "NVLink3"   ? NcclGpuGeneration::AMPERE
+                     : nvlink == "NVLink4" ? NcclGpuGeneration::HOPPER
+                     : nvlink == "NVLink5" ? NcclGpuGeneration::BLACKWELL
+                                           : NcclGpuGeneration::VOLTA;
+    static const char* const rows[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
+    run.generationNote =
+        std::string(rows[static_cast<int>(run.generation)]) + " (" + spec->model + ")";
+}
+
+/**
+ * Sets up NCCL's tuning model for the cluster: nodes = hosts, NVLink per GPU, one NIC per GPU,
+ * kNcclChannels channels, NCCL_ALGO and NCCL_PROTO from the environment.
+ * \throws std::invalid_argument for a bad NCCL_ALGO or NCCL_PROTO (naming it)
+ */
+void
+ApplyNcclTuning(Run& run)
+{
+    if (!NcclTestsFunction(*run.collective))
+    {
+        run.tuningNote = "none: " + run.collective->name + " is point-to-point in NCCL";
+        return;
+    }
+    Ptr<GpuClusterHelper> cluster = CreateObject<GpuClusterHelper>();
+    run.options.ApplyToCluster(*cluster);
+    const TopologySpec spec = cluster->GetTopologySpec();
+    if (spec.gpusPerHost == 0 || run.ranks % spec.gpusPerHost != 0)
+    {
+        run.tuningNote = "none: the cluster's GPUs are not whole hosts";
+        return;
+    }
+    NcclTuningConfig config;
+    config.nodes = run.ranks / spec.gpusPerHost;
+    config.ranksPerNode = spec.gpusPerHost;
+    config.generation = run.generation;
+    config.channels = kNcclChannels;
+    config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9;
+    config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
+    run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
+    char text[400];
+    std::snprintf(text,
+                  sizeof(text),
+                  "NCCL 2.30.7's tuning model: %s rows, %u node(s) x %u, %u channels, intra %g "
+                  "GB/s per GPU, network %g GB/s per node",
+                  run.generationNote.c_str(),
+                  config.nodes,
+                  config.ranksPerNode,
+                  config.channels,
+                  config.intraBandwidth,
+                  config.interBandwidth);
+    run.tuningNote = text;
+    for (const char* variable : {"NCCL_ALGO", "NCCL_PROTO"})
+    {
+        if (!Env(variable).empty())
+        {
+            run.tuningNote += std::string(", ") + variable + "=" + Env(variable);
+        }
+    }
 }
 
 /** Reads and checks every flag and variable. \throws std::invalid_argument naming the flag */
@@ -304,6 +371,7 @@ ReadRun(const ToolArgs& args)
                                     " GPU: a collective needs 2 or more (--hosts, "
                                     "--gpus-per-host)");
     }
+    ApplyNcclTuning(run);
     const std::string rootText = args.Get("root");
     long long root = 0;
     try
@@ -388,7 +456,8 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
                     run.options.GetText("algorithm").c_str(),
                     run.algorithmSource.c_str());
     }
-    std::printf("# protocol, channels, NVLS, PXN: not modelled yet (issue 27)\n");
+    std::printf("# protocol, channels, NVLS, PXN: not simulated yet (issue 27); NCCL's own "
+                "choice of algorithm and protocol follows the table\n");
     std::printf("#\n");
     std::printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
                 "in-place          \n",
@@ -437,6 +506,40 @@ MakeScenario(const Run& run)
     return scenario;
 }
 
+/**
+ * \return one "# NCCL choice" line: the size, NCCL's algorithm and protocol for it and its
+ *         predicted time beside the simulated one; or why NCCL would refuse the call
+ */
+std::string
+ChoiceLine(const NcclTuningModel& tuning,
+           const NcclTestsCollective& c,
+           uint64_t bytes,
+           double simulatedSeconds)
+{
+    char line[300];
+    try
+    {
+        const NcclChoice choice = tuning.Choose(*NcclTestsFunction(c), bytes);
+        std::snprintf(line,
+                      sizeof(line),
+                      "# %10llu  %9s  %8s  %9s  %9s",
+                      static_cast<unsigned long long>(bytes),
+                      NcclAlgorithmName(choice.algorithm).c_str(),
+                      NcclProtocolName(choice.protocol).c_str(),
+                      FormatNcclTestsNumber(choice.time, 9).c_str(),
+                      FormatNcclTestsNumber(simulatedSeconds * 1e6, 9).c_str());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::snprintf(line,
+                      sizeof(line),
+                      "# %10llu  none: %s",
+                      static_cast<unsigned long long>(bytes),
+                      e.what());
+    }
+    return line;
+}
+
 int
 RunSweep(const Run& run)
 {
@@ -445,6 +548,7 @@ RunSweep(const Run& run)
     double busBwSum = 0;
     uint64_t rows = 0;
     std::map<std::string, uint64_t> ranAlgorithms; // algorithm -> rows
+    std::vector<std::string> choices;              // the "# NCCL choice" lines
     for (uint32_t root : run.roots)
     {
         for (uint64_t size : run.sizes)
@@ -483,6 +587,10 @@ RunSweep(const Run& run)
                         body.c_str(),
                         body.c_str());
             std::fflush(stdout);
+            if (run.tuning)
+            {
+                choices.push_back(ChoiceLine(*run.tuning, c, shape.sizeBytes, seconds));
+            }
             // nccl-tests averages busbw over every out-of-place and in-place row.
             busBwSum += 2 * bw.busBw;
             rows += 2;
@@ -502,6 +610,22 @@ RunSweep(const Run& run)
                     static_cast<unsigned long long>(count),
                     run.sizes.size() * run.roots.size());
     }
+    std::printf("#\n# NCCL choice: %s\n", run.tuningNote.c_str());
+    if (!choices.empty())
+    {
+        std::printf("# %10s  %9s  %8s  %9s  %9s\n",
+                    "size",
+                    "algorithm",
+                    "protocol",
+                    "predicted",
+                    "simulated");
+        std::printf("# %10s  %9s  %8s  %9s  %9s\n", "(B)", "", "", "(us)", "(us)");
+        for (const std::string& line : choices)
+        {
+            std::printf("%s\n", line.c_str());
+        }
+    }
+    std::printf("#\n");
     std::printf("# %-20s : %d %s\n", "Out of bounds values", 0, "OK");
     std::printf("# %-20s : %g %s\n", "Avg bus bandwidth", rows > 0 ? busBwSum / rows : 0.0, "");
     std::printf("#\n");

@@ -1,0 +1,498 @@
+#include "nccl-tuning.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NcclTuning");
+
+namespace
+{
+
+constexpr int kFunctions = 5;
+constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two)
+constexpr int kProtocols = 3;
+
+/*
+ * The constants of NCCL 2.30.7's tuning (src/graph/tuning.cc), restated per
+ * [algorithm: Tree, Ring][protocol: LL, LL128, Simple]; latencies in us, bandwidths in GB/s.
+ */
+constexpr double kBaseLatency[kAlgorithms][kProtocols] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
+
+/** Per-hop latency: [link kind: NVLink, PCI, network][algorithm][protocol]. */
+enum LinkKind
+{
+    NVLINK = 0,
+    PCI = 1,
+    NET = 2,
+};
+
+constexpr double kHopLatency[3][kAlgorithms][kProtocols] = {
+    {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},
+    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}},
+};
+
+/** LL's bandwidth cap: [one node: the GPU generation; several: Intel, AMD host][1, 2, >2 nodes]. */
+constexpr double kLlMaxBandwidth[4][3] = {
+    {39.0, 39.0, 20.4},
+    {87.7, 22.5, 19.0},
+    {141.0, 45.0, 35.0},
+    {282.0, 90.0, 70.0},
+};
+
+/** Per-channel caps, [generation][1, 2, >2 nodes]. */
+constexpr double kRingLl128MaxPerChannel[4][3] = {
+    {20.0, 20.0, 20.0},
+    {20.0, 20.0, 20.0},
+    {36.7, 36.7, 36.7},
+    {40.0, 40.0, 40.0},
+};
+constexpr double kTreeLl128MaxPerChannel[4][3] = {
+    {20.0, 20.0, 20.0},
+    {20.0, 20.0, 20.0},
+    {36.7, 36.7, 29.0},
+    {55.6, 31.67, 20.0},
+};
+constexpr double kTreeMaxPerChannel[4][3] = {
+    {26.5, 18.5, 10.0},
+    {24.0, 23.6, 17.8},
+    {38.7, 41.4, 36.0},
+    {70.0, 42.8, 24.0},
+};
+
+/**
+ * Tree all-reduce's bandwidth factor by size, [protocol][log2(bytes / 64)] for 64 B to 256 MiB
+ * (src/graph/tuning.cc's correction of medium sizes); 1 outside.
+ */
+constexpr double kTreeCorrection[kProtocols][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+std::string
+Lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    return text;
+}
+
+std::string
+Trim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    const auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string>
+Split(const std::string& text, char separator)
+{
+    std::vector<std::string> parts;
+    std::string::size_type start = 0;
+    while (true)
+    {
+        const auto end = text.find(separator, start);
+        parts.push_back(Trim(text.substr(start, end - start)));
+        if (end == std::string::npos)
+        {
+            return parts;
+        }
+        start = end + 1;
+    }
+}
+
+/** floor(log2(n)), -1 for 0 (NCCL's log2i). */
+int
+Log2Down(uint64_t n)
+{
+    int result = -1;
+    while (n != 0)
+    {
+        n >>= 1;
+        ++result;
+    }
+    return result;
+}
+
+std::string
+JoinNames(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& name : names)
+    {
+        text += (text.empty() ? "" : ", ") + name;
+    }
+    return text;
+}
+
+} // namespace
+
+std::string
+NcclFunctionName(NcclFunction function)
+{
+    static const char* const names[kFunctions] = {"Broadcast",
+                                                  "Reduce",
+                                                  "AllGather",
+                                                  "ReduceScatter",
+                                                  "AllReduce"};
+    return names[static_cast<int>(function)];
+}
+
+std::string
+NcclAlgorithmName(NcclAlgorithm algorithm)
+{
+    return algorithm == NcclAlgorithm::TREE ? "Tree" : "Ring";
+}
+
+std::string
+NcclProtocolName(NcclProtocol protocol)
+{
+    return NcclProtoNames()[static_cast<int>(protocol)];
+}
+
+const std::vector<std::string>&
+NcclAlgoNames()
+{
+    static const std::vector<std::string> names =
+        {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+    return names;
+}
+
+const std::vector<std::string>&
+NcclProtoNames()
+{
+    static const std::vector<std::string> names = {"LL", "LL128", "Simple"};
+    return names;
+}
+
+std::vector<std::optional<bool>>
+ParseNcclList(const std::string& variable,
+              const std::string& value,
+              const std::vector<std::string>& names,
+              NcclFunction function)
+{
+    NS_LOG_FUNCTION(variable << value << NcclFunctionName(function));
+    std::vector<std::optional<bool>> result(names.size());
+    const std::string text = Trim(value);
+    if (text.empty())
+    {
+        return result;
+    }
+    const std::string where = variable + "=" + value + ": ";
+    const std::vector<std::string> entries = Split(text, ';');
+    for (std::size_t i = 0; i < entries.size(); ++i)
+    {
+        const std::string& entry = entries[i];
+        std::string list = entry;
+        bool forThis = true;
+        const auto colon = entry.find(':');
+        if (colon != std::string::npos)
+        {
+            const std::string prefix = Lower(Trim(entry.substr(0, colon)));
+            list = Trim(entry.substr(colon + 1));
+            bool known = false;
+            for (int f = 0; f < kFunctions; ++f)
+            {
+                known = known || prefix == Lower(NcclFunctionName(static_cast<NcclFunction>(f)));
+            }
+            if (!known)
+            {
+                throw std::invalid_argument(where + "unknown function '" + entry.substr(0, colon) +
+                                            "' (NCCL's are Broadcast, Reduce, AllGather, "
+                                            "ReduceScatter, AllReduce)");
+            }
+            forThis = prefix == Lower(NcclFunctionName(function));
+        }
+        else if (i > 0)
+        {
+            throw std::invalid_argument(where + "'" + entry +
+                                        "': every entry after the first needs a function "
+                                        "(<function>:<list>)");
+        }
+        const bool exclude = !list.empty() && list[0] == '^';
+        if (exclude)
+        {
+            list = Trim(list.substr(1));
+        }
+        if (list.empty())
+        {
+            throw std::invalid_argument(where + "an empty list in '" + entry + "'");
+        }
+        std::vector<bool> named(names.size(), false);
+        for (const std::string& item : Split(list, ','))
+        {
+            std::size_t index = names.size();
+            for (std::size_t n = 0; n < names.size(); ++n)
+            {
+                if (Lower(item) == Lower(names[n]))
+                {
+                    index = n;
+                }
+            }
+            if (index == names.size())
+            {
+                const std::string noun = variable == "NCCL_ALGO"    ? "algorithm"
+                                         : variable == "NCCL_PROTO" ? "protocol"
+                                                                    : "name";
+                throw std::invalid_argument(where + "unknown " + noun + " '" + item +
+                                            "' (NCCL's are " + JoinNames(names) + ")");
+            }
+            named[index] = true;
+        }
+        if (forThis)
+        {
+            // A later entry for the same function replaces an earlier one, as in NCCL.
+            for (std::size_t n = 0; n < names.size(); ++n)
+            {
+                result[n] = exclude ? !named[n] : named[n];
+            }
+        }
+    }
+    return result;
+}
+
+NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
+                                 const std::string& algoValue,
+                                 const std::string& protoValue)
+    : m_config(config),
+      m_algoValue(algoValue),
+      m_protoValue(protoValue)
+{
+    NS_LOG_FUNCTION(this << config.nodes << config.ranksPerNode << config.channels << algoValue
+                         << protoValue);
+    if (config.nodes == 0 || config.ranksPerNode == 0 || config.channels == 0)
+    {
+        throw std::invalid_argument(
+            "NCCL tuning: nodes, ranks per node and channels must be at least 1");
+    }
+    if (!(config.intraBandwidth > 0) || !(config.interBandwidth > 0))
+    {
+        throw std::invalid_argument(
+            "NCCL tuning: the intra- and inter-node bandwidths must be positive");
+    }
+    if (!(config.netLatency >= 0))
+    {
+        throw std::invalid_argument("NCCL tuning: the network latency must not be negative");
+    }
+    const int nNodes = static_cast<int>(config.nodes);
+    const int ppn = static_cast<int>(config.ranksPerNode);
+    const int nRanks = nNodes * ppn;
+    const int generation = static_cast<int>(config.generation);
+    const int nodeColumn = std::min(nNodes, 3) - 1;
+    const int llRow = nNodes == 1 ? generation : (config.amdCpu ? 1 : 0);
+    const double llMax = kLlMaxBandwidth[llRow][nodeColumn];
+    const double channels = config.channels;
+    const double bwIntra = config.intraBandwidth / channels;
+    const double bwInter = config.interBandwidth / channels;
+    const LinkKind intraKind = config.nvlinkIntra ? NVLINK : PCI;
+    const LinkKind ringKind = nNodes == 1 ? intraKind : NET;
+
+    for (int f = 0; f < kFunctions; ++f)
+    {
+        const auto function = static_cast<NcclFunction>(f);
+        const auto algoEnabled = ParseNcclList("NCCL_ALGO", algoValue, NcclAlgoNames(), function);
+        const auto protoEnabled =
+            ParseNcclList("NCCL_PROTO", protoValue, NcclProtoNames(), function);
+        const bool allReduce = function == NcclFunction::ALL_REDUCE;
+        const int steps =
+            allReduce ? 2 * (nRanks - 1)
+            : (function == NcclFunction::ALL_GATHER || function == NcclFunction::REDUCE_SCATTER)
+                ? nRanks - 1
+                : nRanks;
+        for (int a = 0; a < kAlgorithms; ++a)
+        {
+            const bool tree = a == static_cast<int>(NcclAlgorithm::TREE);
+            // Of the two, only Ring runs broadcast, reduce, all-gather and reduce-scatter.
+            if (tree && !allReduce)
+            {
+                continue;
+            }
+            if (!algoEnabled[a].value_or(true))
+            {
+                continue;
+            }
+            for (int p = 0; p < kProtocols; ++p)
+            {
+                const auto protocol = static_cast<NcclProtocol>(p);
+                const bool enabled = protoEnabled[p].value_or(protocol != NcclProtocol::LL128 ||
+                                                              config.ll128ByDefault);
+                if (!enabled || nRanks < 2)
+                {
+                    continue;
+                }
+                // Bandwidth: the channels' bus bandwidth, the protocol's and algorithm's caps,
+                // then from bus to algorithm bandwidth.
+                double bus = channels * (nNodes <= 2 ? bwIntra : bwInter);
+                if (!tree && protocol == NcclProtocol::LL)
+                {
+                    bus = std::min(llMax, bus * 0.5);
+                }
+                if (!tree && protocol == NcclProtocol::LL128)
+                {
+                    bus = std::min(bus * 0.92,
+                                   channels * kRingLl128MaxPerChannel[generation][nodeColumn]);
+                }
+                if (tree)
+                {
+                    bus =
+                        std::min(bus * 0.92, channels * kTreeMaxPerChannel[generation][nodeColumn]);
+                    if (protocol == NcclProtocol::LL)
+                    {
+                        bus = std::min(bus / 3.8, llMax);
+                    }
+                    if (protocol == NcclProtocol::LL128)
+                    {
+                        bus = std::min(bus * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                                       channels * kTreeLl128MaxPerChannel[generation][nodeColumn]);
+                    }
+                }
+                m_bandwidth[f][a][p] = tree ? bus * 0.5 : bus * static_cast<double>(nRanks) / steps;
+
+                // Latency: the base, plus per-hop latencies by link kind.
+                double latency = kBaseLatency[a][p];
+                double intraLat = kHopLatency[intraKind][a][p];
+                double interLat = (ppn == 1 ? kHopLatency[NET][0][p] : kHopLatency[NET][a][p]) +
+                                  config.netLatency;
+                if (protocol == NcclProtocol::SIMPLE)
+                {
+                    interLat += config.netLatency; // the flush
+                }
+                if (!tree)
+                {
+                    if (function == NcclFunction::BROADCAST || function == NcclFunction::REDUCE)
+                    {
+                        // NCCL's rings on the same channels as its trees: one hop's latency.
+                        latency += kHopLatency[ringKind][a][p];
+                    }
+                    else
+                    {
+                        double netOverhead = 0;
+                        if (nNodes > 1)
+                        {
+                            netOverhead = (config.amdCpu ? 2.0 : 1.0) *
+                                          (protocol == NcclProtocol::SIMPLE ? 3.0 : 1.0);
+                        }
+                        intraLat = std::max(intraLat, netOverhead);
+                        const int interSteps =
+                            nNodes == 1 ? 0 : (allReduce ? 2 * (nNodes - 1) : nNodes - 1);
+                        latency += (steps - interSteps) * intraLat + interSteps * interLat;
+                    }
+                }
+                else
+                {
+                    latency += 2 * ((ppn - 1) * intraLat + Log2Down(nNodes) * interLat);
+                }
+                m_latency[f][a][p] = latency;
+            }
+        }
+    }
+}
+
+const NcclTuningConfig&
+NcclTuningModel::GetConfig() const
+{
+    return m_config;
+}
+
+double
+NcclTuningModel::Bandwidth(NcclFunction function,
+                           NcclAlgorithm algorithm,
+                           NcclProtocol protocol) const
+{
+    return m_bandwidth[static_cast<int>(function)][static_cast<int>(algorithm)]
+                      [static_cast<int>(protocol)];
+}
+
+double
+NcclTuningModel::Latency(NcclFunction function,
+                         NcclAlgorithm algorithm,
+                         NcclProtocol protocol) const
+{
+    return m_latency[static_cast<int>(function)][static_cast<int>(algorithm)]
+                    [static_cast<int>(protocol)];
+}
+
+double
+NcclTuningModel::Time(NcclFunction function,
+                      NcclAlgorithm algorithm,
+                      NcclProtocol protocol,
+                      uint64_t bytes) const
+{
+    NS_LOG_FUNCTION(this << NcclFunctionName(function) << NcclAlgorithmName(algorithm)
+                         << NcclProtocolName(protocol) << bytes);
+    double bandwidth = Bandwidth(function, algorithm, protocol);
+    double latency = Latency(function, algorithm, protocol);
+    if (bandwidth <= 0)
+    {
+        return -1;
+    }
+    const int logSize = Log2Down(bytes >> 6);
+    if (algorithm == NcclAlgorithm::TREE && function == NcclFunction::ALL_REDUCE && logSize >= 0 &&
+        logSize < 23)
+    {
+        bandwidth *= kTreeCorrection[static_cast<int>(protocol)][logSize];
+    }
+    const uint64_t ranks = uint64_t{m_config.nodes} * m_config.ranksPerNode;
+    if (algorithm == NcclAlgorithm::RING && protocol == NcclProtocol::SIMPLE &&
+        m_config.nodes > 1 && function == NcclFunction::ALL_REDUCE &&
+        bytes / (m_config.channels * ranks) >= 64)
+    {
+        // The ring's latency plateau.
+        latency *= m_config.generation == NcclGpuGeneration::VOLTA ? 1.9 : 1.4;
+    }
+    return latency + static_cast<double>(bytes) / (1000.0 * bandwidth);
+}
+
+NcclChoice
+NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
+{
+    NS_LOG_FUNCTION(this << NcclFunctionName(function) << bytes);
+    if (uint64_t{m_config.nodes} * m_config.ranksPerNode == 1)
+    {
+        return NcclChoice{NcclAlgorithm::RING, NcclProtocol::SIMPLE, 0};
+    }
+    NcclChoice best;
+    double bestTime = std::numeric_limits<double>::max();
+    for (int a = 0; a < kAlgorithms; ++a)
+    {
+        for (int p = 0; p < kProtocols; ++p)
+        {
+            const double time =
+                Time(function, static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p), bytes);
+            if (time >= 0 && time < bestTime)
+            {
+                bestTime = time;
+                best =
+                    NcclChoice{static_cast<NcclAlgorithm>(a), static_cast<NcclProtocol>(p), time};
+            }
+        }
+    }
+    if (bestTime == std::numeric_limits<double>::max())
+    {
+        throw std::invalid_argument("no algorithm and protocol left for " +
+                                    NcclFunctionName(function) + ": NCCL_ALGO=" + m_algoValue +
+                                    ", NCCL_PROTO=" + m_protoValue +
+                                    " (of NCCL's algorithms only Ring and Tree are modelled; Tree "
+                                    "runs AllReduce only)");
+    }
+    return best;
+}
+
+} // namespace ns3

@@ -1,0 +1,186 @@
+/*
+ * NCCL's tuning model (issue 27, second slice): the time NCCL predicts for a collective with
+ * each algorithm (Ring, Tree) and protocol (LL, LL128, Simple), and the pair it picks, plus
+ * NCCL_ALGO / NCCL_PROTO read as NCCL reads them. The facts (constants and the shape of the
+ * formulas) are those of NCCL 2.30.7's src/graph/tuning.cc and src/enqueue.cc; see
+ * doc/collectives.md, "NCCL's tuning model". A pure model: it moves no messages.
+ */
+#ifndef CHAKRA_NCCL_TUNING_H
+#define CHAKRA_NCCL_TUNING_H
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/** NCCL's collective functions, in NCCL's order. */
+enum class NcclFunction
+{
+    BROADCAST,
+    REDUCE,
+    ALL_GATHER,
+    REDUCE_SCATTER,
+    ALL_REDUCE,
+};
+
+/** The algorithms this model computes, in the order of NCCL's table (a tie goes to the first). */
+enum class NcclAlgorithm
+{
+    TREE,
+    RING,
+};
+
+/** NCCL's protocols, in NCCL's order. */
+enum class NcclProtocol
+{
+    LL,     //!< 8-byte stores carrying a flag: half the bandwidth, the lowest latency
+    LL128,  //!< 128-byte lines with 8 bytes of flag
+    SIMPLE, //!< full bandwidth, a fence per step: the highest latency
+};
+
+/** The GPU generation: the row of NCCL's per-architecture tables. */
+enum class NcclGpuGeneration
+{
+    VOLTA,
+    AMPERE,
+    HOPPER,
+    BLACKWELL,
+};
+
+/** \return NCCL's name: "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" */
+std::string NcclFunctionName(NcclFunction function);
+/** \return NCCL's name: "Tree", "Ring" */
+std::string NcclAlgorithmName(NcclAlgorithm algorithm);
+/** \return NCCL's name: "LL", "LL128", "Simple" */
+std::string NcclProtocolName(NcclProtocol protocol);
+
+/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; only Tree and Ring are modelled. */
+const std::vector<std::string>& NcclAlgoNames();
+/** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
+const std::vector<std::string>& NcclProtoNames();
+
+/**
+ * Reads an NCCL_ALGO or NCCL_PROTO value as NCCL does: entries separated by ';', each
+ * "<function>:<list>" (functions: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce), the
+ * first one also without a function (then it applies to all); a list is names separated by
+ * ',' ("Ring,Tree": only these) or, after a leading '^', the names to exclude; names and
+ * functions are case-insensitive. Every entry is checked, whichever function it is for.
+ * \param variable "NCCL_ALGO" or "NCCL_PROTO", named in errors
+ * \param value the variable's text ("" or blanks: says nothing)
+ * \param names the valid names (NcclAlgoNames() or NcclProtoNames())
+ * \param function the function whose list is wanted
+ * \return one entry per name: true (enabled), false (disabled), or nullopt when the variable
+ *         says nothing about this function (NCCL's default applies)
+ * \throws std::invalid_argument naming the variable and the value: an unknown name or
+ *         function, an entry after the first without a function, an empty entry
+ */
+std::vector<std::optional<bool>> ParseNcclList(const std::string& variable,
+                                               const std::string& value,
+                                               const std::vector<std::string>& names,
+                                               NcclFunction function);
+
+/** What NCCL's tuning needs to know of the communicator and the machine. */
+struct NcclTuningConfig
+{
+    uint32_t nodes{1};        //!< nodes (NCCL's nNodes)
+    uint32_t ranksPerNode{8}; //!< GPUs per node; ranks = nodes x ranksPerNode
+    NcclGpuGeneration generation{NcclGpuGeneration::HOPPER}; //!< the table row
+    /** Channels (NCCL's nChannels: rings, and trees, run side by side); NCCL's topology search
+     *  decides it, here it is given. */
+    uint32_t channels{16};
+    /** A GPU's intra-node bandwidth per direction, GB/s, all channels together (per channel:
+     *  this / channels, NCCL's bwIntra). */
+    double intraBandwidth{450};
+    /** A node's network bandwidth per direction (all its NICs), GB/s, all channels together
+     *  (per channel: this / channels, NCCL's bwInter). Unused on one node. */
+    double interBandwidth{400};
+    bool nvlinkIntra{true}; //!< intra-node hops over NVLink (else PCI): the latency row
+    /** Multi-node LL cap and network post overhead: AMD host CPUs (else Intel, the default). */
+    bool amdCpu{false};
+    double netLatency{0}; //!< us, the network's reported latency (NCCL's latencyInter; 0 for IB)
+    /** LL128 enabled unless NCCL_PROTO says otherwise: NCCL enables it by default on NVLink
+     *  systems whose NIC paths are close enough (Hopper on: up to PXN; before: up to PXB). */
+    bool ll128ByDefault{true};
+};
+
+/** One (algorithm, protocol) pair and NCCL's predicted time for it. */
+struct NcclChoice
+{
+    NcclAlgorithm algorithm{NcclAlgorithm::RING};
+    NcclProtocol protocol{NcclProtocol::SIMPLE};
+    double time{0}; //!< us
+};
+
+/**
+ * \ingroup chakra-collective
+ * \brief NCCL's tuning model: per function, algorithm and protocol, a latency (us) and a
+ *        bandwidth (GB/s of the function's bytes), time = latency + bytes / bandwidth, with
+ *        NCCL's size-dependent corrections; the choice is the fastest enabled pair.
+ *
+ * What it leaves out (they need topology facts this model does not have): NVLS, NVLSTree,
+ * CollNetDirect, CollNetChain and PAT (never available here), NCCL's topology search (channels
+ * and per-channel bandwidths are given), the 0.85 penalty of trees whose NIC traffic all goes
+ * through one GPU, aggregated launches (one operation per call), and the channel and thread
+ * count NCCL then reduces for small sizes (it changes the kernel, not the choice).
+ */
+class NcclTuningModel
+{
+  public:
+    /**
+     * \param config the communicator and the machine
+     * \param algoValue NCCL_ALGO's text ("" when unset)
+     * \param protoValue NCCL_PROTO's text ("" when unset)
+     * \throws std::invalid_argument for a config with no rank, node or channel, or a
+     *         bandwidth that is not positive (naming the field), or a bad NCCL_ALGO or
+     *         NCCL_PROTO (naming it and the value)
+     */
+    explicit NcclTuningModel(const NcclTuningConfig& config,
+                             const std::string& algoValue = "",
+                             const std::string& protoValue = "");
+
+    /** \return the configuration */
+    const NcclTuningConfig& GetConfig() const;
+
+    /**
+     * \return NCCL's bandwidth for the pair, GB/s of the function's bytes (0: not available:
+     *         the algorithm does not run the function, or NCCL_ALGO / NCCL_PROTO / the
+     *         default disable it)
+     */
+    double Bandwidth(NcclFunction function, NcclAlgorithm algorithm, NcclProtocol protocol) const;
+
+    /** \return NCCL's base latency for the pair (us), before the size-dependent factors */
+    double Latency(NcclFunction function, NcclAlgorithm algorithm, NcclProtocol protocol) const;
+
+    /**
+     * \param bytes the function's bytes as NCCL counts them: the buffer for all-reduce,
+     *        broadcast and reduce; all ranks' parts together for all-gather and reduce-scatter
+     * \return NCCL's predicted time (us), or a negative value when the pair is not available
+     */
+    double Time(NcclFunction function,
+                NcclAlgorithm algorithm,
+                NcclProtocol protocol,
+                uint64_t bytes) const;
+
+    /**
+     * \return the fastest available pair (ties: Tree before Ring, LL before LL128 before Simple)
+     * \throws std::invalid_argument when NCCL_ALGO / NCCL_PROTO leave no pair for the function
+     *         (naming both values), as NCCL refuses the call
+     */
+    NcclChoice Choose(NcclFunction function, uint64_t bytes) const;
+
+  private:
+    NcclTuningConfig m_config;
+    std::string m_algoValue;
+    std::string m_protoValue;
+    /** [function][algorithm][protocol] */
+    std::array<std::array<std::array<double, 3>, 2>, 5> m_bandwidth{};
+    std::array<std::array<std::array<double, 3>, 2>, 5> m_latency{};
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_NCCL_TUNING_H
