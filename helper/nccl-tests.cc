@@ -18,27 +18,6 @@ NS_LOG_COMPONENT_DEFINE("NcclTests");
 namespace
 {
 
-std::string
-Lower(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
-        return static_cast<char>(std::tolower(c));
-    });
-    return text;
-}
-
-std::string
-Trim(const std::string& text)
-{
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-    {
-        return "";
-    }
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
-}
-
 /** nccl-tests' data types (-d) and their sizes. */
 const std::vector<std::pair<std::string, uint32_t>>&
 Types()
@@ -99,7 +78,7 @@ NcclTestsCollectives()
 const NcclTestsCollective&
 FindNcclTestsCollective(const std::string& name)
 {
-    std::string key = Lower(name);
+    std::string key = NcclLower(name);
     std::replace(key.begin(), key.end(), '-', '_');
     const std::string suffix = "_perf";
     if (key.size() > suffix.size() &&
@@ -161,7 +140,7 @@ CheckNcclTestsOp(const std::string& name)
 uint64_t
 ParseNcclTestsSize(const std::string& text, const std::string& flag)
 {
-    const std::string value = Trim(text);
+    const std::string value = NcclTrim(text);
     const std::string bad =
         flag + ": '" + text + "' is not a size (bytes, or a number with K, M or G: 8, 64K, 1M, 8G)";
     if (value.empty() || value[0] == '-' || value[0] == '+')
@@ -170,7 +149,7 @@ ParseNcclTestsSize(const std::string& text, const std::string& flag)
     }
     char* end = nullptr;
     const double number = std::strtod(value.c_str(), &end);
-    std::string unit = Lower(Trim(end));
+    std::string unit = NcclLower(NcclTrim(end));
     if (end == value.c_str() || !std::isfinite(number) || number < 0)
     {
         throw std::invalid_argument(bad);
@@ -371,7 +350,7 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
                                    "model, but a simulated run uses one") +
                 ": name one (Ring or Tree)");
         }
-        const std::string name = Lower(enabled.front());
+        const std::string name = NcclLower(enabled.front());
         if (name != "ring" && name != "tree")
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +

@@ -80,27 +80,6 @@ constexpr double kTreeCorrection[kProtocols][23] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 };
 
-std::string
-Lower(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
-        return static_cast<char>(std::tolower(c));
-    });
-    return text;
-}
-
-std::string
-Trim(const std::string& text)
-{
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-    {
-        return "";
-    }
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
-}
-
 std::vector<std::string>
 Split(const std::string& text, char separator)
 {
@@ -109,7 +88,7 @@ Split(const std::string& text, char separator)
     while (true)
     {
         const auto end = text.find(separator, start);
-        parts.push_back(Trim(text.substr(start, end - start)));
+        parts.push_back(NcclTrim(text.substr(start, end - start)));
         if (end == std::string::npos)
         {
             return parts;
@@ -143,6 +122,27 @@ JoinNames(const std::vector<std::string>& names)
 }
 
 } // namespace
+
+std::string
+NcclLower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
+    return text;
+}
+
+std::string
+NcclTrim(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    const auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1);
+}
 
 std::string
 NcclFunctionName(NcclFunction function)
@@ -190,7 +190,7 @@ ParseNcclList(const std::string& variable,
 {
     NS_LOG_FUNCTION(variable << value << NcclFunctionName(function));
     std::vector<std::optional<bool>> result(names.size());
-    const std::string text = Trim(value);
+    const std::string text = NcclTrim(value);
     if (text.empty())
     {
         return result;
@@ -205,12 +205,13 @@ ParseNcclList(const std::string& variable,
         const auto colon = entry.find(':');
         if (colon != std::string::npos)
         {
-            const std::string prefix = Lower(Trim(entry.substr(0, colon)));
-            list = Trim(entry.substr(colon + 1));
+            const std::string prefix = NcclLower(NcclTrim(entry.substr(0, colon)));
+            list = NcclTrim(entry.substr(colon + 1));
             bool known = false;
             for (int f = 0; f < kFunctions; ++f)
             {
-                known = known || prefix == Lower(NcclFunctionName(static_cast<NcclFunction>(f)));
+                known =
+                    known || prefix == NcclLower(NcclFunctionName(static_cast<NcclFunction>(f)));
             }
             if (!known)
             {
@@ -218,7 +219,7 @@ ParseNcclList(const std::string& variable,
                                             "' (NCCL's are Broadcast, Reduce, AllGather, "
                                             "ReduceScatter, AllReduce)");
             }
-            forThis = prefix == Lower(NcclFunctionName(function));
+            forThis = prefix == NcclLower(NcclFunctionName(function));
         }
         else if (i > 0)
         {
@@ -229,7 +230,7 @@ ParseNcclList(const std::string& variable,
         const bool exclude = !list.empty() && list[0] == '^';
         if (exclude)
         {
-            list = Trim(list.substr(1));
+            list = NcclTrim(list.substr(1));
         }
         if (list.empty())
         {
@@ -241,7 +242,7 @@ ParseNcclList(const std::string& variable,
             std::size_t index = names.size();
             for (std::size_t n = 0; n < names.size(); ++n)
             {
-                if (Lower(item) == Lower(names[n]))
+                if (NcclLower(item) == NcclLower(names[n]))
                 {
                     index = n;
                 }

@@ -63,6 +63,12 @@ const std::vector<std::string>& NcclAlgoNames();
 /** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
 const std::vector<std::string>& NcclProtoNames();
 
+/** \return \p text in lower case (ASCII): NCCL compares its names without case */
+std::string NcclLower(std::string text);
+
+/** \return \p text without leading and trailing blanks (spaces, tabs) */
+std::string NcclTrim(const std::string& text);
+
 /**
  * Reads an NCCL_ALGO or NCCL_PROTO value as NCCL does: entries separated by ';', each
  * "<function>:<list>" (functions: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce), the
