@@ -44,17 +44,6 @@ Ops()
     return ops;
 }
 
-std::string
-Join(const std::vector<std::string>& names)
-{
-    std::string text;
-    for (const auto& name : names)
-    {
-        text += (text.empty() ? "" : ", ") + name;
-    }
-    return text;
-}
-
 } // namespace
 
 const std::vector<NcclTestsCollective>&
@@ -96,7 +85,7 @@ FindNcclTestsCollective(const std::string& name)
         names.push_back(collective.name);
     }
     throw std::invalid_argument("unknown collective '" + name + "' (nccl-tests' are " +
-                                Join(names) + ")");
+                                NcclJoinNames(names) + ")");
 }
 
 uint32_t
@@ -115,10 +104,10 @@ NcclTestsTypeSize(const std::string& name)
     {
         throw std::invalid_argument("-d/--datatype all: one data type per run here (the type "
                                     "only sets the count column; give one of " +
-                                    Join(names) + ")");
+                                    NcclJoinNames(names) + ")");
     }
     throw std::invalid_argument("-d/--datatype: unknown data type '" + name +
-                                "' (nccl-tests' are " + Join(names) + ")");
+                                "' (nccl-tests' are " + NcclJoinNames(names) + ")");
 }
 
 void
@@ -131,10 +120,10 @@ CheckNcclTestsOp(const std::string& name)
     if (name == "all")
     {
         throw std::invalid_argument("-o/--op all: one operation per run here (give one of " +
-                                    Join(Ops()) + ")");
+                                    NcclJoinNames(Ops()) + ")");
     }
     throw std::invalid_argument("-o/--op: unknown operation '" + name + "' (nccl-tests' are " +
-                                Join(Ops()) + ")");
+                                NcclJoinNames(Ops()) + ")");
 }
 
 uint64_t

@@ -110,17 +110,6 @@ Log2Down(uint64_t n)
     return result;
 }
 
-std::string
-JoinNames(const std::vector<std::string>& names)
-{
-    std::string text;
-    for (const auto& name : names)
-    {
-        text += (text.empty() ? "" : ", ") + name;
-    }
-    return text;
-}
-
 } // namespace
 
 std::string
@@ -129,6 +118,17 @@ NcclLower(std::string text)
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) {
         return static_cast<char>(std::tolower(c));
     });
+    return text;
+}
+
+std::string
+NcclJoinNames(const std::vector<std::string>& names)
+{
+    std::string text;
+    for (const auto& name : names)
+    {
+        text += (text.empty() ? "" : ", ") + name;
+    }
     return text;
 }
 
@@ -253,7 +253,7 @@ ParseNcclList(const std::string& variable,
                                          : variable == "NCCL_PROTO" ? "protocol"
                                                                     : "name";
                 throw std::invalid_argument(where + "unknown " + noun + " '" + item +
-                                            "' (NCCL's are " + JoinNames(names) + ")");
+                                            "' (NCCL's are " + NcclJoinNames(names) + ")");
             }
             named[index] = true;
         }

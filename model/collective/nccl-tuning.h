@@ -66,6 +66,9 @@ const std::vector<std::string>& NcclProtoNames();
 /** \return \p text in lower case (ASCII): NCCL compares its names without case */
 std::string NcclLower(std::string text);
 
+/** \return \p names separated by ", " (the lists of valid names in errors) */
+std::string NcclJoinNames(const std::vector<std::string>& names);
+
 /** \return \p text without leading and trailing blanks (spaces, tabs) */
 std::string NcclTrim(const std::string& text);
 
