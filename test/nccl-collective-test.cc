@@ -362,3 +362,26 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     BOOST_TEST(std::abs(busbw / closed - 1) < 0.10, "busbw " << busbw << ", closed " << closed);
     BOOST_TEST(report.GetCollectives().size() == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(large_groups_stay_lazy)
+{
+    // 128 hosts x 8 GPUs = 1,024 ranks, 16 channels, Ring/Simple, 1 GiB: 64 MiB a channel, a
+    // loop 1,024 x 2 MiB: one loop, 2 slices; 2 x 2,046 steps x 2 units = 8,184 ops per
+    // channel's ring, as many for each relay. Rank 0 (local GPU 0) relays channels 0 and 8.
+    // The schedule is read by formula: its ops are not held (an ExplicitSchedule of 163,680
+    // ops with their dependency lists would be several MB per rank).
+    Ptr<NcclCollective> nccl = Make(16, "Ring", "Simple");
+    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 128, 8, uint64_t(1) << 30);
+    request.me = 0;
+    auto schedule = nccl->Build(request);
+    BOOST_TEST(schedule->Size() == 8184u * (16 + 2));
+    BOOST_TEST(dynamic_cast<const ExplicitSchedule*>(schedule.get()) == nullptr);
+    // The last op of the last channel: its ring's last receive, 64 MiB / 2 / 1,024 bytes.
+    const MessageOp last = schedule->Op(schedule->Size() - 1);
+    BOOST_TEST(!last.send);
+    BOOST_TEST(last.bytes == 32768u);
+    std::vector<uint32_t> sends;
+    BOOST_TEST(schedule->InitialSends(sends));
+    // Each channel's ring starts with its 2 units' first sends.
+    BOOST_TEST(sends.size() == 32u);
+}
