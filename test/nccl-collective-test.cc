@@ -276,8 +276,7 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
             const NcclPlan plan = Make(16, text)->Plan(request);
             BOOST_TEST(static_cast<int>(plan.choice.algorithm) == static_cast<int>(algorithm),
                        "NCCL_ALGO=" << text << " " << bytes);
-            // Tree is not modelled yet: the ring runs.
-            BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(NcclAlgorithm::RING));
+            BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(algorithm));
         }
     }
     // The protocol reaches the wire: LL doubles the bytes of an all-gather.
@@ -384,4 +383,63 @@ BOOST_AUTO_TEST_CASE(large_groups_stay_lazy)
     BOOST_TEST(schedule->InitialSends(sends));
     // Each channel's ring starts with its 2 units' first sends.
     BOOST_TEST(sends.size() == 32u);
+}
+
+BOOST_AUTO_TEST_CASE(double_binary_tree_by_hand)
+{
+    // 4 hosts x 2 GPUs, 2 channels, Tree/Simple, all-reduce of 1 MiB: 512 KiB a channel = one
+    // chunk of one Simple step (trees take one step a chunk). Channel 0: tree 0 over hosts (0
+    // the root; its child 2; 2's children 1 and 3), rail 0, each host's chain GPU 0 -> GPU 1.
+    // Channel 1: tree 1, the mirror (3 the root; its child 1; 1's children 2 and 0), rail 1,
+    // chains GPU 1 -> GPU 0. Ranks: host h's GPUs are 2h, 2h+1. Up tags 0 and 2, down 1 and 3.
+    Ptr<NcclCollective> nccl = Make(2, "Tree", "Simple");
+    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 4, 2, 1 << 20);
+    const NcclPlan plan = nccl->Plan(request);
+    BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(NcclAlgorithm::TREE));
+    BOOST_TEST(plan.channels == 2u);
+    BOOST_TEST(plan.chunkBytes == 524288u);
+    std::map<int64_t, std::set<std::pair<uint32_t, uint32_t>>> edges;
+    for (const Message& m : AllSends(*nccl, request))
+    {
+        BOOST_TEST(m.bytes == 524288u);
+        edges[m.tag].insert({m.from, m.to});
+    }
+    using Edges = std::set<std::pair<uint32_t, uint32_t>>;
+    const Edges up0 = {{1, 0}, {3, 2}, {5, 4}, {7, 6}, {4, 0}, {2, 4}, {6, 4}};
+    const Edges up1 = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {3, 7}, {5, 3}, {1, 3}};
+    auto reversed = [](const Edges& e) {
+        Edges r;
+        for (const auto& [a, b] : e)
+        {
+            r.insert({b, a});
+        }
+        return r;
+    };
+    BOOST_TEST(edges.size() == 4u);
+    BOOST_TEST((edges[0] == up0));
+    BOOST_TEST((edges[1] == reversed(up0)));
+    BOOST_TEST((edges[2] == up1));
+    BOOST_TEST((edges[3] == reversed(up1)));
+    // Every network hop is on the channel's rail.
+    for (int64_t tag = 0; tag < 4; ++tag)
+    {
+        for (const auto& [from, to] : edges[tag])
+        {
+            if (from / 2 != to / 2)
+            {
+                BOOST_TEST(from % 2 == tag / 2);
+                BOOST_TEST(to % 2 == tag / 2);
+            }
+        }
+    }
+    // Odd host count: tree 1 is tree 0 shifted by one host. 3 hosts x 1 GPU, 2 channels:
+    // tree 0: 0 the root, its child 2, 2's child 1; tree 1: 1 the root, child 0, 0's child 2.
+    const CollectiveRequest three = Request(ChakraProtoMsg::ALL_REDUCE, 3, 1, 1 << 20);
+    std::map<int64_t, Edges> up;
+    for (const Message& m : AllSends(*nccl, three))
+    {
+        up[m.tag].insert({m.from, m.to});
+    }
+    BOOST_TEST((up[0] == Edges{{2, 0}, {1, 2}}));
+    BOOST_TEST((up[2] == Edges{{0, 1}, {2, 0}}));
 }

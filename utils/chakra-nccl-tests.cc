@@ -482,9 +482,10 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     }
     if (run.options.GetText("algorithm") == "nccl")
     {
-        std::printf("# nccl: NCCL's channels, rings over hosts on rails, chunks, slices and "
-                    "protocol wire bytes simulated;\n#   Tree runs as Ring; NVLS, CollNet, PXN "
-                    "routing not simulated (doc/collectives.md, \"The NCCL model\")\n");
+        std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
+                    "chunks, slices and protocol wire bytes simulated;\n#   NVLS, CollNet, PXN "
+                    "routing, per-step protocol latency not simulated (doc/collectives.md, "
+                    "\"The NCCL model\")\n");
     }
     else
     {

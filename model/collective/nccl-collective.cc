@@ -195,6 +195,143 @@ MakeChannelRing(const HostLayout& layout, uint32_t channel)
     return ring;
 }
 
+/** One node's neighbours in a binary tree over nodes (-1: none). */
+struct TreeLinks
+{
+    int up{-1};
+    int down0{-1};
+    int down1{-1};
+};
+
+/**
+ * NCCL's binary tree over \p nodes with node 0 at the root (src/graph/trees.cc, restated):
+ * with b the lowest set bit of r (for r = 0 the first power of two >= nodes), r's parent is
+ * (r xor b) or 2b, or r xor b when that is out of range; its children r - b/2 and r + l, l the
+ * largest power of two <= b/2 that keeps it in range; node 0 has the one child b/2.
+ */
+TreeLinks
+BinaryTree(int nodes, int r)
+{
+    TreeLinks links;
+    int bit = 1;
+    while (bit < nodes && (bit & r) == 0)
+    {
+        bit <<= 1;
+    }
+    if (r == 0)
+    {
+        links.down1 = nodes > 1 ? bit >> 1 : -1;
+        return links;
+    }
+    links.up = (r ^ bit) | (bit << 1);
+    if (links.up >= nodes)
+    {
+        links.up = r ^ bit;
+    }
+    int low = bit >> 1;
+    links.down0 = low == 0 ? -1 : r - low;
+    links.down1 = low == 0 ? -1 : r + low;
+    while (links.down1 >= nodes)
+    {
+        low >>= 1;
+        links.down1 = low == 0 ? -1 : r + low;
+    }
+    return links;
+}
+
+/**
+ * NCCL's double binary tree: tree 0 the binary tree; tree 1 its mirror (node r -> nodes-1-r)
+ * for an even node count, else the tree shifted by one node.
+ */
+TreeLinks
+DoubleTree(int nodes, int r, int tree)
+{
+    if (tree == 0)
+    {
+        return BinaryTree(nodes, r);
+    }
+    const bool mirror = nodes % 2 == 0;
+    auto to = [&](int x) { return mirror ? nodes - 1 - x : (x + 1) % nodes; };
+    const TreeLinks image = BinaryTree(nodes, mirror ? nodes - 1 - r : (r - 1 + nodes) % nodes);
+    TreeLinks links;
+    links.up = image.up == -1 ? -1 : to(image.up);
+    links.down0 = image.down0 == -1 ? -1 : to(image.down0);
+    links.down1 = image.down1 == -1 ? -1 : to(image.down1);
+    return links;
+}
+
+/**
+ * One channel of NCCL's tree all-reduce: the double binary tree over hosts (channels in the
+ * first half on tree 0, the rest on tree 1), each host a chain of its GPUs under the GPU on the
+ * channel's rail, which carries all of the host's network traffic (NCCL's TREE pattern). Per
+ * chunk: receive from every child, send the sum up; the root then sends down, every rank
+ * receiving from its parent and sending to its children. Chunks are independent pipelines.
+ */
+std::unique_ptr<CollectiveSchedule>
+BuildTreeChannel(const HostLayout& layout,
+                 uint32_t channel,
+                 uint32_t channels,
+                 uint64_t bytes,
+                 uint32_t units,
+                 int64_t tagBase)
+{
+    const uint32_t g = layout.gpus;
+    const uint32_t rail = channel % g;
+    const int tree = channel < (channels + 1) / 2 ? 0 : 1;
+    const uint32_t index = (layout.myLocal + g - rail) % g; // position in the host's chain
+    auto member = [&](uint32_t host, uint32_t chainIndex) {
+        return layout.members[host * g + (chainIndex + rail) % g];
+    };
+    int parent = -1;
+    std::vector<uint32_t> children;
+    if (index > 0)
+    {
+        parent = static_cast<int>(member(layout.myHost, index - 1));
+    }
+    if (index + 1 < g)
+    {
+        children.push_back(member(layout.myHost, index + 1));
+    }
+    if (index == 0)
+    {
+        const TreeLinks links =
+            DoubleTree(static_cast<int>(layout.hosts), static_cast<int>(layout.myHost), tree);
+        if (links.up != -1)
+        {
+            parent = static_cast<int>(member(static_cast<uint32_t>(links.up), 0));
+        }
+        for (int down : {links.down0, links.down1})
+        {
+            if (down != -1)
+            {
+                children.push_back(member(static_cast<uint32_t>(down), 0));
+            }
+        }
+    }
+    ScheduleBuilder builder;
+    for (uint32_t u = 0; u < units; ++u)
+    {
+        const uint64_t unitBytes = PartBytes(bytes, units, u);
+        const int64_t up = tagBase + 2 * int64_t{u};
+        std::vector<uint32_t> reduced;
+        for (uint32_t child : children)
+        {
+            reduced.push_back(builder.Recv(child, unitBytes, up));
+        }
+        std::vector<uint32_t> ready = reduced;
+        if (parent != -1)
+        {
+            builder.Send(static_cast<uint32_t>(parent), unitBytes, up, reduced);
+            ready = {builder.Recv(static_cast<uint32_t>(parent), unitBytes, up + 1)};
+        }
+        for (uint32_t child : children)
+        {
+            builder.Send(child, unitBytes, up + 1, ready);
+        }
+    }
+    return builder.Take();
+}
+
 /**
  * The relay of one channel's ring pass: every message the host's last GPU sends on the ring
  * is received and sent on to the next host's first GPU, with the same tag (op 2i receives
@@ -708,14 +845,15 @@ NcclCollective::Plan(const CollectiveRequest& request) const
                       ? request.bytes * static_cast<uint64_t>(request.size)
                       : request.bytes;
     plan.choice = Tuning(plan.nodes, plan.gpusPerNode).Choose(plan.function, plan.nbytes);
-    plan.ran = NcclAlgorithm::RING;
+    plan.ran = plan.choice.algorithm;
     plan.channels = ChannelsFor(m_channels,
                                 plan.choice.algorithm,
                                 plan.choice.protocol,
                                 plan.nbytes,
                                 request.size);
-    const bool pipeline =
-        plan.function == NcclFunction::BROADCAST || plan.function == NcclFunction::REDUCE;
+    // Trees (and broadcast, reduce) take one step a chunk and a slice.
+    const bool pipeline = plan.function == NcclFunction::BROADCAST ||
+                          plan.function == NcclFunction::REDUCE || plan.ran == NcclAlgorithm::TREE;
     plan.chunkBytes = ChunkBytes(plan.choice.protocol, pipeline);
     plan.slicesPerChunk = SlicesPerChunk(plan.choice.protocol, pipeline);
     return plan;
@@ -737,6 +875,13 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         const uint64_t bytes = PartBytes(plan.nbytes, plan.channels, c);
         if (bytes == 0)
         {
+            continue;
+        }
+        if (plan.ran == NcclAlgorithm::TREE)
+        {
+            const auto units = static_cast<uint32_t>(DivUp(bytes, plan.chunkBytes));
+            schedule->Add(BuildTreeChannel(layout, c, plan.channels, bytes, units, tagBase));
+            tagBase += int64_t{2} * units;
             continue;
         }
         const ChannelRing ring = MakeChannelRing(layout, c);

@@ -28,7 +28,7 @@ struct NcclPlan
 {
     NcclFunction function{NcclFunction::ALL_REDUCE};
     NcclChoice choice;                      //!< the tuning model's pair and its predicted time (us)
-    NcclAlgorithm ran{NcclAlgorithm::RING}; //!< what the schedule is (Tree runs as Ring)
+    NcclAlgorithm ran{NcclAlgorithm::RING}; //!< the schedule's algorithm (the choice's)
     uint64_t nbytes{0};                     //!< the function's bytes as NCCL counts them
     uint32_t nodes{1};                      //!< hosts of the communicator
     uint32_t gpusPerNode{1};
@@ -55,8 +55,14 @@ struct NcclPlan
  * protocol's wire bytes: LL 16 per 8 of payload, LL128 128 per 120, Simple the payload.
  *
  * Broadcast and reduce: a chain along each channel's ring from (to) the root, one NCCL chunk
- * per message. Tree (all-reduce, when the tuning model picks it or NCCL_ALGO says so) is not
- * modelled yet: it runs as the ring with the chosen protocol (NcclPlan::ran says so).
+ * per message.
+ *
+ * Tree (all-reduce, when the tuning model picks it or NCCL_ALGO says so): NCCL's double binary
+ * tree over hosts (src/graph/trees.cc: tree 0 a binary tree rooted at host 0, tree 1 its mirror
+ * for an even host count, else shifted by one), the first half of the channels on tree 0, the
+ * rest on tree 1; in each host a chain of its GPUs under the GPU on the channel's rail, which
+ * carries all the host's network traffic; per chunk (one NCCL step) reduce up, then broadcast
+ * down; chunks pipelined.
  */
 class NcclCollective : public CollectiveAlgorithm
 {
