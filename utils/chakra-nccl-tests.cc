@@ -222,6 +222,21 @@ void
 ApplyNcclAlgo(Run& run)
 {
     const std::string env = Env("NCCL_ALGO");
+    if (run.options.Has("algorithm") && run.options.GetText("algorithm") == "nccl")
+    {
+        // The NCCL model reads NCCL_ALGO itself (its NcclAlgo attribute), as NCCL does:
+        // checked here with NCCL's parser, naming the variable.
+        for (int f = 0; f <= static_cast<int>(NcclFunction::ALL_REDUCE); ++f)
+        {
+            ParseNcclList("NCCL_ALGO", env, NcclAlgoNames(), static_cast<NcclFunction>(f));
+        }
+        run.algorithmSource = "--algorithm";
+        if (!env.empty())
+        {
+            run.algorithmSource += "; NCCL_ALGO=" + env + " read by the NCCL model";
+        }
+        return;
+    }
     const std::string algorithm = NcclAlgoAlgorithm(env, *run.collective);
     if (algorithm.empty())
     {
@@ -306,6 +321,15 @@ ApplyNcclTuning(Run& run)
     config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9;
     config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
     run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
+    // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
+    // simulated pair is the one the "# NCCL choice" block prints.
+    Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(config.channels));
+    Config::SetDefault("ns3::NcclCollective::GpuGeneration",
+                       EnumValue(static_cast<int>(config.generation)));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(Env("NCCL_ALGO")));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(Env("NCCL_PROTO")));
+    Config::SetDefault("ns3::NcclCollective::NvLinkBandwidth", DataRateValue(spec.nvLinkBandwidth));
+    Config::SetDefault("ns3::NcclCollective::NicBandwidth", DataRateValue(spec.nicBandwidth));
     char text[400];
     std::snprintf(text,
                   sizeof(text),
@@ -456,8 +480,18 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
                     run.options.GetText("algorithm").c_str(),
                     run.algorithmSource.c_str());
     }
-    std::printf("# protocol, channels, NVLS, PXN: not simulated yet (issue 27); NCCL's own "
-                "choice of algorithm and protocol follows the table\n");
+    if (run.options.GetText("algorithm") == "nccl")
+    {
+        std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
+                    "chunks, slices and protocol wire bytes simulated;\n#   NVLS, CollNet, PXN "
+                    "routing, per-step protocol latency not simulated (doc/collectives.md, "
+                    "\"The NCCL model\")\n");
+    }
+    else
+    {
+        std::printf("# protocol, channels, NVLS, PXN: not simulated yet (issue 27); NCCL's own "
+                    "choice of algorithm and protocol follows the table\n");
+    }
     std::printf("#\n");
     std::printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
                 "in-place          \n",

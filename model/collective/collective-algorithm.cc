@@ -3,6 +3,7 @@
 #include "direct-collective.h"
 #include "halving-doubling-collective.h"
 #include "hierarchical-collective.h"
+#include "nccl-collective.h"
 #include "ring-collective.h"
 #include "tree-collective.h"
 
@@ -81,6 +82,7 @@ Algorithms()
         {"halving-doubling", &HalvingDoublingCollective::GetTypeId},
         {"tree", &TreeCollective::GetTypeId},
         {"hierarchical", &HierarchicalCollective::GetTypeId},
+        {"nccl", &NcclCollective::GetTypeId},
     };
     return table;
 }

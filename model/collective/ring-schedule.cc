@@ -21,11 +21,37 @@ RingSchedule::AddPass(RingMode mode,
     {
         return; // nothing to move: the next pass waits for the one before this
     }
+    AddPassWithPeers(mode,
+                     n,
+                     position,
+                     members[(position + n - 1) % n],
+                     members[(position + 1) % n],
+                     bytes,
+                     chunks,
+                     tagBase,
+                     stepOffset);
+}
+
+void
+RingSchedule::AddPassWithPeers(RingMode mode,
+                               uint32_t n,
+                               uint32_t position,
+                               uint32_t left,
+                               uint32_t right,
+                               uint64_t bytes,
+                               uint32_t chunks,
+                               int64_t tagBase,
+                               uint32_t stepOffset)
+{
+    if (n < 2)
+    {
+        return;
+    }
     Pass pass;
     pass.n = n;
     pass.position = position;
-    pass.right = members[(position + 1) % n];
-    pass.left = members[(position + n - 1) % n];
+    pass.right = right;
+    pass.left = left;
     pass.bytes = bytes;
     pass.chunks = chunks == 0 ? 1 : chunks;
     pass.steps = mode == RingMode::ALL_REDUCE ? 2 * (n - 1) : n - 1;

@@ -59,6 +59,25 @@ class RingSchedule : public CollectiveSchedule
                  int64_t tagBase,
                  uint32_t stepOffset = 0);
 
+    /**
+     * Appends a pass given by its size and this rank's neighbours instead of the member list
+     * (O(1) where AddPass takes O(n)): what AddPass does with left = members[position - 1],
+     * right = members[position + 1] (mod n), but the neighbours may be any ranks (a ring whose
+     * messages go through a relay: NcclCollective).
+     * \param n the ring's members (nothing is appended below 2)
+     * \param left the communicator index this rank receives from
+     * \param right the communicator index this rank sends to
+     */
+    void AddPassWithPeers(RingMode mode,
+                          uint32_t n,
+                          uint32_t position,
+                          uint32_t left,
+                          uint32_t right,
+                          uint64_t bytes,
+                          uint32_t chunks,
+                          int64_t tagBase,
+                          uint32_t stepOffset = 0);
+
     uint32_t Size() const override;
     MessageOp Op(uint32_t op) const override;
     uint32_t DepCount(uint32_t op) const override;

@@ -1,0 +1,131 @@
+/*
+ * NcclCollective (issue 27, third slice): the schedule NCCL runs for all-reduce, all-gather,
+ * reduce-scatter, broadcast and reduce: NCCL's tuning model (nccl-tuning.h) picks the algorithm
+ * and protocol for the call's size, then the bytes are split over channels, each channel a
+ * ring over the hosts (a chain of a host's GPUs, one network hop per host on the channel's
+ * rail), pipelined in NCCL's chunks and slices, with the protocol's bytes on the wire. See
+ * doc/collectives.md, "The NCCL model (--algorithm=nccl)".
+ */
+#ifndef CHAKRA_NCCL_COLLECTIVE_H
+#define CHAKRA_NCCL_COLLECTIVE_H
+
+#include "collective-algorithm.h"
+#include "nccl-tuning.h"
+
+#include "ns3/data-rate.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace ns3
+{
+
+/** What NcclCollective runs for one call (the same on every rank of the call). */
+struct NcclPlan
+{
+    NcclFunction function{NcclFunction::ALL_REDUCE};
+    NcclChoice choice;                      //!< the tuning model's pair and its predicted time (us)
+    NcclAlgorithm ran{NcclAlgorithm::RING}; //!< the schedule's algorithm (the choice's)
+    uint64_t nbytes{0};                     //!< the function's bytes as NCCL counts them
+    uint32_t nodes{1};                      //!< hosts of the communicator
+    uint32_t gpusPerNode{1};
+    uint32_t channels{1};   //!< channels used: the attribute, fewer for small sizes (NCCL's rule)
+    uint64_t chunkBytes{0}; //!< payload of one chunk (per ring segment and loop)
+    uint32_t slicesPerChunk{1};
+};
+
+/**
+ * \ingroup chakra-collective
+ * \brief NCCL's collectives: channels of rings over hosts with NCCL's chunks, slices and
+ *        protocols, the algorithm and protocol chosen by NCCL's tuning model.
+ *
+ * Ring of channel c on H hosts of g GPUs (members grouped by the request's hostOf, each host's
+ * members in communicator order as local GPUs 0 .. g-1): rail r = c mod g; inside each host a
+ * chain r, r+1, ..., r-1 (mod g); host h's chain hands its data to host h+1's GPU r. The last
+ * GPU of a chain (r-1) writes it over NVLink to its own host's GPU r, which sends it on its NIC
+ * (rail r) to host h+1's GPU r: the relay NCCL's proxy does through an intermediate GPU (PXN),
+ * modelled as a message (one NVLink hop, store and forward per slice). One host: a plain ring
+ * over its GPUs; one GPU per host: a ring over the hosts.
+ *
+ * Per channel, the channel's bytes are cut in loops of (ranks x chunk) and each chunk in NCCL's
+ * slices; each slice is a pipeline unit of the ring (RingSchedule chunks). Messages carry the
+ * protocol's wire bytes: LL 16 per 8 of payload, LL128 128 per 120, Simple the payload.
+ *
+ * Broadcast and reduce: a chain along each channel's ring from (to) the root, one NCCL chunk
+ * per message.
+ *
+ * Tree (all-reduce, when the tuning model picks it or NCCL_ALGO says so): NCCL's double binary
+ * tree over hosts (src/graph/trees.cc: tree 0 a binary tree rooted at host 0, tree 1 its mirror
+ * for an even host count, else shifted by one), the first half of the channels on tree 0, the
+ * rest on tree 1; in each host a chain of its GPUs under the GPU on the channel's rail, which
+ * carries all the host's network traffic; per chunk (one NCCL step) reduce up, then broadcast
+ * down; chunks pipelined.
+ */
+class NcclCollective : public CollectiveAlgorithm
+{
+  public:
+    /** \return the TypeId */
+    static TypeId GetTypeId();
+    NcclCollective();
+    ~NcclCollective() override;
+
+    bool Supports(const CollectiveRequest& request) const override;
+
+    /**
+     * \param request the call (two ranks or more; hosts of equal GPU counts)
+     * \return what the call runs
+     * \throws std::invalid_argument when NcclAlgo / NcclProto leave nothing for the function,
+     *         or the hosts are uneven
+     */
+    NcclPlan Plan(const CollectiveRequest& request) const;
+
+    /**
+     * Checks a value of the NcclAlgo or NcclProto attribute as NCCL reads NCCL_ALGO /
+     * NCCL_PROTO (ParseNcclList, every function).
+     * \param attribute "NcclAlgo" or "NcclProto"
+     * \param value the text
+     * \throws std::invalid_argument naming ns3::NcclCollective::<attribute> and the reason
+     */
+    static void CheckSetting(const std::string& attribute, const std::string& value);
+
+    /** \return the bytes on the wire for \p payload bytes in \p protocol */
+    static uint64_t WireBytes(NcclProtocol protocol, uint64_t payload);
+
+    /**
+     * \param protocol the protocol
+     * \param pipeline broadcast and reduce (chunk = one NCCL step), else the ring patterns of
+     *        all-reduce, all-gather, reduce-scatter (Simple: 4 steps per chunk)
+     * \return the payload of one chunk: NCCL's buffer / NCCL_STEPS x chunk steps, LL half of
+     *         it, LL128 120 of 128 bytes
+     */
+    static uint64_t ChunkBytes(NcclProtocol protocol, bool pipeline);
+
+    /** \return slices per chunk: 2 for Simple rings (chunk steps 4 / slice steps 2), else 1 */
+    static uint32_t SlicesPerChunk(NcclProtocol protocol, bool pipeline);
+
+  protected:
+    std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
+
+  private:
+    /** \return the tuning model for \p nodes x \p gpus (made once per shape) */
+    const NcclTuningModel& Tuning(uint32_t nodes, uint32_t gpus) const;
+    void SetAlgo(std::string value);
+    std::string GetAlgo() const;
+    void SetProto(std::string value);
+    std::string GetProto() const;
+
+    uint32_t m_channels;
+    int m_generation; //!< an NcclGpuGeneration (EnumValue holds an int)
+    std::string m_algo;
+    std::string m_proto;
+    DataRate m_nvLinkBandwidth;
+    DataRate m_nicBandwidth;
+    mutable std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<NcclTuningModel>> m_tuning;
+};
+
+} // namespace ns3
+
+#endif // CHAKRA_NCCL_COLLECTIVE_H

@@ -1,0 +1,445 @@
+/*
+ * NcclCollective (issue 27, third slice): channel split, chunks and slices against hand
+ * calculations on 2 hosts x 4 GPUs; each channel's ring order and its inter-host hops on one
+ * rail; the protocols' wire bytes; the tuning model's choice and every NCCL_ALGO / NCCL_PROTO
+ * override honoured; bad values refused naming the attribute; the busbw of a large all-reduce
+ * on 2 x 8 H100 against the closed form for C rings.
+ */
+#define BOOST_TEST_MODULE nccl_collective
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return an NcclCollective with the given attributes ("" leaves the default) */
+Ptr<NcclCollective>
+Make(uint32_t channels, const std::string& algo = "", const std::string& proto = "")
+{
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    nccl->SetAttribute("Channels", UintegerValue(channels));
+    nccl->SetAttribute("NcclAlgo", StringValue(algo));
+    nccl->SetAttribute("NcclProto", StringValue(proto));
+    return nccl;
+}
+
+/** A call on \p hosts x \p gpus ranks (rank = host x gpus + local GPU). */
+CollectiveRequest
+Request(ChakraProtoMsg::CollectiveCommType type, uint32_t hosts, uint32_t gpus, uint64_t bytes)
+{
+    CollectiveRequest request;
+    request.type = type;
+    request.size = hosts * gpus;
+    request.bytes = bytes;
+    auto hostOf = std::make_shared<std::vector<uint32_t>>();
+    for (uint32_t i = 0; i < request.size; ++i)
+    {
+        hostOf->push_back(i / gpus);
+    }
+    request.hostOf = hostOf;
+    return request;
+}
+
+/** One message of the whole job: sender, receiver, tag, bytes. */
+struct Message
+{
+    uint32_t from;
+    uint32_t to;
+    int64_t tag;
+    uint64_t bytes;
+};
+
+/** \return every rank's sends; checks that every send has its matching receive */
+std::vector<Message>
+AllSends(const NcclCollective& nccl, CollectiveRequest request)
+{
+    std::vector<Message> sends;
+    std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> sent;
+    std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> received;
+    for (uint32_t me = 0; me < request.size; ++me)
+    {
+        request.me = me;
+        for (const CollectiveOp& op : ListOps(*nccl.Build(request)))
+        {
+            if (op.send)
+            {
+                sends.push_back({me, op.peer, op.tag, op.bytes});
+                sent[{me, op.peer, op.tag}].push_back(op.bytes);
+            }
+            else
+            {
+                received[{op.peer, me, op.tag}].push_back(op.bytes);
+            }
+        }
+    }
+    BOOST_TEST((sent == received));
+    return sends;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(chunks_slices_and_channels_by_hand)
+{
+    // NCCL's facts: Simple buffer 4 MiB / 8 steps = 512 KiB a step; ring chunks 4 steps (2 MiB)
+    // in slices of 2 steps (1 MiB); pipelines (broadcast, reduce) one step per chunk. LL:
+    // 512 KiB buffer / 8 = 64 KiB a step, half payload: 32 KiB. LL128: 4,915,200 / 8 = 614,400
+    // a step, 120 of 128: 576,000.
+    BOOST_TEST(NcclCollective::ChunkBytes(NcclProtocol::SIMPLE, false) == 2097152u);
+    BOOST_TEST(NcclCollective::ChunkBytes(NcclProtocol::SIMPLE, true) == 524288u);
+    BOOST_TEST(NcclCollective::ChunkBytes(NcclProtocol::LL, false) == 32768u);
+    BOOST_TEST(NcclCollective::ChunkBytes(NcclProtocol::LL128, false) == 576000u);
+    BOOST_TEST(NcclCollective::SlicesPerChunk(NcclProtocol::SIMPLE, false) == 2u);
+    BOOST_TEST(NcclCollective::SlicesPerChunk(NcclProtocol::SIMPLE, true) == 1u);
+    BOOST_TEST(NcclCollective::SlicesPerChunk(NcclProtocol::LL128, false) == 1u);
+
+    // 2 hosts x 4 GPUs, 2 channels, Ring/Simple, all-reduce of 64 MiB: 32 MiB per channel; a
+    // loop is 8 ranks x 2 MiB = 16 MiB: 2 loops x 2 slices = 4 units of 8 segments of 1 MiB.
+    // 2(n-1) = 14 steps: a ring rank has 2 x 14 x 4 = 112 ops per channel, a relay as many.
+    Ptr<NcclCollective> nccl = Make(2, "Ring", "Simple");
+    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
+    const NcclPlan plan = nccl->Plan(request);
+    BOOST_TEST(plan.channels == 2u);
+    BOOST_TEST(plan.nodes == 2u);
+    BOOST_TEST(plan.gpusPerNode == 4u);
+    BOOST_TEST(plan.chunkBytes == 2097152u);
+    BOOST_TEST(plan.slicesPerChunk == 2u);
+    for (uint32_t me = 0; me < 8; ++me)
+    {
+        request.me = me;
+        auto schedule = nccl->Build(request);
+        // Rank 0 is local GPU 0: the first GPU (relay) of channel 0's chain (rail 0), the
+        // last of channel 1's (1, 2, 3, 0); local GPU 1 relays channel 1; 2 and 3 relay none.
+        const uint32_t local = me % 4;
+        const uint32_t relays = local < 2 ? 1 : 0;
+        BOOST_TEST(schedule->Size() == 112u * (2 + relays), "rank " << me);
+        for (const CollectiveOp& op : ListOps(*schedule))
+        {
+            BOOST_TEST(op.bytes == 1048576u);
+        }
+    }
+    // Fewer channels for small sizes (NCCL: while bytes < channels x threads x threshold):
+    // Simple 512 x 64 = 32 KiB a channel: 100,000 bytes on 16 channels -> 3; LL128 640 x 8 =
+    // 5,120: 16 stay; Ring LL 512 x 8 x 8 ranks = 32 KiB: 3.
+    request.bytes = 100000;
+    BOOST_TEST(Make(16, "Ring", "Simple")->Plan(request).channels == 3u);
+    BOOST_TEST(Make(16, "Ring", "LL128")->Plan(request).channels == 16u);
+    BOOST_TEST(Make(16, "Ring", "LL")->Plan(request).channels == 3u);
+    request.bytes = 8;
+    BOOST_TEST(Make(16, "Ring", "Simple")->Plan(request).channels == 1u);
+
+    // Broadcast of 3 MiB, 2 channels, Simple: 1.5 MiB per channel in 512 KiB chunks: 3
+    // messages per channel along the chain.
+    CollectiveRequest bcast = Request(ChakraProtoMsg::BROADCAST, 2, 4, 3 << 20);
+    bcast.root = 0;
+    const std::vector<Message> sends = AllSends(*Make(2, "Ring", "Simple"), bcast);
+    // Per channel: 7 chain hops (8 ranks) + 1 relay hop out of each host the chain leaves
+    // through its last GPU: channel 0 (root 0 is its first GPU of host 0): the chain leaves
+    // host 0 (relay) and ends at host 1's last GPU: 7 + 1 hops; channel 1 (root 0 is host 0's
+    // last GPU): 0 -> 1 (the relay) -> host 1 ... -> host 1's last GPU 4 -> 5 (relay) -> host 0
+    // ... -> 3: 7 + 2 hops. 3 messages each: (8 + 9) x 3 = 51 sends of 512 KiB.
+    BOOST_TEST(sends.size() == 51u);
+    for (const Message& m : sends)
+    {
+        BOOST_TEST(m.bytes == 524288u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ring_order_per_channel_and_one_rail_per_network_hop)
+{
+    // 2 hosts x 4 GPUs, 2 channels. Channel c: rail c; host chain c, c+1, ..., c-1; the last
+    // GPU hands its data to the rail's GPU (relay), which sends to the next host's rail GPU.
+    Ptr<NcclCollective> nccl = Make(2, "Ring", "Simple");
+    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
+    const std::vector<Message> sends = AllSends(*nccl, request);
+    // 4 units x 2 x 8 tags per channel: channel 0 tags 0-63, channel 1 64-127.
+    std::map<int, std::set<std::pair<uint32_t, uint32_t>>> edges;
+    for (const Message& m : sends)
+    {
+        BOOST_TEST_REQUIRE(m.tag < 128);
+        const int channel = static_cast<int>(m.tag / 64);
+        edges[channel].insert({m.from, m.to});
+        if (m.from / 4 != m.to / 4)
+        {
+            BOOST_TEST(m.from % 4 == static_cast<uint32_t>(channel), m.from << "->" << m.to);
+            BOOST_TEST(m.to % 4 == static_cast<uint32_t>(channel), m.from << "->" << m.to);
+        }
+    }
+    const std::set<std::pair<uint32_t, uint32_t>> channel0 =
+        {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 4}, {4, 0}};
+    const std::set<std::pair<uint32_t, uint32_t>> channel1 =
+        {{1, 2}, {2, 3}, {3, 0}, {0, 1}, {1, 5}, {5, 6}, {6, 7}, {7, 4}, {4, 5}, {5, 1}};
+    BOOST_TEST((edges[0] == channel0));
+    BOOST_TEST((edges[1] == channel1));
+    // One host: a plain ring over its GPUs, channel c starting at GPU c mod g.
+    const std::vector<Message> one =
+        AllSends(*nccl, Request(ChakraProtoMsg::ALL_GATHER, 1, 4, 1 << 20));
+    std::set<std::pair<uint32_t, uint32_t>> ring;
+    for (const Message& m : one)
+    {
+        ring.insert({m.from, m.to});
+    }
+    BOOST_TEST((ring == std::set<std::pair<uint32_t, uint32_t>>{{0, 1}, {1, 2}, {2, 3}, {3, 0}}));
+}
+
+BOOST_AUTO_TEST_CASE(protocol_wire_bytes)
+{
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL, 8) == 16u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL, 1) == 16u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL, 1000) == 2000u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL128, 120) == 128u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL128, 121) == 256u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL128, 1200) == 1280u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::SIMPLE, 1201) == 1201u);
+    BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL, 0) == 0u);
+    // LL all-reduce of 64 KiB on 2 x 4, 2 channels (Ring LL keeps 2: 65,536 >= 2 x 32,768):
+    // 32 KiB a channel = one LL chunk, one unit, 8 segments of 4 KiB: 8 KiB on the wire.
+    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 10);
+    for (const Message& m : AllSends(*Make(2, "Ring", "LL"), request))
+    {
+        BOOST_TEST(m.bytes == 8192u);
+    }
+    // LL128: 4 KiB = 4096 bytes -> 35 lines of 128 = 4480.
+    for (const Message& m : AllSends(*Make(2, "Ring", "LL128"), request))
+    {
+        BOOST_TEST(m.bytes == 4480u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(choice_and_overrides)
+{
+    // 2 x 8 H100, 16 channels, no override: the tuning model's pair, whose protocol the
+    // messages carry. Small sizes take LL (latency), 256 MiB Ring/LL128 (below).
+    Ptr<NcclCollective> nccl = Make(16);
+    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 8, 8 << 10);
+    NcclTuningConfig config;
+    config.nodes = 2;
+    config.ranksPerNode = 8;
+    config.channels = 16;
+    config.intraBandwidth = 450;
+    config.interBandwidth = 400;
+    const NcclTuningModel tuning(config);
+    for (uint64_t bytes : {uint64_t(8) << 10, uint64_t(1) << 20, uint64_t(256) << 20})
+    {
+        request.bytes = bytes;
+        const NcclPlan plan = nccl->Plan(request);
+        const NcclChoice expected = tuning.Choose(NcclFunction::ALL_REDUCE, bytes);
+        BOOST_TEST(static_cast<int>(plan.choice.algorithm) == static_cast<int>(expected.algorithm));
+        BOOST_TEST(static_cast<int>(plan.choice.protocol) == static_cast<int>(expected.protocol));
+        BOOST_TEST(plan.choice.time == expected.time);
+    }
+    request.bytes = 8 << 10;
+    BOOST_TEST(static_cast<int>(nccl->Plan(request).choice.protocol) ==
+               static_cast<int>(NcclProtocol::LL));
+    // 256 MiB by hand (2 nodes: NCCL takes bwIntra = 450/16 a channel; 30 steps, 2 on the
+    // network): Ring/Simple B = 450 x 16/30 = 240, L = (8.4 + 28 x 3.4 + 2 x 14) x 1.4 = 184.2:
+    // 1302.7 us; Ring/LL128 B = min(0.92 x 450, 16 x 36.7) x 16/30 = 220.8, L = 14 + 28 x 1.9
+    // + 2 x 4 = 75.2: 1291.0 us: LL128, by 1%.
+    request.bytes = uint64_t(256) << 20;
+    BOOST_TEST(static_cast<int>(nccl->Plan(request).choice.protocol) ==
+               static_cast<int>(NcclProtocol::LL128));
+    BOOST_TEST(static_cast<int>(nccl->Plan(request).choice.algorithm) ==
+               static_cast<int>(NcclAlgorithm::RING));
+    // Each override honoured.
+    const std::map<std::string, NcclProtocol> protocols = {{"LL", NcclProtocol::LL},
+                                                           {"LL128", NcclProtocol::LL128},
+                                                           {"Simple", NcclProtocol::SIMPLE},
+                                                           {"^LL,LL128", NcclProtocol::SIMPLE}};
+    for (const auto& [text, protocol] : protocols)
+    {
+        for (uint64_t bytes : {uint64_t(8) << 10, uint64_t(256) << 20})
+        {
+            request.bytes = bytes;
+            const NcclPlan plan = Make(16, "", text)->Plan(request);
+            BOOST_TEST(static_cast<int>(plan.choice.protocol) == static_cast<int>(protocol),
+                       "NCCL_PROTO=" << text << " " << bytes);
+        }
+    }
+    for (const auto& [text, algorithm] :
+         std::map<std::string, NcclAlgorithm>{{"Ring", NcclAlgorithm::RING},
+                                              {"Tree", NcclAlgorithm::TREE},
+                                              {"^Ring", NcclAlgorithm::TREE},
+                                              {"allreduce:ring", NcclAlgorithm::RING}})
+    {
+        for (uint64_t bytes : {uint64_t(8) << 10, uint64_t(256) << 20})
+        {
+            request.bytes = bytes;
+            const NcclPlan plan = Make(16, text)->Plan(request);
+            BOOST_TEST(static_cast<int>(plan.choice.algorithm) == static_cast<int>(algorithm),
+                       "NCCL_ALGO=" << text << " " << bytes);
+            BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(algorithm));
+        }
+    }
+    // The protocol reaches the wire: LL doubles the bytes of an all-gather.
+    CollectiveRequest gather = Request(ChakraProtoMsg::ALL_GATHER, 2, 4, 1 << 20);
+    uint64_t simple = 0;
+    uint64_t ll = 0;
+    for (const Message& m : AllSends(*Make(2, "", "Simple"), gather))
+    {
+        simple += m.bytes;
+    }
+    for (const Message& m : AllSends(*Make(2, "", "LL"), gather))
+    {
+        ll += m.bytes;
+    }
+    BOOST_TEST(ll == 2 * simple);
+    // NCCL_ALGO=Tree leaves nothing for all-gather: nccl does not take the call (the default
+    // algorithm runs), as NCCL would refuse it.
+    BOOST_TEST(!Make(2, "Tree")->Supports(gather));
+    BOOST_TEST(Make(2, "Ring")->Supports(gather));
+}
+
+BOOST_AUTO_TEST_CASE(bad_values_name_the_attribute)
+{
+    BOOST_CHECK_EXCEPTION(NcclCollective::CheckSetting("NcclAlgo", "Rign"),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("ns3::NcclCollective::NcclAlgo") == 0 &&
+                                     what.find("unknown algorithm 'Rign'") != std::string::npos;
+                          });
+    BOOST_CHECK_EXCEPTION(NcclCollective::CheckSetting("NcclProto", "LL64"),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("ns3::NcclCollective::NcclProto") == 0 &&
+                                     what.find("unknown protocol 'LL64'") != std::string::npos;
+                          });
+    BOOST_CHECK_NO_THROW(NcclCollective::CheckSetting("NcclProto", "^LL128"));
+    // Refused where it is set: the attribute keeps its value.
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    BOOST_TEST(!nccl->SetAttributeFailSafe("NcclAlgo", StringValue("Rign")));
+    BOOST_TEST(!nccl->SetAttributeFailSafe("NcclProto", StringValue("allreduce:LL;bogus:LL")));
+    BOOST_TEST(nccl->SetAttributeFailSafe("NcclProto", StringValue("allreduce:LL")));
+    StringValue value;
+    nccl->GetAttribute("NcclAlgo", value);
+    BOOST_TEST(value.Get() == "");
+    BOOST_TEST(!Config::SetDefaultFailSafe("ns3::NcclCollective::NcclProto", StringValue("LL64")));
+}
+
+BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
+{
+    // 256 MiB all-reduce on 2 x 8 H100 (NVLink 450 GB/s a GPU, NIC 400 Gb/s = 50 GB/s a GPU),
+    // flow transport, Ring/Simple, 16 channels (rails 0-7 twice). Closed form for C rings:
+    // every channel's ring carries 2(n-1)/n x S/C per hop. A GPU's NIC is on the network hop of
+    // the C/g = 2 channels of its rail; its NVLink carries one hop of every channel (the chain,
+    // or the relay to the rail GPU). Each channel runs at min(B_nic / (C/g), B_nvl / C) =
+    // min(25, 28.1) = 25 GB/s: busbw = C x 25 = min(g B_nic, B_nvl) = 400 GB/s, less the MTU's
+    // headers (the flow transport carries 9000-byte packets of 8948 payload bytes, as the
+    // closed forms of the accuracy table assume): 400 x 8948 / 9002 = 397.6 GB/s. Latency
+    // terms (30 steps of a few us over 1.26 ms) and the relay's store-and-forward are what
+    // the 10% tolerance allows.
+    chakra_test::TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = ChakraProtoMsg::ALL_REDUCE;
+    spec.ranks = 16;
+    spec.bytes = uint64_t(256) << 20;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 8;
+    config.transport = "flow";
+    config.topology = "rail-optimized";
+    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue("Simple"));
+    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(""));
+    BOOST_REQUIRE(report.AllFinished());
+    const double seconds = report.GetIterationTime().GetSeconds();
+    const double busbw = 2.0 * 15 / 16 * spec.bytes / seconds / 1e9;
+    const double closed = 400.0 * 8948 / 9002;
+    BOOST_TEST_MESSAGE("busbw " << busbw << " GB/s, closed form " << closed);
+    BOOST_TEST(std::abs(busbw / closed - 1) < 0.10, "busbw " << busbw << ", closed " << closed);
+    BOOST_TEST(report.GetCollectives().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(large_groups_stay_lazy)
+{
+    // 128 hosts x 8 GPUs = 1,024 ranks, 16 channels, Ring/Simple, 1 GiB: 64 MiB a channel, a
+    // loop 1,024 x 2 MiB: one loop, 2 slices; 2 x 2,046 steps x 2 units = 8,184 ops per
+    // channel's ring, as many for each relay. Rank 0 (local GPU 0) relays channels 0 and 8.
+    // The schedule is read by formula: its ops are not held (an ExplicitSchedule of 163,680
+    // ops with their dependency lists would be several MB per rank).
+    Ptr<NcclCollective> nccl = Make(16, "Ring", "Simple");
+    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 128, 8, uint64_t(1) << 30);
+    request.me = 0;
+    auto schedule = nccl->Build(request);
+    BOOST_TEST(schedule->Size() == 8184u * (16 + 2));
+    BOOST_TEST(dynamic_cast<const ExplicitSchedule*>(schedule.get()) == nullptr);
+    // The last op of the last channel: its ring's last receive, 64 MiB / 2 / 1,024 bytes.
+    const MessageOp last = schedule->Op(schedule->Size() - 1);
+    BOOST_TEST(!last.send);
+    BOOST_TEST(last.bytes == 32768u);
+    std::vector<uint32_t> sends;
+    BOOST_TEST(schedule->InitialSends(sends));
+    // Each channel's ring starts with its 2 units' first sends.
+    BOOST_TEST(sends.size() == 32u);
+}
+
+BOOST_AUTO_TEST_CASE(double_binary_tree_by_hand)
+{
+    // 4 hosts x 2 GPUs, 2 channels, Tree/Simple, all-reduce of 1 MiB: 512 KiB a channel = one
+    // chunk of one Simple step (trees take one step a chunk). Channel 0: tree 0 over hosts (0
+    // the root; its child 2; 2's children 1 and 3), rail 0, each host's chain GPU 0 -> GPU 1.
+    // Channel 1: tree 1, the mirror (3 the root; its child 1; 1's children 2 and 0), rail 1,
+    // chains GPU 1 -> GPU 0. Ranks: host h's GPUs are 2h, 2h+1. Up tags 0 and 2, down 1 and 3.
+    Ptr<NcclCollective> nccl = Make(2, "Tree", "Simple");
+    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 4, 2, 1 << 20);
+    const NcclPlan plan = nccl->Plan(request);
+    BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(NcclAlgorithm::TREE));
+    BOOST_TEST(plan.channels == 2u);
+    BOOST_TEST(plan.chunkBytes == 524288u);
+    std::map<int64_t, std::set<std::pair<uint32_t, uint32_t>>> edges;
+    for (const Message& m : AllSends(*nccl, request))
+    {
+        BOOST_TEST(m.bytes == 524288u);
+        edges[m.tag].insert({m.from, m.to});
+    }
+    using Edges = std::set<std::pair<uint32_t, uint32_t>>;
+    const Edges up0 = {{1, 0}, {3, 2}, {5, 4}, {7, 6}, {4, 0}, {2, 4}, {6, 4}};
+    const Edges up1 = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {3, 7}, {5, 3}, {1, 3}};
+    auto reversed = [](const Edges& e) {
+        Edges r;
+        for (const auto& [a, b] : e)
+        {
+            r.insert({b, a});
+        }
+        return r;
+    };
+    BOOST_TEST(edges.size() == 4u);
+    BOOST_TEST((edges[0] == up0));
+    BOOST_TEST((edges[1] == reversed(up0)));
+    BOOST_TEST((edges[2] == up1));
+    BOOST_TEST((edges[3] == reversed(up1)));
+    // Every network hop is on the channel's rail.
+    for (int64_t tag = 0; tag < 4; ++tag)
+    {
+        for (const auto& [from, to] : edges[tag])
+        {
+            if (from / 2 != to / 2)
+            {
+                BOOST_TEST(from % 2 == tag / 2);
+                BOOST_TEST(to % 2 == tag / 2);
+            }
+        }
+    }
+    // Odd host count: tree 1 is tree 0 shifted by one host. 3 hosts x 1 GPU, 2 channels:
+    // tree 0: 0 the root, its child 2, 2's child 1; tree 1: 1 the root, child 0, 0's child 2.
+    const CollectiveRequest three = Request(ChakraProtoMsg::ALL_REDUCE, 3, 1, 1 << 20);
+    std::map<int64_t, Edges> up;
+    for (const Message& m : AllSends(*nccl, three))
+    {
+        up[m.tag].insert({m.from, m.to});
+    }
+    BOOST_TEST((up[0] == Edges{{2, 0}, {1, 2}}));
+    BOOST_TEST((up[2] == Edges{{0, 1}, {2, 0}}));
+}
