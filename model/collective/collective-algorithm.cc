@@ -1,6 +1,7 @@
 #include "collective-algorithm.h"
 
 #include "direct-collective.h"
+#include "grouped-p2p-collective.h"
 #include "halving-doubling-collective.h"
 #include "hierarchical-collective.h"
 #include "ring-collective.h"
@@ -81,6 +82,7 @@ Algorithms()
         {"halving-doubling", &HalvingDoublingCollective::GetTypeId},
         {"tree", &TreeCollective::GetTypeId},
         {"hierarchical", &HierarchicalCollective::GetTypeId},
+        {"grouped-p2p", &GroupedP2pCollective::GetTypeId},
     };
     return table;
 }
