@@ -508,6 +508,7 @@ BOOST_AUTO_TEST_CASE(algorithms_are_ns3_objects_with_type_ids)
         {"tree", "ns3::TreeCollective"},
         {"hierarchical", "ns3::HierarchicalCollective"},
         {"nccl", "ns3::NcclCollective"},
+        {"grouped-p2p", "ns3::GroupedP2pCollective"},
     };
     const std::vector<std::string> names = CollectiveAlgorithmNames();
     BOOST_TEST(std::set<std::string>(names.begin(), names.end()).size() == documented.size());

@@ -1,6 +1,7 @@
 #include "collective-algorithm.h"
 
 #include "direct-collective.h"
+#include "grouped-p2p-collective.h"
 #include "halving-doubling-collective.h"
 #include "hierarchical-collective.h"
 #include "nccl-collective.h"
@@ -83,6 +84,7 @@ Algorithms()
         {"tree", &TreeCollective::GetTypeId},
         {"hierarchical", &HierarchicalCollective::GetTypeId},
         {"nccl", &NcclCollective::GetTypeId},
+        {"grouped-p2p", &GroupedP2pCollective::GetTypeId},
     };
     return table;
 }

@@ -96,7 +96,7 @@ Ptr<const AttributeChecker> MakeCollectiveAlgorithmChecker();
 std::string CollectiveAlgorithmName(CollectiveAlgorithmKind::Kind kind);
 
 /**
- * \param name "ring", "direct", "halving-doubling", "tree", "hierarchical"
+ * \param name "ring", "direct", "halving-doubling", "tree", "hierarchical", "grouped-p2p"
  * \return the algorithm (made by an ObjectFactory from its TypeId, so with the attribute
  *         defaults set by Config::SetDefault), or nullptr for an unknown name (and for "auto")
  */
