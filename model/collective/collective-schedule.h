@@ -140,7 +140,8 @@ class ScheduleBuilder
 
 /**
  * \return byte count of part \p index when \p total bytes are split into \p parts nearly equal
- * parts (the first parts are the smaller ones); exact for 64-bit totals
+ * parts: part i is floor(total (i + 1) / parts) - floor(total i / parts), so the larger parts
+ * are spread over the range, not grouped first or last; exact for 64-bit totals
  */
 uint64_t PartBytes(uint64_t total, uint32_t parts, uint32_t index);
 
