@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lab 1: ring vs tree vs hierarchical all-reduce as the size and the rank count grow.
+# Lab 1: ring vs tree vs hierarchical all-reduce as the size and the rank count grow, and the
+# textbook algorithms against NCCL's schedule (nccl).
 # Usage: examples/labs/lab1-allreduce-algorithms.sh [build-dir] [output-dir]
 # Variables: NIC_BANDWIDTH (default 100Gbps; Mbps, Gbps or Tbps), the NICs' bandwidth, used by
 # the runs and the closed forms alike; LAYOUTS (default "2x4 4x4": hosts x GPUs per host) and
@@ -42,10 +43,11 @@ for layout in $layouts; do
     rm -f "$out"/ar.*.et  # traces of an earlier run with another rank count
     "$build/bin/chakra_generator" --workload collective --collective all_reduce --ranks "$n" \
       --size "$size" --output-prefix "$out/ar" 2>/dev/null
-    for algorithm in ring tree hierarchical; do
+    # nccl: NCCL's own schedule (doc/collectives.md); its tuning model is told the NICs' speed.
+    for algorithm in ring tree hierarchical nccl; do
       "$build/bin/chakra-cluster" --trace="$out/ar" --hosts="$hosts" --gpus-per-host="$gpus" \
         --nic-bandwidth="$nic" --algorithm="$algorithm" --transport="$transport" \
-        --output="$out/run" > "$out/run.txt"
+        --ns3::NcclCollective::NicBandwidth="$nic" --output="$out/run" > "$out/run.txt"
       if [ "$first" = 1 ]; then
         # The cluster as chakra-cluster built it, then the table's header.
         grep "^cluster:" "$out/run.txt"
