@@ -3,6 +3,8 @@
 #include "ns3/attribute-text.h"
 #include "ns3/boolean.h"
 #include "ns3/compute-model.h"
+#include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/et-reader.h"
 #include "ns3/mpi-context.h"
@@ -274,6 +276,41 @@ ClusterScenario::CheckRankCount(const std::string& tracePrefix) const
     }
 }
 
+namespace
+{
+
+/**
+ * Sets the default of \p attribute of \p typeName to \p value unless the user changed it
+ * (Config::SetDefault, a --ns3::Type::Attribute flag): its initial value is still the one the
+ * TypeId was registered with, or the one an earlier scenario of this process set here.
+ */
+void
+SetDefaultUnlessGiven(const std::string& typeName,
+                      const std::string& attribute,
+                      const AttributeValue& value)
+{
+    // What this function last set, per attribute: a later scenario in the same process (a
+    // sweep, a test) takes its own cluster's value, not the first one's.
+    static std::map<std::string, std::string> setHere;
+    const TypeId tid = TypeId::LookupByName(typeName);
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(attribute, &info))
+    {
+        return;
+    }
+    const std::string name = typeName + "::" + attribute;
+    const std::string current = info.initialValue->SerializeToString(info.checker);
+    const auto previous = setHere.find(name);
+    if (current == info.originalInitialValue->SerializeToString(info.checker) ||
+        (previous != setHere.end() && previous->second == current))
+    {
+        Config::SetDefault(name, value);
+        setHere[name] = value.SerializeToString(info.checker);
+    }
+}
+
+} // namespace
+
 void
 ClusterScenario::BuildCluster()
 {
@@ -283,6 +320,15 @@ ClusterScenario::BuildCluster()
         // timer per ACK: memory grew with the bytes moved; see PurgingHeapScheduler).
         Simulator::SetScheduler(ObjectFactory("ns3::PurgingHeapScheduler"));
         m_cluster->Build();
+        // NCCL's tuning model (--algorithm=nccl) chooses by the machine's links: it takes the
+        // cluster's, not its own defaults (H100 with 400 Gb/s NICs), unless the user set them.
+        const TopologySpec spec = m_cluster->GetTopologySpec();
+        SetDefaultUnlessGiven("ns3::NcclCollective",
+                              "NicBandwidth",
+                              DataRateValue(spec.nicBandwidth));
+        SetDefaultUnlessGiven("ns3::NcclCollective",
+                              "NvLinkBandwidth",
+                              DataRateValue(spec.nvLinkBandwidth));
     }
     catch (...)
     {

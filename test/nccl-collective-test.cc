@@ -362,6 +362,50 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     BOOST_TEST(report.GetCollectives().size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(tuning_takes_the_clusters_links_unless_set)
+{
+    // The tuning model must see the simulated machine: a cluster of 100 Gb/s NICs and 1800 Gb/s
+    // NVLink gives NcclCollective those values, not its H100 defaults (400 Gb/s, 3600 Gb/s); a
+    // value the user set stays; a later cluster in the same process takes its own links.
+    chakra_test::TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = ChakraProtoMsg::ALL_REDUCE;
+    spec.ranks = 4;
+    spec.bytes = 4096;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    auto nic = []() {
+        DataRateValue value;
+        CreateObject<NcclCollective>()->GetAttribute("NicBandwidth", value);
+        return value.Get();
+    };
+    auto nvlink = []() {
+        DataRateValue value;
+        CreateObject<NcclCollective>()->GetAttribute("NvLinkBandwidth", value);
+        return value.Get();
+    };
+    BOOST_TEST(nic() == DataRate("400Gbps"));
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 2;
+    config.transport = "flow";
+    config.nicBandwidth = "100Gbps";
+    config.nvLinkBandwidth = "1800Gbps";
+    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    BOOST_REQUIRE(chakra_test::RunCluster(dir.File("c"), config).AllFinished());
+    BOOST_TEST(nic() == DataRate("100Gbps"));
+    BOOST_TEST(nvlink() == DataRate("1800Gbps"));
+    // A later cluster of 200 Gb/s NICs: its own value, not the first cluster's.
+    config.nicBandwidth = "200Gbps";
+    BOOST_REQUIRE(chakra_test::RunCluster(dir.File("c"), config).AllFinished());
+    BOOST_TEST(nic() == DataRate("200Gbps"));
+    // Set by the user: kept whatever the cluster.
+    Config::SetDefault("ns3::NcclCollective::NicBandwidth", DataRateValue(DataRate("25Gbps")));
+    BOOST_REQUIRE(chakra_test::RunCluster(dir.File("c"), config).AllFinished());
+    BOOST_TEST(nic() == DataRate("25Gbps"));
+    Config::SetDefault("ns3::NcclCollective::NicBandwidth", DataRateValue(DataRate("400Gbps")));
+    Config::SetDefault("ns3::NcclCollective::NvLinkBandwidth", DataRateValue(DataRate("3600Gbps")));
+}
+
 BOOST_AUTO_TEST_CASE(large_groups_stay_lazy)
 {
     // 128 hosts x 8 GPUs = 1,024 ranks, 16 channels, Ring/Simple, 1 GiB: 64 MiB a channel, a

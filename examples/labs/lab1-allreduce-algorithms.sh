@@ -43,11 +43,11 @@ for layout in $layouts; do
     rm -f "$out"/ar.*.et  # traces of an earlier run with another rank count
     "$build/bin/chakra_generator" --workload collective --collective all_reduce --ranks "$n" \
       --size "$size" --output-prefix "$out/ar" 2>/dev/null
-    # nccl: NCCL's own schedule (doc/collectives.md); its tuning model is told the NICs' speed.
+    # nccl: NCCL's own schedule (doc/collectives.md); its tuning model takes the cluster's links.
     for algorithm in ring tree hierarchical nccl; do
       "$build/bin/chakra-cluster" --trace="$out/ar" --hosts="$hosts" --gpus-per-host="$gpus" \
         --nic-bandwidth="$nic" --algorithm="$algorithm" --transport="$transport" \
-        --ns3::NcclCollective::NicBandwidth="$nic" --output="$out/run" > "$out/run.txt"
+        --output="$out/run" > "$out/run.txt"
       if [ "$first" = 1 ]; then
         # The cluster as chakra-cluster built it, then the table's header.
         grep "^cluster:" "$out/run.txt"
