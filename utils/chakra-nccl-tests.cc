@@ -322,14 +322,13 @@ ApplyNcclTuning(Run& run)
     config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
     run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
-    // simulated pair is the one the "# NCCL choice" block prints.
+    // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink
+    // bandwidths it takes from the cluster itself: ClusterScenario).
     Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(config.channels));
     Config::SetDefault("ns3::NcclCollective::GpuGeneration",
                        EnumValue(static_cast<int>(config.generation)));
     Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(Env("NCCL_ALGO")));
     Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(Env("NCCL_PROTO")));
-    Config::SetDefault("ns3::NcclCollective::NvLinkBandwidth", DataRateValue(spec.nvLinkBandwidth));
-    Config::SetDefault("ns3::NcclCollective::NicBandwidth", DataRateValue(spec.nicBandwidth));
     char text[400];
     std::snprintf(text,
                   sizeof(text),
