@@ -580,6 +580,44 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_delayed_schedule_keeps_the_ops_and_adds_a_delay_to_each_send)
+{
+    // The 3-rank ring of the case above, each send delayed by 1000 ns per byte-hundred of its
+    // segment: the ops and dependencies are the inner schedule's, the delay is asked per send.
+    CollectiveRequest request;
+    request.type = ChakraProtoMsg::ALL_REDUCE;
+    request.size = 3;
+    request.me = 1;
+    request.bytes = 301;
+    request.chunks = 1;
+    auto inner = CreateCollectiveAlgorithm("ring")->Build(request);
+    const auto innerOps = ListOps(*inner);
+    std::vector<uint32_t> asked;
+    DelayedSchedule delayed(std::move(inner),
+                            [&asked](uint32_t op, const MessageOp& message) -> int64_t {
+                                asked.push_back(op);
+                                return message.send ? int64_t(message.bytes / 100) * 1000 : -5;
+                            });
+    const auto ops = ListOps(delayed);
+    BOOST_TEST_REQUIRE(ops.size() == innerOps.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
+    {
+        BOOST_TEST(ops[i].send == innerOps[i].send);
+        BOOST_TEST(ops[i].peer == innerOps[i].peer);
+        BOOST_TEST(ops[i].bytes == innerOps[i].bytes);
+        BOOST_TEST(ops[i].deps == innerOps[i].deps);
+    }
+    BOOST_TEST(delayed.SendDelayNs(0) == 1000); // 100 bytes
+    BOOST_TEST(delayed.SendDelayNs(4) == 1000); // 101 bytes
+    BOOST_TEST(delayed.SendDelayNs(1) == 0);    // a negative delay counts as none
+    BOOST_TEST(asked == (std::vector<uint32_t>{0, 4, 1}));
+    std::vector<uint32_t> sends;
+    BOOST_TEST(delayed.InitialSends(sends));
+    BOOST_TEST(sends == (std::vector<uint32_t>{0}));
+    // A schedule without a wrapper has no delay.
+    BOOST_TEST(CreateCollectiveAlgorithm("ring")->Build(request)->SendDelayNs(0) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(initial_sends_are_the_ops_that_wait_for_nothing)
 {
     // Collective::Start issues InitialSends and arms the receives without dependencies. By

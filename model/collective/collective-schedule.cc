@@ -152,6 +152,12 @@ CollectiveSchedule::InitialSends(std::vector<uint32_t>& sends) const
     return armed;
 }
 
+int64_t
+CollectiveSchedule::SendDelayNs(uint32_t /* op */) const
+{
+    return 0;
+}
+
 std::vector<CollectiveOp>
 ListOps(const CollectiveSchedule& schedule)
 {

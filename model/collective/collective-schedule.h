@@ -82,6 +82,15 @@ class CollectiveSchedule
      * \return true if a receive has DepCount 0
      */
     virtual bool InitialSends(std::vector<uint32_t>& sends) const;
+    /**
+     * How long a send waits, once its dependencies have completed, before it is handed to the
+     * transport: a fixed cost of the library that runs the collective (NCCL's per-step
+     * latency of its protocol), which the network does not model. It delays the message, it
+     * does not occupy a link. The default is 0 (the textbook algorithms have none).
+     * \param op the index of a send
+     * \return the delay in nanoseconds (0 or more)
+     */
+    virtual int64_t SendDelayNs(uint32_t op) const;
 };
 
 /**

@@ -181,12 +181,38 @@ Collective::Issue(uint32_t op)
     CommTransport::Done onDone = [this, op]() { Complete(op); };
     if (o.send)
     {
+        const int64_t delay = m_schedule->SendDelayNs(op);
+        if (delay > 0)
+        {
+            // The library's own cost of a step: the message leaves later; the op counts as
+            // issued meanwhile (nothing else waits on it before it completes).
+            Simulator::Schedule(NanoSeconds(delay),
+                                &Collective::SendNow,
+                                this,
+                                op,
+                                o.peer,
+                                o.tag,
+                                o.bytes);
+            return;
+        }
         m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
     }
     else
     {
         m_transport->Recv(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
     }
+}
+
+void
+Collective::SendNow(uint32_t op, uint32_t peer, int64_t tag, uint64_t bytes)
+{
+    NS_LOG_FUNCTION(this << op);
+    m_transport->Send(
+        m_ranks->at(peer),
+        KeyOf(tag),
+        bytes,
+        [this, op]() { Complete(op); },
+        m_call);
 }
 
 bool

@@ -77,6 +77,8 @@ class Collective : private CommTransport::ArrivalHandler
     };
 
     void Issue(uint32_t op);
+    /** Hands send \p op (to communicator member \p peer) to the transport after its delay. */
+    void SendNow(uint32_t op, uint32_t peer, int64_t tag, uint64_t bytes);
     void Complete(uint32_t op);
     /**
      * \return true if receive \p op is armed: it waits for nothing but its message (no
