@@ -95,6 +95,7 @@ BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messa
 {
     using namespace ChakraProtoMsg;
     std::size_t runs = 0;
+    std::size_t skipped = 0;
     // Every algorithm of the table, and the default choice.
     std::vector<std::string> algorithms = CollectiveAlgorithmNames();
     algorithms.emplace_back("auto");
@@ -117,12 +118,33 @@ BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messa
         {
             for (const std::string& algorithm : algorithms)
             {
+                chakra_test::ClusterConfig config;
+                // Two hosts when n is even, so that hierarchical applies.
+                config.hosts = n % 2 == 0 ? 2 : 1;
+                config.gpusPerHost = n / config.hosts;
+                // Quick mode (sanitizer run): an algorithm that does not implement the call
+                // hands it to the type's default, which "auto" already runs.
+                if (chakra_test::QuickMode() && algorithm != "auto")
+                {
+                    CollectiveRequest request;
+                    request.type = type;
+                    request.bytes = 96 << 10;
+                    request.size = n;
+                    request.root = n - 1;
+                    auto hosts = std::make_shared<std::vector<uint32_t>>();
+                    for (uint32_t i = 0; i < n; ++i)
+                    {
+                        hosts->push_back(i / config.gpusPerHost);
+                    }
+                    request.hostOf = hosts;
+                    if (!CreateCollectiveAlgorithm(algorithm)->Supports(request))
+                    {
+                        ++skipped;
+                        continue;
+                    }
+                }
                 BOOST_TEST_CONTEXT(CommTypeName(type) << " n=" << n << " " << algorithm)
                 {
-                    chakra_test::ClusterConfig config;
-                    // Two hosts when n is even, so that hierarchical applies.
-                    config.hosts = n % 2 == 0 ? 2 : 1;
-                    config.gpusPerHost = n / config.hosts;
                     ChakraReport report = RunOne(type, n, 96 << 10, algorithm, config, n - 1);
                     BOOST_TEST(report.AllFinished());
                     for (const auto& rank : report.GetRanks())
@@ -137,7 +159,8 @@ BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messa
             }
         }
     }
-    BOOST_TEST(runs == counts.size() * 9 * algorithms.size());
+    BOOST_TEST(runs + skipped == counts.size() * 9 * algorithms.size());
+    BOOST_TEST(runs > skipped);
 }
 
 BOOST_AUTO_TEST_CASE(ring_allreduce_matches_its_closed_form)

@@ -63,11 +63,17 @@ BOOST_AUTO_TEST_CASE(send_recv_over_one_link_is_latency_plus_wire_bytes_over_ban
     TempDir dir;
     const double bitsPerSecond = 100e9;
     const double latencyUs = 2.0;
-    for (uint64_t bytes : {uint64_t(1) << 10,
-                           uint64_t(64) << 10,
-                           uint64_t(1) << 20,
-                           uint64_t(64) << 20,
-                           uint64_t(1) << 30})
+    std::vector<uint64_t> sizes{uint64_t(1) << 10,
+                                uint64_t(64) << 10,
+                                uint64_t(1) << 20,
+                                uint64_t(64) << 20};
+    // Quick mode (sanitizer run): without the 1 GiB transfer (120,000 TCP segments), which
+    // took most of this program's time there; the formula is the same at 64 MiB.
+    if (!chakra_test::QuickMode())
+    {
+        sizes.push_back(uint64_t(1) << 30);
+    }
+    for (uint64_t bytes : sizes)
     {
         std::string prefix = dir.File("p2p");
         WriteJsonTrace(prefix + ".0.et",
