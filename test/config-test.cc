@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <limits>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -142,6 +143,16 @@ BOOST_AUTO_TEST_CASE(counts_sizes_and_ratios)
         const std::string message = ErrorOf([&]() { ParseWholeNumber(text, "--spines", 0, 4096); });
         BOOST_TEST_INFO(text);
         BOOST_TEST(message.find("--spines: ") == 0u, message);
+    }
+    // The whole uint64_t range: 2^64 - 1 (20 digits) is a value, 2^64 and beyond are not, and
+    // the message names the true bound (it was cut to 19 digits, a tenth of it).
+    const uint64_t top = std::numeric_limits<uint64_t>::max();
+    BOOST_TEST(ParseWholeNumber("18446744073709551615", "--bytes", 0, top) == top);
+    for (const std::string text : {"18446744073709551616", "99999999999999999999999"})
+    {
+        const std::string message = ErrorOf([&]() { ParseWholeNumber(text, "--bytes", 0, top); });
+        BOOST_TEST_INFO(text);
+        BOOST_TEST(Contains(message, "from 0 to 18446744073709551615"), message);
     }
     BOOST_TEST(ParseByteSize("1MiB", "--chunk-size", 0, 1u << 30) == 1048576u);
     BOOST_TEST(ParseByteSize("64 KiB", "--chunk-size", 0, 1u << 30) == 65536u);

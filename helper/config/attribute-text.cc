@@ -171,13 +171,9 @@ ParseAttributeText(TypeId tid,
     }
     else if (type == "UintegerValue")
     {
-        // ParseWholeNumber reads at most 19 digits: a uint64_t checker's top is cut there.
         uint64_t low = 0;
-        uint64_t high = std::numeric_limits<uint64_t>::max() / 10;
-        if (CheckerBounds(checker, low, high))
-        {
-            high = std::min(high, std::numeric_limits<uint64_t>::max() / 10);
-        }
+        uint64_t high = std::numeric_limits<uint64_t>::max();
+        CheckerBounds(checker, low, high);
         value = Create<UintegerValue>(ParseWholeNumber(text, what, low, high));
     }
     else if (type == "DoubleValue")

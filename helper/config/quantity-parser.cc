@@ -1,6 +1,7 @@
 #include "quantity-parser.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -298,7 +299,7 @@ ParseWholeNumber(const std::string& text, const std::string& what, uint64_t low,
     const std::string trimmed = TrimBlanks(text);
     const std::string range =
         "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
-    bool digitsOnly = !trimmed.empty() && trimmed.size() <= 19;
+    bool digitsOnly = !trimmed.empty();
     for (char c : trimmed)
     {
         digitsOnly = digitsOnly && std::isdigit(static_cast<unsigned char>(c));
@@ -307,8 +308,10 @@ ParseWholeNumber(const std::string& text, const std::string& what, uint64_t low,
     {
         throw std::invalid_argument(what + ": " + Quoted(text) + " is not " + range);
     }
+    // Past 2^64 - 1, strtoull saturates and sets ERANGE: out of range, whatever the bounds.
+    errno = 0;
     const uint64_t value = std::strtoull(trimmed.c_str(), nullptr, 10);
-    if (value < low || value > high)
+    if (errno == ERANGE || value < low || value > high)
     {
         throw std::invalid_argument(what + ": " + trimmed + " is not " + range);
     }
