@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <vector>
 
