@@ -138,21 +138,26 @@ if lab == "1":
     for (n, s, a) in t:
         if a != "nccl":
             check(time(n, s, "hierarchical") <= time(n, s, a), f"hierarchical fastest at {n}/{s}")
-    # "Textbook vs NCCL": at 1 MiB nccl is the fastest on both layouts; at 16 MiB its rings reach
-    # 46.0 GB/s at 8 and 16 ranks, 4 NICs x 12.39 GB/s x 120/128 = 46.5 within 1.5%, below the
-    # hierarchical algorithm; at 64 KiB the hierarchical algorithm is faster.
+    # "Textbook vs NCCL": at 64 KiB and 1 MiB the hierarchical algorithm is faster than nccl
+    # (NCCL's per-step latencies); at 16 MiB its rings reach 44.8 GB/s at 8 and 16 ranks,
+    # 4 NICs x 12.39 GB/s x 120/128 = 46.5 within 5%, below the hierarchical algorithm.
     for n in ("8", "16"):
-        check(all(time(n, "1MiB", "nccl") < time(n, "1MiB", a)
-                  for a in ("ring", "tree", "hierarchical")), f"nccl fastest at 1 MiB, {n} ranks")
-        check(near(busbw(n, "16MiB", "nccl"), 4 * payload * 120 / 128, 0.015),
-              f"nccl rings at the 4 NICs' rate less LL128 at 16 MiB, {n} ranks")
-        check(near(busbw(n, "16MiB", "nccl"), 46.0, 0.01), f"nccl 46.0 GB/s at 16 MiB, {n} ranks")
+        for s in ("64KiB", "1MiB"):
+            check(time(n, s, "hierarchical") < time(n, s, "nccl"),
+                  f"hierarchical faster than nccl at {s}, {n} ranks")
+        check(near(busbw(n, "16MiB", "nccl"), 4 * payload * 120 / 128, 0.05),
+              f"nccl rings near the 4 NICs' rate less LL128 at 16 MiB, {n} ranks")
+        check(near(busbw(n, "16MiB", "nccl"), 44.8, 0.01), f"nccl 44.8 GB/s at 16 MiB, {n} ranks")
         check(busbw(n, "16MiB", "nccl") < busbw(n, "16MiB", "hierarchical"),
               f"hierarchical beats nccl at 16 MiB, {n} ranks")
-        check(time(n, "64KiB", "hierarchical") < time(n, "64KiB", "nccl"),
-              f"hierarchical faster than nccl at 64 KiB, {n} ranks")
-    check(near(time("8", "1MiB", "nccl"), 30.0, 0.02) and near(time("16", "1MiB", "nccl"), 48.1, 0.02),
-          "nccl 30.0 and 48.1 us at 1 MiB")
+    # Within 15% of NCCL's own predictions (26.0, 48.5 us at 64 KiB; 126.3 at 1 MiB on 4 hosts),
+    # 31% above on 2 hosts at 1 MiB (49.4).
+    for (n, s, predicted, tolerance) in (("8", "64KiB", 26.0, 0.15), ("16", "64KiB", 48.5, 0.15),
+                                         ("16", "1MiB", 126.3, 0.15), ("8", "1MiB", 49.4, 0.35)):
+        check(near(time(n, s, "nccl"), predicted, tolerance),
+              f"nccl within {tolerance:.0%} of NCCL's prediction at {n}/{s}")
+    check(near(time("8", "1MiB", "nccl"), 64.8, 0.02) and near(time("16", "1MiB", "nccl"), 119.7, 0.02),
+          "nccl 64.8 and 119.7 us at 1 MiB")
     # Question 5: at 400 Gbps (16 ranks, 16 MiB) "the ring and the tree get about 4x faster,
     # the hierarchical algorithm 3x ... its lead over the ring shrinks from 4.4x to 3.3x"; and
     # the closed forms follow NIC_BANDWIDTH (they were fixed at 100 Gbps).

@@ -3,7 +3,8 @@
  * calculations on 2 hosts x 4 GPUs; each channel's ring order and its inter-host hops on one
  * rail; the protocols' wire bytes; the tuning model's choice and every NCCL_ALGO / NCCL_PROTO
  * override honoured; bad values refused naming the attribute; the busbw of a large all-reduce
- * on 2 x 8 H100 against the closed form for C rings.
+ * on 2 x 8 H100 against the closed form for C rings; NVLink hops over NCCL's NVLink
+ * efficiency; NCCL's per-step protocol latency on the critical path.
  */
 #define BOOST_TEST_MODULE nccl_collective
 #include "chakra-test-data.h"
@@ -30,6 +31,9 @@ Make(uint32_t channels, const std::string& algo = "", const std::string& proto =
     nccl->SetAttribute("Channels", UintegerValue(channels));
     nccl->SetAttribute("NcclAlgo", StringValue(algo));
     nccl->SetAttribute("NcclProto", StringValue(proto));
+    // The structural cases count payload and wire bytes by hand: no NVLink efficiency on top
+    // (it has its own case).
+    nccl->SetAttribute("NvLinkEfficiency", DoubleValue(1));
     return nccl;
 }
 
@@ -332,12 +336,12 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     // flow transport, Ring/Simple, 16 channels (rails 0-7 twice). Closed form for C rings:
     // every channel's ring carries 2(n-1)/n x S/C per hop. A GPU's NIC is on the network hop of
     // the C/g = 2 channels of its rail; its NVLink carries one hop of every channel (the chain,
-    // or the relay to the rail GPU). Each channel runs at min(B_nic / (C/g), B_nvl / C) =
-    // min(25, 28.1) = 25 GB/s: busbw = C x 25 = min(g B_nic, B_nvl) = 400 GB/s, less the MTU's
-    // headers (the flow transport carries 9000-byte packets of 8948 payload bytes, as the
-    // closed forms of the accuracy table assume): 400 x 8948 / 9002 = 397.6 GB/s. Latency
-    // terms (30 steps of a few us over 1.26 ms) and the relay's store-and-forward are what
-    // the 10% tolerance allows.
+    // or the relay to the rail GPU), at NCCL's share of the line rate (Hopper: 20.6 of 25 GB/s
+    // a link). Each channel runs at min(B_nic / (C/g), 0.824 B_nvl / C) = min(25 x 8948/9002,
+    // 23.2) GB/s (the flow transport carries 9000-byte packets of 8948 payload bytes on the
+    // NIC): busbw = min(g B_nic x 8948/9002, 0.824 B_nvl) = min(397.6, 370.8) = 370.8 GB/s.
+    // Latency terms (30 steps of a few us over 1.3 ms) and the relay's store-and-forward are
+    // what the 10% tolerance allows.
     chakra_test::TempDir dir;
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::ALL_REDUCE;
@@ -356,10 +360,112 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     BOOST_REQUIRE(report.AllFinished());
     const double seconds = report.GetIterationTime().GetSeconds();
     const double busbw = 2.0 * 15 / 16 * spec.bytes / seconds / 1e9;
-    const double closed = 400.0 * 8948 / 9002;
+    const double closed = std::min(400.0 * 8948 / 9002, 450.0 * 20.6 / 25);
     BOOST_TEST_MESSAGE("busbw " << busbw << " GB/s, closed form " << closed);
     BOOST_TEST(std::abs(busbw / closed - 1) < 0.10, "busbw " << busbw << ", closed " << closed);
     BOOST_TEST(report.GetCollectives().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(nvlink_hops_carry_bytes_over_nccls_efficiency)
+{
+    // NCCL's NVLink figure per link over the line rate per link (topo.h): SM80 20.0 / 25,
+    // SM90 20.6 / 25, SM100 40.1 / 50.
+    BOOST_TEST(NcclCollective::NvLinkEfficiencyOf(NcclGpuGeneration::VOLTA) == 0.8);
+    BOOST_TEST(NcclCollective::NvLinkEfficiencyOf(NcclGpuGeneration::AMPERE) == 0.8);
+    BOOST_TEST(NcclCollective::NvLinkEfficiencyOf(NcclGpuGeneration::HOPPER) == 0.824,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(NcclCollective::NvLinkEfficiencyOf(NcclGpuGeneration::BLACKWELL) == 0.802,
+               boost::test_tools::tolerance(1e-12));
+    // 2 hosts x 2 GPUs, 1 channel, Ring/Simple, 8 MiB: 2 MiB segments of 1 MiB slices (see
+    // chunks_slices_and_channels_by_hand: a loop is 4 x 2 MiB, 2 slices a chunk). Hopper by
+    // default: a message to the other GPU of its host carries ceil(1048576 / 0.824) =
+    // 1,272,544 bytes, one to the other host 1,048,576.
+    Ptr<NcclCollective> nccl = Make(1, "Ring", "Simple");
+    nccl->SetAttribute("NvLinkEfficiency", DoubleValue(0));
+    BOOST_TEST(nccl->GetNvLinkEfficiency() == 0.824, boost::test_tools::tolerance(1e-12));
+    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 2, 8 << 20);
+    std::size_t nvlink = 0;
+    std::size_t network = 0;
+    for (const Message& m : AllSends(*nccl, request))
+    {
+        const bool sameHost = m.from / 2 == m.to / 2;
+        BOOST_TEST(m.bytes == (sameHost ? 1272544u : 1048576u),
+                   m.from << " -> " << m.to << " tag " << m.tag);
+        ++(sameHost ? nvlink : network);
+    }
+    BOOST_TEST(nvlink > 0u);
+    BOOST_TEST(network > 0u);
+    // Ampere (0.8): 1,310,720.
+    nccl->SetAttribute("GpuGeneration", EnumValue(static_cast<int>(NcclGpuGeneration::AMPERE)));
+    for (const Message& m : AllSends(*nccl, request))
+    {
+        BOOST_TEST(m.bytes == (m.from / 2 == m.to / 2 ? 1310720u : 1048576u));
+    }
+    // The tuning model takes the effective NVLink rate: NCCL's bwIntra.
+    nccl->SetAttribute("NvLinkBandwidth", DataRateValue(DataRate("2400Gbps")));
+    const CollectiveRequest oneHost = Request(ChakraProtoMsg::ALL_REDUCE, 1, 8, 1 << 30);
+    NcclTuningConfig config;
+    config.nodes = 1;
+    config.ranksPerNode = 8;
+    config.generation = NcclGpuGeneration::AMPERE;
+    config.channels = 1;
+    config.intraBandwidth = 300 * 0.8;
+    const NcclTuningModel expected(config, "Ring", "Simple");
+    BOOST_TEST(nccl->Plan(oneHost).choice.time == expected.Time(NcclFunction::ALL_REDUCE,
+                                                                NcclAlgorithm::RING,
+                                                                NcclProtocol::SIMPLE,
+                                                                uint64_t(1) << 30));
+    // Out of (0, 1]: refused where it is set (0 is "the generation's").
+    BOOST_TEST(!nccl->SetAttributeFailSafe("NvLinkEfficiency", DoubleValue(1.5)));
+    BOOST_TEST(!nccl->SetAttributeFailSafe("NvLinkEfficiency", DoubleValue(-0.1)));
+}
+
+/** \return the time of one all-reduce of \p bytes on hosts x gpus, flow transport, Ring/LL */
+double
+RingLlUs(uint32_t hosts, uint32_t gpus, uint64_t bytes, bool stepLatency)
+{
+    chakra_test::TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = ChakraProtoMsg::ALL_REDUCE;
+    spec.ranks = hosts * gpus;
+    spec.bytes = bytes;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    chakra_test::ClusterConfig config;
+    config.hosts = hosts;
+    config.gpusPerHost = gpus;
+    config.transport = "flow";
+    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("Ring"));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue("LL"));
+    Config::SetDefault("ns3::NcclCollective::StepLatency", BooleanValue(stepLatency));
+    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::StepLatency", BooleanValue(true));
+    BOOST_REQUIRE(report.AllFinished());
+    return report.GetIterationTime().GetSeconds() * 1e6;
+}
+
+BOOST_AUTO_TEST_CASE(each_step_pays_nccls_protocol_latency)
+{
+    // One host of 8 GPUs, 8 bytes, Ring/LL (one channel at this size): 2(n-1) = 14 steps one
+    // after the other, each send waiting NCCL's NVLink LL step latency (0.6 us), the first also
+    // the base latency of Ring/LL (6.6 us): 6.6 + 14 x 0.6 = 15.0 us more than the network's
+    // own time (NCCL's formula, tuning.cc).
+    const double with = RingLlUs(1, 8, 8, true);
+    const double without = RingLlUs(1, 8, 8, false);
+    BOOST_TEST_MESSAGE("1 x 8: " << with << " us, without step latency " << without << " us");
+    BOOST_TEST(std::abs(with - without - 15.0) < 0.01);
+    // 2 hosts x 4 GPUs: NCCL charges 2(H-1) = 2 network steps at 2.7 us (Ring/LL, network row)
+    // and 12 intra-node steps at max(0.6, 1.0) us (its network overhead per step of a ring
+    // across nodes): 6.6 + 2 x 2.7 + 12 x 1.0 = 24.0 us. The simulated critical path, 14
+    // consecutive hops of the 8-hop ring (2 of them network), crosses 3 or 4 network hops:
+    // 24.0 to 27.4 us (a hand-over to the relay pays nothing: it is half a network step).
+    const double with2 = RingLlUs(2, 4, 8, true);
+    const double without2 = RingLlUs(2, 4, 8, false);
+    BOOST_TEST_MESSAGE("2 x 4: " << with2 << " us, without step latency " << without2 << " us");
+    BOOST_TEST(with2 - without2 >= 24.0 - 0.01);
+    BOOST_TEST(with2 - without2 <= 27.4 + 0.01);
 }
 
 BOOST_AUTO_TEST_CASE(tuning_takes_the_clusters_links_unless_set)

@@ -434,9 +434,12 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
     BOOST_TEST(Contains(result.output, "# Simulated algorithm: nccl (1 of 1 rows)"), result.output);
     BOOST_TEST(Contains(result.output, "# nccl: NCCL's channels"), result.output);
     BOOST_TEST(Contains(result.output, "        LL  "), result.output);
+    // At 64 MiB, where bandwidth rules (at 1 MiB Simple's higher per-step latency does): LL
+    // puts twice the bytes on the wire, so it is slower than Simple.
+    result = Tool("all_reduce -b 64M -e 64M --algorithm nccl " + cluster, "NCCL_PROTO=LL");
+    BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
     const std::vector<Row> ll = ParseRows(result.output);
-    // The same size on Simple: LL puts twice the bytes on the wire, so it is slower.
-    result = Tool("all_reduce -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_PROTO=Simple");
+    result = Tool("all_reduce -b 64M -e 64M --algorithm nccl " + cluster, "NCCL_PROTO=Simple");
     BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
     const std::vector<Row> simple = ParseRows(result.output);
     BOOST_REQUIRE_EQUAL(ll.size(), 1u);

@@ -318,9 +318,7 @@ ApplyNcclTuning(Run& run)
     config.ranksPerNode = spec.gpusPerHost;
     config.generation = run.generation;
     config.channels = kNcclChannels;
-    config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9;
     config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
-    run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
     // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink
     // bandwidths it takes from the cluster itself: ClusterScenario).
@@ -329,16 +327,22 @@ ApplyNcclTuning(Run& run)
                        EnumValue(static_cast<int>(config.generation)));
     Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(Env("NCCL_ALGO")));
     Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(Env("NCCL_PROTO")));
+    // NCCL's intra-node bandwidth is its per-link figure: the line rate x the model's NVLink
+    // efficiency (the generation's, or --ns3::NcclCollective::NvLinkEfficiency).
+    const double efficiency = CreateObject<NcclCollective>()->GetNvLinkEfficiency();
+    config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9 * efficiency;
+    run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
     char text[400];
     std::snprintf(text,
                   sizeof(text),
                   "NCCL 2.30.7's tuning model: %s rows, %u node(s) x %u, %u channels, intra %g "
-                  "GB/s per GPU, network %g GB/s per node",
+                  "GB/s per GPU (NVLink x %g), network %g GB/s per node",
                   run.generationNote.c_str(),
                   config.nodes,
                   config.ranksPerNode,
                   config.channels,
                   config.intraBandwidth,
+                  efficiency,
                   config.interBandwidth);
     run.tuningNote = text;
     for (const char* variable : {"NCCL_ALGO", "NCCL_PROTO"})
@@ -482,9 +486,9 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     if (run.options.GetText("algorithm") == "nccl")
     {
         std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
-                    "chunks, slices and protocol wire bytes simulated;\n#   NVLS, CollNet, PXN "
-                    "routing, per-step protocol latency not simulated (doc/collectives.md, "
-                    "\"The NCCL model\")\n");
+                    "chunks, slices, protocol wire bytes, NVLink efficiency and per-step "
+                    "latency simulated;\n#   NVLS, CollNet, PXN routing not simulated "
+                    "(doc/collectives.md, \"The NCCL model\")\n");
     }
     else
     {

@@ -3,12 +3,15 @@
 #include "ring-schedule.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 
@@ -440,12 +443,30 @@ class RelaySchedule : public CollectiveSchedule
 class ChannelsSchedule : public CollectiveSchedule
 {
   public:
-    explicit ChannelsSchedule(NcclProtocol protocol)
-        : m_protocol(protocol)
+    /**
+     * \param plan the call's plan (protocol, NVLink efficiency, latencies)
+     * \param hostOf the members' hosts (null: one host)
+     * \param me this rank's member index
+     */
+    ChannelsSchedule(const NcclPlan& plan,
+                     std::shared_ptr<const std::vector<uint32_t>> hostOf,
+                     uint32_t me)
+        : m_protocol(plan.choice.protocol),
+          m_nvLinkEfficiency(plan.nvLinkEfficiency),
+          m_intraNs(static_cast<int64_t>(std::llround(plan.latency.intra * 1000))),
+          m_interNs(static_cast<int64_t>(std::llround(plan.latency.inter * 1000))),
+          m_baseNs(static_cast<int64_t>(std::llround(plan.latency.base * 1000))),
+          m_hostOf(std::move(hostOf)),
+          m_me(me)
     {
     }
 
-    void Add(std::unique_ptr<CollectiveSchedule> part)
+    /**
+     * \param part one channel's ops (or a relay's)
+     * \param handOffPeer the relay this rank hands its host's data to (kNone: none): that
+     *        send is the first half of a network step and pays no step latency of its own
+     */
+    void Add(std::unique_ptr<CollectiveSchedule> part, uint32_t handOffPeer = kNone)
     {
         if (part->Size() == 0)
         {
@@ -456,6 +477,20 @@ class ChannelsSchedule : public CollectiveSchedule
         m_first.push_back(m_size);
         m_size += part->Size();
         m_parts.push_back(std::move(part));
+        m_handOff.push_back(handOffPeer);
+    }
+
+    int64_t SendDelayNs(uint32_t op) const override
+    {
+        const std::size_t p = PartOf(op);
+        const uint32_t local = op - m_first[p];
+        const MessageOp o = m_parts[p]->Op(local);
+        int64_t delay = m_parts[p]->DepCount(local) == 0 ? m_baseNs : 0;
+        if (o.peer != m_handOff[p])
+        {
+            delay += SameHost(o.peer) ? m_intraNs : m_interNs;
+        }
+        return delay;
     }
 
     uint32_t Size() const override
@@ -468,6 +503,11 @@ class ChannelsSchedule : public CollectiveSchedule
         const std::size_t p = PartOf(op);
         MessageOp o = m_parts[p]->Op(op - m_first[p]);
         o.bytes = NcclCollective::WireBytes(m_protocol, o.bytes);
+        if (m_nvLinkEfficiency < 1 && SameHost(o.peer))
+        {
+            o.bytes =
+                static_cast<uint64_t>(std::ceil(static_cast<double>(o.bytes) / m_nvLinkEfficiency));
+        }
         return o;
     }
 
@@ -536,9 +576,22 @@ class ChannelsSchedule : public CollectiveSchedule
                1;
     }
 
+    /** \return true if member \p peer is on this rank's host (an NVLink hop) */
+    bool SameHost(uint32_t peer) const
+    {
+        return !m_hostOf || (*m_hostOf)[peer] == (*m_hostOf)[m_me];
+    }
+
     NcclProtocol m_protocol;
+    double m_nvLinkEfficiency;
+    int64_t m_intraNs;
+    int64_t m_interNs;
+    int64_t m_baseNs;
+    std::shared_ptr<const std::vector<uint32_t>> m_hostOf;
+    uint32_t m_me;
     std::vector<std::unique_ptr<CollectiveSchedule>> m_parts;
     std::vector<uint32_t> m_first;
+    std::vector<uint32_t> m_handOff; //!< per part
     uint32_t m_size{0};
 };
 
@@ -658,6 +711,22 @@ NcclCollective::GetTypeId()
                                           "Hopper",
                                           static_cast<int>(NcclGpuGeneration::BLACKWELL),
                                           "Blackwell"))
+            .AddAttribute("NvLinkEfficiency",
+                          "The share of the NVLink line rate NCCL moves data at: messages between "
+                          "GPUs of one host carry their bytes over it. 0: NCCL's own figure for "
+                          "GpuGeneration (its per-link bandwidth over the line rate: Volta and "
+                          "Ampere 0.8, Hopper 0.824, Blackwell 0.802).",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&NcclCollective::m_nvLinkEfficiency),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("StepLatency",
+                          "Each send waits NCCL's per-step latency of the chosen algorithm and "
+                          "protocol (intra-node or network), the first sends of a call also its "
+                          "base latency (NCCL's tuning constants). false: the network's own "
+                          "latency alone.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NcclCollective::m_stepLatency),
+                          MakeBooleanChecker())
             .AddAttribute("NcclAlgo",
                           "NCCL_ALGO's text (NCCL's syntax: \"Ring\", \"^Tree\", "
                           "\"allreduce:tree;allgather:ring\"); empty: NCCL's choice.",
@@ -687,7 +756,9 @@ NcclCollective::GetTypeId()
 
 NcclCollective::NcclCollective()
     : m_channels(16),
-      m_generation(static_cast<int>(NcclGpuGeneration::HOPPER))
+      m_generation(static_cast<int>(NcclGpuGeneration::HOPPER)),
+      m_nvLinkEfficiency(0),
+      m_stepLatency(true)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -775,6 +846,28 @@ NcclCollective::SlicesPerChunk(NcclProtocol protocol, bool pipeline)
     return protocol == NcclProtocol::SIMPLE && !pipeline ? 2 : 1;
 }
 
+double
+NcclCollective::NvLinkEfficiencyOf(NcclGpuGeneration generation)
+{
+    switch (generation)
+    {
+    case NcclGpuGeneration::HOPPER:
+        return 20.6 / 25.0;
+    case NcclGpuGeneration::BLACKWELL:
+        return 40.1 / 50.0;
+    default:
+        return 20.0 / 25.0;
+    }
+}
+
+double
+NcclCollective::GetNvLinkEfficiency() const
+{
+    return m_nvLinkEfficiency > 0
+               ? m_nvLinkEfficiency
+               : NvLinkEfficiencyOf(static_cast<NcclGpuGeneration>(m_generation));
+}
+
 const NcclTuningModel&
 NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
 {
@@ -786,7 +879,8 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
         config.ranksPerNode = gpus;
         config.generation = static_cast<NcclGpuGeneration>(m_generation);
         config.channels = m_channels;
-        config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9;
+        // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
+        config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
         config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
         slot = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
     }
@@ -856,6 +950,12 @@ NcclCollective::Plan(const CollectiveRequest& request) const
                           plan.function == NcclFunction::REDUCE || plan.ran == NcclAlgorithm::TREE;
     plan.chunkBytes = ChunkBytes(plan.choice.protocol, pipeline);
     plan.slicesPerChunk = SlicesPerChunk(plan.choice.protocol, pipeline);
+    plan.nvLinkEfficiency = GetNvLinkEfficiency();
+    if (m_stepLatency)
+    {
+        plan.latency = Tuning(plan.nodes, plan.gpusPerNode)
+                           .StepLatencies(plan.function, plan.ran, plan.choice.protocol);
+    }
     return plan;
 }
 
@@ -866,7 +966,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
     const NcclPlan plan = Plan(request);
     const HostLayout layout = *MakeLayout(request);
     const uint32_t n = request.size;
-    auto schedule = std::make_unique<ChannelsSchedule>(plan.choice.protocol);
+    auto schedule = std::make_unique<ChannelsSchedule>(plan, request.hostOf, request.me);
     int64_t tagBase = 0;
     const bool pipeline =
         plan.function == NcclFunction::BROADCAST || plan.function == NcclFunction::REDUCE;
@@ -885,6 +985,11 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             continue;
         }
         const ChannelRing ring = MakeChannelRing(layout, c);
+        // A host's last GPU on this channel hands its data to the relay (its own host's GPU on
+        // the rail), which sends it on: one network step, whose latency the relay pays.
+        const uint32_t g = layout.gpus;
+        const bool handsOff = layout.hosts >= 2 && g >= 2 && layout.myLocal == (c % g + g - 1) % g;
+        const uint32_t handOff = handsOff ? ring.right : CollectiveSchedule::kNone;
         if (!pipeline)
         {
             // Loops of n chunks; each chunk in slices: one pipeline unit per slice, each
@@ -908,7 +1013,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                    bytes,
                                    units,
                                    tagBase);
-            schedule->Add(std::move(part));
+            schedule->Add(std::move(part), handOff);
             if (ring.relays)
             {
                 schedule->Add(std::make_unique<RelaySchedule>(ring.relayFrom,
@@ -926,7 +1031,6 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         // Broadcast and reduce: a chain along the ring from the root (broadcast) or ending at
         // it (reduce), one message per chunk; O(chunks) ops, held as a list.
         const auto units = static_cast<uint32_t>(DivUp(bytes, plan.chunkBytes));
-        const uint32_t g = layout.gpus;
         const uint32_t rail = c % g;
         uint32_t rootPosition = 0;
         for (uint32_t k = 0; k < n; ++k)
@@ -960,7 +1064,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                 builder.Send(ring.relayTo, unitBytes, tag, {received});
             }
         }
-        schedule->Add(builder.Take());
+        schedule->Add(builder.Take(), handOff);
         tagBase += units;
     }
     return schedule;

@@ -35,6 +35,10 @@ struct NcclPlan
     uint32_t channels{1};   //!< channels used: the attribute, fewer for small sizes (NCCL's rule)
     uint64_t chunkBytes{0}; //!< payload of one chunk (per ring segment and loop)
     uint32_t slicesPerChunk{1};
+    /** NVLink hops carry wire bytes / this (NCCL's share of the NVLink line rate). */
+    double nvLinkEfficiency{1};
+    /** What each send waits before it leaves (all 0 when StepLatency is off). */
+    NcclStepLatencies latency;
 };
 
 /**
@@ -52,7 +56,15 @@ struct NcclPlan
  *
  * Per channel, the channel's bytes are cut in loops of (ranks x chunk) and each chunk in NCCL's
  * slices; each slice is a pipeline unit of the ring (RingSchedule chunks). Messages carry the
- * protocol's wire bytes: LL 16 per 8 of payload, LL128 128 per 120, Simple the payload.
+ * protocol's wire bytes: LL 16 per 8 of payload, LL128 128 per 120, Simple the payload; a
+ * message between GPUs of one host (NVLink) carries them over NCCL's NVLink efficiency
+ * (NvLinkEfficiency), since NCCL moves data at its per-link figure, not the line rate.
+ *
+ * Each send leaves NCCL's per-step latency of the pair after it is ready (StepLatency: the
+ * tuning model's hwLatencies, intra-node or network by the peer's host; the hand-over of a
+ * host's last GPU to its relay is the first half of the network step and pays nothing), and
+ * the first sends of a call also NCCL's base latency: in a pipeline of slices these overlap,
+ * and a call pays about base + steps x per-step latency, NCCL's formula.
  *
  * Broadcast and reduce: a chain along each channel's ring from (to) the root, one NCCL chunk
  * per message.
@@ -106,6 +118,17 @@ class NcclCollective : public CollectiveAlgorithm
     /** \return slices per chunk: 2 for Simple rings (chunk steps 4 / slice steps 2), else 1 */
     static uint32_t SlicesPerChunk(NcclProtocol protocol, bool pipeline);
 
+    /**
+     * NCCL's NVLink bandwidth per link (src/graph/topo.h: SM70 20.0, SM80 20.0, SM90 20.6,
+     * SM100 40.1 GB/s) over the line rate per link (NVLink 2, 3, 4: 25 GB/s a direction;
+     * NVLink 5: 50 GB/s).
+     * \return 0.8 (Volta, Ampere), 0.824 (Hopper), 0.802 (Blackwell)
+     */
+    static double NvLinkEfficiencyOf(NcclGpuGeneration generation);
+
+    /** \return the NVLink efficiency in use: the attribute, or the generation's when it is 0 */
+    double GetNvLinkEfficiency() const;
+
   protected:
     std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
 
@@ -118,7 +141,9 @@ class NcclCollective : public CollectiveAlgorithm
     std::string GetProto() const;
 
     uint32_t m_channels;
-    int m_generation; //!< an NcclGpuGeneration (EnumValue holds an int)
+    int m_generation;          //!< an NcclGpuGeneration (EnumValue holds an int)
+    double m_nvLinkEfficiency; //!< 0: the generation's
+    bool m_stepLatency;
     std::string m_algo;
     std::string m_proto;
     DataRate m_nvLinkBandwidth;

@@ -401,6 +401,7 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
                     latency += 2 * ((ppn - 1) * intraLat + Log2Down(nNodes) * interLat);
                 }
                 m_latency[f][a][p] = latency;
+                m_stepLatencies[f][a][p] = {kBaseLatency[a][p], intraLat, interLat};
             }
         }
     }
@@ -410,6 +411,15 @@ const NcclTuningConfig&
 NcclTuningModel::GetConfig() const
 {
     return m_config;
+}
+
+NcclStepLatencies
+NcclTuningModel::StepLatencies(NcclFunction function,
+                               NcclAlgorithm algorithm,
+                               NcclProtocol protocol) const
+{
+    return m_stepLatencies[static_cast<int>(function)][static_cast<int>(algorithm)]
+                          [static_cast<int>(protocol)];
 }
 
 double

@@ -116,6 +116,19 @@ struct NcclTuningConfig
     bool ll128ByDefault{true};
 };
 
+/**
+ * The fixed costs NCCL's tuning model charges a call of one (algorithm, protocol) pair, in us
+ * (NCCL's baseLatencies and hwLatencies): a schedule that runs the pair step by step pays
+ * \p intra or \p inter per step, and \p base once.
+ */
+struct NcclStepLatencies
+{
+    double base{0};  //!< once per call
+    double intra{0}; //!< a step inside a node (NVLink or PCI row; a ring across nodes: at least
+                     //!< NCCL's network overhead per step)
+    double inter{0}; //!< a step across nodes (network row, plus the network's latency)
+};
+
 /** One (algorithm, protocol) pair and NCCL's predicted time for it. */
 struct NcclChoice
 {
@@ -164,6 +177,11 @@ class NcclTuningModel
     /** \return NCCL's base latency for the pair (us), before the size-dependent factors */
     double Latency(NcclFunction function, NcclAlgorithm algorithm, NcclProtocol protocol) const;
 
+    /** \return the per-call and per-step latencies NCCL's model sums for the pair (us) */
+    NcclStepLatencies StepLatencies(NcclFunction function,
+                                    NcclAlgorithm algorithm,
+                                    NcclProtocol protocol) const;
+
     /**
      * \param bytes the function's bytes as NCCL counts them: the buffer for all-reduce,
      *        broadcast and reduce; all ranks' parts together for all-gather and reduce-scatter
@@ -188,6 +206,7 @@ class NcclTuningModel
     /** [function][algorithm][protocol] */
     std::array<std::array<std::array<double, 3>, 2>, 5> m_bandwidth{};
     std::array<std::array<std::array<double, 3>, 2>, 5> m_latency{};
+    std::array<std::array<std::array<NcclStepLatencies, 3>, 2>, 5> m_stepLatencies{};
 };
 
 } // namespace ns3
