@@ -89,6 +89,19 @@ ExpectClose(double simulatedUs, double closedFormUs, const std::string& what)
     BOOST_TEST(std::abs(simulatedUs / closedFormUs - 1) < 0.05);
 }
 
+/** Rank 1 of a 3-rank all-reduce of 301 bytes in one chunk (the by-hand cases). */
+CollectiveRequest
+RankOneOfThreeRing()
+{
+    CollectiveRequest request;
+    request.type = ChakraProtoMsg::ALL_REDUCE;
+    request.size = 3;
+    request.me = 1;
+    request.bytes = 301;
+    request.chunks = 1;
+    return request;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(every_type_algorithm_and_size_completes_with_matching_messages)
@@ -562,12 +575,7 @@ BOOST_AUTO_TEST_CASE(ring_all_reduce_schedule_by_hand)
     // are the smaller ones). Step k sends segment (1 - k) mod 3 to rank 2 and receives segment
     // (1 - k - 1) mod 3 from rank 0 with tag k; each send after the first forwards the
     // previous receive.
-    CollectiveRequest request;
-    request.type = ChakraProtoMsg::ALL_REDUCE;
-    request.size = 3;
-    request.me = 1;
-    request.bytes = 301;
-    request.chunks = 1;
+    CollectiveRequest request = RankOneOfThreeRing();
     auto ops = ListOps(*CreateCollectiveAlgorithm("ring")->Build(request));
 
     struct Expected
@@ -607,12 +615,7 @@ BOOST_AUTO_TEST_CASE(a_delayed_schedule_keeps_the_ops_and_adds_a_delay_to_each_s
 {
     // The 3-rank ring of the case above, each send delayed by 1000 ns per byte-hundred of its
     // segment: the ops and dependencies are the inner schedule's, the delay is asked per send.
-    CollectiveRequest request;
-    request.type = ChakraProtoMsg::ALL_REDUCE;
-    request.size = 3;
-    request.me = 1;
-    request.bytes = 301;
-    request.chunks = 1;
+    CollectiveRequest request = RankOneOfThreeRing();
     auto inner = CreateCollectiveAlgorithm("ring")->Build(request);
     const auto innerOps = ListOps(*inner);
     std::vector<uint32_t> asked;
@@ -646,12 +649,7 @@ BOOST_AUTO_TEST_CASE(initial_sends_are_the_ops_that_wait_for_nothing)
     // Collective::Start issues InitialSends and arms the receives without dependencies. By
     // hand: rank 1 of a 3-rank ring all-reduce in one chunk starts with op 0 (the send of
     // step 0), and every receive waits for nothing (ring_all_reduce_schedule_by_hand).
-    CollectiveRequest request;
-    request.type = ChakraProtoMsg::ALL_REDUCE;
-    request.size = 3;
-    request.me = 1;
-    request.bytes = 301;
-    request.chunks = 1;
+    CollectiveRequest request = RankOneOfThreeRing();
     {
         auto schedule = CreateCollectiveAlgorithm("ring")->Build(request);
         std::vector<uint32_t> sends;
