@@ -35,8 +35,8 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-test-sanitize: deps
-	JOBS=$(JOBS) scripts/test-sanitize.sh
+test-sanitize: configure
+	JOBS=$(JOBS) TEST_OBJECTS_FROM=$(BUILD_DIR) scripts/test-sanitize.sh
 
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh

@@ -5,7 +5,14 @@
 #
 # CHAKRA_QUICK=1 (the default here; 0 for the full sizes) gives the long simulation tests a
 # smaller size set, so that build and run fit in CI (doc/reliability.md has the timings).
-# Benchmarks are not built. Variables: SANITIZE_BUILD_DIR (build-sanitize), JOBS (2),
+# Benchmarks are not built.
+#
+# The test programs' own code is not instrumented (see below), so it is not compiled twice: the
+# test programs are linked from the plain build's object files (TEST_OBJECTS_FROM, default
+# build/, which "make test-sanitize" configures; brought up to date here first) against this
+# build's instrumented library. TEST_OBJECTS_FROM= (empty) compiles them here instead.
+#
+# Variables: SANITIZE_BUILD_DIR (build-sanitize), TEST_OBJECTS_FROM (build), JOBS (2),
 # CHAKRA_QUICK (1), CTEST_ARGS (extra ctest arguments, e.g. "-R et-").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +20,21 @@ cd "$(dirname "$0")/.."
 build=${SANITIZE_BUILD_DIR:-build-sanitize}
 jobs=${JOBS:-2}
 export CHAKRA_QUICK=${CHAKRA_QUICK:-1}
+
+objects_from=${TEST_OBJECTS_FROM-build}
+if [ -n "$objects_from" ]; then
+  if [ ! -f "$objects_from/build.ninja" ]; then
+    echo "test-sanitize: TEST_OBJECTS_FROM=$objects_from is not a configured build tree" \
+         "(run \"make configure\" first, or set TEST_OBJECTS_FROM= to compile the tests here)" >&2
+    exit 1
+  fi
+  objects_from=$(cd "$objects_from" && pwd)
+  ninja -C "$objects_from" build.ninja > /dev/null
+  plain_tests=$(ninja -C "$objects_from" -t targets all | sed -n 's/^\(test\/[^:]*\): .*/\1/p' | sort -u)
+  start=$(date +%s)
+  cmake --build "$objects_from" -j "$jobs" --target $plain_tests
+  echo "== plain test programs (their objects are linked here): $(( $(date +%s) - start )) s"
+fi
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 if [ ! -f "$build/build.ninja" ]; then
@@ -28,9 +50,12 @@ if [ ! -f "$build/build.ninja" ]; then
   # compile in half the time (converter-test.cc: 32 s of CPU instrumented at -O0, 16 s not) and
   # their reference computations run at plain speed. -Og, as in the plain build.
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
+    "-DCHAKRA_TEST_OBJECTS_FROM=$objects_from" \
     "-DCHAKRA_TEST_CXX_FLAGS=-Og -fno-sanitize=all" \
     "-DCMAKE_CXX_FLAGS_SANITIZE=-Og -g1 -fno-omit-frame-pointer -Wno-maybe-uninitialized $sanitize" \
     "-DCMAKE_EXE_LINKER_FLAGS_SANITIZE=$sanitize" "-DCMAKE_SHARED_LINKER_FLAGS_SANITIZE=$sanitize"
+elif [ "$(sed -n 's/^CHAKRA_TEST_OBJECTS_FROM:PATH=//p' "$build/CMakeCache.txt")" != "$objects_from" ]; then
+  cmake -S . -B "$build" "-DCHAKRA_TEST_OBJECTS_FROM=$objects_from" > /dev/null
 fi
 # Everything the tests run: the test programs, the tools and the example (not the benchmarks).
 # A build directory from before a CMakeLists.txt change lists the old targets: regenerate first,
