@@ -320,6 +320,11 @@ ApplyNcclTuning(Run& run)
     config.channels = kNcclChannels;
     config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9;
     config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
+    config.nvls = NvlsAvailable(cluster->GetNvlsSupport(),
+                                config.generation,
+                                config.nodes,
+                                config.ranksPerNode,
+                                config.nvlsWhy);
     run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
     // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink

@@ -1,5 +1,7 @@
 #include "nccl-collective.h"
 
+#include "delayed-schedule.h"
+#include "nvls-schedule.h"
 #include "ring-schedule.h"
 
 #include "ns3/abort.h"
@@ -9,6 +11,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 
@@ -658,6 +661,19 @@ NcclCollective::GetTypeId()
                                           "Hopper",
                                           static_cast<int>(NcclGpuGeneration::BLACKWELL),
                                           "Blackwell"))
+            .AddAttribute("Nvls",
+                          "Whether the GPUs' NVSwitch reduces (NVLink SHARP, NCCL's NVLS): Auto "
+                          "by GpuGeneration (Hopper and later), On, Off. A ClusterScenario run "
+                          "takes its cluster's NvlsSupport unless this is set. NVLS runs "
+                          "all-reduce on communicators inside one host only.",
+                          EnumValue(static_cast<int>(NvlsSupport::AUTO)),
+                          MakeEnumAccessor(&NcclCollective::m_nvls),
+                          MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
+                                          "Auto",
+                                          static_cast<int>(NvlsSupport::ON),
+                                          "On",
+                                          static_cast<int>(NvlsSupport::OFF),
+                                          "Off"))
             .AddAttribute("NcclAlgo",
                           "NCCL_ALGO's text (NCCL's syntax: \"Ring\", \"^Tree\", "
                           "\"allreduce:tree;allgather:ring\"); empty: NCCL's choice.",
@@ -687,7 +703,8 @@ NcclCollective::GetTypeId()
 
 NcclCollective::NcclCollective()
     : m_channels(16),
-      m_generation(static_cast<int>(NcclGpuGeneration::HOPPER))
+      m_generation(static_cast<int>(NcclGpuGeneration::HOPPER)),
+      m_nvls(static_cast<int>(NvlsSupport::AUTO))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -788,6 +805,11 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
         config.channels = m_channels;
         config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9;
         config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
+        config.nvls = NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
+                                    config.generation,
+                                    nodes,
+                                    gpus,
+                                    config.nvlsWhy);
         slot = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
     }
     return *slot;
@@ -856,6 +878,16 @@ NcclCollective::Plan(const CollectiveRequest& request) const
                           plan.function == NcclFunction::REDUCE || plan.ran == NcclAlgorithm::TREE;
     plan.chunkBytes = ChunkBytes(plan.choice.protocol, pipeline);
     plan.slicesPerChunk = SlicesPerChunk(plan.choice.protocol, pipeline);
+    if (plan.ran == NcclAlgorithm::NVLS)
+    {
+        const auto generation = static_cast<NcclGpuGeneration>(m_generation);
+        plan.channels = NvlsChannels(generation, plan.nodes);
+        plan.chunkBytes = NvlsChunkBytes(plan.nbytes, plan.channels, plan.gpusPerNode);
+        plan.slicesPerChunk = 1;
+        // NCCL's NVLS efficiency as extra bytes on the wire: the one place a link efficiency
+        // of NVLink multiplies in.
+        plan.wireFactor = 1.0 / NvlsEfficiency(generation);
+    }
     return plan;
 }
 
@@ -866,6 +898,34 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
     const NcclPlan plan = Plan(request);
     const HostLayout layout = *MakeLayout(request);
     const uint32_t n = request.size;
+    if (plan.ran == NcclAlgorithm::NVLS)
+    {
+        std::vector<uint32_t> peers;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            if (i != request.me)
+            {
+                peers.push_back(i);
+            }
+        }
+        auto nvls = std::make_unique<NvlsSchedule>(std::move(peers),
+                                                   NvlsSchedule::PairBytes(plan.nbytes, n),
+                                                   plan.chunkBytes,
+                                                   plan.wireFactor,
+                                                   0);
+        // NCCL's NVLS latency (its tuning's, 25 us on NVLink) before the first chunk to each
+        // peer (ops 0 .. 2(n-2), even: the first send to each peer).
+        const auto firstSends = 2 * (n - 1);
+        const auto latencyNs = static_cast<int64_t>(
+            std::llround(Tuning(plan.nodes, plan.gpusPerNode)
+                             .Latency(plan.function, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) *
+                         1000.0));
+        return std::make_unique<DelayedSchedule>(
+            std::move(nvls),
+            [firstSends, latencyNs](uint32_t op, const MessageOp&) {
+                return op < firstSends ? latencyNs : int64_t{0};
+            });
+    }
     auto schedule = std::make_unique<ChannelsSchedule>(plan.choice.protocol);
     int64_t tagBase = 0;
     const bool pipeline =

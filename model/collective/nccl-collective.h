@@ -35,6 +35,7 @@ struct NcclPlan
     uint32_t channels{1};   //!< channels used: the attribute, fewer for small sizes (NCCL's rule)
     uint64_t chunkBytes{0}; //!< payload of one chunk (per ring segment and loop)
     uint32_t slicesPerChunk{1};
+    double wireFactor{1}; //!< NVLS: wire bytes per payload byte (1 / NCCL's NVLS efficiency)
 };
 
 /**
@@ -63,6 +64,10 @@ struct NcclPlan
  * rest on tree 1; in each host a chain of its GPUs under the GPU on the channel's rail, which
  * carries all the host's network traffic; per chunk (one NCCL step) reduce up, then broadcast
  * down; chunks pipelined.
+ *
+ * NVLS (all-reduce on one host whose NVSwitch reduces: the Nvls attribute, Hopper or later):
+ * NvlsSchedule (nvls-schedule.h), an emulation of NVLS's link loads, the first sends delayed by
+ * NCCL's NVLS latency (25 us).
  */
 class NcclCollective : public CollectiveAlgorithm
 {
@@ -119,6 +124,7 @@ class NcclCollective : public CollectiveAlgorithm
 
     uint32_t m_channels;
     int m_generation; //!< an NcclGpuGeneration (EnumValue holds an int)
+    int m_nvls;       //!< an NvlsSupport
     std::string m_algo;
     std::string m_proto;
     DataRate m_nvLinkBandwidth;
