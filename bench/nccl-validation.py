@@ -13,7 +13,7 @@ that size:
   - 64 MiB and up: busbw within 10%;
   - other sizes: no target (shown).
 --check exits 1 if a row misses its target; --check-from BYTES only for rows of that size and
-up and the latency floor (a CTest runs it from 512 MiB: what doc/collectives.md says holds). Nothing here is fitted: the published numbers are
+up and the latency floor (a CTest runs it from 1 GiB: what doc/collectives.md says holds). Nothing here is fitted: the published numbers are
 only read and compared.
 """
 import argparse

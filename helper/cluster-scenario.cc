@@ -6,6 +6,7 @@
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/et-reader.h"
 #include "ns3/mpi-context.h"
 #include "ns3/object-factory.h"
@@ -329,6 +330,9 @@ ClusterScenario::BuildCluster()
         SetDefaultUnlessGiven("ns3::NcclCollective",
                               "NvLinkBandwidth",
                               DataRateValue(spec.nvLinkBandwidth));
+        SetDefaultUnlessGiven("ns3::NcclCollective",
+                              "Nvls",
+                              EnumValue(static_cast<int>(m_cluster->GetNvlsSupport())));
     }
     catch (...)
     {

@@ -15,6 +15,7 @@ SummarizeCollectiveBench(const ChakraReport& report, const ClusterScenario& scen
     CollectiveBenchResult result;
     result.time = report.GetIterationTime();
     result.finished = report.AllFinished();
+    result.failure = result.finished ? "" : report.DescribeFailure();
     result.events = scenario.GetEventCount();
     result.wallSeconds = scenario.GetWallSeconds();
     for (const auto& collective : report.GetCollectives())

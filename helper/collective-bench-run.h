@@ -24,6 +24,7 @@ struct CollectiveBenchResult
 {
     Time time;              //!< the iteration time: latest rank finish (all start at 0)
     bool finished{false};   //!< every rank ran its whole trace
+    std::string failure;    //!< when not: why (ChakraReport::DescribeFailure)
     std::string algorithms; //!< the algorithms the collectives ran, "+"-joined ("" for p2p)
     uint64_t events{0};     //!< simulator events
     double wallSeconds{0};  //!< wall-clock seconds of the simulation

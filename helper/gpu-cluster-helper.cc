@@ -121,6 +121,20 @@ GpuClusterHelper::GetTypeId()
                           UintegerValue(65000),
                           MakeUintegerAccessor(&GpuClusterHelper::m_nvLinkMtu),
                           MakeUintegerChecker<uint32_t>(576, 65535))
+            .AddAttribute("NvlsSupport",
+                          "Whether the NVSwitch reduces (NVLink SHARP: NCCL's NVLS): auto by "
+                          "the GPU generation (Hopper and later: DGX/HGX H100, H200, B200, "
+                          "GB200; not Ampere, Volta), on, off (no NVSwitch that reduces). Passed "
+                          "to the NCCL model (ns3::NcclCollective::Nvls) in a ClusterScenario "
+                          "run.",
+                          EnumValue(static_cast<int>(NvlsSupport::AUTO)),
+                          MakeEnumAccessor(&GpuClusterHelper::m_nvlsSupport),
+                          MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
+                                          "auto",
+                                          static_cast<int>(NvlsSupport::ON),
+                                          "on",
+                                          static_cast<int>(NvlsSupport::OFF),
+                                          "off"))
             .AddAttribute("Partition",
                           "Distributed (MPI) runs: which process runs each host (a host, its "
                           "NVSwitch and NICs stay together; switches follow their hosts or are "
@@ -489,6 +503,12 @@ uint32_t
 GpuClusterHelper::GetNvLinkMtu() const
 {
     return m_nvLinkMtu;
+}
+
+NvlsSupport
+GpuClusterHelper::GetNvlsSupport() const
+{
+    return static_cast<NvlsSupport>(m_nvlsSupport);
 }
 
 TypeId

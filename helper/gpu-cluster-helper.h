@@ -14,6 +14,7 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/nvls-schedule.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/topology-builder.h"
@@ -167,6 +168,8 @@ class GpuClusterHelper : public Object
     uint32_t GetMtu() const;
     /** \return the packet size of NVLink links */
     uint32_t GetNvLinkMtu() const;
+    /** \return whether the NVSwitch reduces (NVLS): the NvlsSupport attribute */
+    NvlsSupport GetNvlsSupport() const;
 
   private:
     /** SetTopology's end of the pairs. */
@@ -208,6 +211,7 @@ class GpuClusterHelper : public Object
     uint32_t m_scaleUpDomain;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
+    int m_nvlsSupport{0}; //!< an NvlsSupport (EnumValue holds an int)
     std::string m_partitionPolicy;
 
     bool m_built{false};

@@ -340,10 +340,17 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
                 ": name one (Ring or Tree)");
         }
         const std::string name = NcclLower(enabled.front());
+        if (name == "nvls")
+        {
+            throw std::invalid_argument("NCCL_ALGO=" + value +
+                                        ": NVLS runs in the NCCL model only: add --algorithm "
+                                        "nccl (there are no textbook NVLS algorithm)");
+        }
         if (name != "ring" && name != "tree")
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
-                                        " is not modelled yet (issue 27); Ring and Tree are");
+                                        " is not modelled yet (issue 27); Ring, Tree and, with "
+                                        "--algorithm nccl, NVLS are");
         }
         if (wanted && *wanted == function)
         {

@@ -296,10 +296,22 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
         ll += m.bytes;
     }
     BOOST_TEST(ll == 2 * simple);
-    // NCCL_ALGO=Tree leaves nothing for all-gather: nccl does not take the call (the default
-    // algorithm runs), as NCCL would refuse it.
-    BOOST_TEST(!Make(2, "Tree")->Supports(gather));
+    // NCCL_ALGO=Tree leaves nothing for all-gather: nccl takes the call and refuses it, as
+    // NCCL would, naming the variable (the application stops with that message); no quiet
+    // change to another algorithm.
+    BOOST_TEST(Make(2, "Tree")->Supports(gather));
+    gather.me = 0;
+    BOOST_CHECK_EXCEPTION(Make(2, "Tree")->Build(gather),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("NCCL_ALGO=Tree") !=
+                                     std::string::npos;
+                          });
     BOOST_TEST(Make(2, "Ring")->Supports(gather));
+    // Hosts holding different numbers of members are outside the model: the default runs.
+    CollectiveRequest uneven = Request(ChakraProtoMsg::ALL_GATHER, 1, 3, 1 << 20);
+    uneven.hostOf = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{0, 0, 1});
+    BOOST_TEST(!Make(2, "Ring")->Supports(uneven));
 }
 
 BOOST_AUTO_TEST_CASE(bad_values_name_the_attribute)

@@ -237,7 +237,12 @@ BOOST_AUTO_TEST_CASE(nccl_algo_and_proto)
     // All-to-all and send/receive are point-to-point in NCCL: NCCL_ALGO does not govern them.
     BOOST_TEST(NcclAlgoAlgorithm("Ring", FindNcclTestsCollective("alltoall")) == "");
     BOOST_TEST(NcclAlgoAlgorithm("Tree", FindNcclTestsCollective("sendrecv")) == "");
-    for (const char* unmodelled : {"NVLS", "nvlstree", "CollNetDirect", "collnetchain", "PAT"})
+    // NVLS is the NCCL model's (--algorithm nccl), not a textbook algorithm's.
+    BOOST_CHECK_EXCEPTION(
+        NcclAlgoAlgorithm("NVLS", allReduce),
+        std::invalid_argument,
+        [](const std::invalid_argument& e) { return Contains(e.what(), "--algorithm nccl"); });
+    for (const char* unmodelled : {"nvlstree", "CollNetDirect", "collnetchain", "PAT"})
     {
         try
         {
@@ -376,7 +381,9 @@ BOOST_AUTO_TEST_CASE(nccl_algo_from_the_environment)
     result = Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=ring");
     BOOST_TEST(Contains(result.output, "# Simulated algorithm: ring"), result.output);
     ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=NVLS"),
-                  "NCCL_ALGO=NVLS: NVLS is not modelled yet (issue 27)");
+                  "NCCL_ALGO=NVLS: NVLS runs in the NCCL model only: add --algorithm nccl");
+    ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=CollNetDirect"),
+                  "CollNetDirect is not modelled yet (issue 27)");
     ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=Rign"),
                   "NCCL_ALGO=Rign: unknown algorithm 'Rign'");
     // NCCL's choice after the table (model/collective/nccl-tuning.h), for kFlat4: 4 nodes x 1
@@ -453,6 +460,31 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
                   "NCCL_ALGO=Rign: unknown algorithm 'Rign'");
     ExpectRefused(Tool("all_reduce -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_PROTO=LL64"),
                   "unknown protocol 'LL64'");
+    // NVLS where the machine has none is refused in the run, naming the trace node and the
+    // reason, not run as something else: two hosts (NCCL needs CollNet across hosts), A100
+    // GPUs, a cluster with --nvls off.
+    const auto refusedInRun = [](const chakra_test::CommandResult& r, const std::string& why) {
+        BOOST_TEST(r.exitCode != 0, r.output);
+        BOOST_TEST(Contains(r.output, "chakra_nccl_tests: error: size 1048576: rank "), r.output);
+        BOOST_TEST(Contains(r.output, "the nccl algorithm cannot run this call"), r.output);
+        BOOST_TEST(Contains(r.output, why), r.output);
+        BOOST_TEST(ParseRows(r.output).empty(), r.output);
+    };
+    refusedInRun(Tool("all_reduce -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_ALGO=NVLS"),
+                 "the communicator spans 2 hosts");
+    const std::string oneHost = "--hosts 1 --gpus-per-host 8 --transport flow";
+    refusedInRun(
+        Tool("all_reduce -b 1M -e 1M --algorithm nccl --gpu A100 " + oneHost, "NCCL_ALGO=NVLS"),
+        "Ampere GPUs have no NVLink SHARP");
+    refusedInRun(
+        Tool("all_reduce -b 1M -e 1M --algorithm nccl --nvls off " + oneHost, "NCCL_ALGO=NVLS"),
+        "NvlsSupport is off");
+    ExpectRefused(Tool("all_reduce -b 1M -e 1M --algorithm nccl --nvls bogus " + oneHost),
+                  "--nvls");
+    // On one H100 host NCCL's choice for a large all-reduce is NVLS, and it runs.
+    result = Tool("all_reduce -b 256M -e 256M --algorithm nccl " + oneHost);
+    BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(result.output, "      NVLS    Simple"), result.output);
     result = Tool("all_reduce -b 1M -e 1M " + cluster);
     BOOST_TEST(!Contains(result.output, "# Simulated algorithm: nccl"), result.output);
 }

@@ -319,6 +319,11 @@ ApplyNcclTuning(Run& run)
     config.generation = run.generation;
     config.channels = kNcclChannels;
     config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
+    config.nvls = NvlsAvailable(cluster->GetNvlsSupport(),
+                                config.generation,
+                                config.nodes,
+                                config.ranksPerNode,
+                                config.nvlsWhy);
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
     // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink
     // bandwidths it takes from the cluster itself: ClusterScenario).
@@ -487,8 +492,9 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     {
         std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
                     "chunks, slices, protocol wire bytes, NVLink efficiency and per-step "
-                    "latency simulated;\n#   NVLS, CollNet, PXN routing not simulated "
-                    "(doc/collectives.md, \"The NCCL model\")\n");
+                    "latency simulated;\n#   NVLS all-reduce on one host of Hopper or later "
+                    "GPUs (--nvls) simulated by its link loads; CollNet, PXN routing not "
+                    "simulated (doc/collectives.md, \"The NCCL model\")\n");
     }
     else
     {
@@ -601,9 +607,11 @@ RunSweep(const Run& run)
                 RunCollectiveBench(*scenario, spec, c.pointToPoint);
             if (!result.finished)
             {
-                throw std::runtime_error("size " + std::to_string(shape.sizeBytes) +
-                                         ": the simulation did not finish (every rank did not "
-                                         "reach its trace's end)");
+                throw std::runtime_error("size " + std::to_string(shape.sizeBytes) + ": " +
+                                         (result.failure.empty()
+                                              ? "the simulation did not finish (every rank did "
+                                                "not reach its trace's end)"
+                                              : result.failure));
             }
             const double seconds = result.time.GetSeconds();
             const NcclTestsBandwidth bw =

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -650,13 +651,27 @@ ChakraApplication::RunCollective(std::shared_ptr<const EtNode> node)
     call.bytes = request.bytes;
     call.root = request.root;
 
+    std::unique_ptr<CollectiveSchedule> schedule;
+    try
+    {
+        schedule = algorithm->Build(request);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // The algorithm takes calls of this kind but not this one as configured (NCCL_ALGO
+        // leaving it no algorithm, NVLS asked of GPUs without it): the user's setting. The
+        // other ranks would wait for this one's messages: the run ends here.
+        FailRun(node->Describe() + ": the " + algorithm->GetName() +
+                " algorithm cannot run this call: " + e.what());
+        return;
+    }
     const uint64_t id = node->GetId();
     auto collective = std::make_shared<Collective>(
         m_transport,
         comm,
         record.seq,
         call,
-        algorithm->Build(request),
+        std::move(schedule),
         [this, node, start, lane, record, id, afterTransfer]() mutable {
             // The messages are through; the call ends on this rank after its software cost
             // and this rank's own delay (both zero unless set).

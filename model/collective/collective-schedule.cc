@@ -153,7 +153,7 @@ CollectiveSchedule::InitialSends(std::vector<uint32_t>& sends) const
 }
 
 int64_t
-CollectiveSchedule::SendDelayNs(uint32_t /* op */) const
+CollectiveSchedule::SendDelayNs(uint32_t /* op */, const MessageOp& /* message */) const
 {
     return 0;
 }

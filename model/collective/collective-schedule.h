@@ -88,9 +88,11 @@ class CollectiveSchedule
      * latency of its protocol), which the network does not model. It delays the message, it
      * does not occupy a link. The default is 0 (the textbook algorithms have none).
      * \param op the index of a send
+     * \param message Op(op), which the engine has computed already (lazy schedules compute
+     *        it per call)
      * \return the delay in nanoseconds (0 or more)
      */
-    virtual int64_t SendDelayNs(uint32_t op) const;
+    virtual int64_t SendDelayNs(uint32_t op, const MessageOp& message) const;
 };
 
 /**

@@ -181,7 +181,7 @@ Collective::Issue(uint32_t op)
     CommTransport::Done onDone = [this, op]() { Complete(op); };
     if (o.send)
     {
-        const int64_t delay = m_schedule->SendDelayNs(op);
+        const int64_t delay = m_schedule->SendDelayNs(op, o);
         if (delay > 0)
         {
             // The library's own cost of a step: the message leaves later; the op counts as

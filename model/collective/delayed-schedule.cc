@@ -64,11 +64,11 @@ DelayedSchedule::InitialSends(std::vector<uint32_t>& sends) const
 }
 
 int64_t
-DelayedSchedule::SendDelayNs(uint32_t op) const
+DelayedSchedule::SendDelayNs(uint32_t op, const MessageOp& message) const
 {
-    const int64_t delay = m_delay(op, m_inner->Op(op));
+    const int64_t delay = m_delay(op, message);
     // The inner schedule's own delay comes first (a wrapper adds, it does not replace).
-    return m_inner->SendDelayNs(op) + (delay > 0 ? delay : 0);
+    return m_inner->SendDelayNs(op, message) + (delay > 0 ? delay : 0);
 }
 
 } // namespace ns3

@@ -1,5 +1,7 @@
 #include "nccl-collective.h"
 
+#include "delayed-schedule.h"
+#include "nvls-schedule.h"
 #include "ring-schedule.h"
 
 #include "ns3/abort.h"
@@ -36,6 +38,18 @@ namespace
  * LL128 120 per 128-byte line.
  */
 constexpr uint64_t kSteps = 8;
+
+/** \return whether two tuning configurations give the same model */
+bool
+SameTuningInputs(const NcclTuningConfig& a, const NcclTuningConfig& b)
+{
+    return a.nodes == b.nodes && a.ranksPerNode == b.ranksPerNode && a.generation == b.generation &&
+           a.channels == b.channels && a.intraBandwidth == b.intraBandwidth &&
+           a.interBandwidth == b.interBandwidth && a.nvlinkIntra == b.nvlinkIntra &&
+           a.amdCpu == b.amdCpu && a.netLatency == b.netLatency &&
+           a.ll128ByDefault == b.ll128ByDefault && a.nvls == b.nvls;
+}
+
 constexpr uint64_t kLlBuffer = 8 * 512 * kSteps * 16;
 constexpr uint64_t kLl128Buffer = 120 * 640 * kSteps * 8;
 constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
@@ -480,15 +494,13 @@ class ChannelsSchedule : public CollectiveSchedule
         m_handOff.push_back(handOffPeer);
     }
 
-    int64_t SendDelayNs(uint32_t op) const override
+    int64_t SendDelayNs(uint32_t op, const MessageOp& message) const override
     {
         const std::size_t p = PartOf(op);
-        const uint32_t local = op - m_first[p];
-        const MessageOp o = m_parts[p]->Op(local);
-        int64_t delay = m_parts[p]->DepCount(local) == 0 ? m_baseNs : 0;
-        if (o.peer != m_handOff[p])
+        int64_t delay = m_parts[p]->DepCount(op - m_first[p]) == 0 ? m_baseNs : 0;
+        if (message.peer != m_handOff[p])
         {
-            delay += SameHost(o.peer) ? m_intraNs : m_interNs;
+            delay += SameHost(message.peer) ? m_intraNs : m_interNs;
         }
         return delay;
     }
@@ -727,6 +739,20 @@ NcclCollective::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&NcclCollective::m_stepLatency),
                           MakeBooleanChecker())
+            .AddAttribute("Nvls",
+                          "Whether the GPUs' NVSwitch reduces (NVLink SHARP, NCCL's NVLS): auto "
+                          "by GpuGeneration (Hopper and later), on (refused before Hopper), off. "
+                          "A ClusterScenario run "
+                          "takes its cluster's NvlsSupport unless this is set. NVLS runs "
+                          "all-reduce on communicators inside one host only.",
+                          EnumValue(static_cast<int>(NvlsSupport::AUTO)),
+                          MakeEnumAccessor(&NcclCollective::m_nvls),
+                          MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
+                                          "auto",
+                                          static_cast<int>(NvlsSupport::ON),
+                                          "on",
+                                          static_cast<int>(NvlsSupport::OFF),
+                                          "off"))
             .AddAttribute("NcclAlgo",
                           "NCCL_ALGO's text (NCCL's syntax: \"Ring\", \"^Tree\", "
                           "\"allreduce:tree;allgather:ring\"); empty: NCCL's choice.",
@@ -758,7 +784,8 @@ NcclCollective::NcclCollective()
     : m_channels(16),
       m_generation(static_cast<int>(NcclGpuGeneration::HOPPER)),
       m_nvLinkEfficiency(0),
-      m_stepLatency(true)
+      m_stepLatency(true),
+      m_nvls(static_cast<int>(NvlsSupport::AUTO))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -871,17 +898,24 @@ NcclCollective::GetNvLinkEfficiency() const
 const NcclTuningModel&
 NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
 {
+    NcclTuningConfig config;
+    config.nodes = nodes;
+    config.ranksPerNode = gpus;
+    config.generation = static_cast<NcclGpuGeneration>(m_generation);
+    config.channels = m_channels;
+    // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
+    config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
+    config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
+    config.nvls = NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
+                                config.generation,
+                                nodes,
+                                gpus,
+                                config.nvlsWhy);
+    // Attributes may change between calls (a test, a scenario that reconfigures): the cached
+    // model holds only while its inputs are the same.
     auto& slot = m_tuning[{nodes, gpus}];
-    if (!slot)
+    if (!slot || !SameTuningInputs(slot->GetConfig(), config))
     {
-        NcclTuningConfig config;
-        config.nodes = nodes;
-        config.ranksPerNode = gpus;
-        config.generation = static_cast<NcclGpuGeneration>(m_generation);
-        config.channels = m_channels;
-        // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
-        config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
-        config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
         slot = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
     }
     return *slot;
@@ -908,16 +942,11 @@ NcclCollective::Supports(const CollectiveRequest& request) const
     {
         return true;
     }
-    try
-    {
-        Plan(request);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        NS_LOG_LOGIC("nccl cannot run this call: " << e.what());
-        return false;
-    }
-    return true;
+    // Hosts with different numbers of the communicator's members are outside the model: the
+    // default algorithm runs them. Everything else is the model's to run or to refuse: a call
+    // that NCCL_ALGO / NCCL_PROTO or the machine's NVLS leave no pair for is an error from
+    // Build (NCCL refuses it too), not a quiet change of algorithm.
+    return MakeLayout(request).has_value();
 }
 
 NcclPlan
@@ -956,6 +985,16 @@ NcclCollective::Plan(const CollectiveRequest& request) const
         plan.latency = Tuning(plan.nodes, plan.gpusPerNode)
                            .StepLatencies(plan.function, plan.ran, plan.choice.protocol);
     }
+    if (plan.ran == NcclAlgorithm::NVLS)
+    {
+        const auto generation = static_cast<NcclGpuGeneration>(m_generation);
+        plan.channels = NvlsChannels(generation, plan.nodes);
+        plan.chunkBytes = NvlsChunkBytes(plan.nbytes, plan.channels, plan.gpusPerNode);
+        plan.slicesPerChunk = 1;
+        // NCCL's NVLS efficiency on top of its NVLink one, as extra bytes on the wire (as every
+        // NVLink hop of the model carries wire bytes / NVLink efficiency).
+        plan.wireFactor = 1.0 / (NvlsEfficiency(generation) * plan.nvLinkEfficiency);
+    }
     return plan;
 }
 
@@ -966,6 +1005,36 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
     const NcclPlan plan = Plan(request);
     const HostLayout layout = *MakeLayout(request);
     const uint32_t n = request.size;
+    if (plan.ran == NcclAlgorithm::NVLS)
+    {
+        std::vector<uint32_t> peers;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            if (i != request.me)
+            {
+                peers.push_back(i);
+            }
+        }
+        auto nvls = std::make_unique<NvlsSchedule>(std::move(peers),
+                                                   NvlsSchedule::PairBytes(plan.nbytes, n),
+                                                   plan.chunkBytes,
+                                                   static_cast<uint32_t>(kSteps),
+                                                   plan.wireFactor,
+                                                   0);
+        if (plan.latency.intra <= 0)
+        {
+            return nvls;
+        }
+        // NCCL's NVLS latency (its tuning's, 25 us on NVLink, no base) before the sends of the
+        // first window, which wait for nothing: the call's data moves 25 us late.
+        const uint32_t firstWindow = nvls->WindowOps();
+        const auto latencyNs = static_cast<int64_t>(std::llround(plan.latency.intra * 1000.0));
+        return std::make_unique<DelayedSchedule>(
+            std::move(nvls),
+            [firstWindow, latencyNs](uint32_t op, const MessageOp&) {
+                return op < firstWindow ? latencyNs : int64_t{0};
+            });
+    }
     auto schedule = std::make_unique<ChannelsSchedule>(plan, request.hostOf, request.me);
     int64_t tagBase = 0;
     const bool pipeline =

@@ -39,6 +39,7 @@ struct NcclPlan
     double nvLinkEfficiency{1};
     /** What each send waits before it leaves (all 0 when StepLatency is off). */
     NcclStepLatencies latency;
+    double wireFactor{1}; //!< NVLS: wire bytes per payload byte (1 / NCCL's NVLS efficiency)
 };
 
 /**
@@ -75,6 +76,10 @@ struct NcclPlan
  * rest on tree 1; in each host a chain of its GPUs under the GPU on the channel's rail, which
  * carries all the host's network traffic; per chunk (one NCCL step) reduce up, then broadcast
  * down; chunks pipelined.
+ *
+ * NVLS (all-reduce on one host whose NVSwitch reduces: the Nvls attribute, Hopper or later):
+ * NvlsSchedule (nvls-schedule.h), an emulation of NVLS's link loads, the first sends delayed by
+ * NCCL's NVLS latency (25 us).
  */
 class NcclCollective : public CollectiveAlgorithm
 {
@@ -144,10 +149,13 @@ class NcclCollective : public CollectiveAlgorithm
     int m_generation;          //!< an NcclGpuGeneration (EnumValue holds an int)
     double m_nvLinkEfficiency; //!< 0: the generation's
     bool m_stepLatency;
+    int m_nvls; //!< an NvlsSupport
     std::string m_algo;
     std::string m_proto;
     DataRate m_nvLinkBandwidth;
     DataRate m_nicBandwidth;
+    /** By (nodes, GPUs per node); rebuilt when an attribute it depends on has changed (the
+     *  NcclAlgo / NcclProto setters clear it, Tuning compares the rest). */
     mutable std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<NcclTuningModel>> m_tuning;
 };
 

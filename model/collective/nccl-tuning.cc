@@ -1,5 +1,7 @@
 #include "nccl-tuning.h"
 
+#include "nvls-schedule.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -17,7 +19,10 @@ namespace
 {
 
 constexpr int kFunctions = 5;
-constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two)
+constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two): the tables below
+constexpr int kModelled = 3;   // and NVLS
+/** NVLS's place in NCCL_ALGO's names (NcclAlgoNames). */
+constexpr int kNvlsAlgoIndex = 4;
 constexpr int kProtocols = 3;
 
 /*
@@ -25,6 +30,9 @@ constexpr int kProtocols = 3;
  * [algorithm: Tree, Ring][protocol: LL, LL128, Simple]; latencies in us, bandwidths in GB/s.
  */
 constexpr double kBaseLatency[kAlgorithms][kProtocols] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}};
+
+/** NVLS Simple's NVLink latency (hwLatencies[NVLINK][NVLS][SIMPLE]); its base latency is 0. */
+constexpr double kNvlsHopLatency = 25.0;
 
 /** Per-hop latency: [link kind: NVLink, PCI, network][algorithm][protocol]. */
 enum LinkKind
@@ -158,7 +166,9 @@ NcclFunctionName(NcclFunction function)
 std::string
 NcclAlgorithmName(NcclAlgorithm algorithm)
 {
-    return algorithm == NcclAlgorithm::TREE ? "Tree" : "Ring";
+    return algorithm == NcclAlgorithm::TREE   ? "Tree"
+           : algorithm == NcclAlgorithm::RING ? "Ring"
+                                              : "NVLS";
 }
 
 std::string
@@ -404,6 +414,26 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
                 m_stepLatencies[f][a][p] = {kBaseLatency[a][p], intraLat, interLat};
             }
         }
+        // NVLS: all-reduce, Simple only, where the machine and communicator have it.
+        const int nvls = static_cast<int>(NcclAlgorithm::NVLS);
+        const int simple = static_cast<int>(NcclProtocol::SIMPLE);
+        const double efficiency = NvlsEfficiency(config.generation);
+        const int nvlsChannels = std::min(ppn, 32); // one per GPU (head), NCCL_MAX_NVLS_ARITY
+        if (allReduce && config.nvls && efficiency > 0 && nNodes == 1 && nvlsChannels >= 2 &&
+            algoEnabled[kNvlsAlgoIndex].value_or(true) && protoEnabled[simple].value_or(true))
+        {
+            // The NVLS graph's per-channel bandwidth: every GPU serves each channel once and the
+            // one it heads twice, so nCh + 1 of them fit in its NVLink bandwidth; NCCL's search
+            // then takes the fastest speed of its table that fits (H100: 41.2 -> 40 GB/s).
+            const double bwNvls =
+                NvlsGraphSpeed(config.generation, config.intraBandwidth / (nvlsChannels + 1));
+            const double perChannel =
+                bwNvls * efficiency * (nvlsChannels - 1) / nvlsChannels * 2.0; // two phases
+            m_bandwidth[f][nvls][simple] =
+                nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
+            m_latency[f][nvls][simple] = kNvlsHopLatency; // replaces the base (0)
+            m_stepLatencies[f][nvls][simple] = {0, kNvlsHopLatency, 0};
+        }
     }
 }
 
@@ -481,7 +511,7 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
     }
     NcclChoice best;
     double bestTime = std::numeric_limits<double>::max();
-    for (int a = 0; a < kAlgorithms; ++a)
+    for (int a = 0; a < kModelled; ++a)
     {
         for (int p = 0; p < kProtocols; ++p)
         {
@@ -497,11 +527,13 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
     }
     if (bestTime == std::numeric_limits<double>::max())
     {
-        throw std::invalid_argument("no algorithm and protocol left for " +
-                                    NcclFunctionName(function) + ": NCCL_ALGO=" + m_algoValue +
-                                    ", NCCL_PROTO=" + m_protoValue +
-                                    " (of NCCL's algorithms only Ring and Tree are modelled; Tree "
-                                    "runs AllReduce only)");
+        throw std::invalid_argument(
+            "no algorithm and protocol left for " + NcclFunctionName(function) +
+            ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
+            " (of NCCL's algorithms only Ring, Tree and NVLS are "
+            "modelled; Tree runs AllReduce only; NVLS AllReduce with "
+            "Simple only" +
+            (m_config.nvls ? std::string(")") : "; " + m_config.nvlsWhy + ")"));
     }
     return best;
 }

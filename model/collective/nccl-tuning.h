@@ -32,6 +32,7 @@ enum class NcclAlgorithm
 {
     TREE,
     RING,
+    NVLS, //!< NVLink SHARP all-reduce (Simple only), where NcclTuningConfig::nvls says
 };
 
 /** NCCL's protocols, in NCCL's order. */
@@ -53,12 +54,12 @@ enum class NcclGpuGeneration
 
 /** \return NCCL's name: "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" */
 std::string NcclFunctionName(NcclFunction function);
-/** \return NCCL's name: "Tree", "Ring" */
+/** \return NCCL's name: "Tree", "Ring", "NVLS" */
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 /** \return NCCL's name: "LL", "LL128", "Simple" */
 std::string NcclProtocolName(NcclProtocol protocol);
 
-/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; only Tree and Ring are modelled. */
+/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; Tree, Ring and NVLS are modelled. */
 const std::vector<std::string>& NcclAlgoNames();
 /** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
 const std::vector<std::string>& NcclProtoNames();
@@ -114,6 +115,11 @@ struct NcclTuningConfig
     /** LL128 enabled unless NCCL_PROTO says otherwise: NCCL enables it by default on NVLink
      *  systems whose NIC paths are close enough (Hopper on: up to PXN; before: up to PXB). */
     bool ll128ByDefault{true};
+    /** NVLS (NVLink SHARP) available: NvlsAvailable (nvls-schedule.h) says so for the machine
+     *  and the communicator; the tuning then also needs NCCL's NVLS efficiency (Hopper on). */
+    bool nvls{false};
+    /** When NVLS is not available: why (in the error when NCCL_ALGO forces it). */
+    std::string nvlsWhy{"NVLS is not available on this machine"};
 };
 
 /**
@@ -143,9 +149,16 @@ struct NcclChoice
  *        bandwidth (GB/s of the function's bytes), time = latency + bytes / bandwidth, with
  *        NCCL's size-dependent corrections; the choice is the fastest enabled pair.
  *
- * What it leaves out (they need topology facts this model does not have): NVLS, NVLSTree,
+ * NVLS (all-reduce, Simple, one host: NcclTuningConfig::nvls): NCCL's NVLS graph has one
+ * channel per GPU of the node (the heads), each at the GPU's NVLink bandwidth / (GPUs + 1)
+ * (the search's fit: every GPU serves every channel, and twice the one it heads); per channel
+ * bwIntra x NVLS efficiency x (nCh - 1) / nCh x 2, times nCh, x nRanks / (2 (nRanks - 1));
+ * latency NVLS Simple's NVLink hop, 25 us, no base.
+ *
+ * What it leaves out (they need topology facts this model does not have): NVLSTree,
  * CollNetDirect, CollNetChain and PAT (never available here), NCCL's topology search (channels
- * and per-channel bandwidths are given), the 0.85 penalty of trees whose NIC traffic all goes
+ * and per-channel bandwidths are given; NVLS's per-channel bandwidth is not rounded down to
+ * NCCL's table of search speeds), the 0.85 penalty of trees whose NIC traffic all goes
  * through one GPU, aggregated launches (one operation per call), and the channel and thread
  * count NCCL then reduces for small sizes (it changes the kernel, not the choice).
  */
@@ -204,9 +217,9 @@ class NcclTuningModel
     std::string m_algoValue;
     std::string m_protoValue;
     /** [function][algorithm][protocol] */
-    std::array<std::array<std::array<double, 3>, 2>, 5> m_bandwidth{};
-    std::array<std::array<std::array<double, 3>, 2>, 5> m_latency{};
-    std::array<std::array<std::array<NcclStepLatencies, 3>, 2>, 5> m_stepLatencies{};
+    std::array<std::array<std::array<double, 3>, 3>, 5> m_bandwidth{};
+    std::array<std::array<std::array<double, 3>, 3>, 5> m_latency{};
+    std::array<std::array<std::array<NcclStepLatencies, 3>, 3>, 5> m_stepLatencies{};
 };
 
 } // namespace ns3

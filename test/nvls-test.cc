@@ -1,0 +1,256 @@
+/*
+ * NVLS (NVLink SHARP) all-reduce in the NCCL model (issue 27): only where the machine has it
+ * (Hopper or later, one host, an NVSwitch that reduces); NCCL's constants (efficiency,
+ * channels, the topology search's speed table, the chunk size by message size) against NCCL
+ * 2.30.7's source by hand; the tuning model's NVLS row and choice; the schedule's ops,
+ * window and pair bytes by hand; a simulated 256 MiB all-reduce on 8 H100 against the closed
+ * form of its link loads and against NCCL's own prediction.
+ */
+#define BOOST_TEST_MODULE nvls
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
+#include "ns3/chakra-module.h"
+#include "ns3/core-module.h"
+
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace
+{
+
+/** One host of 8 H100 as NCCL sees it: 18 NVLinks of 20.6 GB/s (NCCL's SM90 figure). */
+NcclTuningConfig
+OneH100Node(bool nvls)
+{
+    NcclTuningConfig config;
+    config.nodes = 1;
+    config.ranksPerNode = 8;
+    config.generation = NcclGpuGeneration::HOPPER;
+    config.channels = 16;
+    config.intraBandwidth = 18 * 20.6;
+    config.nvls = nvls;
+    return config;
+}
+
+/** A call on one host of \p gpus GPUs. */
+CollectiveRequest
+OneHostRequest(ChakraProtoMsg::CollectiveCommType type, uint32_t gpus, uint64_t bytes)
+{
+    CollectiveRequest request;
+    request.type = type;
+    request.size = gpus;
+    request.bytes = bytes;
+    request.hostOf = std::make_shared<std::vector<uint32_t>>(gpus, 0);
+    return request;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(nvls_only_where_the_machine_has_it)
+{
+    std::string why;
+    BOOST_TEST(NvlsAvailable(NvlsSupport::AUTO, NcclGpuGeneration::HOPPER, 1, 8, why));
+    BOOST_TEST(why.empty());
+    BOOST_TEST(NvlsAvailable(NvlsSupport::ON, NcclGpuGeneration::BLACKWELL, 1, 4, why));
+    // Before Hopper NCCL's NVLS efficiency is 0: no NVLS, and the reason names the GPUs.
+    BOOST_TEST(!NvlsAvailable(NvlsSupport::AUTO, NcclGpuGeneration::AMPERE, 1, 8, why));
+    BOOST_TEST(why.find("Ampere") != std::string::npos, why);
+    // Switched off on the cluster.
+    BOOST_TEST(!NvlsAvailable(NvlsSupport::OFF, NcclGpuGeneration::HOPPER, 1, 8, why));
+    BOOST_TEST(why.find("off") != std::string::npos, why);
+    // Several hosts: NCCL runs NVLS across nodes only with CollNet.
+    BOOST_TEST(!NvlsAvailable(NvlsSupport::AUTO, NcclGpuGeneration::HOPPER, 2, 8, why));
+    BOOST_TEST(why.find("2 hosts") != std::string::npos, why);
+    BOOST_TEST(!NvlsAvailable(NvlsSupport::AUTO, NcclGpuGeneration::HOPPER, 1, 1, why));
+    // Asked for on GPUs that cannot: an error naming both, not a quiet fallback.
+    BOOST_CHECK_EXCEPTION(NvlsAvailable(NvlsSupport::ON, NcclGpuGeneration::AMPERE, 1, 8, why),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("Ampere") != std::string::npos &&
+                                     what.find("NVLS on (--nvls") != std::string::npos;
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(nccls_constants_by_hand)
+{
+    // tuning.cc nvlsEfficiency: Volta 0, Ampere 0, Hopper 0.85, Blackwell 0.74.
+    BOOST_TEST(NvlsEfficiency(NcclGpuGeneration::AMPERE) == 0.0);
+    BOOST_TEST(NvlsEfficiency(NcclGpuGeneration::HOPPER) == 0.85);
+    BOOST_TEST(NvlsEfficiency(NcclGpuGeneration::BLACKWELL) == 0.74);
+    // nvls.cc: 16 channels on sm90; sm100 24 on one node, 32 on several.
+    BOOST_TEST(NvlsChannels(NcclGpuGeneration::HOPPER, 1) == 16u);
+    BOOST_TEST(NvlsChannels(NcclGpuGeneration::BLACKWELL, 1) == 24u);
+    BOOST_TEST(NvlsChannels(NcclGpuGeneration::BLACKWELL, 4) == 32u);
+    // search.cc's speed tables: 8 H100 give 370.8 / 9 = 41.2 GB/s a channel, the table 40;
+    // 8 B200 (18 x 40.1) / 9 = 80.2 -> 80; below the slowest entry, the slowest.
+    BOOST_TEST(NvlsGraphSpeed(NcclGpuGeneration::HOPPER, 370.8 / 9) == 40.0);
+    BOOST_TEST(NvlsGraphSpeed(NcclGpuGeneration::BLACKWELL, 18 * 40.1 / 9) == 80.0);
+    BOOST_TEST(NvlsGraphSpeed(NcclGpuGeneration::HOPPER, 60.0) == 60.0);
+    BOOST_TEST(NvlsGraphSpeed(NcclGpuGeneration::HOPPER, 1.0) == 3.0);
+    // enqueue.cc: 128 KiB, then 64 KiB below 64 x ops x 128 KiB, 32 KiB below 8 x ops x 64 KiB,
+    // 16 KiB below 2 x ops x 32 KiB; ops = 16 channels x 8 heads = 128: thresholds 1 GiB,
+    // 64 MiB, 8 MiB.
+    BOOST_TEST(NvlsChunkBytes(uint64_t(1) << 30, 16, 8) == 131072u);
+    BOOST_TEST(NvlsChunkBytes((uint64_t(1) << 30) - 1, 16, 8) == 65536u);
+    BOOST_TEST(NvlsChunkBytes(uint64_t(64) << 20, 16, 8) == 65536u);
+    BOOST_TEST(NvlsChunkBytes((uint64_t(64) << 20) - 1, 16, 8) == 32768u);
+    BOOST_TEST(NvlsChunkBytes(uint64_t(8) << 20, 16, 8) == 32768u);
+    BOOST_TEST(NvlsChunkBytes((uint64_t(8) << 20) - 1, 16, 8) == 16384u);
+    BOOST_TEST(NvlsChunkBytes(8, 16, 8) == 16384u);
+}
+
+BOOST_AUTO_TEST_CASE(tuning_row_and_choice)
+{
+    // NCCL's NVLS row on 8 H100: 8 channels (one per GPU) of 40 GB/s, x 0.85 x 7/8 x 2 (an
+    // all-reduce pipelines its two phases) = 59.5 GB/s a channel, busbw 476 GB/s (the NCCL
+    // maintainers quote ~480 for NVLS on H100), algbw 476 x 8 / 14 = 272 GB/s; latency 25 us.
+    const NcclTuningModel model(OneH100Node(true), "", "");
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) ==
+                   272.0,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(model.Latency(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) ==
+               25.0);
+    // Simple only, all-reduce only.
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::LL) ==
+               0.0);
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_GATHER, NcclAlgorithm::NVLS,
+                               NcclProtocol::SIMPLE) == 0.0);
+    // Large all-reduces take it; small ones keep the ring's low latency.
+    BOOST_TEST((model.Choose(NcclFunction::ALL_REDUCE, uint64_t(1) << 30).algorithm ==
+                NcclAlgorithm::NVLS));
+    BOOST_TEST((model.Choose(NcclFunction::ALL_REDUCE, 8).algorithm != NcclAlgorithm::NVLS));
+    BOOST_TEST((model.Choose(NcclFunction::ALL_GATHER, uint64_t(1) << 30).algorithm ==
+                NcclAlgorithm::RING));
+    // Overrides: ^NVLS leaves the ring; NVLS alone where it is not available is an error that
+    // says why.
+    const NcclTuningModel noNvls(OneH100Node(true), "^NVLS", "");
+    BOOST_TEST((noNvls.Choose(NcclFunction::ALL_REDUCE, uint64_t(1) << 30).algorithm !=
+                NcclAlgorithm::NVLS));
+    NcclTuningConfig off = OneH100Node(false);
+    off.nvlsWhy = "the cluster's NvlsSupport is off";
+    const NcclTuningModel forced(off, "NVLS", "");
+    BOOST_CHECK_EXCEPTION(forced.Choose(NcclFunction::ALL_REDUCE, 1 << 20),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("NvlsSupport is off") !=
+                                     std::string::npos;
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(schedule_ops_by_hand)
+{
+    // 4 ranks, 1,200 bytes: each ordered pair exchanges ceil(1200 x 5 / 12) = 500 bytes (a GPU
+    // sends 3 x 500 = N (n+1) / n = 1,500); chunks of at most 200: 3 chunks (500 split
+    // evenly); window 2; wire factor 1.
+    BOOST_TEST(NvlsSchedule::PairBytes(1200, 4) == 500u);
+    BOOST_TEST(NvlsSchedule::PairBytes(1201, 4) == 501u);
+    BOOST_TEST(NvlsSchedule::PairBytes(1200, 1) == 0u);
+    NvlsSchedule schedule({1, 2, 3}, 500, 200, 2, 1.0, 10);
+    BOOST_TEST(schedule.Size() == 18u); // 3 chunks x 3 peers x (send, receive)
+    BOOST_TEST(schedule.WindowOps() == 12u);
+    uint64_t sent = 0;
+    for (uint32_t op = 0; op < schedule.Size(); ++op)
+    {
+        const MessageOp o = schedule.Op(op);
+        const uint32_t chunk = op / 6;
+        BOOST_TEST(o.send == (op % 2 == 0));
+        BOOST_TEST(o.peer == 1 + (op / 2) % 3);
+        BOOST_TEST(o.tag == 10 + chunk);
+        sent += o.send ? o.bytes : 0;
+        // Sends of chunks 0 and 1 wait for nothing; chunk 2's wait for chunk 0's to the same
+        // peer; receives wait for nothing.
+        if (o.send && chunk == 2)
+        {
+            BOOST_TEST(schedule.DepCount(op) == 1u);
+            BOOST_TEST(schedule.Dep(op, 0) == op - 12);
+        }
+        else
+        {
+            BOOST_TEST(schedule.DepCount(op) == 0u);
+        }
+        if (o.send && chunk == 0)
+        {
+            BOOST_TEST(schedule.DependentCount(op) == 1u);
+            BOOST_TEST(schedule.Dependent(op, 0) == op + 12);
+        }
+        else
+        {
+            BOOST_TEST(schedule.DependentCount(op) == 0u);
+        }
+    }
+    BOOST_TEST(sent == 1500u);
+    std::vector<uint32_t> sends;
+    BOOST_TEST(schedule.InitialSends(sends));
+    BOOST_TEST(sends == (std::vector<uint32_t>{0, 2, 4, 6, 8, 10}));
+    // A receive of chunk 1 from peer 3 (the third peer) is op 2 (1 x 3 + 2) + 1 = 11.
+    BOOST_TEST(schedule.NextRecv(3, 11, CollectiveSchedule::kNone) == 11u);
+    BOOST_TEST(schedule.NextRecv(3, 11, 11) == CollectiveSchedule::kNone);
+    BOOST_TEST(schedule.NextRecv(0, 11, CollectiveSchedule::kNone) == CollectiveSchedule::kNone);
+    BOOST_TEST(schedule.NextRecv(3, 13, CollectiveSchedule::kNone) == CollectiveSchedule::kNone);
+    // The wire factor multiplies every message.
+    NvlsSchedule wide({1}, 1000, 1000, 1, 1.25, 0);
+    BOOST_TEST(wide.Op(0).bytes == 1250u);
+    BOOST_CHECK_THROW(NvlsSchedule({1}, 1000, 1000, 0, 1.0, 0), std::invalid_argument);
+    BOOST_CHECK_THROW(NvlsSchedule({1}, 1000, 0, 1, 1.0, 0), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(the_nccl_model_runs_nvls_on_one_hopper_host_only)
+{
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    const CollectiveRequest large = OneHostRequest(ChakraProtoMsg::ALL_REDUCE, 8, 256 << 20);
+    NcclPlan plan = nccl->Plan(large);
+    BOOST_TEST((plan.ran == NcclAlgorithm::NVLS));
+    BOOST_TEST(plan.channels == 16u);
+    BOOST_TEST(plan.chunkBytes == 65536u); // 256 MiB: between 64 MiB and 1 GiB
+    BOOST_TEST(plan.wireFactor == 1 / (0.85 * 0.824), boost::test_tools::tolerance(1e-12));
+    // Ampere: no NVLS; NvlsSupport off: none; asked for on Ampere: refused where it is set.
+    nccl->SetAttribute("GpuGeneration", EnumValue(static_cast<int>(NcclGpuGeneration::AMPERE)));
+    BOOST_TEST((nccl->Plan(large).ran != NcclAlgorithm::NVLS));
+    nccl->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::ON)));
+    BOOST_CHECK_THROW(nccl->Plan(large), std::invalid_argument);
+    Ptr<NcclCollective> off = CreateObject<NcclCollective>();
+    off->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
+    BOOST_TEST((off->Plan(large).ran != NcclAlgorithm::NVLS));
+}
+
+BOOST_AUTO_TEST_CASE(simulated_busbw_against_the_closed_form_and_nccl)
+{
+    // 256 MiB all-reduce on one host of 8 H100 (NVLink 450 GB/s a GPU), flow transport, NCCL's
+    // choice (NVLS). Each GPU's NVLink port carries N (n+1) / n bytes each way (reduce: out N,
+    // in N / n; broadcast: out N / n, in N), at NCCL's NVLS efficiency x its NVLink efficiency
+    // (0.85 x 0.824), after 25 us: T = 25 us + N x 9/8 / (0.7004 x 450 GB/s), busbw =
+    // 2 (n-1)/n N / T. NCCL's own prediction: 25 us + N / 272 GB/s (its speed table rounds
+    // the 41.2 GB/s a channel down to 40: 3% slower than the link loads).
+    chakra_test::TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = ChakraProtoMsg::ALL_REDUCE;
+    spec.ranks = 8;
+    spec.bytes = uint64_t(256) << 20;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    chakra_test::ClusterConfig config;
+    config.hosts = 1;
+    config.gpusPerHost = 8;
+    config.transport = "flow";
+    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    BOOST_REQUIRE(report.AllFinished());
+    const double n = 8;
+    const double bytes = static_cast<double>(spec.bytes);
+    const double seconds = report.GetIterationTime().GetSeconds();
+    const double busbw = 2 * (n - 1) / n * bytes / seconds / 1e9;
+    const double closedSeconds = 25e-6 + bytes * (n + 1) / n / (0.85 * 0.824 * 450e9);
+    const double closed = 2 * (n - 1) / n * bytes / closedSeconds / 1e9;
+    const double ncclSeconds = 25e-6 + bytes / 272e9;
+    const double nccl = 2 * (n - 1) / n * bytes / ncclSeconds / 1e9;
+    BOOST_TEST_MESSAGE("busbw " << busbw << " GB/s; closed form " << closed << ", NCCL " << nccl);
+    BOOST_TEST(std::abs(busbw / closed - 1) < 0.05, "busbw " << busbw << ", closed " << closed);
+    BOOST_TEST(std::abs(busbw / nccl - 1) < 0.10, "busbw " << busbw << ", NCCL " << nccl);
+    BOOST_TEST(report.GetCollectives().size() == 1u);
+    // Faster than NCCL's rings on the same machine, as on real H100 (~480 against ~370).
+    BOOST_TEST(busbw > 400.0);
+}
