@@ -129,12 +129,7 @@ GpuClusterHelper::GetTypeId()
                           "run.",
                           EnumValue(static_cast<int>(NvlsSupport::AUTO)),
                           MakeEnumAccessor(&GpuClusterHelper::m_nvlsSupport),
-                          MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
-                                          "auto",
-                                          static_cast<int>(NvlsSupport::ON),
-                                          "on",
-                                          static_cast<int>(NvlsSupport::OFF),
-                                          "off"))
+                          MakeNvlsSupportChecker())
             .AddAttribute("Partition",
                           "Distributed (MPI) runs: which process runs each host (a host, its "
                           "NVSwitch and NICs stay together; switches follow their hosts or are "

@@ -110,15 +110,17 @@ BOOST_AUTO_TEST_CASE(tuning_row_and_choice)
     // all-reduce pipelines its two phases) = 59.5 GB/s a channel, busbw 476 GB/s (the NCCL
     // maintainers quote ~480 for NVLS on H100), algbw 476 x 8 / 14 = 272 GB/s; latency 25 us.
     const NcclTuningModel model(OneH100Node(true), "", "");
-    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) ==
-                   272.0,
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE,
+                               NcclAlgorithm::NVLS,
+                               NcclProtocol::SIMPLE) == 272.0,
                boost::test_tools::tolerance(1e-9));
     BOOST_TEST(model.Latency(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) ==
                25.0);
     // Simple only, all-reduce only.
     BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE, NcclAlgorithm::NVLS, NcclProtocol::LL) ==
                0.0);
-    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_GATHER, NcclAlgorithm::NVLS,
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_GATHER,
+                               NcclAlgorithm::NVLS,
                                NcclProtocol::SIMPLE) == 0.0);
     // Large all-reduces take it; small ones keep the ring's low latency.
     BOOST_TEST((model.Choose(NcclFunction::ALL_REDUCE, uint64_t(1) << 30).algorithm ==
@@ -214,7 +216,9 @@ BOOST_AUTO_TEST_CASE(the_nccl_model_runs_nvls_on_one_hopper_host_only)
     nccl->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::ON)));
     BOOST_CHECK_THROW(nccl->Plan(large), std::invalid_argument);
     Ptr<NcclCollective> off = CreateObject<NcclCollective>();
-    off->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
+    // The attribute's names are the flag's (--nvls auto|on|off); others are refused.
+    BOOST_TEST(!off->SetAttributeFailSafe("Nvls", StringValue("sometimes")));
+    BOOST_TEST(off->SetAttributeFailSafe("Nvls", StringValue("off")));
     BOOST_TEST((off->Plan(large).ran != NcclAlgorithm::NVLS));
 }
 

@@ -747,12 +747,7 @@ NcclCollective::GetTypeId()
                           "all-reduce on communicators inside one host only.",
                           EnumValue(static_cast<int>(NvlsSupport::AUTO)),
                           MakeEnumAccessor(&NcclCollective::m_nvls),
-                          MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
-                                          "auto",
-                                          static_cast<int>(NvlsSupport::ON),
-                                          "on",
-                                          static_cast<int>(NvlsSupport::OFF),
-                                          "off"))
+                          MakeNvlsSupportChecker())
             .AddAttribute("NcclAlgo",
                           "NCCL_ALGO's text (NCCL's syntax: \"Ring\", \"^Tree\", "
                           "\"allreduce:tree;allgather:ring\"); empty: NCCL's choice.",

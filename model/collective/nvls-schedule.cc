@@ -1,5 +1,6 @@
 #include "nvls-schedule.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -23,6 +24,17 @@ GenerationName(NcclGpuGeneration generation)
 }
 
 } // namespace
+
+Ptr<const AttributeChecker>
+MakeNvlsSupportChecker()
+{
+    return MakeEnumChecker(static_cast<int>(NvlsSupport::AUTO),
+                           "auto",
+                           static_cast<int>(NvlsSupport::ON),
+                           "on",
+                           static_cast<int>(NvlsSupport::OFF),
+                           "off");
+}
 
 bool
 NvlsAvailable(NvlsSupport setting,

@@ -11,6 +11,9 @@
 #include "collective-schedule.h"
 #include "nccl-tuning.h"
 
+#include "ns3/attribute.h"
+#include "ns3/ptr.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +28,9 @@ enum class NvlsSupport
     ON,   //!< the NVSwitch reduces (the GPUs must still be Hopper or later: NCCL needs sm90)
     OFF,  //!< no NVLS (no NVSwitch, or one that does not reduce)
 };
+
+/** \return the checker of an NvlsSupport attribute: auto, on, off (lowercase, as flags are) */
+Ptr<const AttributeChecker> MakeNvlsSupportChecker();
 
 /**
  * \param setting the machine's NvlsSupport
