@@ -277,14 +277,6 @@ ClusterScenario::CheckRankCount(const std::string& tracePrefix) const
     }
 }
 
-namespace
-{
-
-/**
- * Sets the default of \p attribute of \p typeName to \p value unless the user changed it
- * (Config::SetDefault, a --ns3::Type::Attribute flag): its initial value is still the one the
- * TypeId was registered with, or the one an earlier scenario of this process set here.
- */
 void
 SetDefaultUnlessGiven(const std::string& typeName,
                       const std::string& attribute,
@@ -309,8 +301,6 @@ SetDefaultUnlessGiven(const std::string& typeName,
         setHere[name] = value.SerializeToString(info.checker);
     }
 }
-
-} // namespace
 
 void
 ClusterScenario::BuildCluster()

@@ -20,6 +20,16 @@ namespace ns3
 {
 
 /**
+ * Sets the default of \p attribute of \p typeName to \p value unless the user changed it
+ * (Config::SetDefault, a --ns3::Type::Attribute flag): its initial value is still the one the
+ * TypeId was registered with, or the one an earlier call of this process set (a later scenario
+ * of a sweep or a test takes its own cluster's value). Unknown names: nothing.
+ */
+void SetDefaultUnlessGiven(const std::string& typeName,
+                           const std::string& attribute,
+                           const AttributeValue& value);
+
+/**
  * \ingroup chakra-helper
  * \brief Runs one simulation of per-rank traces on a GpuClusterHelper cluster.
  *

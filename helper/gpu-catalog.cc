@@ -62,6 +62,15 @@ Lower(const std::string& text)
 
 } // namespace
 
+NcclGpuGeneration
+NcclGenerationOf(const GpuLinkSpec& spec)
+{
+    return spec.generation == "NVLink3"   ? NcclGpuGeneration::AMPERE
+           : spec.generation == "NVLink4" ? NcclGpuGeneration::HOPPER
+           : spec.generation == "NVLink5" ? NcclGpuGeneration::BLACKWELL
+                                          : NcclGpuGeneration::VOLTA;
+}
+
 std::string
 GpuLinkSpec::DataRate() const
 {

@@ -5,6 +5,8 @@
 #ifndef CHAKRA_GPU_CATALOG_H
 #define CHAKRA_GPU_CATALOG_H
 
+#include "ns3/nccl-tuning.h"
+
 #include <optional>
 #include <string>
 
@@ -38,6 +40,14 @@ struct GpuLinkSpec
  * \return the spec, or nullopt
  */
 std::optional<GpuLinkSpec> LookUpGpuLinks(const std::string& name, std::string& why);
+
+/**
+ * \ingroup chakra-helper
+ * \return the row of NCCL's tuning tables for a GPU, by its NVLink generation (NCCL goes by
+ *         compute capability: NVLink3 is Ampere, NVLink4 Hopper, NVLink5 Blackwell; NVLink1
+ *         and 2, P100 and V100, take Volta's rows)
+ */
+NcclGpuGeneration NcclGenerationOf(const GpuLinkSpec& spec);
 
 } // namespace ns3
 

@@ -374,3 +374,30 @@ BOOST_AUTO_TEST_CASE(strict_refuses_a_collective_without_its_size)
     BOOST_TEST(Contains(strict.output, "comm_size"), strict.output);
     BOOST_TEST(Contains(strict.output, "node 7"), strict.output);
 }
+
+BOOST_AUTO_TEST_CASE(gpu_names_the_nvlink_and_the_nccl_rows)
+{
+    // --gpu is a cluster flag of chakra-cluster (and chakra_replay, chakra_nccl_tests): the
+    // NVLink bandwidth from the data sheet and the NCCL model's GPU generation. Seen through
+    // NVLS, which NCCL has on Hopper and not on Ampere: on one host of 4 A100 an NVLS-only
+    // NCCL_ALGO is refused in the run, naming the node and the GPUs; on H100 it runs.
+    const std::string nvls = "--hosts 1 --gpus-per-host 4 --transport flow --algorithm nccl "
+                             "--ns3::NcclCollective::NcclAlgo=NVLS ";
+    const auto a100 = Cluster(nvls + "--gpu A100");
+    BOOST_TEST(a100.exitCode != 0, a100.output);
+    BOOST_TEST(Contains(a100.output, "the nccl algorithm cannot run this call"), a100.output);
+    BOOST_TEST(Contains(a100.output, "Ampere GPUs have no NVLink SHARP"), a100.output);
+    BOOST_TEST(Contains(a100.output, "ALL_REDUCE"), a100.output);
+    const auto h100 = Cluster(nvls + "--gpu H100");
+    BOOST_TEST(h100.exitCode == 0, h100.output);
+    BOOST_TEST(Contains(h100.output, " nccl "), h100.output);
+    // The user's own GpuGeneration wins over the preset.
+    const auto own = Cluster(nvls + "--gpu H100 --ns3::NcclCollective::GpuGeneration=Ampere");
+    BOOST_TEST(own.exitCode != 0, own.output);
+    BOOST_TEST(Contains(own.output, "Ampere GPUs have no NVLink SHARP"), own.output);
+    // Bad names and a second NVLink bandwidth are refused before the run.
+    ExpectRefused(Cluster("--gpu Z80"), "chakra-cluster", "--gpu: ");
+    ExpectRefused(Cluster("--gpu H100 --nvlink-bandwidth 100Gbps"),
+                  "chakra-cluster",
+                  "--gpu and --nvlink-bandwidth both set the NVLink bandwidth");
+}

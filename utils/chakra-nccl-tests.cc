@@ -160,11 +160,7 @@ AddFlags(ToolArgs& args)
                        "-" + std::string(1, flag.letter) + ": " + flag.help,
                        flag.defaultValue);
     }
-    ClusterOptions::AddFlags(args);
-    args.AddOption("gpu",
-                   "the GPU model of every GPU (H100, H200, A100, B200, ...): sets the NVLink "
-                   "bandwidth from its data sheet (helper/gpu-catalog.h); not with "
-                   "--nvlink-bandwidth");
+    ClusterOptions::AddFlags(args); // --gpu among them
     args.EnableNs3Attributes();
 }
 
@@ -261,32 +257,17 @@ ApplyNcclAlgo(Run& run)
 }
 
 void
-ApplyGpu(const ToolArgs& args, Run& run)
+ApplyGpu(Run& run)
 {
-    if (!args.Has("gpu"))
+    // --gpu is a cluster option (it set the NVLink bandwidth when the options were read).
+    const auto& spec = run.options.GetGpu();
+    if (!spec)
     {
         return;
     }
-    if (run.options.Has("nvlink-bandwidth"))
-    {
-        throw std::invalid_argument("--gpu and --nvlink-bandwidth both set the NVLink bandwidth: "
-                                    "give one");
-    }
-    std::string why;
-    const auto spec = LookUpGpuLinks(args.Get("gpu"), why);
-    if (!spec)
-    {
-        throw std::invalid_argument("--gpu: " + why);
-    }
-    run.options.Set("nvlink-bandwidth", spec->DataRate());
     run.gpuNote = spec->model + " (" + spec->generation + ", " + spec->DataRate() +
                   " per direction: " + spec->source + ")";
-    // NCCL's table rows go by compute capability; the NVLink generation tells it here.
-    const std::string& nvlink = spec->generation;
-    run.generation = nvlink == "NVLink3"   ? NcclGpuGeneration::AMPERE
-                     : nvlink == "NVLink4" ? NcclGpuGeneration::HOPPER
-                     : nvlink == "NVLink5" ? NcclGpuGeneration::BLACKWELL
-                                           : NcclGpuGeneration::VOLTA;
+    run.generation = NcclGenerationOf(*spec);
     static const char* const rows[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
     run.generationNote =
         std::string(rows[static_cast<int>(run.generation)]) + " (" + spec->model + ")";
@@ -394,7 +375,7 @@ ReadRun(const ToolArgs& args)
         }
     }
     run.options.Read(args);
-    ApplyGpu(args, run);
+    ApplyGpu(run);
     ApplyNcclAlgo(run);
     run.ranks = CountRanks(run.options);
     if (run.ranks < 2)

@@ -11,6 +11,7 @@
 #include "ns3/compute-model.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/gpu-cluster-helper.h"
 #include "ns3/nstime.h"
 #include "ns3/pointer.h"
@@ -449,6 +450,10 @@ ClusterOptions::AddFlags(ToolArgs& args)
     {
         args.AddOption(parameter.flag, parameter.help, TopologyDefaultText(parameter));
     }
+    args.AddOption("gpu",
+                   "the GPU model of every GPU (H100, H200, A100, B200, GB200, ...): sets the "
+                   "NVLink bandwidth from its data sheet (helper/gpu-catalog.h; not with "
+                   "--nvlink-bandwidth) and the NCCL model's GpuGeneration");
 }
 
 std::vector<std::string>
@@ -476,6 +481,34 @@ ClusterOptions::Read(const ToolArgs& args)
             Set(name, args.Get(name));
         }
     }
+    if (args.Has("gpu"))
+    {
+        SetGpu(args.Get("gpu"));
+    }
+}
+
+void
+ClusterOptions::SetGpu(const std::string& name)
+{
+    if (Has("nvlink-bandwidth"))
+    {
+        throw std::invalid_argument("--gpu and --nvlink-bandwidth both set the NVLink bandwidth: "
+                                    "give one");
+    }
+    std::string why;
+    const auto spec = LookUpGpuLinks(name, why);
+    if (!spec)
+    {
+        throw std::invalid_argument("--gpu: " + why);
+    }
+    Set("nvlink-bandwidth", spec->DataRate());
+    m_gpu = spec;
+}
+
+const std::optional<GpuLinkSpec>&
+ClusterOptions::GetGpu() const
+{
+    return m_gpu;
 }
 
 void
@@ -610,6 +643,14 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::stri
 {
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     const std::optional<TopologyFileContents> file = SetClusterAttributes(*cluster);
+    if (m_gpu)
+    {
+        // The NCCL model's tuning rows and NVLS go by the GPU (a --ns3:: value of the user's
+        // stays).
+        SetDefaultUnlessGiven("ns3::NcclCollective",
+                              "GpuGeneration",
+                              EnumValue(static_cast<int>(NcclGenerationOf(*m_gpu))));
+    }
     auto count = [this](const char* name) -> uint32_t {
         auto it = m_values.find(name);
         return it == m_values.end()

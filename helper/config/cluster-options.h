@@ -7,6 +7,7 @@
 #define CHAKRA_CLUSTER_OPTIONS_H
 
 #include "ns3/attribute.h"
+#include "ns3/gpu-catalog.h"
 #include "ns3/ptr.h"
 #include "ns3/topology-file.h"
 
@@ -87,6 +88,17 @@ class ClusterOptions
      */
     void ApplyToCluster(GpuClusterHelper& cluster) const;
 
+    /**
+     * --gpu NAME (not a table flag: a preset of two attributes): the GPU model of every GPU.
+     * Sets --nvlink-bandwidth from its data sheet (helper/gpu-catalog.h; an error with
+     * --nvlink-bandwidth too) and, in Apply, the NCCL model's GpuGeneration (its tuning rows
+     * and NVLS) unless --ns3::NcclCollective::GpuGeneration is given.
+     * \throws std::invalid_argument naming --gpu for a name the catalog does not know
+     */
+    void SetGpu(const std::string& name);
+    /** \return the GPU --gpu named, if any */
+    const std::optional<GpuLinkSpec>& GetGpu() const;
+
     std::string timeline; //!< Chrome trace JSON to write ("" = none; not a table flag)
 
   private:
@@ -103,6 +115,7 @@ class ClusterOptions
     std::map<std::string, Ptr<AttributeValue>> m_values; //!< their attribute values
     /** Given topology family parameters (leaves-per-pod, ...): set on the chosen family. */
     std::map<std::string, std::string> m_topologyText;
+    std::optional<GpuLinkSpec> m_gpu; //!< --gpu
 };
 
 } // namespace ns3
