@@ -61,11 +61,8 @@ def simulate(tool, system, transport):
         fields = line.split()
         if len(fields) >= 13 and not line.startswith("#") and fields[0].isdigit():
             busbw[int(fields[0])] = float(fields[11])  # in-place busbw
-    # The tool notes when the NCCL model could not run a size (NCCL_ALGO naming what it does
-    # not model): the default algorithm ran, so the row says nothing of the NCCL model.
-    fallback = any("nccl cannot run" in line for line in run.stdout.splitlines())
-    if fallback:
-        busbw = {size: None for size in sizes}
+    # A call the NCCL model cannot run as asked (NCCL_ALGO naming what it does not model) stops
+    # the tool with an error, caught above: no row is ever another algorithm's.
     missing = [size for size in sizes if size not in busbw]
     if missing:
         raise RuntimeError(f"{' '.join(args)} printed no row for {missing}")
@@ -102,10 +99,6 @@ def main():
         print("| size | published busbw (GB/s) | simulated busbw (GB/s) | simulated / published "
               "| target | |")
         print("|---:|---:|---:|---:|---|---|")
-        if all(value is None for value in simulated.values()):
-            print("Not modelled: the NCCL model does not run this algorithm (the tool ran the "
-                  "default instead).\n")
-            continue
         for size, published in sorted(system["rows"]):
             sim = simulated[size]
             ratio = sim / published
