@@ -342,6 +342,30 @@ BOOST_AUTO_TEST_CASE(bad_values_name_the_attribute)
     BOOST_TEST(!Config::SetDefaultFailSafe("ns3::NcclCollective::NcclProto", StringValue("LL64")));
 }
 
+BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_not_aborted)
+{
+    // 2^60 bytes: more messages than a schedule can number, on every path (ring loops, tree
+    // chunks, a broadcast's chain). An error the application reports with the node (the
+    // program used to abort).
+    const uint64_t huge = uint64_t(1) << 60;
+    const auto refusesHuge = [](const std::invalid_argument& e) {
+        return std::string(e.what()).find("more messages than a schedule can number") !=
+               std::string::npos;
+    };
+    for (const auto& [type, algo] :
+         std::vector<std::pair<ChakraProtoMsg::CollectiveCommType, std::string>>{
+             {ChakraProtoMsg::ALL_REDUCE, "Ring"},
+             {ChakraProtoMsg::ALL_REDUCE, "Tree"},
+             {ChakraProtoMsg::BROADCAST, "Ring"}})
+    {
+        BOOST_TEST_INFO(type << " " << algo);
+        CollectiveRequest request = Request(type, 2, 4, huge);
+        BOOST_CHECK_EXCEPTION(Make(2, algo, "LL")->Build(request),
+                              std::invalid_argument,
+                              refusesHuge);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
 {
     // 256 MiB all-reduce on 2 x 8 H100 (NVLink 450 GB/s a GPU, NIC 400 Gb/s = 50 GB/s a GPU),

@@ -39,6 +39,23 @@ namespace
  */
 constexpr uint64_t kSteps = 8;
 
+/**
+ * \return \p units as a count of pipeline units, each of \p opsPerUnit messages or more
+ * \throws std::invalid_argument when their messages could not be numbered (2^31 and up): an
+ *         absurd size, refused naming it (the application stops with the node), not an abort
+ */
+uint32_t
+CheckedUnits(uint64_t units, uint64_t opsPerUnit, uint64_t bytes)
+{
+    if (units > (uint64_t(1) << 31) / std::max<uint64_t>(opsPerUnit, 1))
+    {
+        throw std::invalid_argument("nccl: " + std::to_string(bytes) +
+                                    " bytes on a channel need more messages than a schedule "
+                                    "can number");
+    }
+    return static_cast<uint32_t>(units);
+}
+
 /** \return whether two tuning configurations give the same model */
 bool
 SameTuningInputs(const NcclTuningConfig& a, const NcclTuningConfig& b)
@@ -486,8 +503,11 @@ class ChannelsSchedule : public CollectiveSchedule
         {
             return;
         }
-        NS_ABORT_MSG_IF(uint64_t{m_size} + part->Size() >= kNone,
-                        "an NCCL schedule has more ops than a schedule can number");
+        if (uint64_t{m_size} + part->Size() >= kNone)
+        {
+            throw std::invalid_argument("nccl: the call needs more messages than a schedule "
+                                        "can number (2^32)");
+        }
         m_first.push_back(m_size);
         m_size += part->Size();
         m_parts.push_back(std::move(part));
@@ -1043,7 +1063,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         }
         if (plan.ran == NcclAlgorithm::TREE)
         {
-            const auto units = static_cast<uint32_t>(DivUp(bytes, plan.chunkBytes));
+            const uint32_t units = CheckedUnits(DivUp(bytes, plan.chunkBytes), 2, bytes);
             schedule->Add(BuildTreeChannel(layout, c, plan.channels, bytes, units, tagBase));
             tagBase += int64_t{2} * units;
             continue;
@@ -1060,9 +1080,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             // unit's n segments at most a slice.
             const uint64_t loops = DivUp(bytes, n * plan.chunkBytes);
             const uint64_t units64 = loops * plan.slicesPerChunk;
-            NS_ABORT_MSG_IF(units64 > (uint64_t(1) << 31) / n,
-                            "nccl: " << bytes << " bytes per channel need too many slices");
-            const auto units = static_cast<uint32_t>(units64);
+            const uint32_t units = CheckedUnits(units64, 2 * n, bytes);
             const RingMode mode = plan.function == NcclFunction::ALL_REDUCE ? RingMode::ALL_REDUCE
                                   : plan.function == NcclFunction::ALL_GATHER
                                       ? RingMode::ALL_GATHER
@@ -1094,7 +1112,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         }
         // Broadcast and reduce: a chain along the ring from the root (broadcast) or ending at
         // it (reduce), one message per chunk; O(chunks) ops, held as a list.
-        const auto units = static_cast<uint32_t>(DivUp(bytes, plan.chunkBytes));
+        const uint32_t units = CheckedUnits(DivUp(bytes, plan.chunkBytes), 2, bytes);
         const uint32_t rail = c % g;
         uint32_t rootPosition = 0;
         for (uint32_t k = 0; k < n; ++k)
