@@ -38,6 +38,9 @@ namespace
  * LL128 120 per 128-byte line.
  */
 constexpr uint64_t kSteps = 8;
+constexpr uint64_t kLlBuffer = 8 * 512 * kSteps * 16;
+constexpr uint64_t kLl128Buffer = 120 * 640 * kSteps * 8;
+constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
 
 /**
  * \return \p units as a count of pipeline units, each of \p opsPerUnit messages or more
@@ -66,10 +69,6 @@ SameTuningInputs(const NcclTuningConfig& a, const NcclTuningConfig& b)
            a.amdCpu == b.amdCpu && a.netLatency == b.netLatency &&
            a.ll128ByDefault == b.ll128ByDefault && a.nvls == b.nvls;
 }
-
-constexpr uint64_t kLlBuffer = 8 * 512 * kSteps * 16;
-constexpr uint64_t kLl128Buffer = 120 * 640 * kSteps * 8;
-constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
 
 /*
  * NCCL's channel reduction for small sizes (src/enqueue.cc, Ring/Tree channel tuning): while
