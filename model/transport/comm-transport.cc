@@ -6,6 +6,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -144,6 +145,26 @@ CommTransport::Setup(Ptr<Node> node,
     m_node = node;
     m_rank = rank;
     m_peers = std::move(peers);
+}
+
+void
+CommTransport::SetFabricRanks(std::shared_ptr<const std::vector<uint32_t>> fabricRanks)
+{
+    NS_LOG_FUNCTION(this);
+    m_fabricRanks = std::move(fabricRanks);
+}
+
+uint32_t
+CommTransport::FabricRank(uint32_t rank) const
+{
+    if (!m_fabricRanks)
+    {
+        return rank;
+    }
+    // A rank outside the job is no rank of the fabric (never another job's): the model reports
+    // it as unreachable.
+    return rank < m_fabricRanks->size() ? (*m_fabricRanks)[rank]
+                                        : std::numeric_limits<uint32_t>::max();
 }
 
 void

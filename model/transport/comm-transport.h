@@ -97,6 +97,14 @@ class CommTransport : public Object
      */
     void Setup(Ptr<Node> node, uint32_t rank, std::shared_ptr<const std::vector<Address>> peers);
 
+    /**
+     * Several jobs on one cluster (ClusterScenario::AddJob): this transport's ranks are its
+     * job's, and rank r of the job is the fabric's rank (*fabricRanks)[r]. The models that
+     * address a peer by its index in the fabric (flow, rdma) ask FabricRank; those that address
+     * it by its address (tcp) need nothing. Default (none set): the job is the whole cluster.
+     */
+    void SetFabricRanks(std::shared_ptr<const std::vector<uint32_t>> fabricRanks);
+
     /** Called once the simulation runs (models open connections, ...). */
     virtual void Start();
 
@@ -245,6 +253,8 @@ class CommTransport : public Object
     uint32_t GetRank() const;
     /** \return every rank's address */
     const std::vector<Address>& GetPeers() const;
+    /** \return the fabric's rank of this job's rank \p rank (see SetFabricRanks) */
+    uint32_t FabricRank(uint32_t rank) const;
 
   private:
     /** A posted receive. */
@@ -292,6 +302,8 @@ class CommTransport : public Object
     Ptr<Node> m_node;
     uint32_t m_rank{0};
     std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
+    /** Job rank -> fabric rank, shared by the job's ranks (null: the same numbers). */
+    std::shared_ptr<const std::vector<uint32_t>> m_fabricRanks;
     FatalHandler m_fatal;
     /**
      * Receives waiting for a message and messages waiting for a receive: one node per receive

@@ -64,13 +64,15 @@ FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
               "which wires it through FlowFabric)");
         return;
     }
-    if (!m_network->GetEndpoint(dst))
+    // The network knows ranks by their place in the fabric (several jobs share it).
+    const uint32_t to = FabricRank(dst);
+    if (!m_network->GetEndpoint(to))
     {
         Fatal("rank " + std::to_string(GetRank()) + " sends to rank " + std::to_string(dst) +
               ", which has no flow transport (no such rank in the cluster)");
         return;
     }
-    const bool sent = m_network->SendMessage(GetRank(), dst, header, std::move(done));
+    const bool sent = m_network->SendMessage(m_attachedRank, to, header, std::move(done));
     if (!sent)
     {
         Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +
@@ -93,7 +95,7 @@ FlowTransport::DescribeModelPending(std::vector<std::string>& lines) const
 {
     if (m_network)
     {
-        m_network->DescribePending(GetRank(), lines);
+        m_network->DescribePending(m_attachedRank, lines);
     }
 }
 

@@ -4,6 +4,8 @@
 
 #include "ns3/log.h"
 
+#include <limits>
+
 namespace ns3
 {
 
@@ -106,9 +108,17 @@ void
 RdmaTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
 {
     NS_LOG_FUNCTION(this << dst);
+    // The NICs know ranks by their place in the fabric (several jobs share it).
+    const uint32_t to = FabricRank(dst);
+    if (to == std::numeric_limits<uint32_t>::max())
+    {
+        Fatal("rank " + std::to_string(GetRank()) + " sends to rank " + std::to_string(dst) +
+              ", which is not a rank of its job");
+        return;
+    }
     if (Ptr<RdmaNic> nic = Nic())
     {
-        nic->Send(dst, header, std::move(done));
+        nic->Send(to, header, std::move(done));
     }
 }
 
