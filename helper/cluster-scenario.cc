@@ -231,16 +231,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
     // The cluster's nodes give each rank its transport, address and host (ChakraHelper).
     ChakraHelper chakra(tracePrefix);
     InstallApplications(chakra);
-    if (m_beforeRun)
-    {
-        m_beforeRun(chakra.GetApplications());
-    }
-    if (!m_stop.IsZero())
-    {
-        Simulator::Stop(m_stop);
-    }
-    ScheduleProgress(chakra.GetApplications());
-    Simulator::Run();
+    Simulate(chakra.GetApplications());
     // A distributed (MPI) run: every process's events count, and process 0 gets every rank's
     // results (GatherReport) and timeline events (ChakraHelper::GetReport closes it).
     m_events = MpiContext::Sum(Simulator::GetEventCount());
@@ -249,6 +240,197 @@ ClusterScenario::Run(const std::string& tracePrefix)
     for (auto& table : m_cluster->GetFabric()->GetReportTables())
     {
         report.AddTable(std::move(table));
+    }
+    Simulator::Destroy();
+    m_wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+void
+ClusterScenario::Simulate(const std::vector<Ptr<ChakraApplication>>& apps)
+{
+    if (m_beforeRun)
+    {
+        m_beforeRun(apps);
+    }
+    if (!m_stop.IsZero())
+    {
+        Simulator::Stop(m_stop);
+    }
+    ScheduleProgress(apps);
+    Simulator::Run();
+}
+
+void
+ClusterScenario::AddJob(ClusterJob job)
+{
+    const std::string label =
+        "job " + (job.name.empty() ? std::to_string(m_jobs.size() + 1) : job.name);
+    if (job.tracePrefix.empty())
+    {
+        throw std::invalid_argument(label + ": no traces' prefix");
+    }
+    if (job.start.IsStrictlyNegative())
+    {
+        throw std::invalid_argument(label + ": start " + std::to_string(job.start.GetSeconds()) +
+                                    " s is before the simulation's");
+    }
+    job.name = job.name.empty() ? std::to_string(m_jobs.size() + 1) : job.name;
+    for (const ClusterJob& other : m_jobs)
+    {
+        if (other.name == job.name)
+        {
+            throw std::invalid_argument(label + ": another job has this name");
+        }
+    }
+    for (auto& [name, value] : job.appAttributes)
+    {
+        try
+        {
+            value = CheckAttributeValue(ChakraApplication::GetTypeId(), name, *value);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(label + ": " + e.what());
+        }
+    }
+    m_jobs.push_back(std::move(job));
+}
+
+void
+ClusterScenario::SetPlacement(JobPlacementPolicy policy, uint32_t seed)
+{
+    m_placement = policy;
+    m_placementSeed = seed;
+}
+
+std::vector<JobRequest>
+ClusterScenario::GetJobRequests() const
+{
+    std::vector<JobRequest> requests;
+    for (const ClusterJob& job : m_jobs)
+    {
+        requests.push_back({job.name, CountTraceRanks(job.tracePrefix), job.hosts});
+        if (requests.back().ranks == 0)
+        {
+            throw TraceError(job.tracePrefix + ".0.et",
+                             "",
+                             "job " + job.name + ": no traces " + job.tracePrefix + ".<rank>.et");
+        }
+    }
+    return requests;
+}
+
+std::vector<std::vector<uint32_t>>
+ClusterScenario::GetPlacement() const
+{
+    // The graph alone (no nodes, no fabric): cheap beside the run it checks.
+    const auto graph = m_cluster->CreateTopologyBuilder()->Build(m_cluster->GetTopologySpec());
+    return PlaceJobs(GetJobRequests(), ClusterHosts::Of(*graph), m_placement, m_placementSeed);
+}
+
+MultiJobReport
+ClusterScenario::RunJobs()
+{
+    auto start = std::chrono::steady_clock::now();
+
+    struct DestroyOnExit
+    {
+        ~DestroyOnExit()
+        {
+            Simulator::Destroy();
+        }
+    } destroyOnExit;
+
+    if (m_jobs.empty())
+    {
+        throw std::invalid_argument("ClusterScenario::RunJobs: no jobs (AddJob)");
+    }
+    if (MpiContext::GetProcessCount() > 1)
+    {
+        throw std::invalid_argument("several jobs in a distributed (MPI) run: not supported yet "
+                                    "(run them in one process)");
+    }
+    if (!m_timeline.empty())
+    {
+        throw std::invalid_argument("a timeline of several jobs: not supported yet (run one job "
+                                    "with --timeline)");
+    }
+    // Every job's size is known, and checked, before the cluster is built.
+    const std::vector<JobRequest> requests = GetJobRequests();
+    BuildCluster();
+    const ClusterHosts hosts = ClusterHosts::Of(*m_cluster->GetTopology());
+    const std::vector<std::vector<uint32_t>> placement =
+        PlaceJobs(requests, hosts, m_placement, m_placementSeed);
+
+    const NodeContainer gpuNodes = m_cluster->GetRankNodes();
+    const std::vector<Ipv4Address> addresses = m_cluster->GetRankAddresses();
+    const std::vector<uint32_t> hostOf = m_cluster->GetHostOf();
+    Ptr<GpuClusterHelper> cluster = m_cluster;
+    std::vector<std::unique_ptr<ChakraHelper>> helpers;
+    std::vector<Ptr<ChakraApplication>> apps;
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        const ClusterJob& job = m_jobs[j];
+        auto gpus = std::make_shared<const std::vector<uint32_t>>(placement[j]);
+        NodeContainer nodes;
+        std::vector<Ipv4Address> jobAddresses;
+        std::vector<uint32_t> jobHostOf;
+        for (uint32_t gpu : *gpus)
+        {
+            nodes.Add(gpuNodes.Get(gpu));
+            jobAddresses.push_back(addresses.at(gpu));
+            jobHostOf.push_back(hostOf.at(gpu));
+        }
+        auto chakra = std::make_unique<ChakraHelper>(job.tracePrefix);
+        for (const auto& [name, value] : m_appAttributes)
+        {
+            chakra->SetAttribute(name, *value);
+        }
+        for (const auto& [name, value] : job.appAttributes)
+        {
+            chakra->SetAttribute(name, *value);
+        }
+        chakra->SetRankAddresses(std::move(jobAddresses));
+        chakra->SetHostOf(std::move(jobHostOf));
+        // The fabric knows the GPUs by their own numbers; the job's ranks are its own.
+        chakra->SetTransportFactory([cluster, gpus](uint32_t rank) {
+            Ptr<CommTransport> transport = cluster->CreateTransport(gpus->at(rank));
+            transport->SetFabricRanks(gpus);
+            return transport;
+        });
+        chakra->Install(nodes).Start(job.start);
+        const auto& installed = chakra->GetApplications();
+        apps.insert(apps.end(), installed.begin(), installed.end());
+        helpers.push_back(std::move(chakra));
+    }
+    Simulate(apps);
+    m_events = Simulator::GetEventCount();
+
+    MultiJobReport report;
+    report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        MultiJobReport::Job part;
+        part.name = m_jobs[j].name;
+        part.tracePrefix = m_jobs[j].tracePrefix;
+        part.start = m_jobs[j].start;
+        part.gpus = placement[j];
+        for (uint32_t gpu : placement[j])
+        {
+            if (part.hosts.empty() || part.hosts.back() != hostOf[gpu])
+            {
+                part.hosts.push_back(hostOf[gpu]);
+            }
+        }
+        part.report = GatherReport(helpers[j]->GetReport());
+        part.report.SetTransportModel(m_cluster->GetTransportModel(),
+                                      m_cluster->GetTransportChoice());
+        report.AddJob(std::move(part));
+    }
+    for (auto& table : m_cluster->GetFabric()->GetReportTables())
+    {
+        report.AddFabricTable(std::move(table));
     }
     Simulator::Destroy();
     m_wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,7 +6,10 @@
 #define CHAKRA_CLUSTER_SCENARIO_H
 
 #include "chakra-helper.h"
+#include "cluster-job.h"
 #include "gpu-cluster-helper.h"
+#include "job-placement.h"
+#include "multi-job-report.h"
 
 #include "ns3/chakra-report.h"
 #include "ns3/nstime.h"
@@ -122,6 +125,35 @@ class ClusterScenario
      */
     ChakraReport Run(const std::string& tracePrefix);
 
+    /**
+     * Adds a job to run with the others on this cluster (RunJobs): several jobs share the
+     * links and switches, each on its own hosts with its own ranks, communicators and report.
+     * \throws std::invalid_argument for a job without traces' prefix, a name another job has,
+     *         a negative start, or an application attribute it refuses (with the valid values)
+     */
+    void AddJob(ClusterJob job);
+    /**
+     * How jobs without explicit hosts are placed (default: contiguous), and the seed of the
+     * random policy.
+     */
+    void SetPlacement(JobPlacementPolicy policy, uint32_t seed = 1);
+    /**
+     * \return each job's GPUs (the fabric's ranks, by job rank) on the cluster as configured:
+     *         where RunJobs will run them (a check before the run, or a picture)
+     * \throws TraceError for a job without traces; std::invalid_argument naming the job when
+     *         they do not fit (see PlaceJobs)
+     */
+    std::vector<std::vector<uint32_t>> GetPlacement() const;
+    /**
+     * Runs every job added (AddJob) together: places them on whole hosts (PlaceJobs), installs
+     * each job's ranks on its GPUs, runs the simulation once and reports each job apart.
+     * \return the report
+     * \throws TraceError if a trace is missing; std::invalid_argument on a bad configuration
+     *         (no jobs, a job that does not fit: before anything runs), or in a distributed
+     *         (MPI) run, which runs one job only so far
+     */
+    MultiJobReport RunJobs();
+
     /** \return the simulator events processed by the last Run */
     uint64_t GetEventCount() const;
     /** \return the wall-clock seconds of the last Run */
@@ -139,12 +171,19 @@ class ClusterScenario
     void ScheduleProgress(const std::vector<Ptr<ChakraApplication>>& apps);
     /** Counts the traces' nodes (the progress lines' total) and follows the nodes done. */
     void CountNodes(const std::vector<Ptr<ChakraApplication>>& apps);
+    /** \return what each job asks of the cluster (its traces counted) */
+    std::vector<JobRequest> GetJobRequests() const;
+    /** The run itself, after installation: the hooks, the stop time, Simulator::Run. */
+    void Simulate(const std::vector<Ptr<ChakraApplication>>& apps);
 
     void Progress();
     /** The wall-clock check: calls the hook when its interval has passed, then re-arms. */
     void WallProbe();
 
     Ptr<GpuClusterHelper> m_cluster;
+    std::vector<ClusterJob> m_jobs; //!< AddJob
+    JobPlacementPolicy m_placement{JobPlacementPolicy::CONTIGUOUS};
+    uint32_t m_placementSeed{1};
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_appAttributes;
     std::string m_timeline;
     Time m_stop;

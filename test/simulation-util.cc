@@ -9,10 +9,9 @@ namespace chakra_test
 
 using namespace ns3;
 
-ChakraReport
-RunCluster(const std::string& prefix, const ClusterConfig& config)
+void
+ConfigureScenario(ClusterScenario& scenario, const ClusterConfig& config)
 {
-    ClusterScenario scenario;
     Ptr<GpuClusterHelper> cluster = scenario.GetCluster();
     // Through the checked path scripts and tools use: a bad name is an std::invalid_argument
     // that lists the valid ones (SetAttribute alone would abort the test program).
@@ -51,6 +50,13 @@ RunCluster(const std::string& prefix, const ClusterConfig& config)
     {
         scenario.SetBeforeRun(config.beforeRun);
     }
+}
+
+ChakraReport
+RunCluster(const std::string& prefix, const ClusterConfig& config)
+{
+    ClusterScenario scenario;
+    ConfigureScenario(scenario, config);
     return scenario.Run(prefix);
 }
 

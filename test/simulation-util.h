@@ -6,6 +6,7 @@
 #define CHAKRA_SIMULATION_UTIL_H
 
 #include "ns3/chakra-report.h"
+#include "ns3/cluster-scenario.h"
 #include "ns3/core-module.h"
 
 #include <functional>
@@ -37,6 +38,9 @@ struct ClusterConfig
     /** Called with the installed applications before the run (to connect trace sources). */
     std::function<void(const std::vector<ns3::Ptr<ns3::ChakraApplication>>&)> beforeRun;
 };
+
+/** Sets the cluster and the applications of \p scenario as \p config says. */
+void ConfigureScenario(ns3::ClusterScenario& scenario, const ClusterConfig& config);
 
 /** Runs PREFIX.<rank>.et on the cluster and returns the report (Simulator destroyed after). */
 ns3::ChakraReport RunCluster(const std::string& prefix, const ClusterConfig& config);

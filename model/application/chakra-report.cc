@@ -297,7 +297,6 @@ ChakraReport::GetWarnings() const
 namespace
 {
 
-/** Prints a table with right-aligned columns as wide as their widest cell. */
 /**
  * \return where the rows a printed table leaves out are: " in DIR/file.csv", or, when no CSV
  *         files are written, how to get them
@@ -313,11 +312,13 @@ MoreIn(const std::string& file, const std::string& csvDirectory)
     return " in " + csvDirectory + "/" + file;
 }
 
+} // namespace
+
 void
-PrintTable(std::ostream& os,
-           const ReportTable& table,
-           std::size_t maxRows,
-           const std::string& csvDirectory)
+PrintReportTable(std::ostream& os,
+                 const ReportTable& table,
+                 std::size_t maxRows,
+                 const std::string& csvDirectory)
 {
     std::vector<std::size_t> width;
     for (const auto& column : table.columns)
@@ -352,8 +353,6 @@ PrintTable(std::ostream& os,
         line(table.rows[i]);
     }
 }
-
-} // namespace
 
 void
 ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& csvDirectory) const
@@ -422,7 +421,7 @@ ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& cs
     }
     for (const auto& table : m_tables)
     {
-        PrintTable(os, table, maxRows, csvDirectory);
+        PrintReportTable(os, table, maxRows, csvDirectory);
     }
     PrintProblems(os, maxRows);
 }
@@ -511,6 +510,28 @@ ChakraReport::PrintProblems(std::ostream& os, std::size_t maxRows) const
 }
 
 void
+WriteReportTableCsv(const std::string& directory, const ReportTable& table)
+{
+    AtomicOutputFile out(directory + "/" + table.name + ".csv");
+    std::string header;
+    for (const auto& column : table.columns)
+    {
+        header += (header.empty() ? "" : ",") + Csv(column);
+    }
+    out.Write(header + "\n");
+    for (const auto& row : table.rows)
+    {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i)
+        {
+            line += (i == 0 ? "" : ",") + Csv(row[i]);
+        }
+        out.Write(line + "\n");
+    }
+    out.Commit();
+}
+
+void
 ChakraReport::WriteCsv(const std::string& directory) const
 {
     NS_LOG_FUNCTION(this << directory);
@@ -556,27 +577,9 @@ ChakraReport::WriteCsv(const std::string& directory) const
         }
         out.Commit();
     }
+    for (const auto& table : m_tables)
     {
-        for (const auto& table : m_tables)
-        {
-            AtomicOutputFile tableOut(directory + "/" + table.name + ".csv");
-            std::string header;
-            for (const auto& column : table.columns)
-            {
-                header += (header.empty() ? "" : ",") + Csv(column);
-            }
-            tableOut.Write(header + "\n");
-            for (const auto& row : table.rows)
-            {
-                std::string line;
-                for (std::size_t i = 0; i < row.size(); ++i)
-                {
-                    line += (i == 0 ? "" : ",") + Csv(row[i]);
-                }
-                tableOut.Write(line + "\n");
-            }
-            tableOut.Commit();
-        }
+        WriteReportTableCsv(directory, table);
     }
     {
         AtomicOutputFile out(directory + "/comm-ops.csv");

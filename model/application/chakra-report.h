@@ -47,6 +47,20 @@ struct ReportTable
 };
 
 /**
+ * Prints \p table with right-aligned columns as wide as their widest cell, at most \p maxRows
+ * rows (the rest are named as in \p csvDirectory/<name>.csv, or how to get them when "").
+ */
+void PrintReportTable(std::ostream& os,
+                      const ReportTable& table,
+                      std::size_t maxRows,
+                      const std::string& csvDirectory);
+/**
+ * Writes \p table as \p directory/<name>.csv (whole or not at all).
+ * \throws TraceError if the file cannot be written
+ */
+void WriteReportTableCsv(const std::string& directory, const ReportTable& table);
+
+/**
  * \ingroup chakra-application
  * \brief Per-rank totals and per-collective bandwidths of a run.
  */
