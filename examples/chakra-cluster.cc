@@ -26,6 +26,7 @@
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -49,6 +50,18 @@ void
 AddFlags(ToolArgs& args)
 {
     args.AddOption("trace", "trace prefix: rank r reads PREFIX.r.et (or .et.gz)");
+    args.AddRepeatedOption(
+        "job",
+        "one of several jobs sharing the cluster, instead of --trace: PREFIX[:key=value,...] "
+        "with keys name, start (a time), hosts (0-3+8) and the application flags (algorithm, "
+        "compute-scale, ...) for this job alone; repeat for each job");
+    args.AddOption("placement",
+                   "with --job: where jobs without hosts= go: contiguous (lowest free hosts), "
+                   "spread (one host per leaf or rail group in turn), random (--placement-seed)",
+                   "contiguous");
+    args.AddOption("placement-seed", "with --placement random: the draw's seed", "1");
+    args.AddFlag("interference",
+                 "with --job: also run each job alone on the same hosts and report its slowdown");
     ClusterOptions::AddFlags(args);
     args.AddOption("output",
                    "directory for ranks.csv, collectives.csv, comm-ops.csv (and timeline.json)",
@@ -234,6 +247,141 @@ ReplayTraces(const ToolArgs& args,
     return ShowReport(report, options, outDir, rows, process);
 }
 
+/** The GPUs the jobs need on hosts of the cluster's size, and the hosts they name. */
+uint32_t
+JobsClusterHosts(const std::vector<ClusterJob>& jobs, const ClusterOptions& options)
+{
+    const auto perHost = static_cast<uint32_t>(
+        ParseWholeNumber(options.Has("gpus-per-host") ? options.GetText("gpus-per-host") : "8",
+                         "--gpus-per-host",
+                         1,
+                         TopologyLimits::kMaxGpusPerHost));
+    // Without --hosts: the hosts the jobs take (whole hosts each), and at least up to the
+    // highest host a job names.
+    uint64_t hosts = 0;
+    uint64_t highest = 0;
+    for (const ClusterJob& job : jobs)
+    {
+        const uint32_t ranks = CountTraceRanks(job.tracePrefix); // throws on missing ranks
+        if (ranks == 0)
+        {
+            throw std::invalid_argument("--job " + job.tracePrefix + ": no trace " +
+                                        job.tracePrefix + ".0.et");
+        }
+        hosts += job.hosts.empty() ? (ranks + perHost - 1) / perHost : job.hosts.size();
+        for (uint32_t host : job.hosts)
+        {
+            highest = std::max<uint64_t>(highest, uint64_t(host) + 1);
+        }
+    }
+    hosts = std::max(hosts, highest);
+    if (options.Has("hosts"))
+    {
+        hosts = ParseWholeNumber(options.GetText("hosts"), "--hosts", 1, TopologyLimits::kMaxHosts);
+    }
+    if (hosts * perHost > TopologyLimits::kMaxGpus)
+    {
+        throw std::invalid_argument("the jobs need " + std::to_string(hosts) + " hosts of " +
+                                    std::to_string(perHost) + " GPUs: more than a cluster holds");
+    }
+    return static_cast<uint32_t>(hosts * perHost);
+}
+
+/** Runs the jobs --job names together (and alone, with --interference). \return exit status */
+int
+ReplayJobs(const ToolArgs& args,
+           ClusterOptions& options,
+           const std::string& outDir,
+           ProcessContext& process)
+{
+    if (!args.Get("trace").empty())
+    {
+        throw std::invalid_argument("--trace and --job: give the single job as --job PREFIX");
+    }
+    std::vector<ClusterJob> jobs;
+    for (const std::string& text : args.GetAll("job"))
+    {
+        jobs.push_back(ParseJobSpec(text));
+    }
+    const JobPlacementPolicy placement = [&args] {
+        try
+        {
+            return ParseJobPlacementPolicy(args.Get("placement"));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string("--placement: ") + e.what());
+        }
+    }();
+    const auto seed = static_cast<uint32_t>(
+        ParseWholeNumber(args.Get("placement-seed"), "--placement-seed", 0, 4294967295ULL));
+    const uint32_t gpus = JobsClusterHosts(jobs, options);
+    // A scenario on the cluster the flags describe (the shared run, then each job alone).
+    auto makeScenario = [&options, &args, gpus](ClusterScenario& scenario) {
+        options.Apply(scenario, gpus);
+        if (args.Has("strict"))
+        {
+            scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
+        }
+    };
+    ClusterScenario scenario;
+    makeScenario(scenario);
+    scenario.SetPlacement(placement, seed);
+    for (const ClusterJob& job : jobs)
+    {
+        scenario.AddJob(job);
+    }
+    scenario.GetPlacement(); // a job that does not fit is refused before anything is printed
+    *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+    AnnounceRun(scenario, process);
+    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    if (process.first && !args.Has("quiet") && progress > 0)
+    {
+        scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
+            std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;
+        });
+    }
+    const auto rows =
+        static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+    OutputDirectory output(outDir, process.first);
+    MultiJobReport report = scenario.RunJobs();
+    if (args.Has("interference") && report.AllFinished())
+    {
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+        {
+            // The same job on the same hosts, with the fabric to itself.
+            ClusterJob alone = jobs[j];
+            alone.name = report.GetJobs()[j].name;
+            alone.hosts = report.GetJobs()[j].hosts;
+            ClusterScenario single;
+            makeScenario(single);
+            single.AddJob(alone);
+            const MultiJobReport aloneReport = single.RunJobs();
+            if (!aloneReport.AllFinished())
+            {
+                throw std::invalid_argument(
+                    "--interference: job " + alone.name +
+                    " alone did not finish: " + aloneReport.DescribeFailure());
+            }
+            report.SetAlone(j, aloneReport.GetJobs()[0].report.GetIterationTime());
+        }
+    }
+    std::ostream& out = *process.out;
+    const bool succeeded = report.AllFinished();
+    report.Print(out, rows, outDir.empty() || !succeeded ? "" : outDir);
+    if (!outDir.empty() && succeeded)
+    {
+        report.WriteCsv(outDir);
+        out << "\nCSV files in " << outDir << "\n";
+    }
+    if (!succeeded)
+    {
+        out.flush();
+        std::cerr << kProgram << ": error: " << report.DescribeFailure() << std::endl;
+    }
+    return succeeded ? 0 : 1;
+}
+
 /** The run the flags ask for: a picture of the cluster, or a replay. \return exit status */
 int
 Run(const ToolArgs& args, ProcessContext& process)
@@ -242,6 +390,17 @@ Run(const ToolArgs& args, ProcessContext& process)
     options.Read(args);
     const std::string outDir = args.Get("output");
     ReadTimeline(args, outDir, options);
+    if (!args.GetAll("job").empty())
+    {
+        return ReplayJobs(args, options, outDir, process);
+    }
+    for (const char* flag : {"placement", "placement-seed", "interference"})
+    {
+        if (args.Has(flag))
+        {
+            throw std::invalid_argument(std::string("--") + flag + " is for several jobs (--job)");
+        }
+    }
     if (args.Get("trace").empty())
     {
         if (!options.Has("topology-dot"))

@@ -401,3 +401,45 @@ BOOST_AUTO_TEST_CASE(gpu_names_the_nvlink_and_the_nccl_rows)
                   "chakra-cluster",
                   "--gpu and --nvlink-bandwidth both set the NVLink bandwidth");
 }
+
+// Issue 28: several jobs on one cluster from the command line.
+BOOST_AUTO_TEST_CASE(several_jobs_share_one_cluster)
+{
+    const std::string p = TheJob().prefix; // 4 ranks: two hosts of 2 GPUs each
+    TempDir out;
+    auto run = [](const std::string& flags) {
+        return RunCommand("timeout 60 " + ToolPath("chakra-cluster") +
+                          " --quiet --gpus-per-host 2 --transport flow " + flags);
+    };
+    auto result = run("--job " + p + ":name=a --job " + p + ":name=b,hosts=0+1 --interference" +
+                      " --output " + out.Path());
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.output);
+    // b's explicit hosts come first; a takes the next two.
+    BOOST_TEST(Contains(result.output, "== job a: " + p + ", 4 ranks on host(s) 2-3"),
+               result.output);
+    BOOST_TEST(Contains(result.output, "== job b: " + p + ", 4 ranks on host(s) 0-1"),
+               result.output);
+    BOOST_TEST(Contains(result.output, "slowdown"), result.output);
+    std::size_t lines = 0;
+    for (auto at = result.output.find("iteration time"); at != std::string::npos;
+         at = result.output.find("iteration time", at + 1))
+    {
+        ++lines;
+    }
+    BOOST_TEST(lines == 2u, result.output);
+    const std::string jobs = chakra_test::ReadFileBytes(out.File("jobs.csv"));
+    BOOST_TEST(Contains(jobs, "job,traces,ranks,hosts,start_us,finished,iteration_us"), jobs);
+    BOOST_TEST(Contains(chakra_test::ReadFileBytes(out.File("job-a/ranks.csv")), "\n3,1,"));
+
+    ExpectRefused(run("--hosts 4 --job " + p + " --job " + p + ":hosts=9"),
+                  "chakra-cluster",
+                  "job 2: host 9 does not exist");
+    ExpectRefused(run("--job " + p + ":speed=2"), "chakra-cluster", "speed: unknown key");
+    ExpectRefused(run("--trace " + p + " --job " + p), "chakra-cluster", "--trace and --job");
+    ExpectRefused(run("--trace " + p + " --placement spread"),
+                  "chakra-cluster",
+                  "--placement is for several jobs (--job)");
+    ExpectRefused(run("--job " + p + " --placement packed"),
+                  "chakra-cluster",
+                  "--placement: placement 'packed' is not one of: contiguous, spread, random");
+}

@@ -6,7 +6,8 @@ from the link parameters (never from the program's output), an ordering, or a se
     test/examples-test.py BIN_DIR CASE
 
 CASE is the example's name without "chakra-" (replay-trace, sweep-one-knob, rdma-incast,
-rdma-incast-pfc-only, flow-at-scale, two-node-custom, timeline) or topology-FAMILY."""
+rdma-incast-pfc-only, flow-at-scale, two-node-custom, timeline, noisy-neighbours) or
+topology-FAMILY."""
 import json
 import os
 import re
@@ -177,6 +178,22 @@ def two_node_custom():
           f"rank 1's all-reduce, {all_reduce} us, within 2% of 2 delay + S/B = {form:.3f} us")
 
 
+def noisy_neighbours():
+    out = run("chakra-noisy-neighbours")
+    rows = re.findall(r"^(\w+): job (\w+) on hosts (\S+): (\S+) us, alone (\S+) us, slowdown (\S+)$",
+                      out, re.M)
+    check(len(rows) == 4, f"two jobs under two placements (got {len(rows)} lines)")
+    for placement, job, hosts, shared, alone, slowdown in rows:
+        shared, alone = float(shared), float(alone)
+        if placement == "contiguous":
+            # A leaf each: no link carries both jobs, so nothing changes, to the nanosecond.
+            check(shared == alone, f"contiguous {job} on {hosts}: {shared} us as alone")
+        else:
+            # Both jobs cross the spine through the same 4:1 uplinks.
+            check(shared > alone * 1.05, f"spread {job} on {hosts}: {shared} us, slower than "
+                  f"alone ({alone} us)")
+
+
 def timeline():
     path = os.path.join(SCRATCH.name, "timeline.json")
     out = run("chakra-timeline", f"--timeline={path}")
@@ -255,6 +272,7 @@ CASES = {
     "flow-at-scale": flow_at_scale,
     "two-node-custom": two_node_custom,
     "timeline": timeline,
+    "noisy-neighbours": noisy_neighbours,
 }
 if CASE.startswith("topology-"):
     topology(CASE[len("topology-"):])

@@ -638,6 +638,50 @@ ClusterOptions::ApplyToCluster(GpuClusterHelper& cluster) const
     cluster.Validate();
 }
 
+bool
+ClusterOptions::IsApplicationFlag(const std::string& flag)
+{
+    return std::any_of(Flags().begin(), Flags().end(), [&flag](const Flag& f) {
+        return f.name == flag && (f.target == Target::APP || f.target == Target::COMPUTE);
+    });
+}
+
+std::vector<std::pair<std::string, Ptr<AttributeValue>>>
+ClusterOptions::GetApplicationAttributes() const
+{
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> attributes;
+    Ptr<ComputeModel> compute;
+    for (const Flag& flag : Flags())
+    {
+        auto it = m_values.find(flag.name);
+        if (it == m_values.end())
+        {
+            continue;
+        }
+        if (flag.kind == Kind::ALGORITHM)
+        {
+            for (const char* type : kCollectiveTypes)
+            {
+                attributes.emplace_back(std::string(type) + "Algorithm", it->second);
+            }
+        }
+        else if (flag.target == Target::APP)
+        {
+            attributes.emplace_back(flag.attribute, it->second);
+        }
+        else if (flag.target == Target::COMPUTE)
+        {
+            compute = compute ? compute : CreateObject<ComputeModel>();
+            compute->SetAttribute(flag.attribute, *it->second);
+        }
+    }
+    if (compute)
+    {
+        attributes.emplace_back("ComputeModel", Create<PointerValue>(compute));
+    }
+    return attributes;
+}
+
 void
 ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces) const
 {
@@ -707,34 +751,9 @@ ClusterOptions::Apply(ClusterScenario& scenario, uint32_t ranks, const std::stri
     // The whole cluster is checked now, before anything describes it.
     topology->Validate(cluster->GetTopologySpec());
 
-    Ptr<ComputeModel> compute;
-    for (const Flag& flag : Flags())
+    for (const auto& [name, value] : GetApplicationAttributes())
     {
-        auto it = m_values.find(flag.name);
-        if (it == m_values.end())
-        {
-            continue;
-        }
-        if (flag.kind == Kind::ALGORITHM)
-        {
-            for (const char* type : kCollectiveTypes)
-            {
-                scenario.SetAppAttribute(std::string(type) + "Algorithm", *it->second);
-            }
-        }
-        else if (flag.target == Target::APP)
-        {
-            scenario.SetAppAttribute(flag.attribute, *it->second);
-        }
-        else if (flag.target == Target::COMPUTE)
-        {
-            compute = compute ? compute : CreateObject<ComputeModel>();
-            compute->SetAttribute(flag.attribute, *it->second);
-        }
-    }
-    if (compute)
-    {
-        scenario.SetAppAttribute("ComputeModel", PointerValue(compute));
+        scenario.SetAppAttribute(name, *value);
     }
     if (!timeline.empty())
     {

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -80,6 +81,17 @@ class ClusterOptions
      *         and the topology file both set one value, or the cluster is not valid
      */
     void Apply(ClusterScenario& scenario, uint32_t ranks, const std::string& traces = "") const;
+
+    /**
+     * \return true if \p flag (without dashes) is one of the applications' flags (algorithm,
+     *         chunk-size, compute-scale, ...): those a job of several may set for itself
+     */
+    static bool IsApplicationFlag(const std::string& flag);
+    /**
+     * \return the ChakraApplication attributes the given application flags set (what Apply
+     *         sets on every application), in the table's order
+     */
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> GetApplicationAttributes() const;
 
     /**
      * Sets the given cluster flags on \p cluster alone (no ranks to fit: hosts and GPUs per

@@ -117,6 +117,22 @@ ToolArgs::AddOptionalValue(const std::string& name,
 }
 
 void
+ToolArgs::AddRepeatedOption(const std::string& name, const std::string& help)
+{
+    Spec spec{name, help};
+    spec.repeated = true;
+    Declare(spec);
+}
+
+const std::vector<std::string>&
+ToolArgs::GetAll(const std::string& name) const
+{
+    static const std::vector<std::string> none;
+    auto it = m_repeatedValues.find(name);
+    return it == m_repeatedValues.end() ? none : it->second;
+}
+
+void
 ToolArgs::AddPositional(const std::string& name, const std::string& help, bool required)
 {
     Spec spec{name, help};
@@ -324,6 +340,12 @@ ToolArgs::ParseSpelled(std::vector<std::string> words)
         {
             options.push_back(app.add_flag("--" + spec.name + "{}")); // alone: ""
         }
+        else if (spec.repeated)
+        {
+            options.push_back(app.add_option("--" + spec.name)
+                                  ->expected(0, 1)
+                                  ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll));
+        }
         else
         {
             // 0 or 1 values, not exactly 1: CLI11 gives an option expecting one value the next
@@ -370,6 +392,21 @@ ToolArgs::StoreParsed(const Spec& spec, const std::vector<std::string>& given)
             throw std::invalid_argument(spec.positional ? "missing argument <" + spec.name + ">"
                                                         : "missing required option --" + spec.name);
         }
+        return;
+    }
+    if (spec.repeated)
+    {
+        // Every value counts, in the order given.
+        std::vector<std::string>& all = m_repeatedValues[spec.name];
+        all.assign(given.begin(), given.end());
+        for (const std::string& value : all)
+        {
+            if (value.empty())
+            {
+                throw std::invalid_argument("--" + spec.name + " needs a value");
+            }
+        }
+        m_values[spec.name] = all.back();
         return;
     }
     const std::string& value = given.back(); // given more than once: the last counts
@@ -481,6 +518,10 @@ ToolArgs::Usage() const
         if (spec.optionalValue)
         {
             left += "[=VALUE]";
+        }
+        else if (spec.repeated)
+        {
+            left += " VALUE...";
         }
         else if (!spec.boolean && !spec.positional)
         {

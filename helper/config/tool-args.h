@@ -61,6 +61,10 @@ class ToolArgs
     void AddOptionalValue(const std::string& name,
                           const std::string& help,
                           const std::vector<std::string>& aliases = {});
+    /** Declares a flag that may be given several times, each with a value (GetAll). */
+    void AddRepeatedOption(const std::string& name, const std::string& help);
+    /** \return every value of a repeated option, in the order given */
+    const std::vector<std::string>& GetAll(const std::string& name) const;
     /** Declares a positional argument (in order). */
     void AddPositional(const std::string& name, const std::string& help, bool required = true);
 
@@ -114,6 +118,7 @@ class ToolArgs
         bool boolean{false};
         bool positional{false};
         bool optionalValue{false};
+        bool repeated{false};
         std::vector<std::string> aliases;
     };
 
@@ -150,10 +155,11 @@ class ToolArgs
     std::string m_summary;                       //!< what it does
     std::vector<Spec> m_specs;                   //!< declared flags
     std::map<std::string, std::string> m_values; //!< parsed values by spec name
-    std::string m_moreName;                      //!< name of further positionals ("" = none)
-    std::string m_moreHelp;                      //!< their help
-    std::vector<std::string> m_more;             //!< further positionals
-    bool m_ns3{false};                           //!< EnableNs3Attributes
+    std::map<std::string, std::vector<std::string>> m_repeatedValues; //!< repeated options
+    std::string m_moreName;          //!< name of further positionals ("" = none)
+    std::string m_moreHelp;          //!< their help
+    std::vector<std::string> m_more; //!< further positionals
+    bool m_ns3{false};               //!< EnableNs3Attributes
     std::vector<std::pair<std::string, std::string>> m_ns3Attributes; //!< given, in order
 };
 
