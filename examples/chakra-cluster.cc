@@ -177,6 +177,36 @@ AnnounceRun(ClusterScenario& scenario, ProcessContext& process)
     });
 }
 
+/** --strict: a communication node without comm_size is an error. */
+void
+ApplyStrict(const ToolArgs& args, ClusterScenario& scenario)
+{
+    if (args.Has("strict"))
+    {
+        scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
+    }
+}
+
+/**
+ * What every run does before it starts: the cluster line, the topology line at the start
+ * (AnnounceRun), the progress lines on stderr.
+ * \return the rows per table of the printed report (--rows)
+ */
+std::size_t
+PrepareRun(const ToolArgs& args, ClusterScenario& scenario, ProcessContext& process)
+{
+    *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
+    AnnounceRun(scenario, process);
+    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    if (process.first && !args.Has("quiet") && progress > 0)
+    {
+        scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
+            std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;
+        });
+    }
+    return static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+}
+
 /**
  * Prints the report and writes the files of a successful run. A failed run's report stays on
  * stdout (what each rank waits for is its diagnosis), but its figures are not written as
@@ -227,21 +257,8 @@ ReplayTraces(const ToolArgs& args,
     }
     ClusterScenario scenario;
     options.Apply(scenario, ranks, trace);
-    if (args.Has("strict"))
-    {
-        scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
-    }
-    *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
-    AnnounceRun(scenario, process);
-    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
-    if (process.first && !args.Has("quiet") && progress > 0)
-    {
-        scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
-            std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;
-        });
-    }
-    const auto rows =
-        static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+    ApplyStrict(args, scenario);
+    const std::size_t rows = PrepareRun(args, scenario, process);
     OutputDirectory output(outDir, process.first);
     ChakraReport report = scenario.Run(trace);
     return ShowReport(report, options, outDir, rows, process);
@@ -319,10 +336,7 @@ ReplayJobs(const ToolArgs& args,
     // A scenario on the cluster the flags describe (the shared run, then each job alone).
     auto makeScenario = [&options, &args, gpus](ClusterScenario& scenario) {
         options.Apply(scenario, gpus);
-        if (args.Has("strict"))
-        {
-            scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
-        }
+        ApplyStrict(args, scenario);
     };
     ClusterScenario scenario;
     makeScenario(scenario);
@@ -332,17 +346,7 @@ ReplayJobs(const ToolArgs& args,
         scenario.AddJob(job);
     }
     scenario.GetPlacement(); // a job that does not fit is refused before anything is printed
-    *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
-    AnnounceRun(scenario, process);
-    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
-    if (process.first && !args.Has("quiet") && progress > 0)
-    {
-        scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
-            std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;
-        });
-    }
-    const auto rows =
-        static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
+    const std::size_t rows = PrepareRun(args, scenario, process);
     OutputDirectory output(outDir, process.first);
     MultiJobReport report = scenario.RunJobs();
     if (args.Has("interference") && report.AllFinished())

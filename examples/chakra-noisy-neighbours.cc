@@ -80,8 +80,8 @@ RunPlacement(const std::string& label,
         std::cout << std::fixed << std::setprecision(3) << label << ": job " << job.name
                   << " on hosts " << FormatHostList(job.hosts) << ": "
                   << job.report.GetIterationTime().GetNanoSeconds() / 1e3 << " us, alone "
-                  << job.alone->GetNanoSeconds() / 1e3 << " us, slowdown "
-                  << report.GetSlowdown(j) << "\n";
+                  << job.alone->GetNanoSeconds() / 1e3 << " us, slowdown " << report.GetSlowdown(j)
+                  << "\n";
     }
     return true;
 }

@@ -104,6 +104,20 @@ ClusterScenario::Progress()
 namespace
 {
 
+/**
+ * Whatever fails in a run (a bad trace, a configuration error, an exception out of an event),
+ * the simulation is torn down before the exception leaves: its nodes, sockets and their
+ * callbacks would otherwise outlive the run (LeakSanitizer reports them) and the next run of
+ * this process would start on a dirty simulator. Destroy twice is harmless.
+ */
+struct DestroyOnExit
+{
+    ~DestroyOnExit()
+    {
+        Simulator::Destroy();
+    }
+};
+
 double
 SteadySeconds()
 {
@@ -214,17 +228,7 @@ ClusterScenario::Run(const std::string& tracePrefix)
 {
     auto start = std::chrono::steady_clock::now();
 
-    // Whatever fails below (a bad trace, a configuration error, an exception out of an event),
-    // the simulation is torn down before the exception leaves: its nodes, sockets and their
-    // callbacks would otherwise outlive the run (LeakSanitizer reports them) and the next run
-    // of this process would start on a dirty simulator. Destroy twice is harmless.
-    struct DestroyOnExit
-    {
-        ~DestroyOnExit()
-        {
-            Simulator::Destroy();
-        }
-    } destroyOnExit;
+    const DestroyOnExit destroyOnExit;
 
     CheckRankCount(tracePrefix);
     BuildCluster();
@@ -334,13 +338,7 @@ ClusterScenario::RunJobs()
 {
     auto start = std::chrono::steady_clock::now();
 
-    struct DestroyOnExit
-    {
-        ~DestroyOnExit()
-        {
-            Simulator::Destroy();
-        }
-    } destroyOnExit;
+    const DestroyOnExit destroyOnExit;
 
     if (m_jobs.empty())
     {

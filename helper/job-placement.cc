@@ -194,8 +194,7 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
             if (taken[host])
             {
                 throw std::invalid_argument(JobLabel(job) + ": host " + std::to_string(host) +
-                                            " is also " + owner[host] +
-                                            "'s (a host runs one job)");
+                                            " is also " + owner[host] + "'s (a host runs one job)");
             }
             taken[host] = true;
             owner[host] = JobLabel(job);
@@ -294,8 +293,8 @@ ParseHostList(const std::string& text)
         {
             if (!seen.insert(static_cast<uint32_t>(host)).second)
             {
-                throw std::invalid_argument("hosts '" + text + "': host " +
-                                            std::to_string(host) + " is named twice");
+                throw std::invalid_argument("hosts '" + text + "': host " + std::to_string(host) +
+                                            " is named twice");
             }
             hosts.push_back(static_cast<uint32_t>(host));
         }

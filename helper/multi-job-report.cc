@@ -108,14 +108,13 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
     for (std::size_t k = 0; k < m_jobs.size(); ++k)
     {
         const Job& job = m_jobs[k];
-        std::vector<std::string> row{job.name,
-                                     job.tracePrefix,
-                                     std::to_string(job.gpus.size()),
-                                     FormatHostList(job.hosts),
-                                     FormatMicros(job.start),
-                                     job.report.AllFinished()
-                                         ? FormatMicros(job.report.GetIterationTime())
-                                         : "unfinished"};
+        std::vector<std::string> row{
+            job.name,
+            job.tracePrefix,
+            std::to_string(job.gpus.size()),
+            FormatHostList(job.hosts),
+            FormatMicros(job.start),
+            job.report.AllFinished() ? FormatMicros(job.report.GetIterationTime()) : "unfinished"};
         if (alone)
         {
             row.push_back(job.alone ? FormatMicros(*job.alone) : "-");
@@ -145,8 +144,15 @@ MultiJobReport::WriteCsv(const std::string& directory) const
     mkdir(directory.c_str(), 0777);
     ReportTable jobs;
     jobs.name = "jobs";
-    jobs.columns = {"job", "traces", "ranks", "hosts", "start_us", "finished", "iteration_us",
-                    "alone_us", "slowdown"};
+    jobs.columns = {"job",
+                    "traces",
+                    "ranks",
+                    "hosts",
+                    "start_us",
+                    "finished",
+                    "iteration_us",
+                    "alone_us",
+                    "slowdown"};
     for (std::size_t k = 0; k < m_jobs.size(); ++k)
     {
         const Job& job = m_jobs[k];

@@ -64,8 +64,9 @@ class MultiJobReport
      * Prints the jobs and their placement, then each job's report under "== job NAME", then
      * the fabric's tables.
      */
-    void Print(std::ostream& os, std::size_t maxRows = 20, const std::string& csvDirectory = "")
-        const;
+    void Print(std::ostream& os,
+               std::size_t maxRows = 20,
+               const std::string& csvDirectory = "") const;
     /**
      * Writes jobs.csv (one row per job), each job's CSV files into \p directory/job-NAME/ and
      * the fabric's tables into \p directory.

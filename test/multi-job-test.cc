@@ -185,7 +185,8 @@ BOOST_AUTO_TEST_CASE(hosts_are_grouped_by_their_leaf)
     BOOST_TEST(hosts.group == (std::vector<uint32_t>{0, 0, 1, 1, 2, 2}),
                boost::test_tools::per_element());
     BOOST_TEST(hosts.gpus[4] == (std::vector<uint32_t>{8, 9}), boost::test_tools::per_element());
-    graph = ObjectFactory("ns3::SingleSwitchTopology").Create<ClusterTopologyBuilder>()->Build(spec);
+    graph =
+        ObjectFactory("ns3::SingleSwitchTopology").Create<ClusterTopologyBuilder>()->Build(spec);
     hosts = ClusterHosts::Of(*graph);
     BOOST_TEST(hosts.group == (std::vector<uint32_t>(6, 0)), boost::test_tools::per_element());
 }
@@ -256,8 +257,7 @@ BOOST_AUTO_TEST_CASE(jobs_on_disjoint_leaves_finish_exactly_as_alone)
                        boost::test_tools::per_element());
             for (std::size_t j = 0; j < 2; ++j)
             {
-                const MultiJobReport alone =
-                    RunJobs({Job(job, both.GetJobs()[j].hosts)}, config);
+                const MultiJobReport alone = RunJobs({Job(job, both.GetJobs()[j].hosts)}, config);
                 BOOST_TEST_REQUIRE(alone.AllFinished());
                 BOOST_TEST(both.GetJobs()[j].report.GetIterationTime() ==
                            alone.GetJobs()[0].report.GetIterationTime());
@@ -297,8 +297,8 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_uplink_each_get_half)
             {
                 const double shared = both.GetJobs()[j].report.GetIterationTime().GetSeconds();
                 BOOST_TEST_MESSAGE(transport << " job " << j << ": alone " << alone * 1e6
-                                             << " us, shared " << shared * 1e6
-                                             << " us, slowdown " << shared / alone);
+                                             << " us, shared " << shared * 1e6 << " us, slowdown "
+                                             << shared / alone);
                 BOOST_TEST(shared / alone == 2.0, boost::test_tools::tolerance(0.05));
             }
         }

@@ -24,7 +24,8 @@ PairsStart(const std::string& text)
         const auto eq = text.find('=', colon);
         const std::string key =
             eq == std::string::npos ? "" : text.substr(colon + 1, eq - colon - 1);
-        if (!key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos)
+        if (!key.empty() &&
+            key.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos)
         {
             return colon;
         }
