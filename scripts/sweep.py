@@ -36,6 +36,13 @@ their own flags, for kinds with parameters of their own, e.g.
 transport models (the same as --grid transport=tcp,flow); column model_run says which model
 ran (with --transport auto it depends on the cluster's size).
 
+Several jobs on one cluster (chakra-cluster --job): --job SPEC (repeatable) runs those jobs in
+every run instead of --trace; --mix NAME=SPEC;SPEC;... (repeatable) makes a 'mix' column whose
+runs each run their own jobs. --grid placement=contiguous,spread sweeps the placement, and
+--set interference=true measures each job alone too. A run of several jobs has iteration_us (the
+latest job's), finished (every job), and per job job_<name>_iteration_us, and with interference
+job_<name>_alone_us and job_<name>_slowdown.
+
 Backends (--backend): "local" runs on this machine; "dask" hands the runs to a Dask distributed
 cluster (Debian: python3-distributed) so that a grid spreads over many machines:
 --scheduler tcp://HOST:8786 (started with dask-scheduler, and dask-worker on each machine; the
@@ -92,6 +99,12 @@ def parse_args():
                         metavar="NAME:FLAG=V,FLAG=V",
                         help="a named set of chakra-cluster flags; the variants form one grid "
                              "dimension (repeatable)")
+    parser.add_argument("--job", action="append", default=[], metavar="SPEC",
+                        help="a job of several sharing the cluster in every run "
+                             "(chakra-cluster --job PREFIX[:key=value,...]; repeatable)")
+    parser.add_argument("--mix", action="append", default=[], metavar="NAME=SPEC;SPEC",
+                        help="a named set of jobs; the mixes form one grid dimension "
+                             "(repeatable)")
     parser.add_argument("--plot", action="store_true", help="draw sweep.png with gnuplot")
     parser.add_argument("--x", default=None, metavar="FLAG",
                         help="grid flag on the plot's x axis (default nicBandwidth when it is "
@@ -203,6 +216,8 @@ def run_in(work, binary, trace, flags, tracker):
         finally:
             if tracker:
                 tracker.forget(process=process)
+    if os.path.exists(os.path.join(work, "jobs.csv")):
+        return several_jobs(read_csv(os.path.join(work, "jobs.csv"))), None
     if not os.path.exists(os.path.join(work, "ranks.csv")):
         message = (stderr or stdout).strip().splitlines()
         return None, message[-1] if message else f"exit {process.returncode}"
@@ -238,6 +253,21 @@ def run_in(work, binary, trace, flags, tracker):
         metrics["fabric_ecn_marks"] = int(total["ecn_marks"])
         metrics["fabric_drops"] = int(total["drops"])
     return metrics, None
+
+
+def several_jobs(jobs):
+    """The metrics of a run of several jobs, from its jobs.csv."""
+    metrics = {
+        "finished": int(all(j["finished"] == "1" for j in jobs)),
+        "iteration_us": max(float(j["iteration_us"]) for j in jobs),
+    }
+    for job in jobs:
+        metrics[f"job_{job['job']}_iteration_us"] = float(job["iteration_us"])
+        if job["alone_us"]:
+            metrics[f"job_{job['job']}_alone_us"] = float(job["alone_us"])
+        if job["slowdown"]:
+            metrics[f"job_{job['job']}_slowdown"] = float(job["slowdown"])
+    return metrics
 
 
 # The report's time split, as ranks.csv has it per rank (columns exposed_<kind>_us).
@@ -276,6 +306,8 @@ def command_flags(flags):
     for name, value in flags:
         if name == "variant":
             command += [f"--{flag}" for flag in value.split(":", 1)[1].split(",") if flag]
+        elif name == "mix":
+            command += [f"--job={spec}" for spec in value.split("=", 1)[1].split(";") if spec]
         else:
             command.append(f"--{name}={value}")
     return command
@@ -296,6 +328,16 @@ def extra_grid(args):
         variants.append(text)
     if variants:
         grid.append(("variant", variants))
+    mixes = []
+    for text in args.mix:
+        name, _, specs = text.partition("=")
+        if not name or not specs.strip(";"):
+            sys.exit(f"sweep: error: --mix '{text}' is not NAME=SPEC;SPEC")
+        if any(m.split("=", 1)[0] == name for m in mixes):
+            sys.exit(f"sweep: error: two mixes named '{name}'")
+        mixes.append(text)
+    if mixes:
+        grid.append(("mix", mixes))
     return grid
 
 
@@ -513,7 +555,7 @@ def is_metric(column):
     # split_* (the time split) and the training step's throughput.
     return (column in METRICS or column in ("error", "model_run") or column.startswith("busbw_")
             or column.startswith("time_") or column.startswith("fabric_")
-            or column.startswith("split_")
+            or column.startswith("split_") or column.startswith("job_")
             or column in ("tokens_per_s_per_gpu", "tflops_per_gpu", "mfu_pct"))
 
 
@@ -579,6 +621,12 @@ def main():
     grid = [split_flag(item, "--grid") for item in args.grid]
     grid = [(name, [v for v in values.split(",") if v]) for name, values in grid]
     fixed = [split_flag(item, "--set") for item in args.set]
+    # Every run's jobs: one "mix" of them, in the flags of each run (a Dask worker gets them).
+    if args.job and args.mix:
+        sys.exit("sweep: error: --job and --mix: give every run's jobs (--job) or a grid of "
+                 "mixes (--mix), not both")
+    if args.job:
+        fixed.append(("mix", "jobs=" + ";".join(args.job)))
     grid += extra_grid(args)
     if not grid:
         sys.exit("sweep: error: give at least one --grid FLAG=V1,V2")
@@ -600,9 +648,13 @@ def main():
                              for f in v.split(":", 1)[1].split(",")) for v in args.variant)
     if args.trace and "trace" in seen:
         sys.exit(f"sweep: error: --trace and {seen['trace']}: give the trace once")
-    if not args.trace and "trace" not in seen and not (args.variant and variant_traces):
-        sys.exit("sweep: error: no trace: give --trace PREFIX, --grid trace=P1,P2 or "
-                 "trace=P in every --variant")
+    several = bool(args.job or args.mix)
+    if several and (args.trace or "trace" in seen):
+        sys.exit("sweep: error: --job or --mix, and a trace: give the single job as --job")
+    if not several and not args.trace and "trace" not in seen and not (
+            args.variant and variant_traces):
+        sys.exit("sweep: error: no trace: give --trace PREFIX, --grid trace=P1,P2, "
+                 "trace=P in every --variant, or --job/--mix")
     os.makedirs(args.out, exist_ok=True)
     if args.plot:
         x_name, series_name = plot_choices(args, names)

@@ -191,4 +191,22 @@ if python3 "$root/scripts/sweep.py" --output "$out/nt" --binary "$build/bin/chak
   fail "a sweep without any trace should fail"
 fi
 grep -q "no trace: give --trace" "$out/err3.txt" || fail "no clear error for a missing trace"
+# Several jobs on one cluster (issue 28): the placement swept, each job's slowdown. Two 2-GPU
+# hosts per leaf, one spine at 4:1: contiguous gives each job a leaf (slowdown 1), spread makes
+# both cross the same uplinks (slower than alone).
+"$build/bin/chakra_generator" --workload collective --ranks 4 --size 4MiB \
+  --output-prefix "$out/ar" > /dev/null 2>&1
+python3 "$root/scripts/sweep.py" --output "$out/jobs" --binary "$build/bin/chakra-cluster" \
+  --job "$out/ar:name=a" --job "$out/ar:name=b" --grid placement=contiguous,spread \
+  --set interference=true --set gpusPerHost=2 --set topology=leaf-spine --set hostsPerLeaf=2 \
+  --set spines=1 --set oversubscription=4 --transport flow --jobs 2 2>/dev/null ||
+  fail "a sweep of two jobs' placement failed"
+python3 - "$out/jobs/sweep.csv" <<'PY' || fail "placement sweep: $(cat "$out/jobs/sweep.csv")"
+import csv, sys
+rows = {r["placement"]: r for r in csv.DictReader(open(sys.argv[1]))}
+for job in "ab":
+    assert float(rows["contiguous"][f"job_{job}_slowdown"]) == 1, job
+    assert float(rows["spread"][f"job_{job}_slowdown"]) > 1.05, job
+    assert float(rows["spread"]["iteration_us"]) >= float(rows["spread"][f"job_{job}_iteration_us"])
+PY
 echo "sweep: ok"
