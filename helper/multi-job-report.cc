@@ -122,7 +122,8 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
         }
         jobs.rows.push_back(std::move(row));
     }
-    PrintReportTable(os, jobs, maxRows, csvDirectory);
+    // Every job, whatever --rows says of the long tables: this is the run's summary.
+    PrintReportTable(os, jobs, jobs.rows.size(), csvDirectory);
     for (const Job& job : m_jobs)
     {
         os << "\n== job " << job.name << ": " << job.tracePrefix << ", " << job.gpus.size()

@@ -422,6 +422,37 @@ elif lab == "6":
     check("32 host(s) x 8 GPU(s)" in text and "NIC 400 Gbps" in text, "32 x 8 GPUs, 400 Gbps")
     check("rail-optimized (8 rails x 1 group(s) of 32 hosts, 8 spines, oversubscription 1:1)"
           in text, "rail-optimized, 8 spines, non-blocking")
+elif lab == "7":
+    r = {(row["transport"], row["placement"], row["job"]): row for row in table(output, "transport")}
+    slow = lambda t, p, j: float(r[(t, p, j)]["slowdown"])
+    it = lambda t, p, j: float(r[(t, p, j)]["iteration_us"])
+    alone = lambda t, p, j: float(r[(t, p, j)]["alone_us"])
+    check(len(r) == 12, "two jobs, three placements, two models")
+    for t in ("flow", "rdma"):
+        for j in ("dense", "moe"):
+            # "each finishes exactly as alone (slowdown 1.000, on both models)"
+            check(it(t, "contiguous", j) == alone(t, "contiguous", j), f"{t} {j} contiguous = alone")
+            check(slow(t, "spread", j) > 1.05 and slow(t, "random", j) > 1.05,
+                  f"{t} {j} slower beside the other when split across the leaves")
+        check(r[(t, "contiguous", "dense")]["hosts"] == "0-1"
+              and r[(t, "spread", "dense")]["hosts"] == "0+2"
+              and r[(t, "random", "dense")]["hosts"] == "0+3"
+              and r[(t, "random", "moe")]["hosts"] == "1-2", f"{t}: the placements named")
+    # "Alone on hosts of two leaves ... their cross-host traffic now climbs the uplinks"
+    check(alone("flow", "spread", "dense") > 1.1 * alone("flow", "contiguous", "dense"),
+          "dense alone slower on spread hosts")
+    check(alone("flow", "spread", "moe") > 1.3 * alone("flow", "contiguous", "moe"),
+          "moe alone slower on spread hosts")
+    # Flow: dense pays most; rdma: the slowdowns move together, moe's larger than on flow.
+    check(slow("flow", "spread", "dense") > slow("flow", "spread", "moe") + 0.3,
+          "flow: dense pays most")
+    check(slow("rdma", "spread", "moe") > slow("flow", "spread", "moe")
+          and slow("rdma", "spread", "dense") < slow("flow", "spread", "dense"),
+          "rdma: moe slows more, dense less than on flow")
+    check(abs(slow("flow", "random", "dense") - slow("flow", "spread", "dense")) < 0.1,
+          "random close to spread")
+    check("4 host(s) x 8 GPU(s)" in text and "leaf-spine (2 leaves, 2 spines, oversubscription "
+          "4:1)" in text and "NIC 100 Gbps" in text, "the cluster as the page states it")
 
 for claim in failures:
     print(f"FAIL: lab {lab}: the page says: {claim}", file=sys.stderr)
