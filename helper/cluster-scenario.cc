@@ -426,6 +426,15 @@ ClusterScenario::RunJobs()
                                       m_cluster->GetTransportChoice());
         report.AddJob(std::move(part));
     }
+    std::vector<ClusterFabric::JobGpus> jobGpus;
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        jobGpus.emplace_back(m_jobs[j].name, placement[j]);
+    }
+    for (auto& table : m_cluster->GetFabric()->GetJobTables(jobGpus))
+    {
+        report.AddFabricTable(std::move(table));
+    }
     for (auto& table : m_cluster->GetFabric()->GetReportTables())
     {
         report.AddFabricTable(std::move(table));

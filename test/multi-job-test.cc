@@ -291,6 +291,25 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_uplink_each_get_half)
                                      .GetJobs()[0]
                                      .report.GetIterationTime()
                                      .GetSeconds();
+            if (transport == std::string("rdma"))
+            {
+                // The fabric split by job: each job's edge ports carry its 64 MiB twice (its
+                // sender's NIC, its receiver's leaf port) plus framing and ACKs; the switch
+                // links, shared, carry both jobs' twice (leaf -> spine -> leaf).
+                const ReportTable& split = both.GetFabricTables().at(0);
+                BOOST_TEST_REQUIRE(split.name == "fabric-jobs");
+                BOOST_TEST_REQUIRE(split.rows.size() == 3u);
+                const double megabytes = bytes / 1e6;
+                for (std::size_t row = 0; row < 2; ++row)
+                {
+                    BOOST_TEST(split.rows[row][0] == (row == 0 ? "1" : "2"));
+                    BOOST_TEST(std::stod(split.rows[row][2]) > 2 * megabytes);
+                    BOOST_TEST(std::stod(split.rows[row][2]) < 2.1 * megabytes);
+                }
+                BOOST_TEST(split.rows[2][0] == "(shared)");
+                BOOST_TEST(std::stod(split.rows[2][2]) > 4 * megabytes);
+                BOOST_TEST(std::stod(split.rows[2][2]) < 4.2 * megabytes);
+            }
             const double nicSeconds = bytes * 8.0 / 100e9;
             BOOST_TEST(alone == nicSeconds, boost::test_tools::tolerance(0.05));
             for (std::size_t j = 0; j < 2; ++j)

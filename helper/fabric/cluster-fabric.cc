@@ -30,4 +30,10 @@ ClusterFabric::GetReportTables() const
     return {};
 }
 
+std::vector<ReportTable>
+ClusterFabric::GetJobTables(const std::vector<JobGpus>& /* jobs */) const
+{
+    return {};
+}
+
 } // namespace ns3

@@ -61,6 +61,15 @@ class ClusterFabric : public Object
      *         report tables; none by default. Called after Simulator::Run, before Destroy.
      */
     virtual std::vector<ReportTable> GetReportTables() const;
+
+    /** A job's name and its GPUs (the fabric's ranks), for GetJobTables. */
+    using JobGpus = std::pair<std::string, std::vector<uint32_t>>;
+    /**
+     * \return the fabric's counters split by job, for several jobs on one cluster: what the
+     *         ports of each job's GPUs' links saw (both ends), and what the links between
+     *         switches, which the jobs share, saw; none by default. Called as GetReportTables.
+     */
+    virtual std::vector<ReportTable> GetJobTables(const std::vector<JobGpus>& jobs) const;
 };
 
 } // namespace ns3

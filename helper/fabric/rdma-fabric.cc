@@ -86,16 +86,22 @@ PortCells(const ClusterTopology& topology,
             FormatFixed(static_cast<double>(s.maxIngressBytes) / 1024, 1)};
 }
 
-/** The "fabric" table's first row: every port's counters summed (queues: the largest). */
+/**
+ * The counters of the ports \p which summed (queues: the largest, with \p withQueues), after
+ * the cells \p first: the "fabric" table's total row, the "fabric-jobs" table's rows.
+ */
 std::vector<std::string>
-PortTotalCells(const std::vector<RdmaNetDevice::Stats>& portStats, std::size_t ports)
+SumCells(const std::vector<RdmaNetDevice::Stats>& portStats,
+         const std::vector<std::size_t>& which,
+         const std::vector<std::string>& first,
+         bool withQueues)
 {
     RdmaNetDevice::Stats total;
     // Every port can be busy or paused for the whole run: the sums of their times pass a
     // Time's 64 bits long before any one port's time does (a run of 150 years on 2 ports).
     Int128 totalBusy = 0;
     Int128 totalPaused = 0;
-    for (std::size_t i = 0; i < ports; ++i)
+    for (std::size_t i : which)
     {
         const RdmaNetDevice::Stats& s = portStats[i];
         total.txBytes += s.txBytes;
@@ -108,18 +114,33 @@ PortTotalCells(const std::vector<RdmaNetDevice::Stats>& portStats, std::size_t p
         total.maxQueueBytes = std::max(total.maxQueueBytes, s.maxQueueBytes);
         total.maxIngressBytes = std::max(total.maxIngressBytes, s.maxIngressBytes);
     }
-    return {"total",
-            std::to_string(ports) + " ports",
-            "",
-            FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
-            FormatMicrosSum(totalBusy),
-            std::to_string(total.pausesSent),
-            std::to_string(total.pausesReceived),
-            FormatMicrosSum(totalPaused),
-            std::to_string(total.ecnMarks),
-            std::to_string(total.drops),
-            FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1),
-            FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1)};
+    std::vector<std::string> cells = first;
+    cells.insert(cells.end(),
+                 {FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
+                  FormatMicrosSum(totalBusy),
+                  std::to_string(total.pausesSent),
+                  std::to_string(total.pausesReceived),
+                  FormatMicrosSum(totalPaused),
+                  std::to_string(total.ecnMarks),
+                  std::to_string(total.drops)});
+    if (withQueues)
+    {
+        cells.push_back(FormatFixed(static_cast<double>(total.maxQueueBytes) / 1024, 1));
+        cells.push_back(FormatFixed(static_cast<double>(total.maxIngressBytes) / 1024, 1));
+    }
+    return cells;
+}
+
+/** The "fabric" table's first row: every port's counters summed (queues: the largest). */
+std::vector<std::string>
+PortTotalCells(const std::vector<RdmaNetDevice::Stats>& portStats, std::size_t ports)
+{
+    std::vector<std::size_t> all(ports);
+    for (std::size_t i = 0; i < ports; ++i)
+    {
+        all[i] = i;
+    }
+    return SumCells(portStats, all, {"total", std::to_string(ports) + " ports", ""}, true);
 }
 
 /**
@@ -377,6 +398,55 @@ RdmaFabric::GetReportTables() const
     tables.push_back(PortTable(*m_topology, portStats, m_devices.size()));
     tables.push_back(NicTable(nicStats, m_nics.size()));
     return tables;
+}
+
+std::vector<ReportTable>
+RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
+{
+    if (!m_topology)
+    {
+        return {};
+    }
+    const std::vector<RdmaNetDevice::Stats> portStats = GatherPortStats(m_devices);
+    const auto& links = m_topology->GetLinks();
+    const auto& nodes = m_topology->GetNodes();
+    // Each GPU's job (GPU nodes are numbered as ranks); the links of GPUs no job runs on are
+    // "no job", the links between switches "shared".
+    std::vector<std::size_t> jobOf(m_topology->GetRankCount(), jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+    {
+        for (uint32_t gpu : jobs[j].second)
+        {
+            jobOf.at(gpu) = j;
+        }
+    }
+    std::vector<std::vector<std::size_t>> ports(jobs.size() + 2);
+    for (std::size_t i = 0; i < m_devices.size(); ++i)
+    {
+        const ClusterTopology::Link& link = links[i / 2];
+        if (link.kind != ClusterTopology::SCALE_OUT)
+        {
+            continue;
+        }
+        const bool aGpu = nodes[link.a].kind == ClusterTopology::GPU;
+        const bool bGpu = nodes[link.b].kind == ClusterTopology::GPU;
+        ports[aGpu ? jobOf[link.a] : bGpu ? jobOf[link.b] : jobs.size() + 1].push_back(i);
+    }
+    ReportTable table;
+    table.name = "fabric-jobs";
+    table.columns = {"job", "ports", "tx_MB", "busy_us", "pfc_pause_sent", "pfc_pause_received",
+                     "paused_us", "ecn_marks", "drops"};
+    for (std::size_t j = 0; j < jobs.size() + 2; ++j)
+    {
+        const std::string name =
+            j < jobs.size() ? jobs[j].first : j == jobs.size() ? "(no job)" : "(shared)";
+        if (j < jobs.size() || !ports[j].empty())
+        {
+            table.rows.push_back(
+                SumCells(portStats, ports[j], {name, std::to_string(ports[j].size())}, false));
+        }
+    }
+    return {table};
 }
 
 } // namespace ns3

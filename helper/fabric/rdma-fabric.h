@@ -51,6 +51,7 @@ class RdmaFabric : public ClusterFabric
     Ptr<CommTransport> CreateTransport(uint32_t rank) override;
     std::vector<Ipv4Address> GetRankAddresses() const override;
     std::vector<ReportTable> GetReportTables() const override;
+    std::vector<ReportTable> GetJobTables(const std::vector<JobGpus>& jobs) const override;
 
     /** \return every port, link by link (2 per link: the a end, then the b end) */
     const std::vector<Ptr<RdmaNetDevice>>& GetDevices() const;
