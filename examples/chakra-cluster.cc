@@ -359,6 +359,7 @@ ReplayJobs(const ToolArgs& args,
             alone.hosts = report.GetJobs()[j].hosts;
             ClusterScenario single;
             makeScenario(single);
+            single.SetClusterAttribute("TopologyDot", StringValue("")); // the shared run's stays
             single.AddJob(alone);
             const MultiJobReport aloneReport = single.RunJobs();
             if (!aloneReport.AllFinished())

@@ -18,6 +18,7 @@
 #include "ns3/string.h"
 #include "ns3/topology-builder.h"
 #include "ns3/topology-file.h"
+#include "ns3/topology-summary.h"
 #include "ns3/trace-error.h"
 #include "ns3/uinteger.h"
 
@@ -361,6 +362,21 @@ ClusterScenario::RunJobs()
     const std::vector<std::vector<uint32_t>> placement =
         PlaceJobs(requests, hosts, m_placement, m_placementSeed);
 
+    StringValue dot;
+    m_cluster->GetAttribute("TopologyDot", dot);
+    if (!dot.Get().empty())
+    {
+        // The picture Build wrote, again with each job's GPUs in its colour.
+        std::vector<std::string> gpuJob(m_cluster->GetRankCount());
+        for (std::size_t j = 0; j < m_jobs.size(); ++j)
+        {
+            for (uint32_t gpu : placement[j])
+            {
+                gpuJob[gpu] = m_jobs[j].name;
+            }
+        }
+        WriteTopologyDot(*m_cluster->GetTopology(), dot.Get(), gpuJob);
+    }
     const NodeContainer gpuNodes = m_cluster->GetRankNodes();
     const std::vector<Ipv4Address> addresses = m_cluster->GetRankAddresses();
     const std::vector<uint32_t> hostOf = m_cluster->GetHostOf();

@@ -412,7 +412,7 @@ BOOST_AUTO_TEST_CASE(several_jobs_share_one_cluster)
                           " --quiet --gpus-per-host 2 --transport flow " + flags);
     };
     auto result = run("--job " + p + ":name=a --job " + p + ":name=b,hosts=0+1 --interference" +
-                      " --output " + out.Path());
+                      " --output " + out.Path() + " --topology-dot " + out.File("t.dot"));
     BOOST_TEST_REQUIRE(result.exitCode == 0, result.output);
     // b's explicit hosts come first; a takes the next two.
     BOOST_TEST(Contains(result.output, "== job a: " + p + ", 4 ranks on host(s) 2-3"),
@@ -430,6 +430,10 @@ BOOST_AUTO_TEST_CASE(several_jobs_share_one_cluster)
     const std::string jobs = chakra_test::ReadFileBytes(out.File("jobs.csv"));
     BOOST_TEST(Contains(jobs, "job,traces,ranks,hosts,start_us,finished,iteration_us"), jobs);
     BOOST_TEST(Contains(chakra_test::ReadFileBytes(out.File("job-a/ranks.csv")), "\n3,1,"));
+    // The picture colours each job's GPUs and names the job under them.
+    const std::string dot = chakra_test::ReadFileBytes(out.File("t.dot"));
+    BOOST_TEST(Contains(dot, "n0 [label=\"gpu0\\nb\""), dot);
+    BOOST_TEST(Contains(dot, "n7 [label=\"gpu7\\na\""), dot);
 
     ExpectRefused(run("--hosts 4 --job " + p + " --job " + p + ":hosts=9"),
                   "chakra-cluster",

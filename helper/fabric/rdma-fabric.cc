@@ -434,12 +434,20 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
     }
     ReportTable table;
     table.name = "fabric-jobs";
-    table.columns = {"job", "ports", "tx_MB", "busy_us", "pfc_pause_sent", "pfc_pause_received",
-                     "paused_us", "ecn_marks", "drops"};
+    table.columns = {"job",
+                     "ports",
+                     "tx_MB",
+                     "busy_us",
+                     "pfc_pause_sent",
+                     "pfc_pause_received",
+                     "paused_us",
+                     "ecn_marks",
+                     "drops"};
     for (std::size_t j = 0; j < jobs.size() + 2; ++j)
     {
-        const std::string name =
-            j < jobs.size() ? jobs[j].first : j == jobs.size() ? "(no job)" : "(shared)";
+        const std::string name = j < jobs.size()    ? jobs[j].first
+                                 : j == jobs.size() ? "(no job)"
+                                                    : "(shared)";
         if (j < jobs.size() || !ports[j].empty())
         {
             table.rows.push_back(

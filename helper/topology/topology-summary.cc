@@ -154,11 +154,11 @@ ShortRate(uint64_t bps)
     return text.str();
 }
 
-/** \return the text quoted for Graphviz */
+/** \return the text escaped for a Graphviz string (without the quotes) */
 std::string
-Quoted(const std::string& text)
+Escaped(const std::string& text)
 {
-    std::string out = "\"";
+    std::string out;
     for (char c : text)
     {
         if (c == '"' || c == '\\')
@@ -167,7 +167,14 @@ Quoted(const std::string& text)
         }
         out += c;
     }
-    return out + "\"";
+    return out;
+}
+
+/** \return the text quoted for Graphviz */
+std::string
+Quoted(const std::string& text)
+{
+    return "\"" + Escaped(text) + "\"";
 }
 
 } // namespace
@@ -455,10 +462,37 @@ DotStyle(ClusterTopology::NodeKind kind)
  * Without switches (torus, ring of GPUs), GPUs are grouped by their line instead, for neato.
  */
 void
-WriteDotNodes(const ClusterTopology& topology, std::ostream& out)
+WriteDotNodes(const ClusterTopology& topology,
+              std::ostream& out,
+              const std::vector<std::string>& gpuJob)
 {
     const auto& nodes = topology.GetNodes();
+    // Several jobs: each job's GPUs in a colour of their own, with its name; idle GPUs white.
+    static const char* const kJobColours[] =
+        {"#f4a582", "#92c5de", "#f7e08b", "#c2a5cf", "#a6dba0", "#fddbc7", "#d1e5f0", "#dfc27d"};
+    std::map<std::string, std::size_t> colourOf;
+    for (const std::string& job : gpuJob)
+    {
+        if (!job.empty() && colourOf.count(job) == 0)
+        {
+            const std::size_t next = colourOf.size();
+            colourOf[job] = next;
+        }
+    }
     auto declare = [&](uint32_t v, const char* indent) {
+        if (nodes[v].kind == ClusterTopology::GPU && v < gpuJob.size())
+        {
+            const std::string& job = gpuJob[v];
+            out << indent << "n" << v << " [label="
+                << (job.empty() ? Quoted(nodes[v].label)
+                                : "\"" + Escaped(nodes[v].label) + "\\n" + Escaped(job) + "\"")
+                << ", shape=box, style=filled, fillcolor=\""
+                << (job.empty() ? "#ffffff"
+                                : kJobColours[colourOf[job] %
+                                              (sizeof(kJobColours) / sizeof(kJobColours[0]))])
+                << "\"];\n";
+            return;
+        }
         out << indent << "n" << v << " [label=" << Quoted(nodes[v].label) << DotStyle(nodes[v].kind)
             << "];\n";
     };
@@ -553,6 +587,14 @@ WriteDotNodes(const ClusterTopology& topology, std::ostream& out)
 void
 WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
 {
+    WriteTopologyDot(topology, path, {});
+}
+
+void
+WriteTopologyDot(const ClusterTopology& topology,
+                 const std::string& path,
+                 const std::vector<std::string>& gpuJob)
+{
     const std::string temporary = path + ".tmp";
     // Armed before the file exists: a signal while it is written removes it.
     TemporaryFileGuard guard(temporary);
@@ -566,7 +608,7 @@ WriteTopologyDot(const ClusterTopology& topology, const std::string& path)
         const bool labels = links.size() <= 64;
         out << "// " << topology.GetName() << "\n";
         out << "graph topology {\n  rankdir=BT;\n  node [fontsize=10];\n";
-        WriteDotNodes(topology, out);
+        WriteDotNodes(topology, out, gpuJob);
         for (const auto& link : links)
         {
             const bool scaleUp = link.kind == ClusterTopology::SCALE_UP;

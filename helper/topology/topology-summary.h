@@ -76,6 +76,14 @@ std::string DescribeTopology(const ClusterTopology& topology);
  * \throws std::runtime_error naming the file if it cannot be written (nothing left behind)
  */
 void WriteTopologyDot(const ClusterTopology& topology, const std::string& path);
+/**
+ * The same, with the GPUs coloured by job (several jobs on one cluster): \p gpuJob names each
+ * GPU's job by rank ("" for a GPU no job runs on, drawn white); each job gets a colour and its
+ * name under its GPUs' labels.
+ */
+void WriteTopologyDot(const ClusterTopology& topology,
+                      const std::string& path,
+                      const std::vector<std::string>& gpuJob);
 
 } // namespace ns3
 
