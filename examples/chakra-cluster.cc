@@ -55,6 +55,9 @@ AddFlags(ToolArgs& args)
         "one of several jobs sharing the cluster, instead of --trace: PREFIX[:key=value,...] "
         "with keys name, start (a time), hosts (0-3+8) and the application flags (algorithm, "
         "compute-scale, ...) for this job alone; repeat for each job");
+    args.AddOption("jobs-file",
+                   "several jobs from a YAML or JSON file: a list of jobs, each with trace: "
+                   "PREFIX and the keys of --job (before any --job)");
     args.AddOption("placement",
                    "with --job: where jobs without hosts= go: contiguous (lowest free hosts), "
                    "spread (one host per leaf or rail group in turn), random (--placement-seed)",
@@ -313,9 +316,14 @@ ReplayJobs(const ToolArgs& args,
 {
     if (!args.Get("trace").empty())
     {
-        throw std::invalid_argument("--trace and --job: give the single job as --job PREFIX");
+        throw std::invalid_argument(
+            "--trace and --job (or --jobs-file): give the single job as --job PREFIX");
     }
     std::vector<ClusterJob> jobs;
+    if (args.Has("jobs-file"))
+    {
+        jobs = ReadJobsFile(args.Get("jobs-file"));
+    }
     for (const std::string& text : args.GetAll("job"))
     {
         jobs.push_back(ParseJobSpec(text));
@@ -395,7 +403,7 @@ Run(const ToolArgs& args, ProcessContext& process)
     options.Read(args);
     const std::string outDir = args.Get("output");
     ReadTimeline(args, outDir, options);
-    if (!args.GetAll("job").empty())
+    if (!args.GetAll("job").empty() || args.Has("jobs-file"))
     {
         return ReplayJobs(args, options, outDir, process);
     }

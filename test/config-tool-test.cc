@@ -435,6 +435,17 @@ BOOST_AUTO_TEST_CASE(several_jobs_share_one_cluster)
     BOOST_TEST(Contains(dot, "n0 [label=\"gpu0\\nb\""), dot);
     BOOST_TEST(Contains(dot, "n7 [label=\"gpu7\\na\""), dot);
 
+    // The same two jobs from a jobs file.
+    WriteFileBytes(out.File("jobs.yaml"),
+                   "- {trace: " + p + ", name: a}\n- {trace: " + p + ", name: b, hosts: [0, 1]}\n");
+    result = run("--jobs-file " + out.File("jobs.yaml"));
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(result.output, "== job b: " + p + ", 4 ranks on host(s) 0-1"),
+               result.output);
+    ExpectRefused(run("--jobs-file " + out.File("none.yaml")),
+                  "chakra-cluster",
+                  out.File("none.yaml") + ": cannot read the jobs file");
+
     ExpectRefused(run("--hosts 4 --job " + p + " --job " + p + ":hosts=9"),
                   "chakra-cluster",
                   "job 2: host 9 does not exist");

@@ -428,3 +428,49 @@ BOOST_AUTO_TEST_CASE(job_specs_read_from_the_command_line)
     BOOST_TEST(ErrorOf([] { ParseJobSpec("t:hosts=1,start"); }).find("'start' is not key=value") !=
                std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(jobs_files_in_yaml_and_json)
+{
+    TempDir dir;
+    chakra_test::WriteFileBytes(dir.File("jobs.yaml"),
+                                "jobs:\n"
+                                "  - trace: traces/dp\n"
+                                "    name: dense\n"
+                                "    hosts: [0, 1, \"4-5\"]\n"
+                                "  - trace: traces/moe\n"
+                                "    start: 1ms\n"
+                                "    algorithm: ring\n");
+    std::vector<ClusterJob> jobs = ReadJobsFile(dir.File("jobs.yaml"));
+    BOOST_TEST_REQUIRE(jobs.size() == 2u);
+    BOOST_TEST(jobs[0].tracePrefix == "traces/dp");
+    BOOST_TEST(jobs[0].name == "dense");
+    BOOST_TEST(jobs[0].hosts == (std::vector<uint32_t>{0, 1, 4, 5}),
+               boost::test_tools::per_element());
+    BOOST_TEST(jobs[1].start == MilliSeconds(1));
+    BOOST_TEST(jobs[1].appAttributes.size() > 0u);
+    // JSON, a bare list.
+    chakra_test::WriteFileBytes(dir.File("jobs.json"),
+                                R"([{"trace": "a", "hosts": "2+3"}, {"trace": "b"}])");
+    jobs = ReadJobsFile(dir.File("jobs.json"));
+    BOOST_TEST_REQUIRE(jobs.size() == 2u);
+    BOOST_TEST(jobs[0].hosts == (std::vector<uint32_t>{2, 3}), boost::test_tools::per_element());
+    BOOST_TEST(jobs[1].tracePrefix == "b");
+
+    auto error = [&dir](const std::string& text) {
+        chakra_test::WriteFileBytes(dir.File("bad.yaml"), text);
+        return ErrorOf([&dir] { ReadJobsFile(dir.File("bad.yaml")); });
+    };
+    const std::string bad = dir.File("bad.yaml");
+    BOOST_TEST(error("jobs:\n  - name: x\n") == bad + ": line 2: job 1: no 'trace' (the job's "
+                                                      "trace prefix)");
+    BOOST_TEST(error("- trace: a\n- trace: b\n  speed: 2\n")
+                   .find(bad + ": line 3: job 2: speed: unknown key") == 0);
+    BOOST_TEST(error("jobs: 3\n").find("a jobs file is a list of jobs") != std::string::npos);
+    BOOST_TEST(error("jobs: [{trace: a}]\nplacement: spread\n").find("the only key at the top") !=
+               std::string::npos);
+    BOOST_TEST(error("- trace: a\n  hosts: [0, 0]\n").find("host 0 is named twice") !=
+               std::string::npos);
+    BOOST_TEST(error("- [unclosed\n").find(bad + ": line") == 0);
+    BOOST_TEST(ErrorOf([&dir] { ReadJobsFile(dir.File("none.yaml")); }) ==
+               dir.File("none.yaml") + ": cannot read the jobs file");
+}

@@ -7,6 +7,7 @@
 #include "ns3/cluster-job.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -26,6 +27,17 @@ namespace ns3
  * \throws std::invalid_argument naming --job, the key and what is wrong
  */
 ClusterJob ParseJobSpec(const std::string& text);
+
+/**
+ * \ingroup chakra-config
+ * Reads a jobs file (--jobs-file; YAML, or JSON, which YAML reads): a list of jobs, or a
+ * mapping whose one key "jobs" holds it. Each job is a mapping: "trace" (its prefix, required)
+ * and the keys of ParseJobSpec; "hosts" may also be a list ([0, 1, "4-5"]).
+ * \param path the file
+ * \return the jobs, in the file's order
+ * \throws std::invalid_argument naming the file, the line, the job and the key
+ */
+std::vector<ClusterJob> ReadJobsFile(const std::string& path);
 
 } // namespace ns3
 
