@@ -268,9 +268,7 @@ ApplyGpu(Run& run)
     run.gpuNote = spec->model + " (" + spec->generation + ", " + spec->DataRate() +
                   " per direction: " + spec->source + ")";
     run.generation = NcclGenerationOf(*spec);
-    static const char* const rows[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
-    run.generationNote =
-        std::string(rows[static_cast<int>(run.generation)]) + " (" + spec->model + ")";
+    run.generationNote = NcclGenerationName(run.generation) + " (" + spec->model + ")";
 }
 
 /**

@@ -59,17 +59,6 @@ CheckedUnits(uint64_t units, uint64_t opsPerUnit, uint64_t bytes)
     return static_cast<uint32_t>(units);
 }
 
-/** \return whether two tuning configurations give the same model */
-bool
-SameTuningInputs(const NcclTuningConfig& a, const NcclTuningConfig& b)
-{
-    return a.nodes == b.nodes && a.ranksPerNode == b.ranksPerNode && a.generation == b.generation &&
-           a.channels == b.channels && a.intraBandwidth == b.intraBandwidth &&
-           a.interBandwidth == b.interBandwidth && a.nvlinkIntra == b.nvlinkIntra &&
-           a.amdCpu == b.amdCpu && a.netLatency == b.netLatency &&
-           a.ll128ByDefault == b.ll128ByDefault && a.nvls == b.nvls;
-}
-
 /*
  * NCCL's channel reduction for small sizes (src/enqueue.cc, Ring/Tree channel tuning): while
  * bytes < channels x threads x threshold, one channel less (down to 1). Threads per channel:
@@ -735,13 +724,13 @@ NcclCollective::GetTypeId()
                           EnumValue(static_cast<int>(NcclGpuGeneration::HOPPER)),
                           MakeEnumAccessor(&NcclCollective::m_generation),
                           MakeEnumChecker(static_cast<int>(NcclGpuGeneration::VOLTA),
-                                          "Volta",
+                                          NcclGenerationName(NcclGpuGeneration::VOLTA),
                                           static_cast<int>(NcclGpuGeneration::AMPERE),
-                                          "Ampere",
+                                          NcclGenerationName(NcclGpuGeneration::AMPERE),
                                           static_cast<int>(NcclGpuGeneration::HOPPER),
-                                          "Hopper",
+                                          NcclGenerationName(NcclGpuGeneration::HOPPER),
                                           static_cast<int>(NcclGpuGeneration::BLACKWELL),
-                                          "Blackwell"))
+                                          NcclGenerationName(NcclGpuGeneration::BLACKWELL)))
             .AddAttribute("NvLinkEfficiency",
                           "The share of the NVLink line rate NCCL moves data at: messages between "
                           "GPUs of one host carry their bytes over it. 0: NCCL's own figure for "
@@ -912,27 +901,38 @@ NcclCollective::GetNvLinkEfficiency() const
 const NcclTuningModel&
 NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
 {
+    const auto generation = static_cast<NcclGpuGeneration>(m_generation);
+    // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
+    const double intra = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
+    const double inter = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
+    // Attributes may change between calls (a test, a scenario that reconfigures): the cached
+    // model holds while its inputs are the same, compared as numbers first (the whole config
+    // costs more: NvlsAvailable writes its reason as text).
+    TuningSlot& slot = m_tuning[{nodes, gpus}];
+    if (slot.model && slot.nvls == m_nvls)
+    {
+        const NcclTuningConfig& built = slot.model->GetConfig();
+        if (built.generation == generation && built.channels == m_channels &&
+            built.intraBandwidth == intra && built.interBandwidth == inter)
+        {
+            return *slot.model;
+        }
+    }
     NcclTuningConfig config;
     config.nodes = nodes;
     config.ranksPerNode = gpus;
-    config.generation = static_cast<NcclGpuGeneration>(m_generation);
+    config.generation = generation;
     config.channels = m_channels;
-    // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
-    config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
-    config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
+    config.intraBandwidth = intra;
+    config.interBandwidth = inter;
     config.nvls = NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
                                 config.generation,
                                 nodes,
                                 gpus,
                                 config.nvlsWhy);
-    // Attributes may change between calls (a test, a scenario that reconfigures): the cached
-    // model holds only while its inputs are the same.
-    auto& slot = m_tuning[{nodes, gpus}];
-    if (!slot || !SameTuningInputs(slot->GetConfig(), config))
-    {
-        slot = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
-    }
-    return *slot;
+    slot.model = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
+    slot.nvls = m_nvls;
+    return *slot.model;
 }
 
 bool

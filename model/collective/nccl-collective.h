@@ -154,9 +154,17 @@ class NcclCollective : public CollectiveAlgorithm
     std::string m_proto;
     DataRate m_nvLinkBandwidth;
     DataRate m_nicBandwidth;
+
     /** By (nodes, GPUs per node); rebuilt when an attribute it depends on has changed (the
      *  NcclAlgo / NcclProto setters clear it, Tuning compares the rest). */
-    mutable std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<NcclTuningModel>> m_tuning;
+    /** A tuning model, and the Nvls setting it was built with (its config holds the rest). */
+    struct TuningSlot
+    {
+        int nvls{0};
+        std::unique_ptr<NcclTuningModel> model;
+    };
+
+    mutable std::map<std::pair<uint32_t, uint32_t>, TuningSlot> m_tuning;
 };
 
 } // namespace ns3

@@ -177,6 +177,13 @@ NcclProtocolName(NcclProtocol protocol)
     return NcclProtoNames()[static_cast<int>(protocol)];
 }
 
+std::string
+NcclGenerationName(NcclGpuGeneration generation)
+{
+    static const char* const names[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
+    return names[static_cast<int>(generation)];
+}
+
 const std::vector<std::string>&
 NcclAlgoNames()
 {

@@ -58,6 +58,8 @@ std::string NcclFunctionName(NcclFunction function);
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 /** \return NCCL's name: "LL", "LL128", "Simple" */
 std::string NcclProtocolName(NcclProtocol protocol);
+/** \return the generation's name: "Volta", "Ampere", "Hopper", "Blackwell" */
+std::string NcclGenerationName(NcclGpuGeneration generation);
 
 /** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; Tree, Ring and NVLS are modelled. */
 const std::vector<std::string>& NcclAlgoNames();

@@ -13,18 +13,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ChakraNvlsSchedule");
 
-namespace
-{
-
-const char*
-GenerationName(NcclGpuGeneration generation)
-{
-    static const char* const names[] = {"Volta", "Ampere", "Hopper", "Blackwell"};
-    return names[static_cast<int>(generation)];
-}
-
-} // namespace
-
 Ptr<const AttributeChecker>
 MakeNvlsSupportChecker()
 {
@@ -50,7 +38,8 @@ NvlsAvailable(NvlsSupport setting,
         throw std::invalid_argument(
             std::string("NVLS on (--nvls, GpuClusterHelper::NvlsSupport, NcclCollective::Nvls) "
                         "with ") +
-            GenerationName(generation) + " GPUs: NVLink SHARP needs Hopper or later (NCCL: sm90)");
+            NcclGenerationName(generation) +
+            " GPUs: NVLink SHARP needs Hopper or later (NCCL: sm90)");
     }
     if (setting == NvlsSupport::OFF)
     {
@@ -59,7 +48,7 @@ NvlsAvailable(NvlsSupport setting,
     }
     if (!hopperOrLater)
     {
-        why = std::string(GenerationName(generation)) +
+        why = NcclGenerationName(generation) +
               " GPUs have no NVLink SHARP (NCCL's NVLS efficiency is 0 before Hopper)";
         return false;
     }
