@@ -46,19 +46,18 @@ FormatMicrosSum(Int128 nanoseconds)
     return (negative ? "-" : "") + digits + decimals;
 }
 
-/** The "fabric" table's columns: one row per port. */
-const std::vector<std::string> kPortColumns = {"port",
-                                               "to",
-                                               "link",
-                                               "tx_MB",
-                                               "busy_us",
-                                               "pfc_pause_sent",
-                                               "pfc_pause_received",
-                                               "paused_us",
-                                               "ecn_marks",
-                                               "drops",
-                                               "max_queue_KB",
-                                               "max_ingress_KB"};
+/** A port's counters, as columns of the "fabric" and "fabric-jobs" tables (SumCells). */
+const std::vector<std::string> kCounterColumns =
+    {"tx_MB", "busy_us", "pfc_pause_sent", "pfc_pause_received", "paused_us", "ecn_marks", "drops"};
+
+/** \return \p first, then the counters' columns, then \p last */
+std::vector<std::string>
+CounterColumns(std::vector<std::string> first, const std::vector<std::string>& last)
+{
+    first.insert(first.end(), kCounterColumns.begin(), kCounterColumns.end());
+    first.insert(first.end(), last.begin(), last.end());
+    return first;
+}
 
 /** A port's row of the "fabric" table, from its node \p self towards \p peer. */
 std::vector<std::string>
@@ -181,7 +180,7 @@ PortTable(const ClusterTopology& topology,
     });
     ReportTable fabric;
     fabric.name = "fabric";
-    fabric.columns = kPortColumns;
+    fabric.columns = CounterColumns({"port", "to", "link"}, {"max_queue_KB", "max_ingress_KB"});
     fabric.rows.push_back(PortTotalCells(portStats, ports));
     for (auto& row : rows)
     {
@@ -434,15 +433,7 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
     }
     ReportTable table;
     table.name = "fabric-jobs";
-    table.columns = {"job",
-                     "ports",
-                     "tx_MB",
-                     "busy_us",
-                     "pfc_pause_sent",
-                     "pfc_pause_received",
-                     "paused_us",
-                     "ecn_marks",
-                     "drops"};
+    table.columns = CounterColumns({"job", "ports"}, {});
     for (std::size_t j = 0; j < jobs.size() + 2; ++j)
     {
         const std::string name = j < jobs.size()    ? jobs[j].first
