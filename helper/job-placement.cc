@@ -2,6 +2,7 @@
 
 #include "ns3/cluster-topology.h"
 #include "ns3/enum.h"
+#include "ns3/topology-builder.h"
 
 #include <algorithm>
 #include <limits>
@@ -274,7 +275,14 @@ ParseHostList(const std::string& text)
                                         "': give host numbers and ranges joined by '+', "
                                         "e.g. 0-3+8");
         }
-        return static_cast<uint32_t>(std::stoul(word));
+        const auto host = std::stoul(word);
+        if (host >= TopologyLimits::kMaxHosts)
+        {
+            throw std::invalid_argument("hosts '" + text + "': host " + word +
+                                        " is past any cluster (at most " +
+                                        std::to_string(TopologyLimits::kMaxHosts) + " hosts)");
+        }
+        return static_cast<uint32_t>(host);
     };
     std::size_t start = 0;
     while (start <= text.size())

@@ -201,6 +201,9 @@ BOOST_AUTO_TEST_CASE(host_lists_read_and_print)
                std::string::npos);
     BOOST_TEST(ErrorOf([] { ParseHostList("a"); }).find("e.g. 0-3+8") != std::string::npos);
     BOOST_TEST(ErrorOf([] { ParseHostList(""); }).find("e.g. 0-3+8") != std::string::npos);
+    // An absurd range is refused at once, not listed host by host.
+    BOOST_TEST(ErrorOf([] { ParseHostList("0-999999999"); }).find("is past any cluster") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_job_pairs_only_with_its_own_ranks)
