@@ -12,6 +12,25 @@
 namespace ns3
 {
 
+namespace
+{
+
+/** \return the hosts as FormatHostList writes them, cut after about 40 characters (a spread
+ *  job of 128 hosts is a line of 500): the CSV files have the whole list */
+std::string
+ShortHostList(const std::vector<uint32_t>& hosts)
+{
+    const std::string all = FormatHostList(hosts);
+    if (all.size() <= 48)
+    {
+        return all;
+    }
+    const auto cut = all.rfind('+', 40);
+    return all.substr(0, cut) + "+... (" + std::to_string(hosts.size()) + " hosts)";
+}
+
+} // namespace
+
 void
 MultiJobReport::AddJob(Job job)
 {
@@ -112,7 +131,7 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
             job.name,
             job.tracePrefix,
             std::to_string(job.gpus.size()),
-            FormatHostList(job.hosts),
+            ShortHostList(job.hosts),
             FormatMicros(job.start),
             job.report.AllFinished() ? FormatMicros(job.report.GetIterationTime()) : "unfinished"};
         if (alone)
@@ -127,7 +146,7 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
     for (const Job& job : m_jobs)
     {
         os << "\n== job " << job.name << ": " << job.tracePrefix << ", " << job.gpus.size()
-           << " ranks on host(s) " << FormatHostList(job.hosts) << ", start "
+           << " ranks on host(s) " << ShortHostList(job.hosts) << ", start "
            << FormatMicros(job.start) << " us\n";
         job.report.Print(os,
                          maxRows,

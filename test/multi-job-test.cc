@@ -363,6 +363,20 @@ BOOST_AUTO_TEST_CASE(three_jobs_of_mixed_kinds_with_a_late_start)
             report.Print(printed);
             BOOST_TEST(printed.str().find("== job 3: " + compute + ", 2 ranks on host(s) 3") !=
                        std::string::npos);
+            // A long host list is cut in print (jobs.csv has it whole).
+            MultiJobReport::Job many;
+            many.name = "wide";
+            for (uint32_t h = 0; h < 64; h += 2)
+            {
+                many.hosts.push_back(h);
+            }
+            MultiJobReport wide;
+            wide.AddJob(many);
+            std::ostringstream cut;
+            wide.Print(cut);
+            BOOST_TEST(cut.str().find("0+2+4+6+8+10+12+14+16+18+20+22+24+26+28+... (32 hosts)") !=
+                           std::string::npos,
+                       cut.str());
         }
     }
 }
