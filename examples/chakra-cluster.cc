@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 using namespace ns3;
 
@@ -271,11 +272,27 @@ ReplayTraces(const ToolArgs& args,
 uint32_t
 JobsClusterHosts(const std::vector<ClusterJob>& jobs, const ClusterOptions& options)
 {
-    const auto perHost = static_cast<uint32_t>(
-        ParseWholeNumber(options.Has("gpus-per-host") ? options.GetText("gpus-per-host") : "8",
-                         "--gpus-per-host",
-                         1,
-                         TopologyLimits::kMaxGpusPerHost));
+    // GPUs per host: the flag's, or the topology file's, or 8 (as for one job).
+    std::string perHostText = options.Has("gpus-per-host") ? options.GetText("gpus-per-host") : "";
+    std::optional<uint64_t> fileHosts;
+    if (options.Has("topology-file"))
+    {
+        const TopologyFileContents file =
+            ReadTopologyFile(options.GetText("topology-file"), TopologySpec());
+        if (perHostText.empty() && file.keys.count("gpusPerHost") != 0)
+        {
+            perHostText = std::to_string(file.spec.gpusPerHost);
+        }
+        if (file.keys.count("hosts") != 0)
+        {
+            fileHosts = file.spec.hosts;
+        }
+    }
+    const auto perHost =
+        static_cast<uint32_t>(ParseWholeNumber(perHostText.empty() ? "8" : perHostText,
+                                               "--gpus-per-host",
+                                               1,
+                                               TopologyLimits::kMaxGpusPerHost));
     // Without --hosts: the hosts the jobs take (whole hosts each), and at least up to the
     // highest host a job names.
     uint64_t hosts = 0;
@@ -295,6 +312,10 @@ JobsClusterHosts(const std::vector<ClusterJob>& jobs, const ClusterOptions& opti
         }
     }
     hosts = std::max(hosts, highest);
+    if (fileHosts)
+    {
+        hosts = *fileHosts;
+    }
     if (options.Has("hosts"))
     {
         hosts = ParseWholeNumber(options.GetText("hosts"), "--hosts", 1, TopologyLimits::kMaxHosts);

@@ -435,6 +435,14 @@ BOOST_AUTO_TEST_CASE(several_jobs_share_one_cluster)
     BOOST_TEST(Contains(dot, "n0 [label=\"gpu0\\nb\""), dot);
     BOOST_TEST(Contains(dot, "n7 [label=\"gpu7\\na\""), dot);
 
+    // A topology file's GPUs per host size the cluster (4-rank jobs on hosts of 4: two hosts).
+    WriteFileBytes(out.File("t.yaml"), "kind: leaf-spine\ngpusPerHost: 4\nhostsPerLeaf: 1\n");
+    result = RunCommand("timeout 60 " + ToolPath("chakra-cluster") +
+                        " --quiet --transport flow --topology-file " + out.File("t.yaml") +
+                        " --job " + p + " --job " + p);
+    BOOST_TEST_REQUIRE(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(result.output, "cluster: 2 host(s) x 4 GPU(s)"), result.output);
+
     // The same two jobs from a jobs file.
     WriteFileBytes(out.File("jobs.yaml"),
                    "- {trace: " + p + ", name: a}\n- {trace: " + p + ", name: b, hosts: [0, 1]}\n");
