@@ -217,8 +217,9 @@ PrepareRun(const ToolArgs& args, ClusterScenario& scenario, ProcessContext& proc
  * results (no CSV; the timeline was dropped), and the error is said on stderr.
  * \return the exit status
  */
+template <typename Report> // ChakraReport, or MultiJobReport for several jobs
 int
-ShowReport(const ChakraReport& report,
+ShowReport(const Report& report,
            const ClusterOptions& options,
            const std::string& outDir,
            std::size_t rows,
@@ -400,20 +401,7 @@ ReplayJobs(const ToolArgs& args,
             report.SetAlone(j, aloneReport.GetJobs()[0].report.GetIterationTime());
         }
     }
-    std::ostream& out = *process.out;
-    const bool succeeded = report.AllFinished();
-    report.Print(out, rows, outDir.empty() || !succeeded ? "" : outDir);
-    if (!outDir.empty() && succeeded)
-    {
-        report.WriteCsv(outDir);
-        out << "\nCSV files in " << outDir << "\n";
-    }
-    if (!succeeded)
-    {
-        out.flush();
-        std::cerr << kProgram << ": error: " << report.DescribeFailure() << std::endl;
-    }
-    return succeeded ? 0 : 1;
+    return ShowReport(report, options, outDir, rows, process);
 }
 
 /** The run the flags ask for: a picture of the cluster, or a replay. \return exit status */

@@ -423,8 +423,10 @@ ClusterScenario::RunJobs()
 
     MultiJobReport report;
     report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
+    std::vector<ClusterFabric::JobGpus> jobGpus;
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
     {
+        jobGpus.emplace_back(m_jobs[j].name, placement[j]);
         MultiJobReport::Job part;
         part.name = m_jobs[j].name;
         part.tracePrefix = m_jobs[j].tracePrefix;
@@ -441,11 +443,6 @@ ClusterScenario::RunJobs()
         part.report.SetTransportModel(m_cluster->GetTransportModel(),
                                       m_cluster->GetTransportChoice());
         report.AddJob(std::move(part));
-    }
-    std::vector<ClusterFabric::JobGpus> jobGpus;
-    for (std::size_t j = 0; j < m_jobs.size(); ++j)
-    {
-        jobGpus.emplace_back(m_jobs[j].name, placement[j]);
     }
     for (auto& table : m_cluster->GetFabric()->GetJobTables(jobGpus))
     {

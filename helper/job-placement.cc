@@ -1,28 +1,17 @@
 #include "job-placement.h"
 
 #include "ns3/cluster-topology.h"
-#include "ns3/enum.h"
 #include "ns3/topology-builder.h"
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
 
 namespace ns3
 {
-
-Ptr<const AttributeChecker>
-MakeJobPlacementChecker()
-{
-    return MakeEnumChecker(static_cast<int>(JobPlacementPolicy::CONTIGUOUS),
-                           "contiguous",
-                           static_cast<int>(JobPlacementPolicy::SPREAD),
-                           "spread",
-                           static_cast<int>(JobPlacementPolicy::RANDOM),
-                           "random");
-}
 
 JobPlacementPolicy
 ParseJobPlacementPolicy(const std::string& name)
@@ -54,6 +43,14 @@ JobPlacementPolicyName(JobPlacementPolicy policy)
     return "?";
 }
 
+namespace
+{
+
+/** The ports of a host without GPUs (none): bound by reference like GetPorts's. */
+const std::vector<ClusterTopology::Port> kNoPorts;
+
+} // namespace
+
 ClusterHosts
 ClusterHosts::Of(const ClusterTopology& topology)
 {
@@ -67,24 +64,20 @@ ClusterHosts::Of(const ClusterTopology& topology)
         }
         hosts.gpus[hostOf[rank]].push_back(rank);
     }
-    // A host's group: the leaf its first GPU's NIC meets (GPU nodes are numbered as ranks).
-    std::vector<uint32_t> switchGroup; // switch node -> group number, in order of first sight
+    // A host's group: the leaf its first GPU's NIC meets (GPU nodes are numbered as ranks),
+    // numbered in order of first sight.
+    std::map<uint32_t, uint32_t> groupOfSwitch;
     const auto& nodes = topology.GetNodes();
     for (const auto& gpus : hosts.gpus)
     {
         uint32_t group = 0;
         for (const ClusterTopology::Port& port :
-             gpus.empty() ? std::vector<ClusterTopology::Port>() : topology.GetPorts(gpus[0]))
+             gpus.empty() ? kNoPorts : topology.GetPorts(gpus[0]))
         {
-            const auto& peer = nodes[port.peer];
-            if (peer.kind == ClusterTopology::SWITCH)
+            if (nodes[port.peer].kind == ClusterTopology::SWITCH)
             {
-                auto known = std::find(switchGroup.begin(), switchGroup.end(), port.peer);
-                group = static_cast<uint32_t>(known - switchGroup.begin());
-                if (known == switchGroup.end())
-                {
-                    switchGroup.push_back(port.peer);
-                }
+                const auto next = static_cast<uint32_t>(groupOfSwitch.size());
+                group = groupOfSwitch.emplace(port.peer, next).first->second;
                 break;
             }
         }
@@ -103,17 +96,20 @@ JobLabel(const JobRequest& job)
     return "job " + job.name;
 }
 
+/** A host no job has taken (PlaceJobs's owner of a host). */
+constexpr std::size_t kFree = std::numeric_limits<std::size_t>::max();
+
 /** \return the free hosts in the order \p policy takes them */
 std::vector<uint32_t>
 PolicyOrder(const ClusterHosts& hosts,
-            const std::vector<bool>& taken,
+            const std::vector<std::size_t>& owner,
             JobPlacementPolicy policy,
             std::mt19937& random)
 {
     std::vector<uint32_t> order;
     for (uint32_t host = 0; host < hosts.gpus.size(); ++host)
     {
-        if (!taken[host])
+        if (owner[host] == kFree)
         {
             order.push_back(host);
         }
@@ -168,8 +164,7 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
           uint32_t seed)
 {
     const uint32_t hostCount = static_cast<uint32_t>(hosts.gpus.size());
-    std::vector<bool> taken(hostCount, false);
-    std::vector<std::string> owner(hostCount);
+    std::vector<std::size_t> owner(hostCount, kFree); // the job that took each host
     std::vector<std::vector<uint32_t>> jobHosts(jobs.size());
     const auto gpusOf = [&hosts](uint32_t host) {
         return static_cast<uint32_t>(hosts.gpus[host].size());
@@ -192,13 +187,13 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
                                             std::to_string(hostCount) + " hosts, 0 to " +
                                             std::to_string(hostCount - 1) + ")");
             }
-            if (taken[host])
+            if (owner[host] != kFree)
             {
                 throw std::invalid_argument(JobLabel(job) + ": host " + std::to_string(host) +
-                                            " is also " + owner[host] + "'s (a host runs one job)");
+                                            " is also " + JobLabel(jobs[owner[host]]) +
+                                            "'s (a host runs one job)");
             }
-            taken[host] = true;
-            owner[host] = JobLabel(job);
+            owner[host] = j;
             capacity += gpusOf(host);
         }
         if (capacity < job.ranks)
@@ -218,24 +213,20 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
             continue;
         }
         uint64_t capacity = 0;
-        for (uint32_t host : PolicyOrder(hosts, taken, policy, random))
+        for (uint32_t host : PolicyOrder(hosts, owner, policy, random))
         {
             if (capacity >= job.ranks)
             {
                 break;
             }
-            taken[host] = true;
-            owner[host] = JobLabel(job);
+            owner[host] = j;
             jobHosts[j].push_back(host);
             capacity += gpusOf(host);
         }
         if (capacity < job.ranks || job.ranks == 0)
         {
-            uint32_t free = 0;
-            for (uint32_t host = 0; host < hostCount; ++host)
-            {
-                free += taken[host] && owner[host] != JobLabel(job) ? 0 : 1;
-            }
+            // Short of room, the job took every host left free.
+            const std::size_t free = jobHosts[j].size();
             throw std::invalid_argument(
                 JobLabel(job) + " has " + std::to_string(job.ranks) + " ranks but " +
                 (job.ranks == 0 ? std::string("a job needs at least one")

@@ -4,9 +4,6 @@
 #ifndef CHAKRA_JOB_PLACEMENT_H
 #define CHAKRA_JOB_PLACEMENT_H
 
-#include "ns3/attribute.h"
-#include "ns3/ptr.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,8 +24,6 @@ enum class JobPlacementPolicy : int
     RANDOM,     //!< free hosts in an order drawn from the seed
 };
 
-/** \return the checker of a placement attribute: "contiguous", "spread", "random" */
-Ptr<const AttributeChecker> MakeJobPlacementChecker();
 /**
  * \param name "contiguous", "spread" or "random"
  * \return the policy
