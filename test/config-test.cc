@@ -133,6 +133,11 @@ BOOST_AUTO_TEST_CASE(latencies)
     }
     // A stop time may be a bare number of seconds, as --stopTime always took it.
     BOOST_TEST(ParseDuration("1.5", "--stop-time", Seconds(10), true) == MilliSeconds(1500));
+    // The bound is named as it is, also past the picoseconds 64 bits hold (106 days): 1e7 s
+    // once printed as -8446744.074s.
+    BOOST_TEST(ErrorOf([] { ParseDuration("1e99", "--stop-time", Seconds(1e7), true); }) ==
+               "--stop-time: '1e99' is longer than 10000000s");
+    BOOST_TEST(FormatLatency(NanoSeconds(1500)) == "1.5us");
 }
 
 BOOST_AUTO_TEST_CASE(counts_sizes_and_ratios)

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -414,7 +415,11 @@ FormatBandwidth(DataRate rate)
 std::string
 FormatLatency(Time time)
 {
-    const auto ps = static_cast<double>(time.GetPicoSeconds());
+    // In picoseconds while they fit 64 bits (about 106 days; 1e7 s, --stop-time's bound, does
+    // not), in seconds beyond.
+    const int64_t ns = time.GetNanoSeconds();
+    const double ps = std::llabs(ns) < int64_t(1e15) ? static_cast<double>(time.GetPicoSeconds())
+                                                     : time.GetSeconds() * 1e12;
     const double magnitude = std::fabs(ps);
     static const std::vector<std::pair<double, const char*>> units = {{1e12, "s"},
                                                                       {1e9, "ms"},
