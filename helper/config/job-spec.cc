@@ -45,38 +45,32 @@ class JobKeys
         {
             throw std::invalid_argument("key '" + key + "' is given twice");
         }
-        try
+        // Each parser names its key in its message (start, hosts, --compute-scale, ...).
+        if (key == "name")
         {
-            if (key == "name")
+            if (value.empty() || value.find_first_of(" /\\") != std::string::npos)
             {
-                if (value.empty() || value.find_first_of(" /\\") != std::string::npos)
-                {
-                    throw std::invalid_argument("a name without blanks or slashes (it names "
-                                                "the job's CSV folder)");
-                }
-                m_job.name = value;
+                throw std::invalid_argument("name: a name without blanks or slashes (it names "
+                                            "the job's CSV folder)");
             }
-            else if (key == "start")
-            {
-                m_job.start = ParseDuration(value, "start", Seconds(1e7), true);
-            }
-            else if (key == "hosts")
-            {
-                m_job.hosts = ParseHostList(value);
-            }
-            else if (ClusterOptions::IsApplicationFlag(key))
-            {
-                m_options.Set(key, value);
-            }
-            else
-            {
-                throw std::invalid_argument("unknown key" + DidYouMean(key, Keys(), "") +
-                                            " (a job's keys: " + KeyList() + ")");
-            }
+            m_job.name = value;
         }
-        catch (const std::invalid_argument& e)
+        else if (key == "start")
         {
-            throw std::invalid_argument(key + ": " + e.what());
+            m_job.start = ParseDuration(value, "start", Seconds(1e7), true);
+        }
+        else if (key == "hosts")
+        {
+            m_job.hosts = ParseHostList(value);
+        }
+        else if (ClusterOptions::IsApplicationFlag(key))
+        {
+            m_options.Set(key, value);
+        }
+        else
+        {
+            throw std::invalid_argument(key + ": unknown key" + DidYouMean(key, Keys(), "") +
+                                        " (a job's keys: " + KeyList() + ")");
         }
     }
 
