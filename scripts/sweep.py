@@ -318,27 +318,30 @@ def extra_grid(args):
     grid = []
     if args.transport:
         grid.append(("transport", [m for m in args.transport.split(",") if m]))
-    variants = []
-    for text in args.variant:
-        name, _, flags = text.partition(":")
-        if not name or not flags or any("=" not in f for f in flags.split(",") if f):
-            sys.exit(f"sweep: error: --variant '{text}' is not NAME:FLAG=V,FLAG=V")
-        if any(v.split(":", 1)[0] == name for v in variants):
-            sys.exit(f"sweep: error: two variants named '{name}'")
-        variants.append(text)
+    # A variant is NAME:FLAG=V,FLAG=V; a mix NAME=SPEC;SPEC (job specs hold ':' and ',').
+    variants = named_sets(args.variant, ":", "variant", "NAME:FLAG=V,FLAG=V", "variants",
+                          lambda flags: flags and all("=" in f for f in flags.split(",") if f))
     if variants:
         grid.append(("variant", variants))
-    mixes = []
-    for text in args.mix:
-        name, _, specs = text.partition("=")
-        if not name or not specs.strip(";"):
-            sys.exit(f"sweep: error: --mix '{text}' is not NAME=SPEC;SPEC")
-        if any(m.split("=", 1)[0] == name for m in mixes):
-            sys.exit(f"sweep: error: two mixes named '{name}'")
-        mixes.append(text)
+    mixes = named_sets(args.mix, "=", "mix", "NAME=SPEC;SPEC", "mixes",
+                       lambda specs: specs.strip(";"))
     if mixes:
         grid.append(("mix", mixes))
     return grid
+
+
+def named_sets(texts, separator, flag, form, plural, valid):
+    """The values of a repeated --FLAG NAME<separator>REST, each a grid value: exits on one
+    whose REST is not valid or whose NAME an earlier one has."""
+    names = []
+    for text in texts:
+        name, _, rest = text.partition(separator)
+        if not name or not valid(rest):
+            sys.exit(f"sweep: error: --{flag} '{text}' is not {form}")
+        if name in names:
+            sys.exit(f"sweep: error: two {plural} named '{name}'")
+        names.append(name)
+    return list(texts)
 
 
 # Units a flag value may carry, by kind: (unit, scale to the axis unit), longest first where
