@@ -268,6 +268,18 @@ BOOST_AUTO_TEST_CASE(jobs_on_disjoint_leaves_finish_exactly_as_alone)
             BOOST_TEST(both.GetJobs()[0].report.GetIterationTime() ==
                        both.GetJobs()[1].report.GetIterationTime());
             BOOST_TEST(both.GetJobs()[0].report.GetIterationTime().IsStrictlyPositive());
+            if (transport == std::string("flow"))
+            {
+                // Each job under its own leaf: none of its bytes crosses a switch-to-switch link.
+                const ReportTable& split = both.GetFabricTables().at(0);
+                BOOST_TEST_REQUIRE(split.name == "fabric-jobs");
+                BOOST_TEST_REQUIRE(split.rows.size() == 2u);
+                for (const auto& row : split.rows)
+                {
+                    BOOST_TEST(std::stod(row[3]) > 0.0);
+                    BOOST_TEST(std::stod(row[6]) == 0.0);
+                }
+            }
         }
     }
 }
@@ -312,6 +324,32 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_uplink_each_get_half)
                 BOOST_TEST(split.rows[2][0] == "(shared)");
                 BOOST_TEST(std::stod(split.rows[2][2]) > 4 * megabytes);
                 BOOST_TEST(std::stod(split.rows[2][2]) < 4.2 * megabytes);
+            }
+            else
+            {
+                // Flow: every byte belongs to its job, the spine's included. Each job sends its
+                // 64 MiB (plus a message header) once, over its sender's NIC link and its
+                // receiver's (2 NIC-switch links) and leaf -> spine -> leaf (2 switch links),
+                // no NVLink (one GPU per host); each has half the switch links' bytes.
+                const ReportTable& split = both.GetFabricTables().at(0);
+                BOOST_TEST_REQUIRE(split.name == "fabric-jobs");
+                BOOST_TEST_REQUIRE(split.rows.size() == 2u);
+                for (const auto& row : split.rows)
+                {
+                    BOOST_TEST_CONTEXT(row[0])
+                    {
+                        BOOST_TEST(row[1] == "2");
+                        const double sent = std::stod(row[3]);
+                        BOOST_TEST(sent >= bytes / 1e6);
+                        BOOST_TEST(sent < bytes / 1e6 + 0.001);
+                        BOOST_TEST(std::stod(row[4]) == 0.0);
+                        BOOST_TEST(std::stod(row[5]) == 2 * sent,
+                                   boost::test_tools::tolerance(1e-4));
+                        BOOST_TEST(std::stod(row[6]) == 2 * sent,
+                                   boost::test_tools::tolerance(1e-4));
+                        BOOST_TEST(row[7] == "50.0");
+                    }
+                }
             }
             const double nicSeconds = bytes * 8.0 / 100e9;
             BOOST_TEST(alone == nicSeconds, boost::test_tools::tolerance(0.05));

@@ -8,6 +8,7 @@
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/tcp-transport.h"
+#include "ns3/text-format.h"
 #include "ns3/uinteger.h"
 
 #include <sstream>
@@ -200,6 +201,59 @@ FlowFabric::GetReportTables() const
     row("flows recomputed", s.allocation.flowsRecomputed);
     row("largest recomputation (flows)", s.allocation.largestComponent);
     row("recomputations extended through a link", s.allocation.extensions);
+    return {table};
+}
+
+std::vector<ReportTable>
+FlowFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
+{
+    if (!m_network)
+    {
+        return {};
+    }
+    const std::vector<FlowNetwork::SourceTraffic>& traffic = m_network->GetSourceTraffic();
+    uint64_t switchTotal = 0;
+    for (const FlowNetwork::SourceTraffic& source : traffic)
+    {
+        switchTotal += source.switchBytes;
+    }
+    auto megabytes = [](uint64_t bytes) {
+        return FormatFixed(static_cast<double>(bytes) / 1e6, 3);
+    };
+    ReportTable table;
+    table.name = "fabric-jobs";
+    table.columns = {"job",
+                     "gpus",
+                     "messages",
+                     "sent_MB",
+                     "nvlink_MB",
+                     "nic_switch_MB",
+                     "switch_switch_MB",
+                     "switch_share_pct"};
+    for (const auto& [name, gpus] : jobs)
+    {
+        FlowNetwork::SourceTraffic sum;
+        for (uint32_t gpu : gpus)
+        {
+            const FlowNetwork::SourceTraffic& source = traffic.at(gpu);
+            sum.messages += source.messages;
+            sum.bytes += source.bytes;
+            sum.scaleUpBytes += source.scaleUpBytes;
+            sum.edgeBytes += source.edgeBytes;
+            sum.switchBytes += source.switchBytes;
+        }
+        const double share = switchTotal > 0 ? 100.0 * static_cast<double>(sum.switchBytes) /
+                                                   static_cast<double>(switchTotal)
+                                             : 0.0;
+        table.rows.push_back({name,
+                              std::to_string(gpus.size()),
+                              std::to_string(sum.messages),
+                              megabytes(sum.bytes),
+                              megabytes(sum.scaleUpBytes),
+                              megabytes(sum.edgeBytes),
+                              megabytes(sum.switchBytes),
+                              FormatFixed(share, 1)});
+    }
     return {table};
 }
 

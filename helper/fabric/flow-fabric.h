@@ -40,6 +40,12 @@ class FlowFabric : public ClusterFabric
     std::vector<Ipv4Address> GetRankAddresses() const override;
     /** \return the "flow" table: messages, flows, rate recomputations */
     std::vector<ReportTable> GetReportTables() const override;
+    /**
+     * \return the "fabric-jobs" table: each job's messages and bytes, and what they carried
+     *         over NVLink, NIC-to-switch and switch-to-switch links (FlowNetwork::SourceTraffic;
+     *         every byte belongs to the job that sent it, the switch links included)
+     */
+    std::vector<ReportTable> GetJobTables(const std::vector<JobGpus>& jobs) const override;
 
     /** \return the network (after Install) */
     Ptr<FlowNetwork> GetNetwork() const;

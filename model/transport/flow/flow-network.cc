@@ -85,8 +85,15 @@ FlowNetwork::Build(std::shared_ptr<const ClusterTopology> topology, const Settin
     const auto& links = m_topology->GetLinks();
     m_linkDelay.reserve(2 * links.size());
     m_linkMtu.reserve(2 * links.size());
+    m_linkClass.reserve(2 * links.size());
+    const auto& nodes = m_topology->GetNodes();
     for (const ClusterTopology::Link& link : links)
     {
+        const bool gpuEnd = nodes[link.a].kind == ClusterTopology::GPU ||
+                            nodes[link.b].kind == ClusterTopology::GPU;
+        const LinkClass linkClass = link.kind == ClusterTopology::SCALE_UP ? SCALE_UP_LINK
+                                    : gpuEnd                               ? EDGE_LINK
+                                                                           : SWITCH_LINK;
         // Directed link 2i is a -> b, 2i + 1 is b -> a: the same numbering as GetPath's.
         const double wireBytesPerSecond = static_cast<double>(link.rate.GetBitRate()) / 8;
         for (int direction = 0; direction < 2; ++direction)
@@ -94,9 +101,11 @@ FlowNetwork::Build(std::shared_ptr<const ClusterTopology> topology, const Settin
             m_rates.AddLink(wireBytesPerSecond);
             m_linkDelay.push_back(link.delay);
             m_linkMtu.push_back(link.mtu);
+            m_linkClass.push_back(linkClass);
         }
     }
     m_endpoints.assign(m_topology->GetRankCount(), nullptr);
+    m_sourceTraffic.assign(m_topology->GetRankCount(), SourceTraffic());
     if (m_settings.fifoAtSource)
     {
         m_egress.resize(2 * links.size());
@@ -176,6 +185,18 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     channel.efficiency = channel.segment / (channel.segment + channel.packetOverhead);
     for (std::size_t i = 0; i < channel.path.size(); ++i)
     {
+        switch (m_linkClass[channel.path[i]])
+        {
+        case SCALE_UP_LINK:
+            ++channel.scaleUpHops;
+            break;
+        case EDGE_LINK:
+            ++channel.edgeHops;
+            break;
+        case SWITCH_LINK:
+            ++channel.switchHops;
+            break;
+        }
         channel.propagation += m_linkDelay[channel.path[i]];
         if (i > 0)
         {
@@ -349,6 +370,12 @@ FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& m
     ++m_statistics.messages;
     m_statistics.streamBytes += bytes;
     Channel& channel = m_channels[index];
+    SourceTraffic& traffic = m_sourceTraffic[src];
+    ++traffic.messages;
+    traffic.bytes += bytes;
+    traffic.scaleUpBytes += bytes * channel.scaleUpHops;
+    traffic.edgeBytes += bytes * channel.edgeHops;
+    traffic.switchBytes += bytes * channel.switchHops;
     Advance(channel);
     channel.queued += bytes;
     message.end = channel.queued;
@@ -796,6 +823,12 @@ FlowNetwork::GetStatistics() const
     Statistics statistics = m_statistics;
     statistics.allocation = m_rates.GetCounters();
     return statistics;
+}
+
+const std::vector<FlowNetwork::SourceTraffic>&
+FlowNetwork::GetSourceTraffic() const
+{
+    return m_sourceTraffic;
 }
 
 } // namespace ns3

@@ -115,6 +115,20 @@ class FlowNetwork : public Object
         MaxMinNetwork::Counters allocation; //!< work of the rate computation
     };
 
+    /**
+     * What one source GPU's messages carried over each kind of link (report table
+     * "fabric-jobs"): every link of a message's path counts its bytes once, so a byte that
+     * crosses a leaf and a spine counts twice in switchBytes.
+     */
+    struct SourceTraffic
+    {
+        uint64_t messages{0};     //!< messages sent
+        uint64_t bytes{0};        //!< their stream bytes (payload + message headers)
+        uint64_t scaleUpBytes{0}; //!< bytes x NVLink (scale-up) links crossed
+        uint64_t edgeBytes{0};    //!< bytes x links between a GPU's NIC and a switch crossed
+        uint64_t switchBytes{0};  //!< bytes x links between two switches crossed
+    };
+
     /** \return the TypeId */
     static TypeId GetTypeId();
     FlowNetwork();
@@ -175,6 +189,9 @@ class FlowNetwork : public Object
     /** \return the counters so far */
     Statistics GetStatistics() const;
 
+    /** \return each source GPU's traffic so far (indexed by rank; empty before Build) */
+    const std::vector<SourceTraffic>& GetSourceTraffic() const;
+
   protected:
     void DoDispose() override;
 
@@ -212,11 +229,22 @@ class FlowNetwork : public Object
         uint64_t entered{0};                   //!< stream offset up to which bytes are in the FIFO
         uint64_t granted{0};                   //!< stream offset up to which it may send
         uint32_t flow{MaxMinNetwork::kNoFlow}; //!< while it has granted bytes to send
-        EventId next;         //!< the next threshold (completion, last byte, grant end)
-        bool armed{false};    //!< next is pending (scheduled, not run, not cancelled)
-        Time lastDelivery;    //!< keeps deliveries in send order
-        uint32_t inFlight{0}; //!< messages sent, not delivered
-        uint32_t entries{0};  //!< its entries in its link's FIFO (fifoAtSource)
+        EventId next;            //!< the next threshold (completion, last byte, grant end)
+        bool armed{false};       //!< next is pending (scheduled, not run, not cancelled)
+        Time lastDelivery;       //!< keeps deliveries in send order
+        uint32_t inFlight{0};    //!< messages sent, not delivered
+        uint32_t entries{0};     //!< its entries in its link's FIFO (fifoAtSource)
+        uint32_t scaleUpHops{0}; //!< links of the path by kind (LinkClass)
+        uint32_t edgeHops{0};
+        uint32_t switchHops{0};
+    };
+
+    /** What a directed link joins, for SourceTraffic. */
+    enum LinkClass : uint8_t
+    {
+        SCALE_UP_LINK, //!< NVLink
+        EDGE_LINK,     //!< a GPU's NIC and a switch
+        SWITCH_LINK    //!< two switches
     };
 
     /** A channel's bytes in the FIFO of its outgoing link, up to \p end. */
@@ -274,8 +302,10 @@ class FlowNetwork : public Object
     std::shared_ptr<const ClusterTopology> m_topology;
     Settings m_settings;
     MaxMinNetwork m_rates;
-    std::vector<Time> m_linkDelay;        //!< per directed link
-    std::vector<uint32_t> m_linkMtu;      //!< per directed link
+    std::vector<Time> m_linkDelay;              //!< per directed link
+    std::vector<uint32_t> m_linkMtu;            //!< per directed link
+    std::vector<LinkClass> m_linkClass;         //!< per directed link
+    std::vector<SourceTraffic> m_sourceTraffic; //!< per source rank
     std::vector<Channel> m_channels;      //!< held channels; a released slot has an empty path
     std::vector<uint32_t> m_freeChannels; //!< released slots, for reuse
     std::unordered_map<uint64_t, uint32_t> m_channelOf; //!< (src << 32 | dst) -> held index
