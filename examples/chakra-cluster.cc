@@ -51,21 +51,7 @@ void
 AddFlags(ToolArgs& args)
 {
     args.AddOption("trace", "trace prefix: rank r reads PREFIX.r.et (or .et.gz)");
-    args.AddRepeatedOption(
-        "job",
-        "one of several jobs sharing the cluster, instead of --trace: PREFIX[:key=value,...] "
-        "with keys name, start (a time), hosts (0-3+8) and the application flags (algorithm, "
-        "compute-scale, ...) for this job alone; repeat for each job");
-    args.AddOption("jobs-file",
-                   "several jobs from a YAML or JSON file: a list of jobs, each with trace: "
-                   "PREFIX and the keys of --job (before any --job)");
-    args.AddOption("placement",
-                   "with --job: where jobs without hosts= go: contiguous (lowest free hosts), "
-                   "spread (one host per leaf or rail group in turn), random (--placement-seed)",
-                   "contiguous");
-    args.AddOption("placement-seed", "with --placement random: the draw's seed", "1");
-    args.AddFlag("interference",
-                 "with --job: also run each job alone on the same hosts and report its slowdown");
+    JobOptions::AddFlags(args, "one of several jobs sharing the cluster, instead of --trace");
     ClusterOptions::AddFlags(args);
     args.AddOption("output",
                    "directory for ranks.csv, collectives.csv, comm-ops.csv (and timeline.json)",
@@ -269,69 +255,10 @@ ReplayTraces(const ToolArgs& args,
     return ShowReport(report, options, outDir, rows, process);
 }
 
-/** The GPUs the jobs need on hosts of the cluster's size, and the hosts they name. */
-uint32_t
-JobsClusterHosts(const std::vector<ClusterJob>& jobs, const ClusterOptions& options)
-{
-    // GPUs per host: the flag's, or the topology file's, or 8 (as for one job).
-    std::string perHostText = options.Has("gpus-per-host") ? options.GetText("gpus-per-host") : "";
-    std::optional<uint64_t> fileHosts;
-    if (options.Has("topology-file"))
-    {
-        const TopologyFileContents file =
-            ReadTopologyFile(options.GetText("topology-file"), TopologySpec());
-        if (perHostText.empty() && file.keys.count("gpusPerHost") != 0)
-        {
-            perHostText = std::to_string(file.spec.gpusPerHost);
-        }
-        if (file.keys.count("hosts") != 0)
-        {
-            fileHosts = file.spec.hosts;
-        }
-    }
-    const auto perHost =
-        static_cast<uint32_t>(ParseWholeNumber(perHostText.empty() ? "8" : perHostText,
-                                               "--gpus-per-host",
-                                               1,
-                                               TopologyLimits::kMaxGpusPerHost));
-    // Without --hosts: the hosts the jobs take (whole hosts each), and at least up to the
-    // highest host a job names.
-    uint64_t hosts = 0;
-    uint64_t highest = 0;
-    for (const ClusterJob& job : jobs)
-    {
-        const uint32_t ranks = CountTraceRanks(job.tracePrefix); // throws on missing ranks
-        if (ranks == 0)
-        {
-            throw std::invalid_argument("--job " + job.tracePrefix + ": no trace " +
-                                        job.tracePrefix + ".0.et");
-        }
-        hosts += job.hosts.empty() ? (ranks + perHost - 1) / perHost : job.hosts.size();
-        for (uint32_t host : job.hosts)
-        {
-            highest = std::max<uint64_t>(highest, uint64_t(host) + 1);
-        }
-    }
-    hosts = std::max(hosts, highest);
-    if (fileHosts)
-    {
-        hosts = *fileHosts;
-    }
-    if (options.Has("hosts"))
-    {
-        hosts = ParseWholeNumber(options.GetText("hosts"), "--hosts", 1, TopologyLimits::kMaxHosts);
-    }
-    if (hosts * perHost > TopologyLimits::kMaxGpus)
-    {
-        throw std::invalid_argument("the jobs need " + std::to_string(hosts) + " hosts of " +
-                                    std::to_string(perHost) + " GPUs: more than a cluster holds");
-    }
-    return static_cast<uint32_t>(hosts * perHost);
-}
-
 /** Runs the jobs --job names together (and alone, with --interference). \return exit status */
 int
 ReplayJobs(const ToolArgs& args,
+           const JobOptions& jobOptions,
            ClusterOptions& options,
            const std::string& outDir,
            ProcessContext& process)
@@ -341,28 +268,7 @@ ReplayJobs(const ToolArgs& args,
         throw std::invalid_argument(
             "--trace and --job (or --jobs-file): give the single job as --job PREFIX");
     }
-    std::vector<ClusterJob> jobs;
-    if (args.Has("jobs-file"))
-    {
-        jobs = ReadJobsFile(args.Get("jobs-file"));
-    }
-    for (const std::string& text : args.GetAll("job"))
-    {
-        jobs.push_back(ParseJobSpec(text));
-    }
-    const JobPlacementPolicy placement = [&args] {
-        try
-        {
-            return ParseJobPlacementPolicy(args.Get("placement"));
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw std::invalid_argument(std::string("--placement: ") + e.what());
-        }
-    }();
-    const auto seed = static_cast<uint32_t>(
-        ParseWholeNumber(args.Get("placement-seed"), "--placement-seed", 0, 4294967295ULL));
-    const uint32_t gpus = JobsClusterHosts(jobs, options);
+    const uint32_t gpus = jobOptions.ClusterGpus(options);
     // A scenario on the cluster the flags describe (the shared run, then each job alone).
     auto makeScenario = [&options, &args, gpus](ClusterScenario& scenario) {
         options.Apply(scenario, gpus);
@@ -370,8 +276,8 @@ ReplayJobs(const ToolArgs& args,
     };
     ClusterScenario scenario;
     makeScenario(scenario);
-    scenario.SetPlacement(placement, seed);
-    for (const ClusterJob& job : jobs)
+    scenario.SetPlacement(jobOptions.placement, jobOptions.placementSeed);
+    for (const ClusterJob& job : jobOptions.jobs)
     {
         scenario.AddJob(job);
     }
@@ -379,27 +285,9 @@ ReplayJobs(const ToolArgs& args,
     const std::size_t rows = PrepareRun(args, scenario, process);
     OutputDirectory output(outDir, process.first);
     MultiJobReport report = scenario.RunJobs();
-    if (args.Has("interference") && report.AllFinished())
+    if (jobOptions.interference && FinishedEverywhere(report))
     {
-        for (std::size_t j = 0; j < jobs.size(); ++j)
-        {
-            // The same job on the same hosts, with the fabric to itself.
-            ClusterJob alone = jobs[j];
-            alone.name = report.GetJobs()[j].name;
-            alone.hosts = report.GetJobs()[j].hosts;
-            ClusterScenario single;
-            makeScenario(single);
-            single.SetClusterAttribute("TopologyDot", StringValue("")); // the shared run's stays
-            single.AddJob(alone);
-            const MultiJobReport aloneReport = single.RunJobs();
-            if (!aloneReport.AllFinished())
-            {
-                throw std::invalid_argument(
-                    "--interference: job " + alone.name +
-                    " alone did not finish: " + aloneReport.DescribeFailure());
-            }
-            report.SetAlone(j, aloneReport.GetJobs()[0].report.GetIterationTime());
-        }
+        MeasureInterference(report, jobOptions.jobs, makeScenario);
     }
     return ShowReport(report, options, outDir, rows, process);
 }
@@ -412,16 +300,11 @@ Run(const ToolArgs& args, ProcessContext& process)
     options.Read(args);
     const std::string outDir = args.Get("output");
     ReadTimeline(args, outDir, options);
-    if (!args.GetAll("job").empty() || args.Has("jobs-file"))
+    JobOptions jobOptions;
+    jobOptions.Read(args);
+    if (jobOptions.HasJobs())
     {
-        return ReplayJobs(args, options, outDir, process);
-    }
-    for (const char* flag : {"placement", "placement-seed", "interference"})
-    {
-        if (args.Has(flag))
-        {
-            throw std::invalid_argument(std::string("--") + flag + " is for several jobs (--job)");
-        }
+        return ReplayJobs(args, jobOptions, options, outDir, process);
     }
     if (args.Get("trace").empty())
     {

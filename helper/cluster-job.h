@@ -9,12 +9,15 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace ns3
 {
+
+class ChakraApplication;
 
 /**
  * \ingroup chakra-helper
@@ -35,6 +38,9 @@ struct ClusterJob
     /** ChakraApplication attributes of this job's ranks, over the scenario's (its collective
      *  algorithm, its compute model). Checked when added to a scenario. */
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> appAttributes;
+    /** Called with this job's applications (this process's) once they are installed, before
+     *  the run: per-rank settings (chakra_replay's measured start offsets). May be empty. */
+    std::function<void(const std::vector<Ptr<ChakraApplication>>&)> beforeRun;
 };
 
 } // namespace ns3

@@ -345,11 +345,6 @@ ClusterScenario::RunJobs()
     {
         throw std::invalid_argument("ClusterScenario::RunJobs: no jobs (AddJob)");
     }
-    if (MpiContext::GetProcessCount() > 1)
-    {
-        throw std::invalid_argument("several jobs in a distributed (MPI) run: not supported yet "
-                                    "(run them in one process)");
-    }
     if (!m_timeline.empty())
     {
         throw std::invalid_argument("a timeline of several jobs: not supported yet (run one job "
@@ -415,11 +410,17 @@ ClusterScenario::RunJobs()
         });
         chakra->Install(nodes).Start(job.start);
         const auto& installed = chakra->GetApplications();
+        if (job.beforeRun)
+        {
+            job.beforeRun(installed);
+        }
         apps.insert(apps.end(), installed.begin(), installed.end());
         helpers.push_back(std::move(chakra));
     }
     Simulate(apps);
-    m_events = Simulator::GetEventCount();
+    // A distributed (MPI) run partitions the cluster as for one job: each process ran the
+    // ranks of every job on its nodes; each job's report is gathered on process 0 in turn.
+    m_events = MpiContext::Sum(Simulator::GetEventCount());
 
     MultiJobReport report;
     report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());

@@ -148,9 +148,10 @@ class ClusterScenario
      * Runs every job added (AddJob) together: places them on whole hosts (PlaceJobs), installs
      * each job's ranks on its GPUs, runs the simulation once and reports each job apart.
      * \return the report
+     * In a distributed (MPI) run, every process places the jobs alike and runs the ranks its
+     * nodes hold; the jobs' reports are complete on process 0 (GatherReport).
      * \throws TraceError if a trace is missing; std::invalid_argument on a bad configuration
-     *         (no jobs, a job that does not fit: before anything runs), or in a distributed
-     *         (MPI) run, which runs one job only so far
+     *         (no jobs, a job that does not fit, a timeline: before anything runs)
      */
     MultiJobReport RunJobs();
 

@@ -59,12 +59,15 @@ run() {
   start=$(date +%s.%N)
   # A run that hangs (processes waiting for each other's messages) fails after RUN_TIMEOUT
   # seconds (default 600) instead of holding the whole test: exit status 124.
+  # Several jobs (--job) have no timeline: NO_TIMELINE=1 leaves the flag out.
+  local timeline=(--timeline="$dir/timeline.json")
+  [ -z "${NO_TIMELINE:-}" ] || timeline=()
   if [ "$np" = 0 ]; then
     timeout "${RUN_TIMEOUT:-600}" "$bin/chakra-cluster" "$@" --out="$dir/csv" \
-      --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
+      "${timeline[@]}" > "$dir/stdout" 2> "$dir/stderr"
   else
     timeout "${RUN_TIMEOUT:-600}" "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" \
-      --out="$dir/csv" --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
+      --out="$dir/csv" "${timeline[@]}" > "$dir/stdout" 2> "$dir/stderr"
   fi
   echo $? > "$dir/status"
   end=$(date +%s.%N)
@@ -83,10 +86,14 @@ same() {
   fi
   local diffs=()
   cmp -s <(sed "s|$a|DIR|g" "$a/stdout") <(sed "s|$b|DIR|g" "$b/stdout") || diffs+=(report)
-  for file in "$a"/csv/*.csv; do
-    cmp -s "$file" "$b/csv/$(basename "$file")" || diffs+=("$(basename "$file")")
-  done
-  cmp -s "$a/timeline.json" "$b/timeline.json" || diffs+=(timeline.json)
+  # Every CSV, those of each job (csv/job-NAME/) included.
+  local file
+  while IFS= read -r file; do
+    cmp -s "$a/csv/$file" "$b/csv/$file" || diffs+=("$file")
+  done < <(cd "$a/csv" && find . -name '*.csv' | sort)
+  if [ -e "$a/timeline.json" ] || [ -e "$b/timeline.json" ]; then
+    cmp -s "$a/timeline.json" "$b/timeline.json" || diffs+=(timeline.json)
+  fi
   if [ ${#diffs[@]} -eq 0 ]; then
     pass "$name: $np process(es) give the one-process report, CSVs and timeline byte for byte"
   else
@@ -141,6 +148,30 @@ for transport in tcp rdma; do
   run "ar64-nm-$transport" 2 "${ar64[@]}" "${on[@]}" "${nm[@]}" \
     --SimulatorImplementationType=ns3::NullMessageSimulatorImpl
   same "ar64-nm-$transport" 2
+done
+
+# Several jobs (issue 28): a data-parallel job and an all-reduce job, their hosts interleaved
+# so that each job spans the processes, each also run alone on its hosts (--interference:
+# every process must agree that the shared run finished before the alone runs start).
+"$bin/chakra_generator" --workload data-parallel --ranks 8 --layers 4 --layer-bytes 8MiB \
+  --forward-us 100 --backward-us 200 --output-prefix "$work/dp8" >/dev/null
+"$bin/chakra_generator" --workload collective --collective all_reduce --ranks 8 --size 4MiB \
+  --output-prefix "$work/ar8" >/dev/null
+jobs2=(--job="$work/dp8:name=dp,hosts=0+2" --job="$work/ar8:name=ar,hosts=1+3" --hosts=4
+       --gpusPerHost=4 --interference)
+for transport in tcp rdma; do
+  NO_TIMELINE=1 run "jobs2-$transport" 0 "${jobs2[@]}" --transport="$transport"
+  if [ "$(cat "$work/jobs2-$transport-np0/status")" = 0 ] &&
+     [ "$(grep -c "finished 8/8" "$work/jobs2-$transport-np0/stdout")" = 2 ] &&
+     [ -s "$work/jobs2-$transport-np0/csv/job-ar/ranks.csv" ]; then
+    pass "jobs2-$transport: the one-process run finishes both jobs"
+  else
+    fail "jobs2-$transport: the one-process run did not finish both jobs: $(tail -3 "$work/jobs2-$transport-np0/stderr")"
+  fi
+  for np in 1 2 4; do
+    NO_TIMELINE=1 run "jobs2-$transport" "$np" "${jobs2[@]}" --transport="$transport"
+    same "jobs2-$transport" "$np"
+  done
 done
 
 # An incast with PFC: 15 ranks send 1 MiB each to rank 0; with a static XOFF threshold the
