@@ -2,6 +2,7 @@
 
 #include "collective-cost-fit.h"
 #include "gpu-catalog.h"
+#include "job-interference.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/et-reader.h"
@@ -463,6 +464,13 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         Say("collective software cost: " + cost.Describe());
     }
     ChakraReport report = RunScenario(prefix, options, plan, cost, describedCluster);
+    m_replayJob.reset();
+    if (report.AllFinished())
+    {
+        m_replayJob = MakeReplayJob(prefix, plan, cost);
+        m_replayRanks = plan.ranks;
+        m_replayOptions = options;
+    }
 
     m_validation = CompareWithMeasurement(report, measured, plan.measuredOffsets, plan.offsetsUs);
     m_validation.startNote = plan.ranks > 1 ? plan.startNote : "";
@@ -566,31 +574,12 @@ ReplayPipeline::RunScenario(const std::string& prefix,
 {
     ClusterScenario scenario;
     options.Apply(scenario, plan.ranks, prefix);
-    scenario.SetAppAttribute("MissingCommSize", StringValue(m_strict ? "error" : "warn"));
-    scenario.SetAppAttribute("CollectiveOverhead",
-                             TimeValue(NanoSeconds(std::llround(cost.fixedUs * 1e3))));
-    if (cost.usPerByte > 0)
+    const ClusterJob job = MakeReplayJob(prefix, plan, cost);
+    for (const auto& [name, value] : job.appAttributes)
     {
-        // bytes x usPerByte us = bytes x 8 / rate s: rate = 8e6 / usPerByte bit/s.
-        scenario.SetAppAttribute(
-            "CollectiveOverheadRate",
-            DataRateValue(DataRate(static_cast<uint64_t>(std::llround(8e6 / cost.usPerByte)))));
+        scenario.SetAppAttribute(name, *value);
     }
-    scenario.SetBeforeRun([&plan](const std::vector<Ptr<ChakraApplication>>& apps) {
-        for (const auto& app : apps)
-        {
-            const uint32_t rank = app->GetRank();
-            if (rank < plan.offsetsUs.size())
-            {
-                app->SetAttribute("StartOffset",
-                                  TimeValue(NanoSeconds(std::llround(plan.offsetsUs[rank] * 1e3))));
-            }
-            if (rank < plan.callDelays.size() && !plan.callDelays[rank].empty())
-            {
-                app->SetCallDelays(plan.callDelays[rank]);
-            }
-        }
-    });
+    scenario.SetBeforeRun(job.beforeRun);
     describedCluster = scenario.GetCluster()->Describe();
     Say("simulating " + std::to_string(plan.ranks) + " ranks on " + describedCluster);
     // chakra-cluster's progress lines (one self-rescheduling probe: a second periodic
@@ -606,6 +595,107 @@ ReplayPipeline::RunScenario(const std::string& prefix,
     Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
         FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
     return result;
+}
+
+ClusterJob
+ReplayPipeline::MakeReplayJob(const std::string& prefix,
+                              const RunPlan& plan,
+                              const CollectiveCostFit& cost) const
+{
+    ClusterJob job;
+    job.tracePrefix = prefix;
+    auto set = [&job](const std::string& name, Ptr<AttributeValue> value) {
+        job.appAttributes.emplace_back(name, value);
+    };
+    set("MissingCommSize", Create<StringValue>(m_strict ? "error" : "warn"));
+    set("CollectiveOverhead", Create<TimeValue>(NanoSeconds(std::llround(cost.fixedUs * 1e3))));
+    if (cost.usPerByte > 0)
+    {
+        // bytes x usPerByte us = bytes x 8 / rate s: rate = 8e6 / usPerByte bit/s.
+        set("CollectiveOverheadRate",
+            Create<DataRateValue>(
+                DataRate(static_cast<uint64_t>(std::llround(8e6 / cost.usPerByte)))));
+    }
+    // The per-rank settings outlive this call (a job is run again beside others).
+    auto offsetsUs = std::make_shared<const std::vector<double>>(plan.offsetsUs);
+    auto callDelays =
+        std::make_shared<const std::vector<std::unordered_map<uint64_t, Time>>>(plan.callDelays);
+    job.beforeRun = [offsetsUs, callDelays](const std::vector<Ptr<ChakraApplication>>& apps) {
+        for (const auto& app : apps)
+        {
+            const uint32_t rank = app->GetRank();
+            if (rank < offsetsUs->size())
+            {
+                app->SetAttribute("StartOffset",
+                                  TimeValue(NanoSeconds(std::llround((*offsetsUs)[rank] * 1e3))));
+            }
+            if (rank < callDelays->size() && !(*callDelays)[rank].empty())
+            {
+                app->SetCallDelays((*callDelays)[rank]);
+            }
+        }
+    };
+    return job;
+}
+
+MultiJobReport
+ReplayPipeline::SimulateBeside(const JobOptions& others, const std::string& name)
+{
+    if (!m_replayJob)
+    {
+        throw std::logic_error("ReplayPipeline::SimulateBeside: no finished Simulate before");
+    }
+    std::vector<ClusterJob> jobs{*m_replayJob};
+    jobs[0].name = name;
+    jobs.insert(jobs.end(), others.jobs.begin(), others.jobs.end());
+    ClusterOptions options = m_replayOptions;
+    options.timeline.clear(); // a timeline is of one job
+    const uint32_t gpus = others.ClusterGpus(options, m_replayRanks);
+    const bool strict = m_strict;
+    auto configure = [&options, gpus, strict](ClusterScenario& scenario) {
+        options.Apply(scenario, gpus);
+        scenario.SetAppAttribute("MissingCommSize", StringValue(strict ? "error" : "warn"));
+    };
+    ClusterScenario scenario;
+    configure(scenario);
+    scenario.SetPlacement(others.placement, others.placementSeed);
+    for (const ClusterJob& job : jobs)
+    {
+        scenario.AddJob(job);
+    }
+    scenario.GetPlacement(); // a job that does not fit is refused before the run
+    Say("simulating the job beside " + std::to_string(others.jobs.size()) + " other job(s) on " +
+        scenario.GetCluster()->Describe());
+    MultiJobReport report = scenario.RunJobs();
+    Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
+        FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
+    if (!report.AllFinished())
+    {
+        return report;
+    }
+    Say("the job" + std::string(others.interference ? "s" : "") + " alone on the same hosts");
+    MeasureInterference(report,
+                        jobs,
+                        configure,
+                        others.interference ? std::vector<std::size_t>{}
+                                            : std::vector<std::size_t>{0});
+    const std::string dir = m_out + "/jobs";
+    MakeDirectory(dir);
+    report.WriteCsv(dir);
+    {
+        AtomicOutputFile text(dir + "/report.txt");
+        std::ostringstream body;
+        report.Print(body, 1000, dir);
+        text.Write(body.str());
+        text.Commit();
+    }
+    // Discard (an error later) removes these too: the files before their directories.
+    std::error_code error;
+    for (const auto& entry : fs::recursive_directory_iterator(dir, error))
+    {
+        m_written.push_back(entry.path().string());
+    }
+    return report;
 }
 
 void

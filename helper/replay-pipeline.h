@@ -5,13 +5,16 @@
 #ifndef CHAKRA_REPLAY_PIPELINE_H
 #define CHAKRA_REPLAY_PIPELINE_H
 
+#include "cluster-job.h"
 #include "cluster-scenario.h"
+#include "multi-job-report.h"
 #include "rank-trace-discovery.h"
 #include "replay-validation.h"
 
 #include "ns3/chakra-report.h"
 #include "ns3/cluster-options.h"
 #include "ns3/compute-profile-extract.h"
+#include "ns3/job-options.h"
 
 #include <cstdint>
 #include <functional>
@@ -123,6 +126,22 @@ class ReplayPipeline
     ChakraReport Simulate(const std::string& prefix, ClusterOptions options);
 
     /**
+     * Runs the job of the last Simulate again, as its reported run (the same calibration,
+     * measured start offsets and delays), beside other jobs on one cluster, and alone on the
+     * same hosts for its slowdown (the others alone too with \p others.interference). The
+     * cluster is the options Simulate used, with as many hosts as the jobs take (or the
+     * options' hosts). If every job finished, writes <out>/jobs/: report.txt, jobs.csv, each
+     * job's CSVs in job-NAME/ and the fabric's tables.
+     * \param others the other jobs and their placement (chakra_replay --job)
+     * \param name the replayed job's name in the report
+     * \return the report of the shared run (alone times set)
+     * \throws std::logic_error before a Simulate whose every rank finished;
+     *         std::invalid_argument for jobs that do not fit or another job of this name;
+     *         TraceError for a job without traces
+     */
+    MultiJobReport SimulateBeside(const JobOptions& others, const std::string& name = "replay");
+
+    /**
      * Removes everything this pipeline wrote (the linked and converted traces, the reports)
      * and the directories it created, after an error: a failed run leaves no half of its
      * output. A consistency listing that an error names (Prepare) is kept.
@@ -205,6 +224,13 @@ class ReplayPipeline
                              const RunPlan& plan,
                              const CollectiveCostFit& cost,
                              std::string& describedCluster) const;
+    /**
+     * \return the replayed job as a ClusterJob: its traces, the application attributes and
+     *         the per-rank settings (offsets, call delays) of a run with software cost \p cost
+     */
+    ClusterJob MakeReplayJob(const std::string& prefix,
+                             const RunPlan& plan,
+                             const CollectiveCostFit& cost) const;
     /** Writes a finished run's report.txt, CSVs and validation.csv into the output. */
     void WriteOutputs(const ChakraReport& report,
                       const ClusterOptions& options,
@@ -224,8 +250,11 @@ class ReplayPipeline
     std::vector<std::string> m_consistency;
     std::vector<std::string> m_hardware;
     std::vector<std::string> m_warnings;
-    std::vector<std::string> m_written; //!< files and directories this pipeline made, in order
-    std::string m_kept;                 //!< a file Discard keeps (the consistency listing)
+    std::optional<ClusterJob> m_replayJob; //!< the last Simulate's job, if every rank finished
+    uint32_t m_replayRanks{0};             //!< its ranks
+    ClusterOptions m_replayOptions;        //!< the options it ran with (NVLink chosen)
+    std::vector<std::string> m_written;    //!< files and directories this pipeline made, in order
+    std::string m_kept;                    //!< a file Discard keeps (the consistency listing)
 };
 
 } // namespace ns3

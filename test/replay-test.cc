@@ -531,3 +531,151 @@ BOOST_AUTO_TEST_CASE(progress_lines_come_while_simulating_unless_quiet)
     BOOST_TEST(!report("a").empty());
     BOOST_TEST(report("a") == report("b"));
 }
+
+namespace
+{
+
+/** The cells of \p csv's row whose first cell is \p first (empty if none). */
+std::vector<std::string>
+CsvRow(const std::string& csv, const std::string& first)
+{
+    std::istringstream lines(csv);
+    for (std::string line; std::getline(lines, line);)
+    {
+        std::vector<std::string> cells;
+        std::istringstream in(line);
+        for (std::string cell; std::getline(in, cell, ',');)
+        {
+            cells.push_back(cell);
+        }
+        if (!line.empty() && line.back() == ',')
+        {
+            cells.emplace_back(); // getline yields no empty last cell
+        }
+        if (!cells.empty() && cells[0] == first)
+        {
+            return cells;
+        }
+    }
+    return {};
+}
+
+/** The number after "iteration time " in the first report of \p output. */
+double
+FirstIterationUs(const std::string& output)
+{
+    const std::string key = "iteration time ";
+    const auto at = output.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(output.substr(at + key.size()));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_replayed_job_runs_again_beside_other_jobs)
+{
+    // The calibrated job (fitted software cost, rank 0's measured 30 us delay) beside an
+    // all-reduce job on another host of the one-switch default cluster: nothing shared, so it
+    // takes what its own report says, calibration included (the models alone take a few us
+    // against its hundreds), and its slowdown is 1.
+    TempDir dir;
+    WriteTimedCalls(dir.File("t.0.et"), kRank0Calls);
+    WriteTimedCalls(dir.File("t.1.et"), kRank1Calls);
+    auto generated = RunCommand(chakra_test::ToolPath("chakra_generator") +
+                                " --workload collective --collective all_reduce --ranks 2 "
+                                "--size 1MiB --output-prefix " +
+                                dir.File("ar"));
+    BOOST_REQUIRE(generated.exitCode == 0);
+    TempDir out;
+    auto run = RunCommand(Replay("--et " + dir.File("t") + " --output " + out.Path() +
+                                 " --quiet --job " + dir.File("ar") + ":name=neighbour"));
+    BOOST_TEST_INFO(run.output);
+    BOOST_REQUIRE(run.exitCode == 0);
+    const double own = FirstIterationUs(run.output);
+    BOOST_TEST(own > 300.0);
+    const std::string jobs = chakra_test::ReadFileBytes(out.File("jobs/jobs.csv"));
+    const auto replay = CsvRow(jobs, "replay");
+    const auto neighbour = CsvRow(jobs, "neighbour");
+    BOOST_REQUIRE(replay.size() == 9u);
+    BOOST_REQUIRE(neighbour.size() == 9u);
+    BOOST_TEST(replay[3] == "0");
+    BOOST_TEST(neighbour[3] == "1");
+    BOOST_TEST(std::stod(replay[6]) == own);
+    BOOST_TEST(std::stod(replay[7]) == own);
+    BOOST_TEST(replay[8] == "1.000000");
+    BOOST_TEST(neighbour[7].empty()); // no --interference: the others are not run alone
+    BOOST_TEST(chakra_test::FileExists(out.File("jobs/report.txt")));
+    BOOST_TEST(chakra_test::FileExists(out.File("jobs/job-neighbour/ranks.csv")));
+}
+
+BOOST_AUTO_TEST_CASE(a_replayed_job_sharing_an_uplink_slows_down_by_the_share)
+{
+    // Two 2-rank all-reduces of 64 MiB, one GPU per host, leaves of 2 hosts at 2:1 (a leaf's
+    // uplink carries one NIC's rate), spread: the replayed job on hosts 0 and 2, the other on
+    // 1 and 3. Each job's ring sends S/2 twice each way through the leaf uplinks: alone at the
+    // NIC's rate, S / B = 5.37 ms at 100 Gb/s; together each gets half of each uplink, so a
+    // slowdown of 2 (by hand) for both, which --interference runs alone.
+    TempDir dir;
+    for (const std::string name : {"a", "b"})
+    {
+        auto generated = RunCommand(chakra_test::ToolPath("chakra_generator") +
+                                    " --workload collective --collective all_reduce --ranks 2 "
+                                    "--size 64MiB --output-prefix " +
+                                    dir.File(name));
+        BOOST_REQUIRE(generated.exitCode == 0);
+    }
+    TempDir out;
+    auto run = RunCommand(Replay(
+        "--et " + dir.File("a") + " --output " + out.Path() + " --quiet --job " + dir.File("b") +
+        ":name=b --gpus-per-host 1 --topology leaf-spine --hosts-per-leaf 2 --spines 1 "
+        "--oversubscription 2 --nic-bandwidth 100Gbps --transport flow --placement spread "
+        "--interference"));
+    BOOST_TEST_INFO(run.output);
+    BOOST_REQUIRE(run.exitCode == 0);
+    const std::string jobs = chakra_test::ReadFileBytes(out.File("jobs/jobs.csv"));
+    const double nicUs = (64 << 20) * 8.0 / 100e9 * 1e6;
+    for (const std::string name : {"replay", "b"})
+    {
+        const auto row = CsvRow(jobs, name);
+        BOOST_REQUIRE(row.size() == 9u);
+        BOOST_TEST_CONTEXT(name)
+        {
+            BOOST_TEST(row[3] == (name == "replay" ? "0+2" : "1+3"));
+            BOOST_TEST(std::stod(row[7]) == nicUs, boost::test_tools::tolerance(0.05));
+            BOOST_TEST(std::stod(row[8]) == 2.0, boost::test_tools::tolerance(0.05));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(bad_neighbour_jobs_are_refused_before_anything_is_written)
+{
+    TempDir dir;
+    WriteTimedCalls(dir.File("t.0.et"), kRank0Calls);
+    WriteTimedCalls(dir.File("t.1.et"), kRank1Calls);
+
+    struct Case
+    {
+        std::string flags;
+        std::string error;
+    };
+
+    const std::vector<Case> cases = {
+        {"--job " + dir.File("missing"), "missing"},
+        {"--job " + dir.File("t") + ":name=replay", "job replay: another job has this name"},
+        {"--placement spread", "--placement is for several jobs (--job)"},
+        {"--job " + dir.File("t") + ":colour=red", "colour"},
+    };
+    for (const Case& c : cases)
+    {
+        TempDir out;
+        auto run = RunCommand(
+            Replay("--et " + dir.File("t") + " --output " + out.File("o") + " --quiet " + c.flags));
+        BOOST_TEST_CONTEXT(c.flags << ": " << run.output)
+        {
+            BOOST_TEST(run.exitCode == 1);
+            BOOST_TEST(run.output.find("chakra_replay: error: ") != std::string::npos);
+            BOOST_TEST(run.output.find(c.error) != std::string::npos);
+            BOOST_TEST(!chakra_test::FileExists(out.File("o/report.txt")));
+            BOOST_TEST(!chakra_test::FileExists(out.File("o/jobs")));
+        }
+    }
+}

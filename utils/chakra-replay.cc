@@ -2,12 +2,14 @@
  * chakra_replay: one command from a job's PyTorch traces to a simulated run and its report.
  */
 #include "ns3/cluster-options.h"
+#include "ns3/job-options.h"
 #include "ns3/quantity-parser.h"
 #include "ns3/replay-pipeline.h"
 #include "ns3/tool-args.h"
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 using namespace ns3;
@@ -30,6 +32,9 @@ AddReplayFlags(ToolArgs& args)
     args.AddOption("device-pattern", "device trace names, e.g. 'worker{rank}_*.json.gz'");
     // The cluster and replay flags: the same table as chakra-cluster's.
     ClusterOptions::AddFlags(args);
+    JobOptions::AddFlags(args,
+                         "another job to run beside the replayed one (job \"replay\") on one "
+                         "cluster, for its slowdown next to it");
     args.AddFlag("measured-offsets",
                  "start each rank at its measured offset (its iteration start minus the "
                  "earliest rank's, clocks aligned as the report says); an error if a rank has "
@@ -141,6 +146,8 @@ Replay(const ToolArgs& args)
     const auto rows =
         static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
     const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    JobOptions others;
+    others.Read(args);
     ReplayPipeline pipeline(out);
     // An error anywhere below leaves nothing in the output (linked/, et/, reports).
     ReplayPipeline::DiscardUnlessKept whole(pipeline);
@@ -155,11 +162,26 @@ Replay(const ToolArgs& args)
     {
         FailRun(report);
     }
+    std::optional<MultiJobReport> beside;
+    if (others.HasJobs())
+    {
+        beside = pipeline.SimulateBeside(others);
+        if (!beside->AllFinished())
+        {
+            throw std::runtime_error("beside the other jobs: " + beside->DescribeFailure());
+        }
+    }
     whole.Keep();
     report.Print(std::cout, rows, out);
     pipeline.GetValidation().Print(std::cout, rows);
+    if (beside)
+    {
+        std::cout << "\n== the job beside other jobs (its slowdown against itself alone on the "
+                     "same hosts)\n";
+        beside->Print(std::cout, rows, out + "/jobs");
+    }
     const bool timeline = args.Has("timeline") && report.AllFinished();
-    std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "")
+    std::cout << "\nreport, CSVs" << (timeline ? ", timeline" : "") << (beside ? ", jobs/" : "")
               << (pipeline.GetProfilePath().empty() ? "" : ", compute profile") << " in " << out
               << "\n";
     return report.AllFinished() ? 0 : 1;
@@ -182,7 +204,9 @@ main(int argc, char** argv)
                   "device traces are linked, profile.csv: each GEMM's median measured time by "
                   "shape over all ranks (op,shape,micros; gemm MxNxK, bmm BxMxNxK), which "
                   "chakra_generator --workload llm --profile uses in place of its GPU model. "
-                  "With --et there is nothing to link and no profile.");
+                  "With --et there is nothing to link and no profile. With --job (or "
+                  "--jobs-file): then the job, as reported, again beside those jobs on one "
+                  "cluster, and alone on the same hosts for its slowdown, into jobs/.");
     AddReplayFlags(args);
     bool done = false;
     int code = args.Parse(argc, argv, done);
