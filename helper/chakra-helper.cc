@@ -108,6 +108,17 @@ ChakraHelper::EnableTimeline(const std::string& path)
 }
 
 void
+ChakraHelper::ShareTimeline(std::shared_ptr<TimelineWriter> timeline,
+                            std::vector<uint32_t> timelineRanks,
+                            const std::string& jobName)
+{
+    m_timeline = std::move(timeline);
+    m_timelineShared = true;
+    m_timelineRanks = std::move(timelineRanks);
+    m_jobName = jobName;
+}
+
+void
 ChakraHelper::SetCommGroupFile(const std::string& path)
 {
     m_commGroupFile = path;
@@ -212,7 +223,7 @@ ChakraHelper::Install(NodeContainer nodes)
     {
         processOfRank.push_back(distributed ? nodes.Get(rank)->GetSystemId() : self);
     }
-    if (m_timeline)
+    if (m_timeline && !m_timelineShared)
     {
         m_timeline->SetRankProcesses(processOfRank);
     }
@@ -245,7 +256,16 @@ ChakraHelper::Install(NodeContainer nodes)
         {
             app->SetTransport(m_transportFactory(rank));
         }
-        app->SetTimeline(m_timeline);
+        if (m_timelineShared)
+        {
+            const uint32_t shown = m_timelineRanks.at(rank);
+            m_timeline->SetRankName(shown, "job " + m_jobName + " rank " + std::to_string(rank));
+            app->SetTimeline(m_timeline, shown);
+        }
+        else
+        {
+            app->SetTimeline(m_timeline);
+        }
         nodes.Get(rank)->AddApplication(app);
         app->SetStartTime(Seconds(0));
         m_apps.push_back(app);
@@ -341,7 +361,7 @@ ChakraHelper::GetReport()
         report.AddRank(app->GetStats(), app->ShareCommRecords());
     }
     CheckJobSize(report);
-    if (m_timeline)
+    if (m_timeline && !m_timelineShared)
     {
         // A failed run's timeline would be read as the run's: kept only if every rank of the
         // job (every process's, in a distributed run) finished without an error.

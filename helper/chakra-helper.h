@@ -75,6 +75,14 @@ class ChakraHelper
      */
     void EnableTimeline(const std::string& path);
     /**
+     * Puts this job's events on a timeline several jobs share (ClusterScenario::RunJobs): rank
+     * r's under process \p timelineRanks[r] (its GPU), named "job NAME rank r", on the
+     * simulation's clock. The owner closes it (GetReport does not) and sets its processes.
+     */
+    void ShareTimeline(std::shared_ptr<TimelineWriter> timeline,
+                       std::vector<uint32_t> timelineRanks,
+                       const std::string& jobName);
+    /**
      * Reads the members of numbered communicators from \p path (ASTRA-sim's
      * --comm-group-configuration format, see CommGroupFile). Default: <prefix>.comm-groups.json
      * when it exists beside the traces; "" reads none.
@@ -125,6 +133,9 @@ class ChakraHelper
     std::vector<uint32_t> m_hostOf;
     std::function<Ptr<CommTransport>(uint32_t)> m_transportFactory;
     std::shared_ptr<TimelineWriter> m_timeline;
+    bool m_timelineShared{false};               //!< ShareTimeline's: closed by its owner
+    std::vector<uint32_t> m_timelineRanks;      //!< ShareTimeline's: per rank
+    std::string m_jobName;                      //!< ShareTimeline's
     std::optional<std::string> m_commGroupFile; //!< as set (unset: look beside the traces)
     std::shared_ptr<const CommGroupFile> m_commGroups;
     uint32_t m_ranks{0};              //!< the job's ranks (Install)

@@ -16,6 +16,7 @@
 #include "ns3/report-gather.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/timeline-writer.h"
 #include "ns3/topology-builder.h"
 #include "ns3/topology-file.h"
 #include "ns3/topology-summary.h"
@@ -345,11 +346,6 @@ ClusterScenario::RunJobs()
     {
         throw std::invalid_argument("ClusterScenario::RunJobs: no jobs (AddJob)");
     }
-    if (!m_timeline.empty())
-    {
-        throw std::invalid_argument("a timeline of several jobs: not supported yet (run one job "
-                                    "with --timeline)");
-    }
     // Every job's size is known, and checked, before the cluster is built.
     const std::vector<JobRequest> requests = GetJobRequests();
     BuildCluster();
@@ -376,6 +372,18 @@ ClusterScenario::RunJobs()
     const std::vector<Ipv4Address> addresses = m_cluster->GetRankAddresses();
     const std::vector<uint32_t> hostOf = m_cluster->GetHostOf();
     Ptr<GpuClusterHelper> cluster = m_cluster;
+    // One timeline for all jobs: each rank under its GPU, on the simulation's clock.
+    std::shared_ptr<TimelineWriter> timeline;
+    if (!m_timeline.empty())
+    {
+        timeline = std::make_shared<TimelineWriter>(m_timeline);
+        std::vector<uint32_t> processOfGpu;
+        for (uint32_t gpu = 0; gpu < gpuNodes.GetN(); ++gpu)
+        {
+            processOfGpu.push_back(gpuNodes.Get(gpu)->GetSystemId());
+        }
+        timeline->SetRankProcesses(std::move(processOfGpu));
+    }
     std::vector<std::unique_ptr<ChakraHelper>> helpers;
     std::vector<Ptr<ChakraApplication>> apps;
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
@@ -399,6 +407,10 @@ ClusterScenario::RunJobs()
         for (const auto& [name, value] : job.appAttributes)
         {
             chakra->SetAttribute(name, *value);
+        }
+        if (timeline)
+        {
+            chakra->ShareTimeline(timeline, *gpus, job.name);
         }
         chakra->SetRankAddresses(std::move(jobAddresses));
         chakra->SetHostOf(std::move(jobHostOf));
@@ -444,6 +456,19 @@ ClusterScenario::RunJobs()
         part.report.SetTransportModel(m_cluster->GetTransportModel(),
                                       m_cluster->GetTransportChoice());
         report.AddJob(std::move(part));
+    }
+    if (timeline)
+    {
+        // Kept only if every rank of every job (on every process) finished: a failed run's
+        // timeline would be read as the run's.
+        if (MpiContext::Sum(report.AllFinished() ? 0 : 1) == 0)
+        {
+            timeline->Close();
+        }
+        else
+        {
+            timeline->Discard();
+        }
     }
     for (auto& table : m_cluster->GetFabric()->GetJobTables(jobGpus))
     {

@@ -35,14 +35,15 @@ MeasureInterference(MultiJobReport& report,
         alone.hosts = report.GetJobs()[j].hosts;
         ClusterScenario single;
         configure(single);
-        single.SetClusterAttribute("TopologyDot", StringValue("")); // the shared run's stays
+        // The shared run's picture and timeline stay.
+        single.SetClusterAttribute("TopologyDot", StringValue(""));
+        single.SetTimeline("");
         single.AddJob(alone);
         const MultiJobReport aloneReport = single.RunJobs();
         if (!FinishedEverywhere(aloneReport))
         {
             throw std::invalid_argument("--interference: job " + alone.name +
-                                        " alone did not finish: " +
-                                        aloneReport.DescribeFailure());
+                                        " alone did not finish: " + aloneReport.DescribeFailure());
         }
         report.SetAlone(j, aloneReport.GetJobs()[0].report.GetIterationTime());
     }

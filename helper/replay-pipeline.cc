@@ -648,14 +648,19 @@ ReplayPipeline::SimulateBeside(const JobOptions& others, const std::string& name
     std::vector<ClusterJob> jobs{*m_replayJob};
     jobs[0].name = name;
     jobs.insert(jobs.end(), others.jobs.begin(), others.jobs.end());
+    const std::string dir = m_out + "/jobs";
     ClusterOptions options = m_replayOptions;
-    options.timeline.clear(); // a timeline is of one job
+    if (!options.timeline.empty())
+    {
+        options.timeline = dir + "/timeline.json"; // every job's, on one clock
+    }
     const uint32_t gpus = others.ClusterGpus(options, m_replayRanks);
     const bool strict = m_strict;
     auto configure = [&options, gpus, strict](ClusterScenario& scenario) {
         options.Apply(scenario, gpus);
         scenario.SetAppAttribute("MissingCommSize", StringValue(strict ? "error" : "warn"));
     };
+    MakeDirectory(dir); // the timeline is written into it during the run
     ClusterScenario scenario;
     configure(scenario);
     scenario.SetPlacement(others.placement, others.placementSeed);
@@ -679,8 +684,6 @@ ReplayPipeline::SimulateBeside(const JobOptions& others, const std::string& name
                         configure,
                         others.interference ? std::vector<std::size_t>{}
                                             : std::vector<std::size_t>{0});
-    const std::string dir = m_out + "/jobs";
-    MakeDirectory(dir);
     report.WriteCsv(dir);
     {
         AtomicOutputFile text(dir + "/report.txt");

@@ -131,7 +131,8 @@ class ReplayPipeline
      * same hosts for its slowdown (the others alone too with \p others.interference). The
      * cluster is the options Simulate used, with as many hosts as the jobs take (or the
      * options' hosts). If every job finished, writes <out>/jobs/: report.txt, jobs.csv, each
-     * job's CSVs in job-NAME/ and the fabric's tables.
+     * job's CSVs in job-NAME/, the fabric's tables (and timeline.json, every job's on one
+     * clock, when Simulate wrote a timeline).
      * \param others the other jobs and their placement (chakra_replay --job)
      * \param name the replayed job's name in the report
      * \return the report of the shared run (alone times set)

@@ -12,6 +12,8 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
 
 using namespace ns3;
 using chakra_test::AllReduce;
@@ -385,11 +387,46 @@ BOOST_AUTO_TEST_CASE(three_jobs_of_mixed_kinds_with_a_late_start)
             config.topology = "leaf-spine";
             config.hostsPerLeaf = 2;
             config.spines = 1;
+            config.timeline = dir.File(transport + "-timeline.json");
             const MultiJobReport report =
                 RunJobs({Job(ar), Job(p2p), Job(compute, {}, MilliSeconds(1))},
                         config,
                         JobPlacementPolicy::SPREAD);
             BOOST_TEST_REQUIRE(report.AllFinished(), report.DescribeFailure());
+            // One timeline: each rank under its GPU (spread: job 1 on hosts 0 and 2, job 2 on
+            // host 1, job 3 on host 3), named by job, on the simulation's clock: the late
+            // job's 250 us of compute start at 1 ms.
+            const auto timeline =
+                nlohmann::json::parse(chakra_test::ReadFileBytes(config.timeline));
+            std::map<int, std::string> names;
+            std::map<int, std::vector<std::pair<double, double>>> computes;
+            for (const auto& event : timeline.at("traceEvents"))
+            {
+                if (event.value("name", "") == "process_name")
+                {
+                    names[event.at("pid").get<int>()] = event.at("args").at("name");
+                }
+                else if (event.value("ph", "") == "X" && event.value("cat", "") == "compute")
+                {
+                    computes[event.at("pid").get<int>()].emplace_back(event.at("ts"),
+                                                                      event.at("dur"));
+                }
+            }
+            const std::map<int, std::string> expected = {{0, "job 1 rank 0"},
+                                                         {1, "job 1 rank 1"},
+                                                         {2, "job 2 rank 0"},
+                                                         {3, "job 2 rank 1"},
+                                                         {4, "job 1 rank 2"},
+                                                         {5, "job 1 rank 3"},
+                                                         {6, "job 3 rank 0"},
+                                                         {7, "job 3 rank 1"}};
+            BOOST_TEST((names == expected));
+            for (int gpu : {6, 7})
+            {
+                BOOST_TEST_REQUIRE(computes[gpu].size() == 1u);
+                BOOST_TEST(computes[gpu][0].first == 1000.0);
+                BOOST_TEST(computes[gpu][0].second == 250.0);
+            }
             BOOST_TEST(report.GetJobs().size() == 3u);
             // Spread: the 4-rank job takes a host from each leaf (hosts 0 and 2).
             BOOST_TEST(report.GetJobs()[0].hosts == (std::vector<uint32_t>{0, 2}),

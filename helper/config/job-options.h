@@ -54,10 +54,10 @@ class JobOptions
      */
     uint32_t ClusterGpus(const ClusterOptions& options, uint32_t extraRanks = 0) const;
 
-    std::vector<ClusterJob> jobs;                               //!< in the order given
+    std::vector<ClusterJob> jobs;                                 //!< in the order given
     JobPlacementPolicy placement{JobPlacementPolicy::CONTIGUOUS}; //!< --placement
-    uint32_t placementSeed{1};                                  //!< --placement-seed
-    bool interference{false};                                   //!< --interference
+    uint32_t placementSeed{1};                                    //!< --placement-seed
+    bool interference{false};                                     //!< --interference
 };
 
 } // namespace ns3

@@ -138,10 +138,11 @@ ChakraApplication::Configure(uint32_t rank,
 }
 
 void
-ChakraApplication::SetTimeline(std::shared_ptr<TimelineWriter> timeline)
+ChakraApplication::SetTimeline(std::shared_ptr<TimelineWriter> timeline, uint32_t timelineRank)
 {
-    NS_LOG_FUNCTION(this << timeline.get());
+    NS_LOG_FUNCTION(this << timeline.get() << timelineRank);
     m_timeline = std::move(timeline);
+    m_timelineRank = timelineRank;
 }
 
 void
@@ -170,6 +171,8 @@ ChakraApplication::StartApplication()
     m_transport->Start();
     m_replayStart = Simulator::Now() + m_replayDelay;
     m_replayStarted = false;
+    // A timeline of several jobs shows them on one clock: a job that starts later is later.
+    m_timelineOrigin = m_timelineRank == kOwnRank ? Time(0) : Simulator::Now();
     NS_LOG_INFO("rank " << m_rank << " starts: trace " << m_tracePath << ", "
                         << m_transport->GetInstanceTypeId().GetName() << ", replay in "
                         << (m_replayDelay + m_startOffset).As(Time::US));
@@ -489,12 +492,12 @@ ChakraApplication::RecordInterval(const EtNode& node,
     }
     if (m_timeline && !lane.empty())
     {
-        m_timeline->Add(m_rank,
+        m_timeline->Add(m_timelineRank == kOwnRank ? m_rank : m_timelineRank,
                         lane,
                         node.GetName(),
                         compute ? "compute" : (comm ? "communication" : "other"),
-                        relStart,
-                        relEnd,
+                        m_timelineOrigin + relStart,
+                        m_timelineOrigin + relEnd,
                         comm ? node.GetCommSize() : 0,
                         args);
     }

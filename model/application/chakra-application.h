@@ -81,8 +81,15 @@ class ChakraApplication : public Application
                    const std::vector<Address>& peers,
                    const std::vector<uint32_t>& hostOf);
 
-    /** \param timeline where to log events (may be null) */
-    void SetTimeline(std::shared_ptr<TimelineWriter> timeline);
+    /**
+     * \param timeline where to log events (may be null)
+     * \param timelineRank the process this rank's events go under (several jobs share one
+     *        timeline: each rank by its GPU); kOwnRank: its rank. With one shared by several
+     *        jobs, times are the simulation's (from 0, not from this job's start).
+     */
+    void SetTimeline(std::shared_ptr<TimelineWriter> timeline, uint32_t timelineRank = kOwnRank);
+    /** SetTimeline's default: the events go under the application's own rank. */
+    static constexpr uint32_t kOwnRank = UINT32_MAX;
 
     /**
      * \return this rank's totals, and for an unfinished rank what it waits for; call after
@@ -314,6 +321,8 @@ class ChakraApplication : public Application
     std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
     Ptr<CommTransport> m_transport;
     std::shared_ptr<TimelineWriter> m_timeline;
+    uint32_t m_timelineRank{kOwnRank}; //!< SetTimeline's
+    Time m_timelineOrigin;             //!< added to the events' times (a shared timeline's)
 
     // Collaborators.
     std::unique_ptr<EtFeeder> m_feeder; //!< the trace, node by node as they become ready

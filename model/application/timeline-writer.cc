@@ -56,6 +56,13 @@ TimelineWriter::SetRankProcesses(std::vector<uint32_t> processOfRank)
 }
 
 void
+TimelineWriter::SetRankName(uint32_t rank, std::string name)
+{
+    NS_LOG_FUNCTION(this << rank << name);
+    m_rankNames[rank] = std::move(name);
+}
+
+void
 TimelineWriter::WriteRecord(RankPart& part, const std::string& json)
 {
     NS_LOG_FUNCTION(this << json);
@@ -124,9 +131,12 @@ TimelineWriter::LaneOf(uint32_t rank, RankPart& part, const std::string& lane)
     }
     if (part.lanes.empty())
     {
+        const auto named = m_rankNames.find(rank);
+        const std::string name =
+            named == m_rankNames.end() ? "rank " + std::to_string(rank) : named->second;
         WriteRecord(part,
                     "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +
-                        ", \"args\": {\"name\": \"rank " + std::to_string(rank) + "\"}}");
+                        ", \"args\": {\"name\": " + Quote(name) + "}}");
         WriteRecord(
             part,
             "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + std::to_string(rank) +

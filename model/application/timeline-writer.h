@@ -69,6 +69,13 @@ class TimelineWriter
      */
     void SetRankProcesses(std::vector<uint32_t> processOfRank);
 
+    /**
+     * Names a rank's process in the viewer (default "rank N"): several jobs on one timeline
+     * go under their GPUs, named "job NAME rank r". Call on the process that runs the rank,
+     * before its first event.
+     */
+    void SetRankName(uint32_t rank, std::string name);
+
     /** Finishes the document and moves the file into place. */
     void Close();
     /**
@@ -116,6 +123,7 @@ class TimelineWriter
     std::FILE* m_spill{nullptr};
     uint64_t m_spillSize{0};
     std::vector<uint32_t> m_processOfRank;
+    std::map<uint32_t, std::string> m_rankNames; //!< SetRankName's
     bool m_wroteRecord{false};
     bool m_closed{false};
     uint64_t m_events{0};

@@ -16,6 +16,8 @@
 #   ar64       a 64-rank all-reduce (ALLREDUCE_SIZE, default 4MiB) on 8 hosts x 8 GPUs, one
 #              switch (1, 2 and 4 processes)
 #   ar64-nm    ar64 with ns-3's NullMessageSimulatorImpl (2 processes)
+#   jobs2      two jobs (an 8-rank data-parallel step and an 8-rank all-reduce) on hosts that
+#              interleave, with --interference (1, 2 and 4 processes; every job's CSVs)
 #   ar64-ls    the same on a leaf-spine (2 hosts per leaf, 2 spines): reported, not checked
 #              (KNOWN below: a few ns may differ with 2 and 4 processes; doc/building.md says why)
 # and on rdma only:
@@ -59,15 +61,12 @@ run() {
   start=$(date +%s.%N)
   # A run that hangs (processes waiting for each other's messages) fails after RUN_TIMEOUT
   # seconds (default 600) instead of holding the whole test: exit status 124.
-  # Several jobs (--job) have no timeline: NO_TIMELINE=1 leaves the flag out.
-  local timeline=(--timeline="$dir/timeline.json")
-  [ -z "${NO_TIMELINE:-}" ] || timeline=()
   if [ "$np" = 0 ]; then
     timeout "${RUN_TIMEOUT:-600}" "$bin/chakra-cluster" "$@" --out="$dir/csv" \
-      "${timeline[@]}" > "$dir/stdout" 2> "$dir/stderr"
+      --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
   else
     timeout "${RUN_TIMEOUT:-600}" "${mpirun[@]}" -np "$np" "$bin/chakra-cluster" "$@" \
-      --out="$dir/csv" "${timeline[@]}" > "$dir/stdout" 2> "$dir/stderr"
+      --out="$dir/csv" --timeline="$dir/timeline.json" > "$dir/stdout" 2> "$dir/stderr"
   fi
   echo $? > "$dir/status"
   end=$(date +%s.%N)
@@ -91,9 +90,7 @@ same() {
   while IFS= read -r file; do
     cmp -s "$a/csv/$file" "$b/csv/$file" || diffs+=("$file")
   done < <(cd "$a/csv" && find . -name '*.csv' | sort)
-  if [ -e "$a/timeline.json" ] || [ -e "$b/timeline.json" ]; then
-    cmp -s "$a/timeline.json" "$b/timeline.json" || diffs+=(timeline.json)
-  fi
+  cmp -s "$a/timeline.json" "$b/timeline.json" || diffs+=(timeline.json)
   if [ ${#diffs[@]} -eq 0 ]; then
     pass "$name: $np process(es) give the one-process report, CSVs and timeline byte for byte"
   else
@@ -152,7 +149,8 @@ done
 
 # Several jobs (issue 28): a data-parallel job and an all-reduce job, their hosts interleaved
 # so that each job spans the processes, each also run alone on its hosts (--interference:
-# every process must agree that the shared run finished before the alone runs start).
+# every process must agree that the shared run finished before the alone runs start); one
+# timeline of both, each rank under its GPU.
 "$bin/chakra_generator" --workload data-parallel --ranks 8 --layers 4 --layer-bytes 8MiB \
   --forward-us 100 --backward-us 200 --output-prefix "$work/dp8" >/dev/null
 "$bin/chakra_generator" --workload collective --collective all_reduce --ranks 8 --size 4MiB \
@@ -160,7 +158,7 @@ done
 jobs2=(--job="$work/dp8:name=dp,hosts=0+2" --job="$work/ar8:name=ar,hosts=1+3" --hosts=4
        --gpusPerHost=4 --interference)
 for transport in tcp rdma; do
-  NO_TIMELINE=1 run "jobs2-$transport" 0 "${jobs2[@]}" --transport="$transport"
+  run "jobs2-$transport" 0 "${jobs2[@]}" --transport="$transport"
   if [ "$(cat "$work/jobs2-$transport-np0/status")" = 0 ] &&
      [ "$(grep -c "finished 8/8" "$work/jobs2-$transport-np0/stdout")" = 2 ] &&
      [ -s "$work/jobs2-$transport-np0/csv/job-ar/ranks.csv" ]; then
@@ -169,7 +167,7 @@ for transport in tcp rdma; do
     fail "jobs2-$transport: the one-process run did not finish both jobs: $(tail -3 "$work/jobs2-$transport-np0/stderr")"
   fi
   for np in 1 2 4; do
-    NO_TIMELINE=1 run "jobs2-$transport" "$np" "${jobs2[@]}" --transport="$transport"
+    run "jobs2-$transport" "$np" "${jobs2[@]}" --transport="$transport"
     same "jobs2-$transport" "$np"
   done
 done
