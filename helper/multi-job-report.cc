@@ -105,6 +105,50 @@ MultiJobReport::GetSlowdown(std::size_t index) const
     return job.report.GetIterationTime().GetSeconds() / job.alone->GetSeconds();
 }
 
+ReportTable
+MultiJobReport::JobsTable(bool forCsv) const
+{
+    ReportTable jobs;
+    jobs.name = "jobs";
+    jobs.columns = {"job", "traces", "ranks", "hosts", "start_us"};
+    if (forCsv)
+    {
+        jobs.columns.push_back("finished");
+    }
+    jobs.columns.push_back("iteration_us");
+    const bool alone = forCsv || std::any_of(m_jobs.begin(), m_jobs.end(), [](const Job& job) {
+                           return job.alone.has_value();
+                       });
+    if (alone)
+    {
+        jobs.columns.insert(jobs.columns.end(), {"alone_us", "slowdown"});
+    }
+    const std::string none = forCsv ? "" : "-";
+    for (std::size_t k = 0; k < m_jobs.size(); ++k)
+    {
+        const Job& job = m_jobs[k];
+        const bool finished = job.report.AllFinished();
+        std::vector<std::string> row{job.name,
+                                     job.tracePrefix,
+                                     std::to_string(job.gpus.size()),
+                                     forCsv ? FormatHostList(job.hosts) : ShortHostList(job.hosts),
+                                     FormatMicros(job.start)};
+        if (forCsv)
+        {
+            row.push_back(finished ? "1" : "0");
+        }
+        row.push_back(finished || forCsv ? FormatMicros(job.report.GetIterationTime())
+                                         : "unfinished");
+        if (alone)
+        {
+            row.push_back(job.alone ? FormatMicros(*job.alone) : none);
+            row.push_back(GetSlowdown(k) > 0 ? FormatFixed(GetSlowdown(k), forCsv ? 6 : 3) : none);
+        }
+        jobs.rows.push_back(std::move(row));
+    }
+    return jobs;
+}
+
 void
 MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& csvDirectory) const
 {
@@ -114,33 +158,7 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
         os << "transport model: " << m_transportModel
            << (m_transportChoice.empty() ? "" : " (" + m_transportChoice + ")") << "\n";
     }
-    ReportTable jobs;
-    jobs.name = "jobs";
-    jobs.columns = {"job", "traces", "ranks", "hosts", "start_us", "iteration_us"};
-    const bool alone = std::any_of(m_jobs.begin(), m_jobs.end(), [](const Job& job) {
-        return job.alone.has_value();
-    });
-    if (alone)
-    {
-        jobs.columns.insert(jobs.columns.end(), {"alone_us", "slowdown"});
-    }
-    for (std::size_t k = 0; k < m_jobs.size(); ++k)
-    {
-        const Job& job = m_jobs[k];
-        std::vector<std::string> row{
-            job.name,
-            job.tracePrefix,
-            std::to_string(job.gpus.size()),
-            ShortHostList(job.hosts),
-            FormatMicros(job.start),
-            job.report.AllFinished() ? FormatMicros(job.report.GetIterationTime()) : "unfinished"};
-        if (alone)
-        {
-            row.push_back(job.alone ? FormatMicros(*job.alone) : "-");
-            row.push_back(GetSlowdown(k) > 0 ? FormatFixed(GetSlowdown(k), 3) : "-");
-        }
-        jobs.rows.push_back(std::move(row));
-    }
+    const ReportTable jobs = JobsTable(false);
     // Every job, whatever --rows says of the long tables: this is the run's summary.
     PrintReportTable(os, jobs, jobs.rows.size(), csvDirectory);
     for (const Job& job : m_jobs)
@@ -148,9 +166,9 @@ MultiJobReport::Print(std::ostream& os, std::size_t maxRows, const std::string& 
         os << "\n== job " << job.name << ": " << job.tracePrefix << ", " << job.gpus.size()
            << " ranks on host(s) " << ShortHostList(job.hosts) << ", start "
            << FormatMicros(job.start) << " us\n";
-        job.report.Print(os,
-                         maxRows,
-                         csvDirectory.empty() ? "" : csvDirectory + "/job-" + job.name);
+        job.report.PrintBody(os,
+                             maxRows,
+                             csvDirectory.empty() ? "" : csvDirectory + "/job-" + job.name);
     }
     for (const ReportTable& table : m_fabric)
     {
@@ -162,31 +180,11 @@ void
 MultiJobReport::WriteCsv(const std::string& directory) const
 {
     mkdir(directory.c_str(), 0777);
-    ReportTable jobs;
-    jobs.name = "jobs";
-    jobs.columns = {"job",
-                    "traces",
-                    "ranks",
-                    "hosts",
-                    "start_us",
-                    "finished",
-                    "iteration_us",
-                    "alone_us",
-                    "slowdown"};
-    for (std::size_t k = 0; k < m_jobs.size(); ++k)
+    for (const Job& job : m_jobs)
     {
-        const Job& job = m_jobs[k];
-        jobs.rows.push_back({job.name,
-                             job.tracePrefix,
-                             std::to_string(job.gpus.size()),
-                             FormatHostList(job.hosts),
-                             FormatMicros(job.start),
-                             job.report.AllFinished() ? "1" : "0",
-                             FormatMicros(job.report.GetIterationTime()),
-                             job.alone ? FormatMicros(*job.alone) : "",
-                             GetSlowdown(k) > 0 ? FormatFixed(GetSlowdown(k), 6) : ""});
         job.report.WriteCsv(directory + "/job-" + job.name);
     }
+    const ReportTable jobs = JobsTable(true);
     WriteReportTableCsv(directory, jobs);
     for (const ReportTable& table : m_fabric)
     {

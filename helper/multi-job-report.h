@@ -75,6 +75,13 @@ class MultiJobReport
     void WriteCsv(const std::string& directory) const;
 
   private:
+    /**
+     * \return the jobs table: for print (short host lists, "unfinished", the alone columns
+     *         only when a job has one), or for jobs.csv (every host, a finished column, every
+     *         column always, slowdowns to 6 digits)
+     */
+    ReportTable JobsTable(bool forCsv) const;
+
     std::vector<Job> m_jobs;
     std::vector<ReportTable> m_fabric;
     std::string m_transportModel;

@@ -357,15 +357,23 @@ PrintReportTable(std::ostream& os,
 void
 ChakraReport::Print(std::ostream& os, std::size_t maxRows, const std::string& csvDirectory) const
 {
-    std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(), [](const RankStats& r) {
-        return r.finished;
-    });
     os << "== chakra simulation report\n";
     if (!m_transportModel.empty())
     {
         os << "transport model: " << m_transportModel
            << (m_transportChoice.empty() ? "" : " (" + m_transportChoice + ")") << "\n";
     }
+    PrintBody(os, maxRows, csvDirectory);
+}
+
+void
+ChakraReport::PrintBody(std::ostream& os,
+                        std::size_t maxRows,
+                        const std::string& csvDirectory) const
+{
+    std::size_t finished = std::count_if(m_ranks.begin(), m_ranks.end(), [](const RankStats& r) {
+        return r.finished;
+    });
     os << "ranks " << m_ranks.size() << ", finished " << finished << "/" << m_ranks.size()
        << ", iteration time " << FormatMicros(GetIterationTime()) << " us (latest rank finish)\n";
     PrintTrainingStep(os);

@@ -161,6 +161,13 @@ class ChakraReport
                std::size_t maxRows = 20,
                const std::string& csvDirectory = "") const;
     /**
+     * Prints the report without its heading and transport line (Print's first lines): a
+     * job's part of a report of several (MultiJobReport), which says them once.
+     */
+    void PrintBody(std::ostream& os,
+                   std::size_t maxRows = 20,
+                   const std::string& csvDirectory = "") const;
+    /**
      * Writes ranks.csv, collectives.csv and comm-ops.csv into \p directory (created if needed).
      * \throws TraceError if a file cannot be written
      */
