@@ -99,12 +99,16 @@ JobLabel(const JobRequest& job)
 /** A host no job has taken (PlaceJobs's owner of a host). */
 constexpr std::size_t kFree = std::numeric_limits<std::size_t>::max();
 
-/** \return the free hosts in the order \p policy takes them */
+/**
+ * \return the free hosts in the order \p policy takes them (spread: from group
+ *         \p firstGroup on)
+ */
 std::vector<uint32_t>
 PolicyOrder(const ClusterHosts& hosts,
             const std::vector<std::size_t>& owner,
             JobPlacementPolicy policy,
-            std::mt19937& random)
+            std::mt19937& random,
+            std::size_t firstGroup)
 {
     std::vector<uint32_t> order;
     for (uint32_t host = 0; host < hosts.gpus.size(); ++host)
@@ -116,7 +120,8 @@ PolicyOrder(const ClusterHosts& hosts,
     }
     if (policy == JobPlacementPolicy::SPREAD)
     {
-        // Round robin over the groups: the lowest free host of each group in turn.
+        // Round robin over the groups, from firstGroup: the lowest free host of each group in
+        // turn.
         std::vector<std::vector<uint32_t>> byGroup;
         for (uint32_t host : order)
         {
@@ -128,8 +133,9 @@ PolicyOrder(const ClusterHosts& hosts,
         for (std::size_t round = 0;; ++round)
         {
             bool any = false;
-            for (const auto& group : byGroup)
+            for (std::size_t k = 0; k < byGroup.size(); ++k)
             {
+                const auto& group = byGroup[(firstGroup + k) % byGroup.size()];
                 if (round < group.size())
                 {
                     order.push_back(group[round]);
@@ -205,6 +211,9 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
         jobHosts[j] = job.hosts;
     }
     std::mt19937 random(seed);
+    // Spread: each job goes on from the group after the one where the job before it ended,
+    // so that jobs do not all crowd the first groups.
+    std::size_t nextGroup = 0;
     for (std::size_t j = 0; j < jobs.size(); ++j)
     {
         const JobRequest& job = jobs[j];
@@ -213,7 +222,7 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
             continue;
         }
         uint64_t capacity = 0;
-        for (uint32_t host : PolicyOrder(hosts, owner, policy, random))
+        for (uint32_t host : PolicyOrder(hosts, owner, policy, random, nextGroup))
         {
             if (capacity >= job.ranks)
             {
@@ -222,6 +231,7 @@ PlaceJobs(const std::vector<JobRequest>& jobs,
             owner[host] = j;
             jobHosts[j].push_back(host);
             capacity += gpusOf(host);
+            nextGroup = hosts.group[host] + 1;
         }
         if (capacity < job.ranks || job.ranks == 0)
         {

@@ -20,7 +20,8 @@ class ClusterTopology;
 enum class JobPlacementPolicy : int
 {
     CONTIGUOUS, //!< the lowest free hosts, in index order
-    SPREAD,     //!< one host from each leaf (rail group) in turn
+    SPREAD,     //!< one host from each leaf (rail group) in turn, each job from the leaf
+                //!< after the one where the job before it ended
     RANDOM,     //!< free hosts in an order drawn from the seed
 };
 

@@ -145,12 +145,16 @@ BOOST_AUTO_TEST_CASE(contiguous_spread_random_and_explicit_placements)
     auto placed = PlaceJobs({{"a", 3, {}}, {"b", 4, {}}}, hosts, JobPlacementPolicy::CONTIGUOUS, 1);
     BOOST_TEST(placed[0] == (std::vector<uint32_t>{0, 1, 2}), boost::test_tools::per_element());
     BOOST_TEST(placed[1] == (std::vector<uint32_t>{4, 5, 6, 7}), boost::test_tools::per_element());
-    // Spread: one host per group in turn, from the first group with a free host: a takes
-    // hosts 0, 2, 4 (groups 0, 1, 2); b then 1 and 3 (groups 0 and 1 again).
-    placed = PlaceJobs({{"a", 6, {}}, {"b", 4, {}}}, hosts, JobPlacementPolicy::SPREAD, 1);
+    // Spread: one host per group in turn, each job from the group after the last one the job
+    // before it took: a takes hosts 0, 2, 4 (groups 0, 1, 2); b then 6 and 1 (groups 3, 0);
+    // c 3 and 5 (groups 1, 2).
+    placed =
+        PlaceJobs({{"a", 6, {}}, {"b", 4, {}}, {"c", 3, {}}}, hosts, JobPlacementPolicy::SPREAD, 1);
     BOOST_TEST(placed[0] == (std::vector<uint32_t>{0, 1, 4, 5, 8, 9}),
                boost::test_tools::per_element());
-    BOOST_TEST(placed[1] == (std::vector<uint32_t>{2, 3, 6, 7}), boost::test_tools::per_element());
+    BOOST_TEST(placed[1] == (std::vector<uint32_t>{12, 13, 2, 3}),
+               boost::test_tools::per_element());
+    BOOST_TEST(placed[2] == (std::vector<uint32_t>{6, 7, 10}), boost::test_tools::per_element());
     // Explicit hosts come first, in the order given; the policy fills around them.
     placed = PlaceJobs({{"a", 4, {}}, {"b", 4, {1, 0}}}, hosts, JobPlacementPolicy::CONTIGUOUS, 1);
     BOOST_TEST(placed[1] == (std::vector<uint32_t>{2, 3, 0, 1}), boost::test_tools::per_element());
