@@ -429,6 +429,12 @@ ClusterScenario::RunJobs()
         apps.insert(apps.end(), installed.begin(), installed.end());
         helpers.push_back(std::move(chakra));
     }
+    std::vector<ClusterFabric::JobGpus> jobGpus;
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        jobGpus.emplace_back(m_jobs[j].name, placement[j]);
+    }
+    m_cluster->GetFabric()->SetJobs(jobGpus);
     Simulate(apps);
     // A distributed (MPI) run partitions the cluster as for one job: each process ran the
     // ranks of every job on its nodes; each job's report is gathered on process 0 in turn.
@@ -436,10 +442,8 @@ ClusterScenario::RunJobs()
 
     MultiJobReport report;
     report.SetTransportModel(m_cluster->GetTransportModel(), m_cluster->GetTransportChoice());
-    std::vector<ClusterFabric::JobGpus> jobGpus;
     for (std::size_t j = 0; j < m_jobs.size(); ++j)
     {
-        jobGpus.emplace_back(m_jobs[j].name, placement[j]);
         MultiJobReport::Job part;
         part.name = m_jobs[j].name;
         part.tracePrefix = m_jobs[j].tracePrefix;

@@ -321,15 +321,24 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_uplink_each_get_half)
                 BOOST_TEST_REQUIRE(split.name == "fabric-jobs");
                 BOOST_TEST_REQUIRE(split.rows.size() == 3u);
                 const double megabytes = bytes / 1e6;
+                // The switches count each job's data on the switch links: its 64 MiB (plus
+                // packet headers) twice, leaf -> spine and spine -> leaf; the shared row has
+                // both jobs'.
+                BOOST_TEST_REQUIRE(split.columns.back() == "switch_links_MB");
                 for (std::size_t row = 0; row < 2; ++row)
                 {
                     BOOST_TEST(split.rows[row][0] == (row == 0 ? "1" : "2"));
                     BOOST_TEST(std::stod(split.rows[row][2]) > 2 * megabytes);
                     BOOST_TEST(std::stod(split.rows[row][2]) < 2.1 * megabytes);
+                    BOOST_TEST(std::stod(split.rows[row].back()) > 2 * megabytes);
+                    BOOST_TEST(std::stod(split.rows[row].back()) < 2.1 * megabytes);
                 }
                 BOOST_TEST(split.rows[2][0] == "(shared)");
                 BOOST_TEST(std::stod(split.rows[2][2]) > 4 * megabytes);
                 BOOST_TEST(std::stod(split.rows[2][2]) < 4.2 * megabytes);
+                BOOST_TEST(std::stod(split.rows[2].back()) ==
+                               std::stod(split.rows[0].back()) + std::stod(split.rows[1].back()),
+                           boost::test_tools::tolerance(1e-5)); // each printed to 0.001 MB
             }
             else
             {

@@ -36,4 +36,9 @@ ClusterFabric::GetJobTables(const std::vector<JobGpus>& /* jobs */) const
     return {};
 }
 
+void
+ClusterFabric::SetJobs(const std::vector<JobGpus>& /* jobs */)
+{
+}
+
 } // namespace ns3

@@ -70,6 +70,11 @@ class ClusterFabric : public Object
      *         switches, which the jobs share, saw; none by default. Called as GetReportTables.
      */
     virtual std::vector<ReportTable> GetJobTables(const std::vector<JobGpus>& jobs) const;
+    /**
+     * Says which GPUs each job runs on, before the run, for a fabric that counts by job
+     * as it goes (rdma's switches); nothing by default.
+     */
+    virtual void SetJobs(const std::vector<JobGpus>& jobs);
 };
 
 } // namespace ns3

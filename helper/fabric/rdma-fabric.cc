@@ -1,6 +1,7 @@
 #include "rdma-fabric.h"
 
 #include "ns3/boolean.h"
+#include "ns3/mpi-context.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-remote-channel.h"
 #include "ns3/rdma-stats-gather.h"
@@ -399,6 +400,31 @@ RdmaFabric::GetReportTables() const
     return tables;
 }
 
+void
+RdmaFabric::SetJobs(const std::vector<JobGpus>& jobs)
+{
+    if (!m_topology)
+    {
+        return;
+    }
+    auto jobOf = std::make_shared<std::vector<uint32_t>>(m_topology->GetRankCount(),
+                                                         static_cast<uint32_t>(jobs.size()));
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+    {
+        for (uint32_t gpu : jobs[j].second)
+        {
+            jobOf->at(gpu) = static_cast<uint32_t>(j);
+        }
+    }
+    for (const Ptr<RdmaSwitch>& sw : m_switches)
+    {
+        if (sw)
+        {
+            sw->SetRankJobs(jobOf, static_cast<uint32_t>(jobs.size()));
+        }
+    }
+}
+
 std::vector<ReportTable>
 RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
 {
@@ -431,9 +457,41 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
         const bool bGpu = nodes[link.b].kind == ClusterTopology::GPU;
         ports[aGpu ? jobOf[link.a] : bGpu ? jobOf[link.b] : jobs.size() + 1].push_back(i);
     }
+    // What each job's packets put on the links between switches (counted by the switch that
+    // sends them), every process's switches summed; the last entry: GPUs of no job.
+    std::vector<uint64_t> switchBytes(jobs.size() + 1, 0);
+    for (uint32_t node = 0; node < m_switches.size(); ++node)
+    {
+        if (!m_switches[node] || nodes[node].kind != ClusterTopology::SWITCH)
+        {
+            continue;
+        }
+        const auto& switchPorts = m_topology->GetPorts(node);
+        for (uint32_t p = 0; p < switchPorts.size(); ++p)
+        {
+            const std::vector<uint64_t>& byJob = m_switches[node]->GetJobBytes(p);
+            if (nodes[switchPorts[p].peer].kind != ClusterTopology::SWITCH || byJob.empty())
+            {
+                continue;
+            }
+            for (std::size_t j = 0; j < switchBytes.size(); ++j)
+            {
+                switchBytes[j] += byJob[j];
+            }
+        }
+    }
+    uint64_t switchTotal = 0;
+    for (uint64_t& bytes : switchBytes)
+    {
+        bytes = MpiContext::Sum(bytes);
+        switchTotal += bytes;
+    }
+    auto megabytes = [](uint64_t bytes) {
+        return FormatFixed(static_cast<double>(bytes) / 1e6, 3);
+    };
     ReportTable table;
     table.name = "fabric-jobs";
-    table.columns = CounterColumns({"job", "ports"}, {});
+    table.columns = CounterColumns({"job", "ports"}, {"switch_links_MB"});
     for (std::size_t j = 0; j < jobs.size() + 2; ++j)
     {
         const std::string name = j < jobs.size()    ? jobs[j].first
@@ -443,6 +501,7 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
         {
             table.rows.push_back(
                 SumCells(portStats, ports[j], {name, std::to_string(ports[j].size())}, false));
+            table.rows.back().push_back(megabytes(j <= jobs.size() ? switchBytes[j] : switchTotal));
         }
     }
     return {table};

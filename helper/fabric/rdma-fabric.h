@@ -51,7 +51,15 @@ class RdmaFabric : public ClusterFabric
     Ptr<CommTransport> CreateTransport(uint32_t rank) override;
     std::vector<Ipv4Address> GetRankAddresses() const override;
     std::vector<ReportTable> GetReportTables() const override;
+    /**
+     * \return the "fabric-jobs" table: per job, the counters of its GPUs' NIC links' ports
+     *         (both ends) and the data bytes its packets put on links between switches
+     *         (switch_links_MB, counted by the switches: SetJobs); "(shared)": the switch
+     *         links' counters, with every job's bytes
+     */
     std::vector<ReportTable> GetJobTables(const std::vector<JobGpus>& jobs) const override;
+    /** Makes every switch count the bytes it forwards by their source GPU's job. */
+    void SetJobs(const std::vector<JobGpus>& jobs) override;
 
     /** \return every port, link by link (2 per link: the a end, then the b end) */
     const std::vector<Ptr<RdmaNetDevice>>& GetDevices() const;

@@ -245,6 +245,23 @@ RdmaSwitch::SizeBuffer()
     m_sized = true;
 }
 
+void
+RdmaSwitch::SetRankJobs(std::shared_ptr<const std::vector<uint32_t>> jobOfRank, uint32_t jobs)
+{
+    NS_LOG_FUNCTION(this << jobs);
+    m_jobOfRank = std::move(jobOfRank);
+    for (Port& port : m_ports)
+    {
+        port.jobBytes.assign(jobs + 1, 0);
+    }
+}
+
+const std::vector<uint64_t>&
+RdmaSwitch::GetJobBytes(uint32_t port) const
+{
+    return m_ports.at(port).jobBytes;
+}
+
 uint64_t
 RdmaSwitch::GetXoffThreshold() const
 {
@@ -256,12 +273,13 @@ RdmaSwitch::GetXoffThreshold() const
 }
 
 uint32_t
-RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank)
+RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank, uint32_t& srcRank)
 {
-    NS_LOG_FUNCTION(this << packet << dstRank);
+    NS_LOG_FUNCTION(this << packet);
     RoceV2Header header;
     packet->PeekHeader(header);
     dstRank = RoceV2Header::RankOfAddress(header.GetDestination());
+    srcRank = RoceV2Header::RankOfAddress(header.GetSource());
     if (dstRank >= m_routes.size())
     {
         return kUnreachable;
@@ -276,9 +294,7 @@ RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank)
     {
         return cached;
     }
-    const uint64_t hash = RoceV2Header::FlowHash(RoceV2Header::RankOfAddress(header.GetSource()),
-                                                 dstRank,
-                                                 header.GetSourcePort());
+    const uint64_t hash = RoceV2Header::FlowHash(srcRank, dstRank, header.GetSourcePort());
     const uint32_t port = m_topology->SelectNextHop(m_node, dstRank, hash);
     return port < m_ports.size() ? port : kUnreachable;
 }
@@ -289,7 +305,8 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
     NS_LOG_FUNCTION(this << inPort << packet << static_cast<uint32_t>(priority));
     SizeBuffer();
     uint32_t dstRank = 0;
-    const uint32_t out = Route(packet, dstRank);
+    uint32_t srcRank = 0;
+    const uint32_t out = Route(packet, dstRank, srcRank);
     if (out == kUnreachable || out >= m_ports.size())
     {
         NS_LOG_WARN("switch node " << m_node << ": no route to rank " << dstRank);
@@ -334,6 +351,11 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
         entry.ect = header.GetEcn() == RoceV2Header::ECT0 || header.GetEcn() == RoceV2Header::ECT1;
     }
     Port& outPort = m_ports[out];
+    if (m_jobOfRank)
+    {
+        const uint32_t none = static_cast<uint32_t>(outPort.jobBytes.size() - 1);
+        outPort.jobBytes[srcRank < m_jobOfRank->size() ? (*m_jobOfRank)[srcRank] : none] += bytes;
+    }
     outPort.queue.push_back(entry);
     outPort.queueBytes += bytes;
     outPort.device->NotifyQueueBytes(outPort.queueBytes);

@@ -103,6 +103,19 @@ class RdmaSwitch : public Object
     uint64_t GetBufferedBytes() const;
 
     /**
+     * Counts the data bytes each port forwards by the job of their source GPU (several jobs
+     * on one cluster: RdmaFabric's "fabric-jobs" table), before the run.
+     * \param jobOfRank each GPU's job index (jobs.size() for a GPU no job runs on), shared
+     * \param jobs the number of jobs
+     */
+    void SetRankJobs(std::shared_ptr<const std::vector<uint32_t>> jobOfRank, uint32_t jobs);
+    /**
+     * \return the data bytes port \p port has forwarded, by job index (SetRankJobs; the last
+     *         entry: GPUs of no job); empty without SetRankJobs
+     */
+    const std::vector<uint64_t>& GetJobBytes(uint32_t port) const;
+
+    /**
      * Assigns the random stream of ECN marking.
      * \return the number of streams used (1)
      */
@@ -129,15 +142,16 @@ class RdmaSwitch : public Object
         Ptr<RdmaNetDevice> device;
         std::deque<Entry> queue; //!< data waiting to leave by this port
         uint64_t queueBytes{0};
-        uint64_t sharedBytes{0};   //!< shared buffer held for packets that came in here
-        uint64_t headroomBytes{0}; //!< headroom held for them
-        uint64_t headroom{0};      //!< headroom reserved
-        uint64_t resumeOffset{0};  //!< hysteresis between PAUSE and RESUME
-        bool xoff{false};          //!< upstream paused by this port
-        bool ecn{true};            //!< marks packets leaving by it
-        uint64_t kMin{0};          //!< ECN Kmin of the port, bytes
-        uint64_t kMax{0};          //!< ECN Kmax of the port, bytes
-        EventId refresh;           //!< next PAUSE refresh
+        uint64_t sharedBytes{0};        //!< shared buffer held for packets that came in here
+        uint64_t headroomBytes{0};      //!< headroom held for them
+        uint64_t headroom{0};           //!< headroom reserved
+        uint64_t resumeOffset{0};       //!< hysteresis between PAUSE and RESUME
+        bool xoff{false};               //!< upstream paused by this port
+        bool ecn{true};                 //!< marks packets leaving by it
+        uint64_t kMin{0};               //!< ECN Kmin of the port, bytes
+        uint64_t kMax{0};               //!< ECN Kmax of the port, bytes
+        EventId refresh;                //!< next PAUSE refresh
+        std::vector<uint64_t> jobBytes; //!< data bytes forwarded, by job (SetRankJobs)
     };
 
     /** Route cache values (else a port index). */
@@ -146,7 +160,7 @@ class RdmaSwitch : public Object
     static constexpr uint32_t kUnreachable = 0xfffffffd;
 
     /** \return the egress port of a packet, or kUnreachable */
-    uint32_t Route(Ptr<const Packet> packet, uint32_t& dstRank);
+    uint32_t Route(Ptr<const Packet> packet, uint32_t& dstRank, uint32_t& srcRank);
     /** \return a port's data packet to send, if any (the port's data source) */
     Ptr<Packet> Dequeue(uint32_t port);
     /** Frees the buffer a packet held at its ingress port; may resume the upstream. */
@@ -187,6 +201,7 @@ class RdmaSwitch : public Object
     std::shared_ptr<const ClusterTopology> m_topology;
     uint32_t m_node{0};
     std::vector<Port> m_ports;
+    std::shared_ptr<const std::vector<uint32_t>> m_jobOfRank; //!< SetRankJobs
     std::vector<uint32_t> m_routes; //!< per destination rank: port, kEcmp or kNotComputed
     uint64_t m_sharedSize{0};       //!< buffer minus reserved headroom
     uint64_t m_sharedUsed{0};
