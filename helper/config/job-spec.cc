@@ -3,6 +3,7 @@
 #include "cluster-options.h"
 #include "name-suggestion.h"
 #include "quantity-parser.h"
+#include "yaml-error.h"
 
 #include "ns3/job-placement.h"
 
@@ -233,12 +234,7 @@ ReadJobsFile(const std::string& path)
     }
     catch (const YAML::Exception& e)
     {
-        std::string where = path;
-        if (e.mark.line >= 0)
-        {
-            where += ": line " + std::to_string(e.mark.line + 1);
-        }
-        throw std::invalid_argument(where + ": " + e.msg);
+        throw std::invalid_argument(YamlErrorText(path, e.mark.line, e.msg));
     }
     return jobs;
 }

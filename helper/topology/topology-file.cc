@@ -8,6 +8,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/quantity-parser.h"
 #include "ns3/string.h"
+#include "ns3/yaml-error.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -531,12 +532,7 @@ ReadTopologyFile(const std::string& path, const TopologySpec& defaults)
     catch (const YAML::Exception& e)
     {
         // Parse errors and conversions yaml-cpp refuses (e.g. a key that is a list).
-        std::string where = path;
-        if (e.mark.line >= 0)
-        {
-            where += ": line " + std::to_string(e.mark.line + 1);
-        }
-        throw std::invalid_argument(where + ": " + e.msg);
+        throw std::invalid_argument(YamlErrorText(path, e.mark.line, e.msg));
     }
     try
     {
