@@ -319,9 +319,20 @@ MaxMinNetwork::Fill()
         std::pop_heap(heap.begin(), heap.end(), later);
         const auto [level, l] = heap.back();
         heap.pop_back();
-        // Every change of a link's share pushed a fresh entry: older ones are skipped.
-        if (m_unfrozen[l] == 0 || share(l) != level)
+        if (m_unfrozen[l] == 0)
         {
+            continue;
+        }
+        // A link's entry is a lower bound of its share: freezing a flow at the lowest level
+        // only raises the shares of its other links (below, where rounding lowered one, a
+        // fresh entry was pushed). An entry below the share now goes back in at the share, so
+        // the first entry popped at its link's share is the lowest share (lowest link first
+        // among equals), as with an entry per change, without pushing one per frozen flow.
+        const double current = share(l);
+        if (current != level)
+        {
+            heap.emplace_back(current, l);
+            std::push_heap(heap.begin(), heap.end(), later);
             continue;
         }
         if (ExtendIfUnfair(l, level))
@@ -339,8 +350,9 @@ MaxMinNetwork::Fill()
             ++frozen;
             for (uint32_t m : m_flows[f].path)
             {
+                const double before = share(m);
                 m_remaining[m] -= level;
-                if (--m_unfrozen[m] > 0)
+                if (--m_unfrozen[m] > 0 && share(m) < before)
                 {
                     heap.emplace_back(share(m), m);
                     std::push_heap(heap.begin(), heap.end(), later);
