@@ -268,6 +268,14 @@ ReplayJobs(const ToolArgs& args,
         throw std::invalid_argument(
             "--trace and --job (or --jobs-file): give the single job as --job PREFIX");
     }
+    if (jobOptions.interference && MpiContext::IsEnabled())
+    {
+        // Each alone run is a simulation of its own, which ns-3 cannot run after the shared
+        // one in the same MPI processes.
+        throw std::invalid_argument("--interference in a distributed (MPI) run: ns-3 runs one "
+                                    "simulation per MPI process; run each job alone with its "
+                                    "own mpirun and --job ...:hosts= of the shared run");
+    }
     const uint32_t gpus = jobOptions.ClusterGpus(options);
     // A scenario on the cluster the flags describe (the shared run, then each job alone).
     auto makeScenario = [&options, &args, gpus](ClusterScenario& scenario) {

@@ -225,10 +225,31 @@ ClusterScenario::WallProbe()
     }
 }
 
+void
+ClusterScenario::CheckOneDistributedSimulation()
+{
+    // ns-3 3.37's MPI interfaces free their receive buffers when a simulation ends
+    // (GrantedTimeWindowMpiInterface::Destroy) and never make them again: a second
+    // simulation in the same process would crash in its first receive.
+    static bool ran = false;
+    if (!MpiContext::IsEnabled())
+    {
+        return;
+    }
+    if (ran)
+    {
+        throw std::invalid_argument(
+            "a second simulation in a distributed (MPI) run: ns-3's MPI interface runs one "
+            "simulation per process (run each in its own mpirun)");
+    }
+    ran = true;
+}
+
 ChakraReport
 ClusterScenario::Run(const std::string& tracePrefix)
 {
     auto start = std::chrono::steady_clock::now();
+    CheckOneDistributedSimulation();
 
     const DestroyOnExit destroyOnExit;
 
@@ -339,6 +360,7 @@ MultiJobReport
 ClusterScenario::RunJobs()
 {
     auto start = std::chrono::steady_clock::now();
+    CheckOneDistributedSimulation();
 
     const DestroyOnExit destroyOnExit;
 

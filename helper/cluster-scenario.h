@@ -161,6 +161,12 @@ class ClusterScenario
     double GetWallSeconds() const;
 
   private:
+    /**
+     * Refuses a second simulation in a process of a distributed (MPI) run, which ns-3 3.37
+     * cannot run (its MPI interface frees its buffers when the first ends).
+     * \throws std::invalid_argument on the second call while MPI is enabled
+     */
+    static void CheckOneDistributedSimulation();
     // Run's steps.
     /** Refuses a cluster with another number of GPUs than the traces have ranks. */
     void CheckRankCount(const std::string& tracePrefix) const;
