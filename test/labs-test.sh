@@ -453,6 +453,19 @@ elif lab == "7":
           "random close to spread")
     check("4 host(s) x 8 GPU(s)" in text and "leaf-spine (2 leaves, 2 spines, oversubscription "
           "4:1)" in text and "NIC 100 Gbps" in text, "the cluster as the page states it")
+    # "Placed apart ... the MoE job puts 69% of those bytes there"; "contiguously, neither job
+    # sends a byte over them" (the second table: transport, placement, job, MB, share).
+    spine = {}
+    for line in text.splitlines():
+        cells = line.split()
+        if len(cells) == 5 and cells[4].endswith("%") and cells[0] in ("flow", "rdma"):
+            spine[(cells[0], cells[1], cells[2])] = float(cells[3])
+    check(len(spine) == 12, "the spine bytes of two jobs, three placements, two models")
+    for t in ("flow", "rdma"):
+        check(spine.get((t, "contiguous", "dense")) == 0 and spine.get((t, "contiguous", "moe")) == 0,
+              f"{t}: no spine bytes placed contiguously")
+        moe, dense = spine.get((t, "spread", "moe"), 0), spine.get((t, "spread", "dense"), 1)
+        check(0.66 < moe / (moe + dense) < 0.72, f"{t}: moe about 69% of the spine bytes")
 
 for claim in failures:
     print(f"FAIL: lab {lab}: the page says: {claim}", file=sys.stderr)

@@ -46,4 +46,17 @@ for transport in sys.argv[2:]:
             print(f"{transport:>9} {placement:>10} {job['job']:>5} {job['hosts']:>5} "
                   f"{float(job['iteration_us']):>13.1f} {float(job['alone_us']):>10.1f} "
                   f"{float(job['slowdown']):>8.3f}")
+# What each job put on the links between switches (fabric-jobs.csv: flow's switch_switch_MB,
+# rdma's switch_links_MB), and its share of those bytes.
+print(f"\n{'transport':>9} {'placement':>10} {'job':>5} {'switch_links_MB':>15} {'share':>6}")
+for transport in sys.argv[2:]:
+    for placement in ("contiguous", "spread", "random"):
+        path = os.path.join(out, f"{transport}-{placement}", "fabric-jobs.csv")
+        rows = [row for row in csv.DictReader(open(path)) if not row["job"].startswith("(")]
+        column = "switch_switch_MB" if "switch_switch_MB" in rows[0] else "switch_links_MB"
+        total = sum(float(row[column]) for row in rows)
+        for row in rows:
+            share = 100 * float(row[column]) / total if total > 0 else 0.0
+            print(f"{transport:>9} {placement:>10} {row['job']:>5} {float(row[column]):>15.1f} "
+                  f"{share:>5.1f}%")
 PY
