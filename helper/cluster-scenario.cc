@@ -1,5 +1,7 @@
 #include "cluster-scenario.h"
 
+#include "job-interference.h"
+
 #include "ns3/attribute-text.h"
 #include "ns3/boolean.h"
 #include "ns3/compute-model.h"
@@ -487,7 +489,7 @@ ClusterScenario::RunJobs()
     {
         // Kept only if every rank of every job (on every process) finished: a failed run's
         // timeline would be read as the run's.
-        if (MpiContext::Sum(report.AllFinished() ? 0 : 1) == 0)
+        if (FinishedEverywhere(report))
         {
             timeline->Close();
         }

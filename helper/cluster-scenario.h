@@ -147,11 +147,13 @@ class ClusterScenario
     /**
      * Runs every job added (AddJob) together: places them on whole hosts (PlaceJobs), installs
      * each job's ranks on its GPUs, runs the simulation once and reports each job apart.
+     * With a timeline (SetTimeline), one file of every job's ranks, each under its GPU. In a
+     * distributed (MPI) run, every process places the jobs alike and runs the ranks its nodes
+     * hold; the jobs' reports are complete on process 0 (GatherReport).
      * \return the report
-     * In a distributed (MPI) run, every process places the jobs alike and runs the ranks its
-     * nodes hold; the jobs' reports are complete on process 0 (GatherReport).
      * \throws TraceError if a trace is missing; std::invalid_argument on a bad configuration
-     *         (no jobs, a job that does not fit, a timeline: before anything runs)
+     *         (no jobs, a job that does not fit: before anything runs; a second simulation in
+     *         an MPI process)
      */
     MultiJobReport RunJobs();
 

@@ -455,7 +455,8 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
         Say("calibration run: the collectives without software cost");
         ClusterOptions first = options;
         first.timeline.clear();
-        const ChakraReport uncalibrated = RunScenario(prefix, first, plan, cost, describedCluster);
+        const ChakraReport uncalibrated =
+            RunScenario(MakeReplayJob(prefix, plan, cost), first, plan.ranks, describedCluster);
         const ReplayValidation v =
             CompareWithMeasurement(uncalibrated, measured, plan.measuredOffsets, plan.offsetsUs);
         cost = FitCollectiveCost(v);
@@ -463,11 +464,12 @@ ReplayPipeline::Simulate(const std::string& prefix, ClusterOptions options)
             ReplayValidation::Calibration{cost.Describe(), v.IterationError(), v.simulatedRankUs};
         Say("collective software cost: " + cost.Describe());
     }
-    ChakraReport report = RunScenario(prefix, options, plan, cost, describedCluster);
+    ClusterJob job = MakeReplayJob(prefix, plan, cost);
+    ChakraReport report = RunScenario(job, options, plan.ranks, describedCluster);
     m_replayJob.reset();
     if (report.AllFinished())
     {
-        m_replayJob = MakeReplayJob(prefix, plan, cost);
+        m_replayJob = std::move(job);
         m_replayRanks = plan.ranks;
         m_replayOptions = options;
     }
@@ -566,22 +568,20 @@ ReplayPipeline::PlanCallDelays(const MeasuredRun& measured, RunPlan& plan) const
 }
 
 ChakraReport
-ReplayPipeline::RunScenario(const std::string& prefix,
+ReplayPipeline::RunScenario(const ClusterJob& job,
                             ClusterOptions options,
-                            const RunPlan& plan,
-                            const CollectiveCostFit& cost,
+                            uint32_t ranks,
                             std::string& describedCluster) const
 {
     ClusterScenario scenario;
-    options.Apply(scenario, plan.ranks, prefix);
-    const ClusterJob job = MakeReplayJob(prefix, plan, cost);
+    options.Apply(scenario, ranks, job.tracePrefix);
     for (const auto& [name, value] : job.appAttributes)
     {
         scenario.SetAppAttribute(name, *value);
     }
     scenario.SetBeforeRun(job.beforeRun);
     describedCluster = scenario.GetCluster()->Describe();
-    Say("simulating " + std::to_string(plan.ranks) + " ranks on " + describedCluster);
+    Say("simulating " + std::to_string(ranks) + " ranks on " + describedCluster);
     // chakra-cluster's progress lines (one self-rescheduling probe: a second periodic
     // event would keep it alive for ever).
     if (m_progress && m_wallProgress > 0)
@@ -591,7 +591,7 @@ ReplayPipeline::RunScenario(const std::string& prefix,
                                           Say("  " + ClusterScenario::FormatProgress(progress));
                                       });
     }
-    ChakraReport result = scenario.Run(prefix);
+    ChakraReport result = scenario.Run(job.tracePrefix);
     Say("simulation done: " + std::to_string(scenario.GetEventCount()) + " events in " +
         FormatFixed(scenario.GetWallSeconds(), 1) + " s wall");
     return result;

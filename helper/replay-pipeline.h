@@ -217,13 +217,14 @@ class ReplayPipeline
     /** The measured rank-local delays after collectives (none without calibration). */
     void PlanCallDelays(const MeasuredRun& measured, RunPlan& plan) const;
     /**
-     * One simulation of the traces, the collectives' software cost as \p cost says.
+     * One simulation of the job alone (MakeReplayJob: its traces, attributes, per-rank
+     * settings).
+     * \param ranks its ranks
      * \param[out] describedCluster the cluster it ran on, in words
      */
-    ChakraReport RunScenario(const std::string& prefix,
+    ChakraReport RunScenario(const ClusterJob& job,
                              ClusterOptions options,
-                             const RunPlan& plan,
-                             const CollectiveCostFit& cost,
+                             uint32_t ranks,
                              std::string& describedCluster) const;
     /**
      * \return the replayed job as a ClusterJob: its traces, the application attributes and

@@ -217,9 +217,6 @@ FlowFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
     {
         switchTotal += source.switchBytes;
     }
-    auto megabytes = [](uint64_t bytes) {
-        return FormatFixed(static_cast<double>(bytes) / 1e6, 3);
-    };
     ReportTable table;
     table.name = "fabric-jobs";
     table.columns = {"job",
@@ -248,10 +245,10 @@ FlowFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
         table.rows.push_back({name,
                               std::to_string(gpus.size()),
                               std::to_string(sum.messages),
-                              megabytes(sum.bytes),
-                              megabytes(sum.scaleUpBytes),
-                              megabytes(sum.edgeBytes),
-                              megabytes(sum.switchBytes),
+                              FormatMegabytes(sum.bytes),
+                              FormatMegabytes(sum.scaleUpBytes),
+                              FormatMegabytes(sum.edgeBytes),
+                              FormatMegabytes(sum.switchBytes),
                               FormatFixed(share, 1)});
     }
     return {table};

@@ -75,7 +75,7 @@ PortCells(const ClusterTopology& topology,
     return {label(self),
             label(peer),
             link.kind == ClusterTopology::SCALE_UP ? "scale-up" : "scale-out",
-            FormatFixed(static_cast<double>(s.txBytes) / 1e6, 3),
+            FormatMegabytes(s.txBytes),
             FormatMicros(s.busyTime),
             std::to_string(s.pausesSent),
             std::to_string(s.pausesReceived),
@@ -116,7 +116,7 @@ SumCells(const std::vector<RdmaNetDevice::Stats>& portStats,
     }
     std::vector<std::string> cells = first;
     cells.insert(cells.end(),
-                 {FormatFixed(static_cast<double>(total.txBytes) / 1e6, 3),
+                 {FormatMegabytes(total.txBytes),
                   FormatMicrosSum(totalBusy),
                   std::to_string(total.pausesSent),
                   std::to_string(total.pausesReceived),
@@ -400,6 +400,20 @@ RdmaFabric::GetReportTables() const
     return tables;
 }
 
+std::vector<uint32_t>
+RdmaFabric::JobOfGpu(const std::vector<JobGpus>& jobs) const
+{
+    std::vector<uint32_t> jobOf(m_topology->GetRankCount(), static_cast<uint32_t>(jobs.size()));
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+    {
+        for (uint32_t gpu : jobs[j].second)
+        {
+            jobOf.at(gpu) = static_cast<uint32_t>(j);
+        }
+    }
+    return jobOf;
+}
+
 void
 RdmaFabric::SetJobs(const std::vector<JobGpus>& jobs)
 {
@@ -407,15 +421,7 @@ RdmaFabric::SetJobs(const std::vector<JobGpus>& jobs)
     {
         return;
     }
-    auto jobOf = std::make_shared<std::vector<uint32_t>>(m_topology->GetRankCount(),
-                                                         static_cast<uint32_t>(jobs.size()));
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-    {
-        for (uint32_t gpu : jobs[j].second)
-        {
-            jobOf->at(gpu) = static_cast<uint32_t>(j);
-        }
-    }
+    auto jobOf = std::make_shared<const std::vector<uint32_t>>(JobOfGpu(jobs));
     for (const Ptr<RdmaSwitch>& sw : m_switches)
     {
         if (sw)
@@ -437,14 +443,7 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
     const auto& nodes = m_topology->GetNodes();
     // Each GPU's job (GPU nodes are numbered as ranks); the links of GPUs no job runs on are
     // "no job", the links between switches "shared".
-    std::vector<std::size_t> jobOf(m_topology->GetRankCount(), jobs.size());
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-    {
-        for (uint32_t gpu : jobs[j].second)
-        {
-            jobOf.at(gpu) = j;
-        }
-    }
+    const std::vector<uint32_t> jobOf = JobOfGpu(jobs);
     std::vector<std::vector<std::size_t>> ports(jobs.size() + 2);
     for (std::size_t i = 0; i < m_devices.size(); ++i)
     {
@@ -486,9 +485,6 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
         bytes = MpiContext::Sum(bytes);
         switchTotal += bytes;
     }
-    auto megabytes = [](uint64_t bytes) {
-        return FormatFixed(static_cast<double>(bytes) / 1e6, 3);
-    };
     ReportTable table;
     table.name = "fabric-jobs";
     table.columns = CounterColumns({"job", "ports"}, {"switch_links_MB"});
@@ -501,7 +497,8 @@ RdmaFabric::GetJobTables(const std::vector<JobGpus>& jobs) const
         {
             table.rows.push_back(
                 SumCells(portStats, ports[j], {name, std::to_string(ports[j].size())}, false));
-            table.rows.back().push_back(megabytes(j <= jobs.size() ? switchBytes[j] : switchTotal));
+            table.rows.back().push_back(
+                FormatMegabytes(j <= jobs.size() ? switchBytes[j] : switchTotal));
         }
     }
     return {table};

@@ -72,6 +72,9 @@ class RdmaFabric : public ClusterFabric
     void DoDispose() override;
 
   private:
+    /** \return each GPU's index in \p jobs (jobs.size() for a GPU no job runs on) */
+    std::vector<uint32_t> JobOfGpu(const std::vector<JobGpus>& jobs) const;
+
     bool m_scaleUpEcn;
     std::shared_ptr<const ClusterTopology> m_topology;
     std::vector<Ptr<RdmaNetDevice>> m_devices;

@@ -22,6 +22,13 @@ FormatFixed(double value, int digits)
     return buffer;
 }
 
+/** \return \p bytes in megabytes (10^6 bytes) with 3 decimals, as the fabric tables show them */
+inline std::string
+FormatMegabytes(uint64_t bytes)
+{
+    return FormatFixed(static_cast<double>(bytes) / 1e6, 3);
+}
+
 /** \return a time in microseconds with nanosecond precision ("12.345") */
 inline std::string
 FormatMicros(Time t)
