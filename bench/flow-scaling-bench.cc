@@ -413,6 +413,9 @@ main(int argc, char** argv)
     ToolArgs args(program,
                   "How the flow model scales with the number of GPUs, and where it overtakes "
                   "packet level: every run the whole stack in a child process.");
+    // ns-3 flags (--ns3::Type::Attribute=..., --SchedulerType=...) reach every run: the
+    // children are forked after they are set. For A/B runs of one binary.
+    args.EnableNs3Attributes();
     Options options;
     const std::function<void()> readValues = DeclareOptions(args, options);
     int exitCode = 0;

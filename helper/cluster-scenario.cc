@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/et-reader.h"
+#include "ns3/global-value.h"
 #include "ns3/mpi-context.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
@@ -23,6 +24,7 @@
 #include "ns3/topology-file.h"
 #include "ns3/topology-summary.h"
 #include "ns3/trace-error.h"
+#include "ns3/type-id.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -533,6 +535,27 @@ ClusterScenario::CheckRankCount(const std::string& tracePrefix) const
     }
 }
 
+namespace
+{
+
+/** \return the TypeId name of the event list a cluster run takes. */
+std::string
+ChooseEventList()
+{
+    // ns-3's default list (MapScheduler) keeps cancelled events until their time: TCP re-arms
+    // a 200 ms timer per ACK, so memory grew with the bytes moved (see PurgingScheduler). A
+    // run takes PurgingRadixScheduler unless --SchedulerType names another list.
+    TypeIdValue chosen;
+    GlobalValue::GetValueByName("SchedulerType", chosen);
+    if (chosen.Get() == TypeId::LookupByName("ns3::MapScheduler"))
+    {
+        return "ns3::PurgingRadixScheduler";
+    }
+    return chosen.Get().GetName();
+}
+
+} // namespace
+
 void
 SetDefaultUnlessGiven(const std::string& typeName,
                       const std::string& attribute,
@@ -563,9 +586,7 @@ ClusterScenario::BuildCluster()
 {
     try
     {
-        // Cancelled events leave memory at once instead of at their time (TCP re-arms a 200 ms
-        // timer per ACK: memory grew with the bytes moved; see PurgingHeapScheduler).
-        Simulator::SetScheduler(ObjectFactory("ns3::PurgingHeapScheduler"));
+        Simulator::SetScheduler(ObjectFactory(ChooseEventList()));
         m_cluster->Build();
         // NCCL's tuning model (--algorithm=nccl) chooses by the machine's links: it takes the
         // cluster's, not its own defaults (H100 with 400 Gb/s NICs), unless the user set them.

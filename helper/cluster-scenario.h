@@ -172,7 +172,8 @@ class ClusterScenario
     // Run's steps.
     /** Refuses a cluster with another number of GPUs than the traces have ranks. */
     void CheckRankCount(const std::string& tracePrefix) const;
-    /** Builds the cluster on a fresh simulator (PurgingHeapScheduler). */
+    /** Builds the cluster on a fresh simulator (PurgingRadixScheduler unless --SchedulerType
+     *  names another event list). */
     void BuildCluster();
     /** Installs one ChakraApplication per rank, with the applications' attributes. */
     void InstallApplications(ChakraHelper& chakra);

@@ -1,14 +1,16 @@
 /*
- * PurgingHeapScheduler, the event list of every cluster run: events come out in the order
- * ns-3 defines (timestamp, then scheduling order), checked against a sort of the same keys;
- * cancelled events are purged from memory and still handed out once each, as placeholders;
- * Remove takes out exactly one event; and a whole simulation under it runs events in order.
+ * The event lists (PurgingRadixScheduler, that of every cluster run, and PurgingHeapScheduler):
+ * events come out in the order ns-3 defines (timestamp, then scheduling order), checked
+ * against a sort of the same keys; cancelled events are purged from memory and still handed
+ * out once each, as placeholders; Remove takes out exactly one event; peeking moves nothing;
+ * and a whole simulation under each runs events in order.
  */
 #define BOOST_TEST_MODULE scheduler
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
 #include <algorithm>
+#include <boost/mpl/list.hpp>
 #include <boost/test/unit_test.hpp>
 #include <random>
 #include <utility>
@@ -20,6 +22,9 @@ namespace
 {
 
 using Key = std::pair<uint64_t, uint32_t>; //!< (timestamp, uid)
+
+/** The lists under test. */
+using EventLists = boost::mpl::list<PurgingRadixScheduler, PurgingHeapScheduler>;
 
 /** A scheduler event at \p ts with \p uid, owning a fresh do-nothing EventImpl. */
 Scheduler::Event
@@ -42,7 +47,7 @@ struct Taken
 
 /** Takes the next event out and releases it, as the simulator does. */
 Taken
-TakeNext(PurgingHeapScheduler& scheduler)
+TakeNext(Scheduler& scheduler)
 {
     Scheduler::Event event = scheduler.RemoveNext();
     Taken taken{event.key, event.impl->IsCancelled()};
@@ -52,11 +57,11 @@ TakeNext(PurgingHeapScheduler& scheduler)
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(events_come_out_by_time_then_scheduling_order)
+BOOST_AUTO_TEST_CASE_TEMPLATE(events_come_out_by_time_then_scheduling_order, List, EventLists)
 {
     // Many ties (timestamps from a small range) and inserts between removals, never earlier
     // than the last event taken out (as the simulator schedules).
-    PurgingHeapScheduler scheduler;
+    List scheduler;
     std::mt19937 rng(11);
     std::vector<Key> inserted;
     std::vector<Key> taken;
@@ -93,12 +98,14 @@ BOOST_AUTO_TEST_CASE(events_come_out_by_time_then_scheduling_order)
     BOOST_TEST(taken == inserted);
 }
 
-BOOST_AUTO_TEST_CASE(cancelled_events_are_purged_and_handed_out_once_each)
+BOOST_AUTO_TEST_CASE_TEMPLATE(cancelled_events_are_purged_and_handed_out_once_each,
+                              List,
+                              EventLists)
 {
     // 40,000 events, three in four cancelled: the list is purged when it reaches its first
     // threshold (32,768), keeps the live ones, and hands every event out exactly once
     // (a purged one as a cancelled placeholder at the current time).
-    PurgingHeapScheduler scheduler;
+    List scheduler;
     std::mt19937 rng(5);
     const uint32_t total = 40000;
     std::vector<Key> live;
@@ -139,12 +146,12 @@ BOOST_AUTO_TEST_CASE(cancelled_events_are_purged_and_handed_out_once_each)
     BOOST_TEST(liveTaken == live);
 }
 
-BOOST_AUTO_TEST_CASE(peak_counts_the_most_events_held_at_once)
+BOOST_AUTO_TEST_CASE_TEMPLATE(peak_counts_the_most_events_held_at_once, List, EventLists)
 {
     // 5 in, 3 out, 2 in: at most 5 at once; then 4 more: 8 (the report's "most events pending
     // at once").
-    auto scheduler = CreateObject<PurgingHeapScheduler>();
-    BOOST_TEST(PurgingHeapScheduler::GetCurrent() == PeekPointer(scheduler));
+    auto scheduler = CreateObject<List>();
+    BOOST_TEST(PurgingScheduler::GetCurrent() == PeekPointer(scheduler));
     uint32_t uid = 0;
     for (int i = 0; i < 5; ++i)
     {
@@ -170,12 +177,12 @@ BOOST_AUTO_TEST_CASE(peak_counts_the_most_events_held_at_once)
     }
     BOOST_TEST(scheduler->GetPeakHeldCount() == 8u);
     scheduler = nullptr;
-    BOOST_TEST(PurgingHeapScheduler::GetCurrent() == nullptr);
+    BOOST_TEST(PurgingScheduler::GetCurrent() == nullptr);
 }
 
-BOOST_AUTO_TEST_CASE(remove_takes_out_one_event)
+BOOST_AUTO_TEST_CASE_TEMPLATE(remove_takes_out_one_event, List, EventLists)
 {
-    PurgingHeapScheduler scheduler;
+    List scheduler;
     std::vector<Scheduler::Event> events;
     for (uint32_t uid = 0; uid < 50; ++uid)
     {
@@ -205,10 +212,71 @@ BOOST_AUTO_TEST_CASE(remove_takes_out_one_event)
     BOOST_TEST(taken == expected);
 }
 
-BOOST_AUTO_TEST_CASE(a_simulation_runs_its_events_in_time_order)
+BOOST_AUTO_TEST_CASE_TEMPLATE(timestamps_far_apart_and_crowded_ties, List, EventLists)
+{
+    // Timestamps over the whole 64-bit range (every radix bucket), and runs of up to 3,000
+    // events at one timestamp, inserted out of uid order across timestamps (the uids of one
+    // timestamp still increase, as the simulator gives them): the order is the sort's.
+    List scheduler;
+    std::mt19937_64 rng(17);
+    std::vector<Key> inserted;
+    uint32_t uid = 0;
+    uint64_t now = 0;
+    std::vector<Key> taken;
+    for (int round = 0; round < 30; ++round)
+    {
+        std::vector<uint64_t> times;
+        for (int i = 0; i < 8; ++i)
+        {
+            // Up to 2^58 ahead: 30 rounds stay below 2^63.
+            const int shift = static_cast<int>(rng() % 58);
+            times.push_back(now + (rng() >> (6 + shift)));
+        }
+        for (int i = 0; i < 3000; ++i)
+        {
+            const uint64_t ts = times[rng() % times.size()];
+            scheduler.Insert(NewEvent(ts, uid));
+            inserted.emplace_back(ts, uid);
+            ++uid;
+        }
+        for (int i = 0; i < 2000; ++i)
+        {
+            const Taken event = TakeNext(scheduler);
+            taken.emplace_back(event.key.m_ts, event.key.m_uid);
+            now = event.key.m_ts;
+        }
+    }
+    while (!scheduler.IsEmpty())
+    {
+        const Taken event = TakeNext(scheduler);
+        taken.emplace_back(event.key.m_ts, event.key.m_uid);
+    }
+    std::sort(inserted.begin(), inserted.end());
+    BOOST_TEST(taken == inserted);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(peeking_does_not_pass_an_earlier_insert, List, EventLists)
+{
+    // A distributed simulator peeks at the next event, then may insert one earlier (another
+    // process's message): that one comes out first.
+    List scheduler;
+    scheduler.Insert(NewEvent(100, 0));
+    TakeNext(scheduler); // the clock is at 100
+    scheduler.Insert(NewEvent(5000, 1));
+    scheduler.Insert(NewEvent(4000, 2));
+    BOOST_TEST(scheduler.PeekNext().key.m_ts == 4000u);
+    scheduler.Insert(NewEvent(300, 3));
+    BOOST_TEST(scheduler.PeekNext().key.m_ts == 300u);
+    BOOST_TEST(TakeNext(scheduler).key.m_uid == 3u);
+    BOOST_TEST(TakeNext(scheduler).key.m_uid == 2u);
+    BOOST_TEST(TakeNext(scheduler).key.m_uid == 1u);
+    BOOST_TEST(scheduler.IsEmpty());
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_simulation_runs_its_events_in_time_order, List, EventLists)
 {
     // Through ns-3's simulator: events scheduled from events, with ties and cancellations.
-    Simulator::SetScheduler(ObjectFactory("ns3::PurgingHeapScheduler"));
+    Simulator::SetScheduler(ObjectFactory(List::GetTypeId().GetName()));
     std::mt19937 rng(3);
     std::vector<std::pair<int64_t, int>> runs; // (time in ns, id) as run
     int next = 0;

@@ -4,7 +4,7 @@
 #include "ns3/enum.h"
 #include "ns3/flow-transport.h"
 #include "ns3/mpi-context.h"
-#include "ns3/purging-heap-scheduler.h"
+#include "ns3/purging-scheduler.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/tcp-transport.h"
@@ -191,7 +191,7 @@ FlowFabric::GetReportTables() const
     row("flow starts", s.flowStarts);
     row("starts queued behind another at the source", s.queuedAtSource);
     row("most flows at once", s.peakFlows);
-    if (const PurgingHeapScheduler* scheduler = PurgingHeapScheduler::GetCurrent())
+    if (const PurgingScheduler* scheduler = PurgingScheduler::GetCurrent())
     {
         // The whole simulation's, not the flow model's alone (live events and cancelled ones
         // not yet purged): what the event list's memory follows.

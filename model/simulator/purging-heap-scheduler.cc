@@ -15,21 +15,6 @@ NS_OBJECT_ENSURE_REGISTERED(PurgingHeapScheduler);
 namespace
 {
 
-/** Smallest heap that is ever purged (smaller lists cost little whatever they hold). */
-constexpr std::size_t kMinPurgeSize = 1u << 15;
-
-/** The scheduler made last and still alive (GetCurrent). */
-const PurgingHeapScheduler* g_current = nullptr;
-
-/** What a purged event becomes: cancelled, so the simulator skips it. */
-class CancelledEvent : public EventImpl
-{
-  protected:
-    void Notify() override
-    {
-    }
-};
-
 /** Orders the heap so that its front is the earliest event (std::make_heap after a purge or a
  *  removal; insertion and pops are written out below). */
 struct Later
@@ -57,47 +42,35 @@ TypeId
 PurgingHeapScheduler::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::PurgingHeapScheduler")
-                            .SetParent<Scheduler>()
+                            .SetParent<PurgingScheduler>()
                             .SetGroupName("Chakra")
                             .AddConstructor<PurgingHeapScheduler>();
     return tid;
 }
 
 PurgingHeapScheduler::PurgingHeapScheduler()
-    : m_purgeAt(kMinPurgeSize),
-      m_cancelled(new CancelledEvent())
 {
     NS_LOG_FUNCTION(this);
-    m_cancelled->Cancel();
-    g_current = this;
 }
 
 PurgingHeapScheduler::~PurgingHeapScheduler()
 {
     NS_LOG_FUNCTION(this);
-    if (g_current == this)
-    {
-        g_current = nullptr;
-    }
     // The simulator empties the list before it lets its scheduler go; what is left here (a
     // scheduler dropped with events) is released like the simulator would.
     for (const Event& event : m_heap)
     {
         event.impl->Unref();
     }
-    m_cancelled->Unref();
 }
 
 void
 PurgingHeapScheduler::Insert(const Event& ev)
 {
-    if (m_heap.size() >= m_purgeAt)
-    {
-        Purge();
-    }
+    BeforeInsert(m_heap.size());
     // A new event is usually later than most: it rises a level or two at most.
     m_heap.push_back(ev);
-    m_peakHeld = std::max(m_peakHeld, m_heap.size());
+    AfterInsert(m_heap.size());
     Rise(m_heap.size() - 1, ev);
 }
 
@@ -120,36 +93,23 @@ PurgingHeapScheduler::Rise(std::size_t hole, const Event& event)
 bool
 PurgingHeapScheduler::IsEmpty() const
 {
-    return m_heap.empty() && m_placeholders == 0;
-}
-
-Scheduler::Event
-PurgingHeapScheduler::Placeholder() const
-{
-    // The key of the event handed out last: the placeholder runs "now" and neither moves the
-    // clock nor makes an event of the current time look expired.
-    Event event;
-    event.impl = m_cancelled;
-    event.key = m_current;
-    return event;
+    return m_heap.empty() && !HasPlaceholder();
 }
 
 Scheduler::Event
 PurgingHeapScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
-    return m_placeholders > 0 ? Placeholder() : m_heap.front();
+    return HasPlaceholder() ? Placeholder() : m_heap.front();
 }
 
 Scheduler::Event
 PurgingHeapScheduler::RemoveNext()
 {
     NS_ASSERT(!IsEmpty());
-    if (m_placeholders > 0)
+    if (HasPlaceholder())
     {
-        --m_placeholders;
-        m_cancelled->Ref(); // the simulator releases every event it processes
-        return Placeholder();
+        return TakePlaceholder();
     }
     const Event next = m_heap.front();
     const Event last = m_heap.back();
@@ -175,7 +135,7 @@ PurgingHeapScheduler::RemoveNext()
         }
         Rise(hole, last);
     }
-    m_current = next.key;
+    NoteTaken(next.key);
     return next;
 }
 
@@ -197,50 +157,27 @@ PurgingHeapScheduler::Remove(const Event& ev)
     std::make_heap(m_heap.begin(), m_heap.end(), Later{});
 }
 
-void
-PurgingHeapScheduler::Purge()
+uint64_t
+PurgingHeapScheduler::DropCancelled()
 {
-    NS_LOG_FUNCTION(this);
     auto live = std::partition(m_heap.begin(), m_heap.end(), [](const Event& event) {
         return !event.impl->IsCancelled();
     });
     const auto dropped = static_cast<uint64_t>(m_heap.end() - live);
     for (auto it = live; it != m_heap.end(); ++it)
     {
-        // The scheduler's reference; an EventId that still names the event keeps its own.
+        // The list's reference; an EventId that still names the event keeps its own.
         it->impl->Unref();
     }
     m_heap.erase(live, m_heap.end());
     std::make_heap(m_heap.begin(), m_heap.end(), Later{});
-    // The simulator counts the events it was given and processes one per scheduled event:
-    // each purged event is still handed out, as a placeholder.
-    m_placeholders += dropped;
-    m_purged += dropped;
-    m_purgeAt = std::max(kMinPurgeSize, 2 * m_heap.size());
+    return dropped;
 }
 
 std::size_t
 PurgingHeapScheduler::GetHeldCount() const
 {
     return m_heap.size();
-}
-
-uint64_t
-PurgingHeapScheduler::GetPurgedCount() const
-{
-    return m_purged;
-}
-
-std::size_t
-PurgingHeapScheduler::GetPeakHeldCount() const
-{
-    return m_peakHeld;
-}
-
-const PurgingHeapScheduler*
-PurgingHeapScheduler::GetCurrent()
-{
-    return g_current;
 }
 
 } // namespace ns3
