@@ -13,6 +13,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <random>
 #include <set>
 
 using namespace ns3;
@@ -750,4 +752,68 @@ BOOST_AUTO_TEST_CASE(hierarchical_phases_wait_for_each_other)
     // The share after the reduce-scatter is segment (0 + 1) mod 2 = 1 of 1000: 500 bytes, in
     // chunks of 250, cut in two ring segments of 125.
     BOOST_TEST(ops[4].bytes == 125u);
+}
+
+BOOST_AUTO_TEST_CASE(op_states_are_kept_for_the_ops_in_progress_only)
+{
+    // Every op goes WAITING -> ISSUED -> COMPLETE. Checked against a byte per op after every
+    // change: a ring-like order (each op issued a few ahead of the oldest one completing) and
+    // a random order (a direct all-to-all's ops, any op at any time).
+    for (const bool ringLike : {true, false})
+    {
+        const uint32_t size = 4000;
+        OpStateWindow window(size);
+        std::vector<OpStateWindow::State> expected(size, OpStateWindow::WAITING);
+        std::mt19937 rng(ringLike ? 1 : 2);
+        std::vector<uint32_t> order(size);
+        std::iota(order.begin(), order.end(), 0u);
+        if (!ringLike)
+        {
+            std::shuffle(order.begin(), order.end(), rng);
+        }
+        std::vector<uint32_t> issued; // in the order issued
+        std::size_t next = 0;
+        uint32_t changes = 0;
+        while (next < size || !issued.empty())
+        {
+            // Up to 3 ops in flight; the oldest (ring) or any (random) completes.
+            const bool issue = next < size && (issued.size() < 3 || issued.empty());
+            uint32_t op;
+            OpStateWindow::State state;
+            if (issue)
+            {
+                op = order[next++];
+                state = OpStateWindow::ISSUED;
+                issued.push_back(op);
+            }
+            else
+            {
+                const std::size_t pick = ringLike ? 0 : rng() % issued.size();
+                op = issued[pick];
+                issued.erase(issued.begin() + static_cast<std::ptrdiff_t>(pick));
+                state = OpStateWindow::COMPLETE;
+            }
+            window.Set(op, state);
+            expected[op] = state;
+            if (++changes % 97 == 0 || next == size)
+            {
+                for (uint32_t i = 0; i < size; ++i)
+                {
+                    BOOST_REQUIRE(window.Get(i) == expected[i]);
+                }
+            }
+        }
+        for (uint32_t i = 0; i < size; ++i)
+        {
+            BOOST_REQUIRE(window.Get(i) == OpStateWindow::COMPLETE);
+        }
+        if (ringLike)
+        {
+            BOOST_TEST(window.GetPeakSpan() <= 4u); // not the 4,000 ops
+        }
+        else
+        {
+            BOOST_TEST(window.GetPeakSpan() > 1000u); // random order: most of the schedule
+        }
+    }
 }

@@ -25,7 +25,7 @@ Collective::Collective(Ptr<CommTransport> transport,
       m_seq(seq),
       m_call(call),
       m_schedule(std::move(schedule)),
-      m_state(m_schedule->Size(), WAITING),
+      m_state(m_schedule->Size()),
       m_remaining(m_schedule->Size()),
       m_done(std::move(done))
 {
@@ -140,7 +140,7 @@ bool
 Collective::IsArmed(uint32_t op) const
 {
     // NextRecv gives receives only; a receive that waits for no op is armed until issued.
-    return m_state[op] == WAITING && m_schedule->DepCount(op) == 0;
+    return m_state.Get(op) == OpStateWindow::WAITING && m_schedule->DepCount(op) == 0;
 }
 
 bool
@@ -169,7 +169,7 @@ Collective::PostArrived(uint32_t src, const MessageKey& key)
 void
 Collective::Issue(uint32_t op)
 {
-    m_state[op] = ISSUED;
+    m_state.Set(op, OpStateWindow::ISSUED);
     const MessageOp o = m_schedule->Op(op);
     NS_LOG_LOGIC("call #" << m_seq << " step " << op << ": " << (o.send ? "send " : "receive ")
                           << o.bytes << " bytes " << (o.send ? "to" : "from") << " rank "
@@ -221,7 +221,7 @@ Collective::Ready(uint32_t op) const
     const uint32_t deps = m_schedule->DepCount(op);
     for (uint32_t j = 0; j < deps; ++j)
     {
-        if (m_state[m_schedule->Dep(op, j)] != COMPLETE)
+        if (m_state.Get(m_schedule->Dep(op, j)) != OpStateWindow::COMPLETE)
         {
             return false;
         }
@@ -232,12 +232,12 @@ Collective::Ready(uint32_t op) const
 void
 Collective::Complete(uint32_t op)
 {
-    m_state[op] = COMPLETE;
+    m_state.Set(op, OpStateWindow::COMPLETE);
     const uint32_t dependents = m_schedule->DependentCount(op);
     for (uint32_t j = 0; j < dependents; ++j)
     {
         const uint32_t dependent = m_schedule->Dependent(op, j);
-        if (m_state[dependent] == WAITING && Ready(dependent))
+        if (m_state.Get(dependent) == OpStateWindow::WAITING && Ready(dependent))
         {
             Issue(dependent);
         }
@@ -284,7 +284,7 @@ Collective::DescribeWaiting() const
     std::vector<std::string> lines;
     for (uint32_t i = 0; i < m_schedule->Size(); ++i)
     {
-        if (m_state[i] == COMPLETE)
+        if (m_state.Get(i) == OpStateWindow::COMPLETE)
         {
             continue;
         }
@@ -292,12 +292,12 @@ Collective::DescribeWaiting() const
         std::string peer = "rank " + std::to_string(m_ranks->at(o.peer));
         std::string what = o.send ? "send to " + peer : "message from " + peer;
         what += " (tag " + std::to_string(o.tag) + ", " + std::to_string(o.bytes) + " bytes)";
-        if (m_state[i] == WAITING && (o.send || m_schedule->DepCount(i) > 0))
+        if (m_state.Get(i) == OpStateWindow::WAITING && (o.send || m_schedule->DepCount(i) > 0))
         {
             uint32_t pending = 0;
             for (uint32_t j = 0; j < m_schedule->DepCount(i); ++j)
             {
-                pending += m_state[m_schedule->Dep(i, j)] != COMPLETE ? 1 : 0;
+                pending += m_state.Get(m_schedule->Dep(i, j)) != OpStateWindow::COMPLETE ? 1 : 0;
             }
             what += " not started: waits for " + std::to_string(pending) + " earlier step(s)";
         }

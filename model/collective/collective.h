@@ -6,6 +6,7 @@
 
 #include "collective-algorithm.h"
 #include "collective-communicator.h"
+#include "op-state-window.h"
 
 #include "ns3/comm-transport.h"
 #include "ns3/nstime.h"
@@ -68,14 +69,6 @@ class Collective : private CommTransport::ArrivalHandler
     uint32_t GetStepCount() const;
 
   private:
-    /** What an op is doing (one byte per op: a ring holds 4(n-1) of them per rank). */
-    enum State : uint8_t
-    {
-        WAITING,  //!< for earlier ops
-        ISSUED,   //!< handed to the transport
-        COMPLETE, //!< done
-    };
-
     void Issue(uint32_t op);
     /** Hands send \p op (to communicator member \p peer) to the transport after its delay. */
     void SendNow(uint32_t op, uint32_t peer, int64_t tag, uint64_t bytes);
@@ -101,7 +94,7 @@ class Collective : private CommTransport::ArrivalHandler
     uint64_t m_seq;
     CallSignature m_call;
     std::unique_ptr<const CollectiveSchedule> m_schedule;
-    std::vector<State> m_state; //!< per op
+    OpStateWindow m_state; //!< per op, for the ops in progress
     std::size_t m_remaining;
     std::function<void()> m_done;
     bool m_handlerSet{false}; //!< this is the transport's arrival handler of the call
