@@ -11,6 +11,7 @@
 #include "ns3/trace-error.h"
 
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <limits>
 
 using namespace ns3;
@@ -143,6 +144,42 @@ BOOST_AUTO_TEST_CASE(plain_and_gzip_give_the_same_nodes)
     // Compression is detected from content, not the name.
     chakra_test::WriteFileBytes(dir.File("renamed.et"), gz);
     BOOST_TEST(ReadError(dir.File("renamed.et")) == "");
+}
+
+BOOST_AUTO_TEST_CASE(a_reader_read_to_the_end_lets_its_file_go)
+{
+    // A feeder keeps its reader for the run; once at the end the reader holds no file (nor
+    // zlib's state), and what it reports stays: offset (the file's uncompressed length),
+    // compression, and no more nodes.
+    TempDir dir;
+    WriteTrace(dir.File("t.et"), 20);
+    const uint64_t plainBytes = chakra_test::ReadFileBytes(dir.File("t.et")).size();
+    auto openFiles = []() {
+        std::size_t count = 0;
+        for ([[maybe_unused]] const auto& entry :
+             std::filesystem::directory_iterator("/proc/self/fd"))
+        {
+            ++count;
+        }
+        return count;
+    };
+    for (const std::string name : {"t.et", "t.et.gz"})
+    {
+        const std::string path = dir.File(name);
+        WriteTrace(path, 20);
+        const std::size_t before = openFiles();
+        EtReader reader(path);
+        BOOST_TEST(openFiles() == before + 1);
+        ChakraProtoMsg::Node node;
+        while (reader.ReadNode(node))
+        {
+        }
+        BOOST_TEST(openFiles() == before);
+        BOOST_TEST(!reader.ReadNode(node));
+        BOOST_TEST(reader.GetNodesRead() == 20u);
+        BOOST_TEST(reader.GetOffset() == plainBytes);
+        BOOST_TEST(reader.IsCompressed() == (name == "t.et.gz"));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(wire_format_is_varint_length_then_message)

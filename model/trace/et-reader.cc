@@ -185,6 +185,13 @@ EtReader::ReadNode(ChakraProtoMsg::Node& node)
     uint32_t size = 0;
     if (!NextMessage("Node", data, size))
     {
+        // The end: a reader whose nodes stay in memory (a feeder's window) keeps no file,
+        // zlib state or read buffer for the rest of the run.
+        m_file.Close();
+        std::vector<char>().swap(m_buffer);
+        m_bufferOffset += m_begin; // GetOffset stays the file's length
+        m_begin = 0;
+        m_end = 0;
         return false;
     }
     if (!ParseNode(data, size, node))

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -22,10 +23,11 @@ namespace
 constexpr unsigned kZlibBufferBytes = 1u << 18;
 
 /**
- * zlib's buffer size for reading. A replay keeps one reader open per rank for the whole run,
- * and zlib allocates this much for input plus twice as much for output (gz_look in zlib's
- * gzread.c): 256 KiB cost 768 KiB per rank, 3 GiB at 4,096 ranks (doc/workloads.md, the DLRM
- * job scaled). 32 KiB (96 KiB per rank; zlib's own default is 8 KiB) still reads in few calls.
+ * zlib's buffer size for reading a gzip'd file. A replay keeps one reader open per rank until
+ * its trace ends, and zlib allocates this much for input plus twice as much for output (gz_look
+ * in zlib's gzread.c): 256 KiB cost 768 KiB per rank, 3 GiB at 4,096 ranks (doc/workloads.md,
+ * the DLRM job scaled). 32 KiB (96 KiB per rank; zlib's own default is 8 KiB) still reads in
+ * few calls. Plain files do not go through zlib (it would allocate the same buffers to copy).
  */
 constexpr unsigned kZlibReadBufferBytes = 1u << 15;
 
@@ -77,10 +79,26 @@ InputFile::InputFile(const std::string& path)
         throw TraceError(path, "", "cannot open: not a regular file");
     }
     m_size = static_cast<uint64_t>(info.st_size);
-    gzFile gz = gzopen(path.c_str(), "rb");
-    if (gz == nullptr)
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
     {
         throw TraceError(path, "", std::string("cannot open: ") + std::strerror(errno));
+    }
+    // gzip or not, from the content (the magic 1f 8b), never from the name.
+    unsigned char magic[2] = {0, 0};
+    const bool gzip =
+        pread(fd, magic, sizeof(magic), 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (!gzip)
+    {
+        m_fd = fd;
+        RefuseTarArchive();
+        return;
+    }
+    gzFile gz = gzdopen(fd, "rb"); // owns fd from here
+    if (gz == nullptr)
+    {
+        close(fd);
+        throw TraceError(path, "", "cannot open: out of memory for zlib");
     }
     gzbuffer(gz, static_cast<unsigned>(BufferSizeFor(kZlibReadBufferBytes)));
     m_gz = gz;
@@ -95,20 +113,35 @@ InputFile::RefuseTarArchive()
     // not say what is wrong. The first bytes are read once and the stream rewound.
     constexpr std::size_t kMagicAt = 257;
     char header[kMagicAt + 5];
-    auto gz = static_cast<gzFile>(m_gz);
-    const int got = gzread(gz, header, sizeof(header));
-    const bool tar =
-        got == static_cast<int>(sizeof(header)) && std::memcmp(header + kMagicAt, "ustar", 5) == 0;
-    // A short read (a small file, or gzip data cut short) rewinds and Read reports the rest;
-    // an error (corrupt gzip data) is what Read would report at byte 0.
-    if (!tar && got >= 0 && gzrewind(gz) == 0)
-    {
-        return;
-    }
     const bool compressed = IsCompressed();
-    const std::string reason = GzErrorText(gz);
-    gzclose_r(gz);
-    m_gz = nullptr;
+    std::string reason;
+    bool tar = false;
+    if (!compressed)
+    {
+        const ssize_t got = pread(m_fd, header, sizeof(header), 0); // leaves the offset at 0
+        tar = got == static_cast<ssize_t>(sizeof(header)) &&
+              std::memcmp(header + kMagicAt, "ustar", 5) == 0;
+        if (!tar && got >= 0)
+        {
+            return;
+        }
+        reason = std::strerror(errno);
+    }
+    else
+    {
+        auto gz = static_cast<gzFile>(m_gz);
+        const int got = gzread(gz, header, sizeof(header));
+        tar = got == static_cast<int>(sizeof(header)) &&
+              std::memcmp(header + kMagicAt, "ustar", 5) == 0;
+        // A short read (a small file, or gzip data cut short) rewinds and Read reports the
+        // rest; an error (corrupt gzip data) is what Read would report at byte 0.
+        if (!tar && got >= 0 && gzrewind(gz) == 0)
+        {
+            return;
+        }
+        reason = GzErrorText(gz);
+    }
+    Close();
     if (!tar)
     {
         throw TraceError(m_path,
@@ -125,12 +158,36 @@ InputFile::RefuseTarArchive()
 
 InputFile::~InputFile()
 {
-    gzclose_r(static_cast<gzFile>(m_gz));
+    Close();
+}
+
+void
+InputFile::Close()
+{
+    m_closedCompressed = IsCompressed();
+    if (m_gz != nullptr)
+    {
+        gzclose_r(static_cast<gzFile>(m_gz));
+        m_gz = nullptr;
+    }
+    if (m_fd >= 0)
+    {
+        close(m_fd);
+        m_fd = -1;
+    }
 }
 
 std::size_t
 InputFile::Read(void* buffer, std::size_t size)
 {
+    if (m_fd >= 0)
+    {
+        return ReadPlain(buffer, size);
+    }
+    if (m_gz == nullptr)
+    {
+        return 0; // closed
+    }
     auto gz = static_cast<gzFile>(m_gz);
     auto* out = static_cast<char*>(buffer);
     std::size_t total = 0;
@@ -140,11 +197,9 @@ InputFile::Read(void* buffer, std::size_t size)
         int got = gzread(gz, out + total, request);
         if (got < 0)
         {
-            throw TraceError(
-                m_path,
-                "byte " + std::to_string(m_offset + total),
-                (IsCompressed() ? "corrupt or truncated gzip data: " : "read error: ") +
-                    GzErrorText(gz));
+            throw TraceError(m_path,
+                             "byte " + std::to_string(m_offset + total),
+                             "corrupt or truncated gzip data: " + GzErrorText(gz));
         }
         if (got == 0)
         {
@@ -165,10 +220,38 @@ InputFile::Read(void* buffer, std::size_t size)
     return total;
 }
 
+std::size_t
+InputFile::ReadPlain(void* buffer, std::size_t size)
+{
+    auto* out = static_cast<char*>(buffer);
+    std::size_t total = 0;
+    while (total < size)
+    {
+        const ssize_t got = read(m_fd, out + total, std::min(size - total, kMaxZlibChunk));
+        if (got < 0)
+        {
+            if (errno == EINTR)
+            {
+                continue;
+            }
+            throw TraceError(m_path,
+                             "byte " + std::to_string(m_offset + total),
+                             std::string("read error: ") + std::strerror(errno));
+        }
+        if (got == 0)
+        {
+            break;
+        }
+        total += static_cast<std::size_t>(got);
+    }
+    m_offset += total;
+    return total;
+}
+
 bool
 InputFile::IsCompressed() const
 {
-    return gzdirect(static_cast<gzFile>(m_gz)) == 0;
+    return m_gz != nullptr || (m_fd < 0 && m_closedCompressed);
 }
 
 const std::string&

@@ -22,7 +22,9 @@ namespace ns3
  * \brief Sequential reader of a plain or gzip'd file.
  *
  * Compression is detected from the content (gzip magic 1f 8b), never from the name, so a
- * gunzipped file that kept its ".gz" name still reads. Memory use is a fixed buffer.
+ * gunzipped file that kept its ".gz" name still reads. A gzip'd file is read through zlib
+ * (a fixed buffer, about 100 KiB with zlib's state); a plain one straight from its
+ * descriptor, with no buffer of its own (its readers have theirs).
  */
 class InputFile
 {
@@ -46,6 +48,14 @@ class InputFile
      */
     std::size_t Read(void* buffer, std::size_t size);
 
+    /**
+     * Closes the file and releases zlib's state (about 48 KiB: its inflate window and
+     * buffers), e.g. once it has been read to the end: a job's thousands of readers that keep
+     * their nodes in memory need not keep their files. Read then returns 0; the path, offset
+     * and compression stay known.
+     */
+    void Close();
+
     /** \return true if the file is gzip'd (known after the first Read) */
     bool IsCompressed() const;
     /** \return the path given to the constructor */
@@ -64,11 +74,15 @@ class InputFile
   private:
     /** Throws (closing the file) if it is a tar archive, plain or gzip'd; else rewinds it. */
     void RefuseTarArchive();
+    /** Read of a plain file: straight from the descriptor (the caller buffers). */
+    std::size_t ReadPlain(void* buffer, std::size_t size);
 
-    std::string m_path;   //!< the file
-    void* m_gz{nullptr};  //!< zlib gzFile (reads plain files transparently)
-    uint64_t m_offset{0}; //!< bytes delivered
-    uint64_t m_size{0};   //!< bytes on disk
+    std::string m_path;             //!< the file
+    int m_fd{-1};                   //!< a plain file's descriptor; -1 for a gzip'd or closed one
+    void* m_gz{nullptr};            //!< a gzip'd file's zlib gzFile; null for a plain or closed one
+    bool m_closedCompressed{false}; //!< IsCompressed when the file was closed
+    uint64_t m_offset{0};           //!< bytes delivered
+    uint64_t m_size{0};             //!< bytes on disk
 };
 
 /**
