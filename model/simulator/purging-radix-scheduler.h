@@ -70,10 +70,10 @@ class PurgingRadixScheduler final : public PurgingScheduler
     void TrimFront();
 
     std::array<std::vector<Event>, kBuckets> m_buckets; //!< by timestamp bit, see above
-    std::size_t m_front{0};   //!< the first event of bucket 0 not yet handed out
-    uint64_t m_origin{0};     //!< the timestamp of bucket 0
-    uint64_t m_occupied{0};   //!< bit b - 1 set when bucket b (1..64) holds events
-    std::size_t m_held{0};    //!< events held, in all buckets
+    std::size_t m_front{0}; //!< the first event of bucket 0 not yet handed out
+    uint64_t m_origin{0};   //!< the timestamp of bucket 0
+    uint64_t m_occupied{0}; //!< bit b - 1 set when bucket b (1..64) holds events
+    std::size_t m_held{0};  //!< events held, in all buckets
 };
 
 } // namespace ns3
