@@ -55,6 +55,17 @@ TakeNext(Scheduler& scheduler)
     return taken;
 }
 
+/** Takes every event left out, in order, appending their keys to \p taken. */
+void
+TakeRest(Scheduler& scheduler, std::vector<Key>& taken)
+{
+    while (!scheduler.IsEmpty())
+    {
+        const Taken event = TakeNext(scheduler);
+        taken.emplace_back(event.key.m_ts, event.key.m_uid);
+    }
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(events_come_out_by_time_then_scheduling_order, List, EventLists)
@@ -87,11 +98,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(events_come_out_by_time_then_scheduling_order, Lis
             now = event.key.m_ts;
         }
     }
-    while (!scheduler.IsEmpty())
-    {
-        const Taken event = TakeNext(scheduler);
-        taken.emplace_back(event.key.m_ts, event.key.m_uid);
-    }
+    TakeRest(scheduler, taken);
     BOOST_REQUIRE_EQUAL(taken.size(), inserted.size());
     BOOST_TEST(std::is_sorted(taken.begin(), taken.end()));
     std::sort(inserted.begin(), inserted.end());
@@ -204,11 +211,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(remove_takes_out_one_event, List, EventLists)
     }
     std::sort(expected.begin(), expected.end());
     std::vector<Key> taken;
-    while (!scheduler.IsEmpty())
-    {
-        const Taken event = TakeNext(scheduler);
-        taken.emplace_back(event.key.m_ts, event.key.m_uid);
-    }
+    TakeRest(scheduler, taken);
     BOOST_TEST(taken == expected);
 }
 
@@ -246,11 +249,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(timestamps_far_apart_and_crowded_ties, List, Event
             now = event.key.m_ts;
         }
     }
-    while (!scheduler.IsEmpty())
-    {
-        const Taken event = TakeNext(scheduler);
-        taken.emplace_back(event.key.m_ts, event.key.m_uid);
-    }
+    TakeRest(scheduler, taken);
     std::sort(inserted.begin(), inserted.end());
     BOOST_TEST(taken == inserted);
 }
