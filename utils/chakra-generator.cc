@@ -129,13 +129,17 @@ Bounded(const ToolArgs& args, const std::string& name)
     return value;
 }
 
-/** Checks the ranks of a job (one file each) against the soft bound and the hard one. */
+/**
+ * Checks the files a job writes against the soft bound (one per rank, or \p roleFiles with
+ * --trace-per-role) and its ranks against the hard one.
+ */
 void
-CheckRanks(const ToolArgs& args, uint64_t ranks, const std::string& how)
+CheckRanks(const ToolArgs& args, uint64_t ranks, const std::string& how, uint64_t roleFiles = 0)
 {
     const std::string what =
-        how + " (one trace file per rank: " + std::to_string(ranks) + " files)";
-    CheckSoftBound(args, "ranks", ranks, what);
+        roleFiles > 0 ? how + " (one trace file per role: " + std::to_string(roleFiles) + " files)"
+                      : how + " (one trace file per rank: " + std::to_string(ranks) + " files)";
+    CheckSoftBound(args, "ranks", roleFiles > 0 ? roleFiles : ranks, what);
     if (ranks > 1000000)
     {
         throw std::invalid_argument(what + " is above 1000000, the most a generated job has");
@@ -465,9 +469,15 @@ PlanLlm(const ToolArgs& args, const std::string& program)
     const LlmStepPlan checked = PlanLlmStep(spec); // every rule, before any file
     Plan plan;
     plan.ranks = checked.ranks;
-    CheckRanks(args, plan.ranks, "--ranks " + std::to_string(plan.ranks));
+    // Per role, the files are those of one data-parallel replica: the soft bound (a typing
+    // slip writing a million files) is on them; the ranks keep the hard bound.
+    const bool perRole = args.Has("trace-per-role");
+    CheckRanks(args,
+               plan.ranks,
+               "--ranks " + std::to_string(plan.ranks),
+               perRole ? plan.ranks / checked.layout.dp : 0);
     std::cerr << program << ": " << DescribeLlmStep(spec, checked) << std::endl;
-    if (!args.Has("trace-per-role"))
+    if (!perRole)
     {
         plan.write = [spec](const std::string& to) { return WriteLlmStep(to, spec); };
         return plan;
