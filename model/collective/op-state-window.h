@@ -52,12 +52,6 @@ class OpStateWindow
      *  start. */
     void Set(uint32_t op, State state);
 
-    /** \return the ops of the schedule */
-    uint32_t Size() const
-    {
-        return m_size;
-    }
-
     /** \return the most ops stored at once (the window's widest span) */
     uint32_t GetPeakSpan() const
     {
