@@ -5,6 +5,7 @@
  */
 #define BOOST_TEST_MODULE rdma
 #include "chakra-test-data.h"
+#include "rdma-network.h"
 #include "simulation-util.h"
 #include "topology-case.h"
 
@@ -20,72 +21,16 @@
 #include <type_traits>
 
 using namespace ns3;
+using namespace rdmatest;
 
 namespace
 {
-
-/** Tears the simulator and the defaults down after every test case. */
-struct Fresh
-{
-    ~Fresh()
-    {
-        Simulator::Destroy();
-        Config::Reset();
-    }
-};
 
 // Wire facts the expectations are built from (RoCEv2 and Ethernet, not the model's constants).
 constexpr double kIpUdpBthIcrc = 20 + 8 + 12 + 4;       // IPv4, UDP, BTH, ICRC per packet
 constexpr double kEthernet = 14 + 4 + 8 + 12;           // header, FCS, preamble + SFD, IFG
 constexpr double kMessageHeader = MessageHeader::kSize; // the model's message header (62)
 constexpr double kAckBytes = 20 + 8 + 12 + 4 + 4;       // IPv4, UDP, BTH, AETH, ICRC
-
-/** A built fabric and its nodes. */
-struct Network
-{
-    std::shared_ptr<ClusterTopology> topology;
-    NodeContainer nodes;
-    Ptr<RdmaFabric> fabric;
-};
-
-Network
-Install(std::shared_ptr<ClusterTopology> topology)
-{
-    Network network;
-    network.topology = topology;
-    network.nodes.Create(static_cast<uint32_t>(topology->GetNodes().size()));
-    network.fabric = CreateObject<RdmaFabric>();
-    network.fabric->Install(topology, network.nodes);
-    return network;
-}
-
-/** \p gpus GPUs (one per host) on one switch; every link \p rate, \p delay. */
-std::shared_ptr<ClusterTopology>
-Star(uint32_t gpus, const std::string& rate, Time delay)
-{
-    auto topology = std::make_shared<ClusterTopology>();
-    for (uint32_t g = 0; g < gpus; ++g)
-    {
-        topology->AddGpu(g);
-    }
-    const uint32_t sw = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
-    for (uint32_t g = 0; g < gpus; ++g)
-    {
-        topology->AddLink(g, sw, DataRate(rate), delay, 9000, ClusterTopology::SCALE_OUT);
-    }
-    return topology;
-}
-
-MessageHeader
-Message(uint32_t src, uint64_t payload, int64_t tag = 0)
-{
-    MessageHeader header;
-    header.src = src;
-    header.key.kind = MessageKey::P2P;
-    header.key.tag = tag;
-    header.payload = payload;
-    return header;
-}
 
 /** \return the wire bytes of a message of \p payload bytes at MTU 9000, by hand */
 double
@@ -95,29 +40,6 @@ WireBytes(double payload)
     const double packets = std::ceil(stream / (9000 - kIpUdpBthIcrc));
     return stream + packets * (kIpUdpBthIcrc + kEthernet);
 }
-
-/** Counts the data bytes a device receives, per source rank, in a time window. */
-struct BytesBySource
-{
-    Time from{Seconds(0)};
-    Time to{Seconds(1e9)};
-    std::map<uint32_t, double> bytes;
-
-    void Count(Ptr<const Packet> packet)
-    {
-        const Time now = Simulator::Now();
-        if (now < from || now > to)
-        {
-            return;
-        }
-        RoceV2Header header;
-        packet->PeekHeader(header);
-        if (header.IsData())
-        {
-            bytes[RoceV2Header::RankOfAddress(header.GetSource())] += packet->GetSize();
-        }
-    }
-};
 
 double
 Jain(const std::vector<double>& x)

@@ -1,8 +1,11 @@
 #include "rdma-fabric.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/mpi-context.h"
 #include "ns3/rdma-channel.h"
+#include "ns3/rdma-feedback-header.h"
+#include "ns3/rdma-rate-control.h"
 #include "ns3/rdma-remote-channel.h"
 #include "ns3/rdma-stats-gather.h"
 #include "ns3/rdma-transport.h"
@@ -269,6 +272,28 @@ RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
             throw std::invalid_argument("RdmaFabric: the link " + label(link.a) + " - " +
                                         label(link.b) +
                                         " has a data rate of 0 bit/s (no frame would ever leave)");
+        }
+    }
+    // HPCC's telemetry stamps a link's rate in whole Gbps (RdmaFeedbackHeader): a rate it
+    // cannot stamp would make every utilisation wrong, so it is refused here.
+    {
+        Ptr<RdmaNic> probe = CreateObject<RdmaNic>();
+        EnumValue model;
+        probe->GetAttribute("CongestionControl", model);
+        const std::string name = RdmaRateControl::GetModelName(static_cast<uint32_t>(model.Get()));
+        if (RdmaRateControl::Create(name)->GetFeedbackNeeds() & RdmaRateControl::FEEDBACK_TELEMETRY)
+        {
+            for (const ClusterTopology::Link& link : links)
+            {
+                if (!RdmaFeedbackHeader::IsStampableRate(link.rate))
+                {
+                    throw std::invalid_argument(
+                        "RdmaFabric: ns3::RdmaNic::CongestionControl=" + name +
+                        " stamps link rates in whole Gbps (1 to 4095), but a link of node " +
+                        std::to_string(link.a) + " - node " + std::to_string(link.b) + " runs at " +
+                        std::to_string(link.rate.GetBitRate()) + " bit/s");
+                }
+            }
         }
     }
     m_topology = topology;

@@ -356,6 +356,12 @@ RdmaNetDevice::NotifyIngressBytes(uint64_t bytes)
     }
 }
 
+uint64_t
+RdmaNetDevice::GetTxBytes() const
+{
+    return m_stats.txBytes;
+}
+
 RdmaNetDevice::Stats
 RdmaNetDevice::GetStats() const
 {

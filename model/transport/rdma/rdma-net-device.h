@@ -136,6 +136,8 @@ class RdmaNetDevice : public NetDevice
     void NotifyIngressBytes(uint64_t bytes);
     /** \return the counters (pause time includes a pause still running) */
     Stats GetStats() const;
+    /** \return the bytes sent so far (frame contents, all classes): what telemetry stamps */
+    uint64_t GetTxBytes() const;
 
     /** Called by the channel when a frame has fully arrived. */
     void Receive(Ptr<Packet> packet, uint8_t priority);

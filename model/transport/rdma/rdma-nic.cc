@@ -39,7 +39,10 @@ RdmaNic::GetTypeId()
                     ". none sends at line rate (PFC alone keeps the fabric "
                     "lossless, as Meta's RoCE training fabrics run); each other "
                     "model's parameters are its TypeId's attributes "
-                    "(ns3::DcqcnRateControl).",
+                    "(ns3::DcqcnRateControl, ns3::DctcpRateControl, ns3::TimelyRateControl, "
+                    "ns3::HpccRateControl, ns3::SwiftRateControl). dcqcn and dctcp need "
+                    "ECN marking in the switches (ns3::RdmaSwitch::EcnEnabled); hpcc makes "
+                    "them stamp in-band telemetry.",
                 EnumValue(0),
                 MakeEnumAccessor(&RdmaNic::m_congestionControl),
                 RdmaRateControl::MakeModelChecker())
@@ -202,14 +205,20 @@ RdmaNic::GetQueuePair(uint32_t peer)
             mtu = std::min(mtu, m_topology->GetLinks()[directed / 2].mtu);
         }
     }
-    const uint32_t mtuPayload = RdmaTransport::PayloadPerPacket(mtu);
+    Ptr<RdmaRateControl> rateControl =
+        RdmaRateControl::Create(RdmaRateControl::GetModelName(m_congestionControl));
+    uint32_t mtuPayload = RdmaTransport::PayloadPerPacket(mtu);
+    if (rateControl->GetFeedbackNeeds() & RdmaRateControl::FEEDBACK_TELEMETRY)
+    {
+        // The telemetry area rides in every data packet: frames must still fit the MTU.
+        mtuPayload -= std::min(mtuPayload, RdmaFeedbackHeader::kDataBytes);
+    }
     config.payloadPerPacket = m_payloadSize > 0 ? std::min(m_payloadSize, mtuPayload) : mtuPayload;
     config.payloadPerPacket = std::max<uint32_t>(config.payloadPerPacket, MessageHeader::kSize);
-    auto queuePair = std::make_unique<RdmaQueuePair>(
-        config,
-        RdmaRateControl::Create(RdmaRateControl::GetModelName(m_congestionControl)),
-        m_ports[port].device->GetDataRate(),
-        Simulator::Now());
+    auto queuePair = std::make_unique<RdmaQueuePair>(config,
+                                                     rateControl,
+                                                     m_ports[port].device->GetDataRate(),
+                                                     Simulator::Now());
     RdmaQueuePair& ref = *queuePair;
     m_queuePairs.emplace(peer, std::move(queuePair));
     return ref;
@@ -414,13 +423,19 @@ RdmaNic::Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority)
         return;
     }
     packet->RemoveHeader(header);
+    RdmaFeedbackHeader feedback;
+    if (header.HasFeedback())
+    {
+        packet->RemoveHeader(feedback);
+    }
+    const RdmaFeedbackHeader* carried = header.HasFeedback() ? &feedback : nullptr;
     const uint32_t peer = RoceV2Header::RankOfAddress(header.GetSource());
     RdmaQueuePair& queuePair = GetQueuePair(peer);
     const Time now = Simulator::Now();
     if (header.IsData())
     {
         RdmaQueuePair::RxActions actions;
-        queuePair.OnData(header, packet, now, actions);
+        queuePair.OnData(header, carried, packet, now, actions);
         if (actions.sendCnp)
         {
             SendControl(queuePair, queuePair.MakeCnp());
@@ -432,7 +447,10 @@ RdmaNic::Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority)
         }
         if (actions.sendAck)
         {
-            SendControl(queuePair, queuePair.MakeAck(actions.ackPsn, false));
+            SendControl(queuePair,
+                        queuePair.MakeAck(actions.ackPsn,
+                                          false,
+                                          actions.withFeedback ? &actions.ackFeedback : nullptr));
         }
         if (!actions.error.empty() && m_error)
         {
@@ -456,10 +474,14 @@ RdmaNic::Receive(uint32_t port, Ptr<Packet> packet, uint8_t priority)
     if (header.GetOpcode() == RoceV2Header::ACKNOWLEDGE)
     {
         std::vector<RdmaQueuePair::Done> completed;
-        if (queuePair.OnAck(header, now, completed))
+        if (queuePair.OnAck(header, carried, now, completed))
         {
             m_goBackTrace(peer, header.GetPsn());
             Activate(queuePair);
+        }
+        else if (queuePair.GetWindow() > 0 && queuePair.HasDataToSend())
+        {
+            Activate(queuePair); // the ACK opened its window
         }
         ArmTimer(queuePair);
         for (auto& done : completed)

@@ -75,6 +75,8 @@ RdmaQueuePair::RdmaQueuePair(const Config& config,
 {
     NS_LOG_FUNCTION(this << rateControl << lineRate);
     m_rateControl->Start(lineRate, now);
+    m_needs = m_rateControl->GetFeedbackNeeds();
+    m_window = m_rateControl->GetWindow();
 }
 
 uint64_t
@@ -112,7 +114,19 @@ RdmaQueuePair::Post(const MessageHeader& header, Done done)
 bool
 RdmaQueuePair::HasDataToSend() const
 {
-    return m_nextPsn < m_endPsn;
+    if (m_nextPsn >= m_endPsn)
+    {
+        return false;
+    }
+    // A window lets at least one packet be in flight, so that ACKs keep coming.
+    return m_window == 0 || m_nextPsn <= m_unackedPsn ||
+           (m_nextPsn - m_unackedPsn) * m_config.payloadPerPacket < m_window;
+}
+
+uint64_t
+RdmaQueuePair::GetWindow() const
+{
+    return m_window;
 }
 
 bool
@@ -173,6 +187,14 @@ RdmaQueuePair::NextPacket(Time now)
         packet = Create<Packet>(bytes + RoceV2Header::kIcrcBytes);
     }
     RoceV2Header header;
+    if (m_needs & RdmaRateControl::FEEDBACK_TELEMETRY)
+    {
+        // Empty hop slots for the switches on the way (the NIC took them out of the payload).
+        RdmaFeedbackHeader telemetry;
+        telemetry.SetSlots(RdmaFeedbackHeader::kMaxHops);
+        packet->AddHeader(telemetry);
+        header.SetFeedback(true);
+    }
     header.SetSource(RoceV2Header::AddressOfRank(m_config.localRank));
     header.SetDestination(RoceV2Header::AddressOfRank(m_config.peerRank));
     header.SetDscp(m_config.dataDscp);
@@ -183,7 +205,13 @@ RdmaQueuePair::NextPacket(Time now)
                          : (first ? RoceV2Header::SEND_FIRST
                                   : (last ? RoceV2Header::SEND_LAST : RoceV2Header::SEND_MIDDLE)));
     header.SetDestinationQp(m_config.localRank + 1); // the peer's queue pair for this rank
-    header.SetAckRequest(last);
+    // A window model waits for ACKs to send more: the packet that fills the window asks for
+    // one at once (the receiver otherwise answers every AckInterval packets).
+    const bool fillsWindow =
+        m_window > 0 &&
+        (m_nextPsn + 1 - std::min(m_unackedPsn, m_nextPsn)) * m_config.payloadPerPacket >= m_window;
+    header.SetAckRequest(last || fillsWindow ||
+                         (m_needs & RdmaRateControl::FEEDBACK_EVERY_PACKET) != 0);
     header.SetPsn(static_cast<uint32_t>(m_nextPsn));
     header.SetPayloadSize(packet->GetSize());
     packet->AddHeader(header);
@@ -196,6 +224,22 @@ RdmaQueuePair::NextPacket(Time now)
     if (!HasOutstanding())
     {
         m_lastProgress = now; // the retransmission clock starts with the first packet in flight
+    }
+    if (m_needs & RdmaRateControl::FEEDBACK_RTT)
+    {
+        if (m_sentAt.empty())
+        {
+            m_sentBase = m_nextPsn;
+        }
+        const uint64_t slot = m_nextPsn - m_sentBase;
+        if (slot < m_sentAt.size())
+        {
+            m_sentAt[slot] = now; // sent again (go-back-N): its round trip starts over
+        }
+        else
+        {
+            m_sentAt.resize(slot + 1, now);
+        }
     }
     ++m_nextPsn;
     m_highestSent = std::max(m_highestSent, m_nextPsn);
@@ -217,7 +261,10 @@ RdmaQueuePair::NextPacket(Time now)
 }
 
 bool
-RdmaQueuePair::OnAck(const RoceV2Header& header, Time now, std::vector<Done>& completed)
+RdmaQueuePair::OnAck(const RoceV2Header& header,
+                     const RdmaFeedbackHeader* feedback,
+                     Time now,
+                     std::vector<Done>& completed)
 {
     NS_LOG_FUNCTION(this << now);
     const bool nak = header.GetSyndrome() == RoceV2Header::NAK_SEQUENCE;
@@ -230,6 +277,26 @@ RdmaQueuePair::OnAck(const RoceV2Header& header, Time now, std::vector<Done>& co
     }
     if (acked > m_unackedPsn)
     {
+        RdmaRateControl::AckFeedback ack;
+        ack.ackedBytes = (acked - m_unackedPsn) * m_config.payloadPerPacket;
+        ack.ackedPsn = acked;
+        ack.payloadPerPacket = m_config.payloadPerPacket;
+        if (!nak && (m_needs & RdmaRateControl::FEEDBACK_RTT) && psn >= m_sentBase &&
+            psn - m_sentBase < m_sentAt.size())
+        {
+            ack.rtt = now - m_sentAt[psn - m_sentBase];
+        }
+        while (!m_sentAt.empty() && m_sentBase < acked)
+        {
+            m_sentAt.pop_front();
+            ++m_sentBase;
+        }
+        if (feedback != nullptr)
+        {
+            ack.marked = feedback->GetMarked();
+            ack.packets = feedback->GetPackets();
+            ack.telemetry = feedback->GetHopCount() > 0 ? feedback : nullptr;
+        }
         m_unackedPsn = acked;
         m_lastProgress = now;
         uint64_t payload = 0;
@@ -247,7 +314,13 @@ RdmaQueuePair::OnAck(const RoceV2Header& header, Time now, std::vector<Done>& co
         }
         m_cursor = m_cursor > popped ? m_cursor - popped : 0;
         m_ackedPayload += payload;
-        m_rateControl->OnAck(payload, now);
+        if (m_nextPsn < m_unackedPsn)
+        {
+            m_nextPsn = m_unackedPsn; // an ACK beyond a go-back point: skip what arrived
+        }
+        ack.nextPsn = m_nextPsn;
+        m_rateControl->OnAck(ack, now);
+        m_window = m_rateControl->GetWindow();
     }
     if (m_nextPsn < m_unackedPsn)
     {
@@ -309,7 +382,11 @@ RdmaQueuePair::IsTimerPending() const
 }
 
 void
-RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, RxActions& actions)
+RdmaQueuePair::OnData(const RoceV2Header& header,
+                      const RdmaFeedbackHeader* feedback,
+                      Ptr<Packet> packet,
+                      Time now,
+                      RxActions& actions)
 {
     NS_LOG_FUNCTION(this << packet << now);
     if (header.GetEcn() == RoceV2Header::CE &&
@@ -347,8 +424,14 @@ RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, 
     }
     ++m_expectedPsn;
     m_nakSent = false;
+    ++m_rxPackets;
+    if (header.GetEcn() == RoceV2Header::CE)
+    {
+        ++m_rxMarked;
+    }
     const RoceV2Header::Opcode opcode = header.GetOpcode();
-    const uint32_t payload = header.GetPayloadSize() - RoceV2Header::kIcrcBytes;
+    const uint32_t payload = header.GetPayloadSize() - RoceV2Header::kIcrcBytes -
+                             (feedback != nullptr ? feedback->GetSerializedSize() : 0);
     if (opcode == RoceV2Header::SEND_FIRST || opcode == RoceV2Header::SEND_ONLY)
     {
         if (m_inMessage)
@@ -402,6 +485,17 @@ RdmaQueuePair::OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, 
         m_sinceAck = 0;
         actions.sendAck = true;
         actions.ackPsn = static_cast<uint32_t>(psn);
+        if (feedback != nullptr || (m_needs & RdmaRateControl::FEEDBACK_ECN_COUNTS))
+        {
+            actions.withFeedback = true;
+            if (feedback != nullptr)
+            {
+                actions.ackFeedback.CopyHops(*feedback);
+            }
+            actions.ackFeedback.SetCounts(m_rxMarked, m_rxPackets);
+        }
+        m_rxMarked = 0;
+        m_rxPackets = 0;
     }
 }
 
@@ -421,13 +515,18 @@ RdmaQueuePair::ControlHeader(RoceV2Header::Opcode opcode) const
 }
 
 Ptr<Packet>
-RdmaQueuePair::MakeAck(uint32_t psn, bool nak) const
+RdmaQueuePair::MakeAck(uint32_t psn, bool nak, const RdmaFeedbackHeader* feedback) const
 {
     RoceV2Header header = ControlHeader(RoceV2Header::ACKNOWLEDGE);
     header.SetSyndrome(nak ? RoceV2Header::NAK_SEQUENCE : RoceV2Header::ACK);
     header.SetPsn(psn);
     header.SetMsn(m_msn);
     Ptr<Packet> packet = Create<Packet>(RoceV2Header::kIcrcBytes);
+    if (feedback != nullptr)
+    {
+        packet->AddHeader(*feedback);
+        header.SetFeedback(true);
+    }
     header.SetPayloadSize(packet->GetSize());
     packet->AddHeader(header);
     return packet;

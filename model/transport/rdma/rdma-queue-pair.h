@@ -5,6 +5,7 @@
 #ifndef CHAKRA_RDMA_QUEUE_PAIR_H
 #define CHAKRA_RDMA_QUEUE_PAIR_H
 
+#include "rdma-feedback-header.h"
 #include "rdma-rate-control.h"
 
 #include "ns3/message-key.h"
@@ -40,6 +41,14 @@ namespace ns3
  * AckInterval packets and on every AckReq (the last packet of a message). A CE-marked packet
  * makes a CNP, at most one per CnpInterval. A message is delivered when its last packet is
  * accepted.
+ *
+ * Congestion control beyond the rate (RdmaRateControl::GetFeedbackNeeds): a model's window
+ * caps the stream bytes sent and not acknowledged (at least one packet may always be in
+ * flight); for FEEDBACK_RTT the sender keeps each unacknowledged packet's send time and an ACK
+ * gives the round trip of the packet it names; for FEEDBACK_TELEMETRY data packets carry an
+ * empty RdmaFeedbackHeader that switches stamp; an ACK carries an RdmaFeedbackHeader when the
+ * packet it answers had one or the receiving end's model counts ECN marks: the answered
+ * packet's hops and the CE-marked and total data packets accepted since the previous ACK.
  */
 class RdmaQueuePair
 {
@@ -70,6 +79,8 @@ class RdmaQueuePair
         uint32_t ackPsn{0};                   //!< PSN the ACK or NAK carries
         std::vector<MessageHeader> delivered; //!< messages complete with this packet
         std::string error;                    //!< a malformed stream (reported, not fatal)
+        bool withFeedback{false};             //!< the ACK carries ackFeedback
+        RdmaFeedbackHeader ackFeedback;       //!< what the ACK carries back
     };
 
     /** Counters. */
@@ -111,11 +122,15 @@ class RdmaQueuePair
     /**
      * An ACK or NAK for the sending direction arrived.
      * \param header its headers
+     * \param feedback its RdmaFeedbackHeader, or null
      * \param now the current time
      * \param[out] completed the completions of sends now fully acknowledged, in order
      * \return true if the queue pair went back (NAK) and has packets to send again
      */
-    bool OnAck(const RoceV2Header& header, Time now, std::vector<Done>& completed);
+    bool OnAck(const RoceV2Header& header,
+               const RdmaFeedbackHeader* feedback,
+               Time now,
+               std::vector<Done>& completed);
     /** A CNP for the sending direction arrived. */
     void OnCnp(Time now);
     /**
@@ -133,12 +148,19 @@ class RdmaQueuePair
 
     /**
      * A data packet arrived (headers removed from \p packet, which holds the stream bytes and
-     * the ICRC).
+     * the ICRC); \p feedback is its RdmaFeedbackHeader, or null.
      */
-    void OnData(const RoceV2Header& header, Ptr<Packet> packet, Time now, RxActions& actions);
+    void OnData(const RoceV2Header& header,
+                const RdmaFeedbackHeader* feedback,
+                Ptr<Packet> packet,
+                Time now,
+                RxActions& actions);
 
-    /** \return an ACK (or NAK) for the receiving direction, carrying \p psn */
-    Ptr<Packet> MakeAck(uint32_t psn, bool nak) const;
+    /**
+     * \return an ACK (or NAK) for the receiving direction, carrying \p psn and \p feedback
+     *         (if not null)
+     */
+    Ptr<Packet> MakeAck(uint32_t psn, bool nak, const RdmaFeedbackHeader* feedback = nullptr) const;
     /** \return a CNP for the peer's sending direction */
     Ptr<Packet> MakeCnp() const;
 
@@ -152,6 +174,9 @@ class RdmaQueuePair
     std::size_t GetPendingMessages() const;
     /** \return bytes of payload sent and acknowledged so far */
     uint64_t GetAckedPayload() const;
+
+    /** \return the window the rate control sets (stream bytes in flight; 0: none) */
+    uint64_t GetWindow() const;
 
     /** \return true while the NIC's port lists it as wanting to send */
     bool IsScheduled() const;
@@ -180,6 +205,8 @@ class RdmaQueuePair
     Config m_config;
     Ptr<RdmaRateControl> m_rateControl;
     DataRate m_lineRate;
+    uint32_t m_needs{0};  //!< the rate control's RdmaRateControl::Feedback bits
+    uint64_t m_window{0}; //!< its window (0: none)
 
     // Sending direction.
     std::deque<Outgoing> m_messages; //!< posted, not fully acknowledged
@@ -193,6 +220,8 @@ class RdmaQueuePair
     bool m_timerPending{false};
     bool m_scheduled{false};
     uint64_t m_ackedPayload{0};
+    std::deque<Time> m_sentAt; //!< FEEDBACK_RTT: last send time of PSNs from m_sentBase on
+    uint64_t m_sentBase{0};
 
     // Receiving direction.
     uint64_t m_expectedPsn{0};
@@ -204,7 +233,9 @@ class RdmaQueuePair
     uint32_t m_duplicatesSinceAck{0};
     Time m_lastCnp;
     bool m_cnpSent{false};
-    uint32_t m_msn{0}; //!< messages received (AETH MSN)
+    uint32_t m_msn{0};       //!< messages received (AETH MSN)
+    uint32_t m_rxPackets{0}; //!< data packets accepted since the last ACK
+    uint32_t m_rxMarked{0};  //!< of them, CE-marked
 
     Stats m_stats;
 };

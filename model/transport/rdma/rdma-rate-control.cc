@@ -19,13 +19,17 @@ NS_OBJECT_ENSURE_REGISTERED(LineRateControl);
 namespace
 {
 
-/** Model names and their TypeIds (HPCC, TIMELY: add them here). */
+/** Model names and their TypeIds. */
 const std::vector<std::pair<std::string, std::string>>&
 Models()
 {
     static const std::vector<std::pair<std::string, std::string>> models = {
         {"none", "ns3::LineRateControl"},
         {"dcqcn", "ns3::DcqcnRateControl"},
+        {"dctcp", "ns3::DctcpRateControl"},
+        {"timely", "ns3::TimelyRateControl"},
+        {"hpcc", "ns3::HpccRateControl"},
+        {"swift", "ns3::SwiftRateControl"},
     };
     return models;
 }
@@ -96,9 +100,21 @@ RdmaRateControl::OnCnp(Time /* now */)
 }
 
 void
-RdmaRateControl::OnAck(uint64_t /* bytes */, Time /* now */)
+RdmaRateControl::OnAck(const AckFeedback& /* ack */, Time /* now */)
 {
     NS_LOG_FUNCTION(this);
+}
+
+uint32_t
+RdmaRateControl::GetFeedbackNeeds() const
+{
+    return FEEDBACK_NONE;
+}
+
+uint64_t
+RdmaRateControl::GetWindow() const
+{
+    return 0;
 }
 
 TypeId

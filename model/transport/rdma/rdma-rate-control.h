@@ -9,10 +9,13 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <cstdint>
 #include <string>
 
 namespace ns3
 {
+
+class RdmaFeedbackHeader;
 
 /**
  * \ingroup chakra-transport
@@ -20,17 +23,44 @@ namespace ns3
  *
  * The NIC paces each queue pair at GetRate (a packet of W wire bytes is followed by W x 8 /
  * rate of silence for that queue pair) and tells the model what happens: packets sent, CNPs
- * received (DCQCN), ACKs (for models that use them: HPCC, TIMELY). Models keep their timers
- * lazily (advanced when asked), so an idle or uncongested queue pair costs no events.
+ * received (DCQCN), ACKs with what they carry. A model may also cap the bytes in flight
+ * (GetWindow: HPCC, DCTCP, Swift). What the ACKs carry is what the model asks for
+ * (GetFeedbackNeeds): ECN-mark counts, a round-trip time (measured by the sender, as NICs
+ * timestamp packets), the switches' in-band telemetry. Models keep their timers lazily
+ * (advanced when asked), so an idle or uncongested queue pair costs no events.
  */
 class RdmaRateControl : public Object
 {
   public:
+    /** What a model needs the queue pair and the fabric to measure (GetFeedbackNeeds). */
+    enum Feedback : uint32_t
+    {
+        FEEDBACK_NONE = 0,
+        FEEDBACK_ECN_COUNTS = 1,   //!< ACKs count the CE-marked data packets they cover
+        FEEDBACK_RTT = 2,          //!< the sender times each packet to its ACK
+        FEEDBACK_TELEMETRY = 4,    //!< switches stamp data packets; ACKs echo the stamps
+        FEEDBACK_EVERY_PACKET = 8, //!< every data packet asks for its ACK (AckReq), whatever
+                                   //!< RdmaNic::AckInterval: per-packet feedback
+    };
+
+    /** What an ACK that acknowledged new data tells the sending queue pair's model. */
+    struct AckFeedback
+    {
+        uint64_t ackedBytes{0};       //!< stream bytes newly acknowledged (PSNs x packet payload)
+        uint64_t ackedPsn{0};         //!< one past the last PSN acknowledged
+        uint64_t nextPsn{0};          //!< the next new PSN the sender will send
+        uint32_t payloadPerPacket{0}; //!< stream bytes per packet
+        Time rtt;                     //!< the acknowledged packet's round trip (FEEDBACK_RTT), or 0
+        uint32_t marked{0};           //!< CE-marked data packets (FEEDBACK_ECN_COUNTS)
+        uint32_t packets{0};          //!< data packets the receiver counted for this ACK
+        const RdmaFeedbackHeader* telemetry{nullptr}; //!< the acknowledged packet's hops
+    };
+
     /** \return the TypeId */
     static TypeId GetTypeId();
 
     /**
-     * \param name a model name: none, dcqcn
+     * \param name a model name: none, dcqcn, dctcp, timely, hpcc, swift
      * \return a new model of that name
      * \throws std::invalid_argument for an unknown name (the message lists the known ones)
      */
@@ -59,10 +89,17 @@ class RdmaRateControl : public Object
     virtual void OnCnp(Time now);
     /**
      * An ACK acknowledged new data.
-     * \param bytes newly acknowledged payload bytes
+     * \param ack what it carries (as GetFeedbackNeeds asked)
      * \param now the current time
      */
-    virtual void OnAck(uint64_t bytes, Time now);
+    virtual void OnAck(const AckFeedback& ack, Time now);
+    /** \return a Feedback bit set: what the model reads (default: nothing) */
+    virtual uint32_t GetFeedbackNeeds() const;
+    /**
+     * \return the stream bytes the queue pair may have sent and not had acknowledged; 0: no
+     *         window (the default: the rate alone limits it)
+     */
+    virtual uint64_t GetWindow() const;
     /** \return the model's name */
     virtual std::string GetName() const = 0;
 };

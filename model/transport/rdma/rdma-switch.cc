@@ -2,6 +2,7 @@
 
 #include "pfc-header.h"
 #include "rdma-channel.h"
+#include "rdma-feedback-header.h"
 #include "rocev2-header.h"
 
 #include "ns3/boolean.h"
@@ -273,11 +274,9 @@ RdmaSwitch::GetXoffThreshold() const
 }
 
 uint32_t
-RdmaSwitch::Route(Ptr<const Packet> packet, uint32_t& dstRank, uint32_t& srcRank)
+RdmaSwitch::Route(const RoceV2Header& header, uint32_t& dstRank, uint32_t& srcRank)
 {
-    NS_LOG_FUNCTION(this << packet);
-    RoceV2Header header;
-    packet->PeekHeader(header);
+    NS_LOG_FUNCTION(this);
     dstRank = RoceV2Header::RankOfAddress(header.GetDestination());
     srcRank = RoceV2Header::RankOfAddress(header.GetSource());
     if (dstRank >= m_routes.size())
@@ -304,9 +303,11 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
 {
     NS_LOG_FUNCTION(this << inPort << packet << static_cast<uint32_t>(priority));
     SizeBuffer();
+    RoceV2Header header;
+    packet->PeekHeader(header);
     uint32_t dstRank = 0;
     uint32_t srcRank = 0;
-    const uint32_t out = Route(packet, dstRank, srcRank);
+    const uint32_t out = Route(header, dstRank, srcRank);
     if (out == kUnreachable || out >= m_ports.size())
     {
         NS_LOG_WARN("switch node " << m_node << ": no route to rank " << dstRank);
@@ -321,7 +322,7 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
     Port& in = m_ports[inPort];
     const uint32_t bytes = packet->GetSize();
     const uint64_t threshold = GetXoffThreshold();
-    Entry entry{packet, inPort, bytes, false, false};
+    Entry entry{packet, inPort, bytes, false, false, header.HasFeedback() && header.IsData()};
     if (in.sharedBytes + bytes <= threshold && m_sharedUsed + bytes <= m_sharedSize)
     {
         in.sharedBytes += bytes;
@@ -346,8 +347,6 @@ RdmaSwitch::Receive(uint32_t inPort, Ptr<Packet> packet, uint8_t priority)
     }
     if (m_ecnEnabled)
     {
-        RoceV2Header header;
-        packet->PeekHeader(header);
         entry.ect = header.GetEcn() == RoceV2Header::ECT0 || header.GetEcn() == RoceV2Header::ECT1;
     }
     Port& outPort = m_ports[out];
@@ -377,14 +376,35 @@ RdmaSwitch::Dequeue(uint32_t index)
     Release(entry);
     // Marking on departure, on what is still queued behind the packet: the freshest view of
     // the queue, and none on a port that only forwards at line rate.
-    if (m_ecnEnabled && port.ecn && entry.ect && port.queueBytes > port.kMin &&
-        m_random->GetValue() < MarkProbability(port, port.queueBytes))
+    const bool mark = m_ecnEnabled && port.ecn && entry.ect && port.queueBytes > port.kMin &&
+                      m_random->GetValue() < MarkProbability(port, port.queueBytes);
+    if (mark || entry.telemetry)
     {
         RoceV2Header header;
         entry.packet->RemoveHeader(header);
-        header.SetEcn(RoceV2Header::CE);
+        if (mark)
+        {
+            header.SetEcn(RoceV2Header::CE);
+        }
+        if (entry.telemetry)
+        {
+            // In-band telemetry (HPCC): this port's rate, the time, the bytes it has sent and
+            // the queue behind the packet, as the packet leaves.
+            RdmaFeedbackHeader feedback;
+            entry.packet->RemoveHeader(feedback);
+            RdmaFeedbackHeader::Hop hop;
+            hop.Set(Simulator::Now(),
+                    port.device->GetTxBytes(),
+                    port.queueBytes,
+                    port.device->GetDataRate());
+            feedback.PushHop(hop);
+            entry.packet->AddHeader(feedback);
+        }
         entry.packet->AddHeader(header);
-        port.device->NotifyEcnMark(entry.packet);
+        if (mark)
+        {
+            port.device->NotifyEcnMark(entry.packet);
+        }
     }
     return entry.packet;
 }

@@ -6,6 +6,7 @@
 #define CHAKRA_RDMA_SWITCH_H
 
 #include "rdma-net-device.h"
+#include "rocev2-header.h"
 
 #include "ns3/cluster-topology.h"
 #include "ns3/event-id.h"
@@ -46,6 +47,8 @@ namespace ns3
  * the data bytes still queued for that port: 0 up to EcnKmin, rising linearly to EcnPmax at
  * EcnKmax, 1 above (DCQCN's marking). EcnKmin/EcnKmax 0: per port, EcnKminPerGbps /
  * EcnKmaxPerGbps x the port's rate.
+ * In-band telemetry: a data packet that carries an RdmaFeedbackHeader (HPCC) gets one hop
+ * record per port it leaves: the port's rate, the time, the bytes it has sent, its queue.
  * Counters and trace sources are on the ports (RdmaNetDevice::Stats): drops at the ingress
  * port, ECN marks, PFC frames sent, largest egress queue and ingress occupancy.
  */
@@ -134,6 +137,7 @@ class RdmaSwitch : public Object
         uint32_t bytes;
         bool inHeadroom; //!< charged to its ingress port's headroom
         bool ect;        //!< ECN-capable
+        bool telemetry;  //!< carries an in-band telemetry area (stamped on departure)
     };
 
     /** Per port: egress queue and ingress accounting. */
@@ -159,8 +163,8 @@ class RdmaSwitch : public Object
     static constexpr uint32_t kEcmp = 0xfffffffe;
     static constexpr uint32_t kUnreachable = 0xfffffffd;
 
-    /** \return the egress port of a packet, or kUnreachable */
-    uint32_t Route(Ptr<const Packet> packet, uint32_t& dstRank, uint32_t& srcRank);
+    /** \return the egress port of a packet with headers \p header, or kUnreachable */
+    uint32_t Route(const RoceV2Header& header, uint32_t& dstRank, uint32_t& srcRank);
     /** \return a port's data packet to send, if any (the port's data source) */
     Ptr<Packet> Dequeue(uint32_t port);
     /** Frees the buffer a packet held at its ingress port; may resume the upstream. */

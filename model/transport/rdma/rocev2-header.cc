@@ -13,6 +13,8 @@ namespace
 constexpr uint32_t kRankAddressBase = 0x0a000001;
 /** Seed of the flow hash (any constant; fixed so paths are the same in every run). */
 constexpr uint64_t kFlowHashSeed = 0x526f4345763200ull; // "RoCEv2"
+/** The lowest of the BTH's reserved bits before DestQP: an RdmaFeedbackHeader follows. */
+constexpr uint32_t kFeedbackBit = 0x01000000u;
 } // namespace
 
 TypeId
@@ -73,7 +75,7 @@ RoceV2Header::Serialize(Buffer::Iterator start) const
     i.WriteU8(m_opcode);
     i.WriteU8(0x40); // MigReq set, no padding, transport version 0
     i.WriteHtonU16(0xffff);
-    i.WriteHtonU32(m_destinationQp & 0xffffff);
+    i.WriteHtonU32((m_feedback ? kFeedbackBit : 0u) | (m_destinationQp & 0xffffff));
     i.WriteHtonU32((m_ackRequest ? 0x80000000u : 0u) | (m_psn & kPsnMask));
     if (m_opcode == ACKNOWLEDGE)
     {
@@ -104,7 +106,9 @@ RoceV2Header::Deserialize(Buffer::Iterator start)
     i.Next(6); // destination port, length, checksum
     m_opcode = i.ReadU8();
     i.Next(3); // flags, P_Key
-    m_destinationQp = i.ReadNtohU32() & 0xffffff;
+    const uint32_t qp = i.ReadNtohU32();
+    m_destinationQp = qp & 0xffffff;
+    m_feedback = (qp & kFeedbackBit) != 0;
     const uint32_t word = i.ReadNtohU32();
     m_ackRequest = (word & 0x80000000u) != 0;
     m_psn = word & kPsnMask;
@@ -127,11 +131,23 @@ RoceV2Header::Print(std::ostream& os) const
     os << m_source << " > " << m_destination << " dscp " << uint32_t(m_dscp) << " ecn "
        << uint32_t(m_ecn) << " sport " << m_sourcePort << " opcode 0x" << std::hex
        << uint32_t(m_opcode) << std::dec << " qp " << m_destinationQp << " psn " << m_psn
-       << (m_ackRequest ? " A" : "");
+       << (m_ackRequest ? " A" : "") << (m_feedback ? " +feedback" : "");
     if (m_opcode == ACKNOWLEDGE)
     {
         os << (m_syndrome == NAK_SEQUENCE ? " NAK" : " ACK") << " msn " << m_msn;
     }
+}
+
+void
+RoceV2Header::SetFeedback(bool feedback)
+{
+    m_feedback = feedback;
+}
+
+bool
+RoceV2Header::HasFeedback() const
+{
+    return m_feedback;
 }
 
 void

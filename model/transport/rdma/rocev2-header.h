@@ -121,6 +121,13 @@ class RoceV2Header : public Header
     Syndrome GetSyndrome() const;
     void SetMsn(uint32_t msn);
     uint32_t GetMsn() const;
+    /**
+     * Flags that an RdmaFeedbackHeader follows these headers (a reserved BTH bit: RoCEv2 has
+     * no field for congestion-control telemetry or ACK feedback).
+     */
+    void SetFeedback(bool feedback);
+    /** \return true if an RdmaFeedbackHeader follows */
+    bool HasFeedback() const;
 
     /** \return true for SEND_* opcodes */
     bool IsData() const;
@@ -149,6 +156,7 @@ class RoceV2Header : public Header
     uint32_t m_psn{0};
     uint8_t m_syndrome{ACK};
     uint32_t m_msn{0};
+    bool m_feedback{false};
 };
 
 } // namespace ns3
