@@ -87,8 +87,7 @@ DctcpRateControl::OnAck(const AckFeedback& ack, Time now)
         {
             m_window = std::max(m_window * (1 - m_alpha / 2), packet);
             m_cutEnd = ack.nextPsn;
-            NS_LOG_LOGIC("marks: window cut to " << m_window << " bytes (alpha " << m_alpha
-                                                 << ")");
+            NS_LOG_LOGIC("marks: window cut to " << m_window << " bytes (alpha " << m_alpha << ")");
         }
     }
     else

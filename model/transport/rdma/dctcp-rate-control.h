@@ -52,13 +52,13 @@ class DctcpRateControl : public RdmaRateControl
     uint64_t m_initialWindow;
 
     DataRate m_lineRate;
-    double m_window{0};         //!< bytes
+    double m_window{0}; //!< bytes
     double m_alpha{1};
-    uint64_t m_alphaEnd{0};     //!< PSN past which the next alpha update happens
-    uint64_t m_cutEnd{0};       //!< PSN past which the window may be cut again
-    uint64_t m_packets{0};      //!< packets counted in this alpha window
-    uint64_t m_marked{0};       //!< of them, marked
-    bool m_started{false};      //!< an ACK has opened the first alpha window
+    uint64_t m_alphaEnd{0}; //!< PSN past which the next alpha update happens
+    uint64_t m_cutEnd{0};   //!< PSN past which the window may be cut again
+    uint64_t m_packets{0};  //!< packets counted in this alpha window
+    uint64_t m_marked{0};   //!< of them, marked
+    bool m_started{false};  //!< an ACK has opened the first alpha window
 };
 
 } // namespace ns3

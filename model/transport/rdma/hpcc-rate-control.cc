@@ -93,8 +93,8 @@ HpccRateControl::MeasureInflight(const RdmaFeedbackHeader& telemetry, Time now, 
             continue;
         }
         const double txRate = static_cast<double>(hop.GetBytesDelta(before)) * 8 / dt;
-        const double queue = static_cast<double>(
-            std::min(hop.GetQueueBytes(), before.GetQueueBytes()));
+        const double queue =
+            static_cast<double>(std::min(hop.GetQueueBytes(), before.GetQueueBytes()));
         const double ui = queue * 8 / (rate * t) + txRate / rate;
         if (ui > u)
         {
@@ -112,8 +112,8 @@ HpccRateControl::ComputeWindow(double u, bool update)
     double window = 0;
     if (u >= m_eta || m_stage >= m_maxStage)
     {
-        window = m_reference / (u / m_eta) + static_cast<double>(m_additive.GetBitRate()) *
-                                                 m_baseRtt.GetSeconds() / 8;
+        window = m_reference / (u / m_eta) +
+                 static_cast<double>(m_additive.GetBitRate()) * m_baseRtt.GetSeconds() / 8;
         if (update)
         {
             m_stage = 0;
@@ -121,8 +121,8 @@ HpccRateControl::ComputeWindow(double u, bool update)
     }
     else
     {
-        window = m_reference +
-                 static_cast<double>(m_additive.GetBitRate()) * m_baseRtt.GetSeconds() / 8;
+        window =
+            m_reference + static_cast<double>(m_additive.GetBitRate()) * m_baseRtt.GetSeconds() / 8;
         if (update)
         {
             ++m_stage;

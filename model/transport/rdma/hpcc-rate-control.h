@@ -63,17 +63,17 @@ class HpccRateControl : public RdmaRateControl
     DataRate m_additive;
     Time m_baseRtt;
 
-    double m_line{0};         //!< bit/s
-    double m_maxWindow{0};    //!< W_init, bytes
-    double m_window{0};       //!< W, bytes
-    double m_reference{0};    //!< Wc, bytes
-    double m_u{0};            //!< U
+    double m_line{0};      //!< bit/s
+    double m_maxWindow{0}; //!< W_init, bytes
+    double m_window{0};    //!< W, bytes
+    double m_reference{0}; //!< Wc, bytes
+    double m_u{0};         //!< U
     uint32_t m_stage{0};
-    uint64_t m_lastUpdate{0}; //!< PSN past which Wc moves again
+    uint64_t m_lastUpdate{0};  //!< PSN past which Wc moves again
     RdmaFeedbackHeader m_last; //!< the previous ACK's hops
     Time m_lastAt;             //!< when it arrived
     bool m_haveLast{false};
-    double m_packet{0};        //!< bytes per packet (the window's floor)
+    double m_packet{0}; //!< bytes per packet (the window's floor)
 };
 
 } // namespace ns3

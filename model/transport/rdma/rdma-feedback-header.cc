@@ -139,8 +139,8 @@ RdmaFeedbackHeader::Deserialize(Buffer::Iterator start)
 void
 RdmaFeedbackHeader::Print(std::ostream& os) const
 {
-    os << "feedback hops " << uint32_t(m_hops) << "/" << uint32_t(m_slots) << " marked "
-       << m_marked << "/" << m_packets;
+    os << "feedback hops " << uint32_t(m_hops) << "/" << uint32_t(m_slots) << " marked " << m_marked
+       << "/" << m_packets;
     for (uint32_t k = 0; k < m_hops; ++k)
     {
         os << " [" << m_hop[k].rateGbps << "G t " << m_hop[k].timeNs << " q "

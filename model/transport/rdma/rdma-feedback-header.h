@@ -49,10 +49,10 @@ class RdmaFeedbackHeader : public Header
     /** One switch port's record, as packed on the wire. */
     struct Hop
     {
-        uint32_t rateGbps{0};  //!< 12 bits
-        uint32_t timeNs{0};    //!< 20 bits, ns modulo 2^20
-        uint32_t bytes{0};     //!< 18 bits, 128-byte units modulo 2^18
-        uint32_t queue{0};     //!< 14 bits, 128-byte units, saturated
+        uint32_t rateGbps{0}; //!< 12 bits
+        uint32_t timeNs{0};   //!< 20 bits, ns modulo 2^20
+        uint32_t bytes{0};    //!< 18 bits, 128-byte units modulo 2^18
+        uint32_t queue{0};    //!< 14 bits, 128-byte units, saturated
         static constexpr uint32_t kByteUnit = 128;
         static constexpr uint64_t kTimeWrap = uint64_t(1) << 20;  //!< ns
         static constexpr uint64_t kBytesWrap = uint64_t(1) << 18; //!< units

@@ -147,8 +147,8 @@ SwiftRateControl::OnAck(const AckFeedback& ack, Time now)
         m_decreased = true;
     }
     m_cwnd = std::clamp(m_cwnd, m_minCwnd, m_maxCwnd);
-    NS_LOG_LOGIC("rtt " << ack.rtt.As(Time::US) << " target " << target.As(Time::US)
-                        << ": cwnd " << m_cwnd);
+    NS_LOG_LOGIC("rtt " << ack.rtt.As(Time::US) << " target " << target.As(Time::US) << ": cwnd "
+                        << m_cwnd);
 }
 
 uint32_t
@@ -161,7 +161,8 @@ uint64_t
 SwiftRateControl::GetWindow() const
 {
     const double packet = m_packet > 0 ? m_packet : kDefaultPacket;
-    return std::max<uint64_t>(static_cast<uint64_t>(std::llround(std::max(m_cwnd, 1.0) * packet)), 1);
+    return std::max<uint64_t>(static_cast<uint64_t>(std::llround(std::max(m_cwnd, 1.0) * packet)),
+                              1);
 }
 
 std::string

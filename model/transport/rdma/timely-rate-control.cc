@@ -136,14 +136,14 @@ TimelyRateControl::Update(Time rtt)
         m_negative = 0;
     }
     m_rate = std::clamp(m_rate, static_cast<double>(m_minRate.GetBitRate()), m_line);
-    NS_LOG_LOGIC("rtt " << rtt.As(Time::US) << " gradient " << gradient << ": rate "
-                        << m_rate / 1e9 << " Gbps");
+    NS_LOG_LOGIC("rtt " << rtt.As(Time::US) << " gradient " << gradient << ": rate " << m_rate / 1e9
+                        << " Gbps");
 }
 
 uint32_t
 TimelyRateControl::GetFeedbackNeeds() const
 {
-    return FEEDBACK_RTT;
+    return FEEDBACK_RTT | FEEDBACK_EVERY_PACKET;
 }
 
 std::string

@@ -58,12 +58,12 @@ class TimelyRateControl : public RdmaRateControl
     uint64_t m_segment;
     DataRate m_minRate;
 
-    double m_line{0};      //!< bit/s
-    double m_rate{0};      //!< bit/s
-    double m_rttDiff{0};   //!< seconds
-    Time m_prevRtt;        //!< zero before the first sample
+    double m_line{0};       //!< bit/s
+    double m_rate{0};       //!< bit/s
+    double m_rttDiff{0};    //!< seconds
+    Time m_prevRtt;         //!< zero before the first sample
     uint32_t m_negative{0}; //!< consecutive updates with a gradient <= 0
-    uint64_t m_bytes{0};   //!< acknowledged since the last update
+    uint64_t m_bytes{0};    //!< acknowledged since the last update
 };
 
 } // namespace ns3
