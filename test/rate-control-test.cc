@@ -85,8 +85,8 @@ RunIncast(uint32_t senders, uint64_t bytes, Time stagger, Time from, Time window
     };
     Simulator::Schedule(from, snapshot);
     Simulator::Run();
-    result.receiverBusy = devices[2 * receiver + 1]->GetStats().busyTime.GetSeconds() /
-                          result.lastDone.GetSeconds();
+    result.receiverBusy =
+        devices[2 * receiver + 1]->GetStats().busyTime.GetSeconds() / result.lastDone.GetSeconds();
     for (const auto& device : devices)
     {
         result.pauses += device->GetStats().pausesSent;
@@ -142,9 +142,15 @@ BOOST_FIXTURE_TEST_CASE(every_model_is_selectable_by_name_and_unknown_names_list
 BOOST_FIXTURE_TEST_CASE(a_telemetry_hop_survives_the_wire_and_its_deltas_wrap, Fresh)
 {
     RdmaFeedbackHeader::Hop before;
-    before.Set(NanoSeconds((uint64_t(1) << 20) - 100), (uint64_t(1) << 25) - 256, 5000, DataRate("400Gbps"));
+    before.Set(NanoSeconds((uint64_t(1) << 20) - 100),
+               (uint64_t(1) << 25) - 256,
+               5000,
+               DataRate("400Gbps"));
     RdmaFeedbackHeader::Hop after;
-    after.Set(NanoSeconds((uint64_t(1) << 20) + 400), (uint64_t(1) << 25) + 1024, 3 << 20, DataRate("400Gbps"));
+    after.Set(NanoSeconds((uint64_t(1) << 20) + 400),
+              (uint64_t(1) << 25) + 1024,
+              3 << 20,
+              DataRate("400Gbps"));
     RdmaFeedbackHeader header;
     header.SetSlots(RdmaFeedbackHeader::kMaxHops);
     BOOST_TEST(header.GetSerializedSize() == 8u + 5u * 8u); // HPCC's 8 bytes per hop, 5 hops
@@ -333,10 +339,12 @@ BOOST_FIXTURE_TEST_CASE(swift_window_follows_the_papers_rules, Fresh)
     BOOST_TEST(swift->GetCwnd() == cwnd, boost::test_tools::tolerance(1e-9));
     // Over it (R = 100 us): cwnd x max(1 - 0.8 (R - t) / R, 0.5).
     const double t = target(cwnd);
-    swift->OnAck([&] {
-        ack.rtt = MicroSeconds(100);
-        return ack;
-    }(), MicroSeconds(200));
+    swift->OnAck(
+        [&] {
+            ack.rtt = MicroSeconds(100);
+            return ack;
+        }(),
+        MicroSeconds(200));
     cwnd *= std::max(1 - 0.8 * (100 - t) / 100, 0.5);
     BOOST_TEST(swift->GetCwnd() == cwnd, boost::test_tools::tolerance(1e-6));
     // Again within the same round trip (50 us later, R = 100 us): no second cut.
@@ -370,10 +378,10 @@ BOOST_FIXTURE_TEST_CASE(hpcc_keeps_the_queue_near_zero_at_line_rate_on_a_2_to_1_
         rate += WindowGbps(hpcc, w, 0, window) + WindowGbps(hpcc, w, 1, window);
     }
     rate /= static_cast<double>(hpcc.shares.size() - 1);
-    BOOST_TEST_MESSAGE("hpcc: mean queue " << Mean(hpcc.queue) << " B, receiver link " << rate
-                                           << " Gbps, pauses " << hpcc.pauses
-                                           << "; none: mean queue " << Mean(none.queue)
-                                           << " B, pauses " << none.pauses);
+    BOOST_TEST_MESSAGE("hpcc: mean queue "
+                       << Mean(hpcc.queue) << " B, receiver link " << rate << " Gbps, pauses "
+                       << hpcc.pauses << "; none: mean queue " << Mean(none.queue) << " B, pauses "
+                       << none.pauses);
     // Near zero: under one 9,000-byte packet on average (the initial burst of two
     // bandwidth-delay products is over after the first 100 us).
     BOOST_TEST(Mean(hpcc.queue) < 9000.0);
