@@ -46,6 +46,16 @@ RdmaNic::GetTypeId()
                 EnumValue(0),
                 MakeEnumAccessor(&RdmaNic::m_congestionControl),
                 RdmaRateControl::MakeModelChecker())
+            .AddAttribute("Reordering",
+                          "What a queue pair does with a packet that arrives before its turn: "
+                          "go-back-n (drop it and NAK the missing one, RoCE's rule) or "
+                          "selective (keep it and take it in order once the gap fills; a "
+                          "timeout resends only the hole): for switches that spray packets "
+                          "(ns3::RdmaSwitch::Routing spray, adaptive), as Ultra Ethernet and "
+                          "Spectrum-X NICs do.",
+                          EnumValue(GO_BACK_N),
+                          MakeEnumAccessor(&RdmaNic::m_reordering),
+                          MakeEnumChecker(GO_BACK_N, "go-back-n", SELECTIVE, "selective"))
             .AddAttribute("AckInterval",
                           "The receiver acknowledges every this many packets (and the last "
                           "packet of every message): RoCE NICs coalesce ACKs.",
@@ -180,6 +190,7 @@ RdmaNic::GetQueuePair(uint32_t peer)
     config.peerRank = peer;
     config.sourcePort = RdmaTransport::SourcePort(0);
     config.ackInterval = m_ackInterval;
+    config.selective = m_reordering == SELECTIVE;
     config.cnpInterval = m_cnpInterval;
     config.dataDscp = kDataDscp;
     config.controlDscp = kControlDscp;

@@ -156,6 +156,15 @@ class RdmaNic : public Object
     // Attributes.
     uint32_t m_congestionControl; //!< index of RdmaRateControl's models (CongestionControl)
     uint32_t m_ackInterval;
+
+    /** What a queue pair does with a packet before its turn (Reordering). */
+    enum Reordering : int
+    {
+        GO_BACK_N, //!< drop it, NAK the missing PSN
+        SELECTIVE, //!< keep it until the gap fills
+    };
+
+    Reordering m_reordering;
     Time m_cnpInterval;
     Time m_retransmitTimeout;
     uint32_t m_payloadSize;

@@ -114,6 +114,10 @@ RdmaQueuePair::Post(const MessageHeader& header, Done done)
 bool
 RdmaQueuePair::HasDataToSend() const
 {
+    if (m_resendPending)
+    {
+        return true;
+    }
     if (m_nextPsn >= m_endPsn)
     {
         return false;
@@ -163,6 +167,22 @@ Ptr<Packet>
 RdmaQueuePair::NextPacket(Time now)
 {
     NS_LOG_FUNCTION(this << now);
+    if (!m_resendPending)
+    {
+        return BuildNext(now);
+    }
+    // Selective retransmission: the hole alone, then on from where sending was.
+    m_resendPending = false;
+    const uint64_t resume = m_nextPsn;
+    m_nextPsn = m_resendPsn;
+    Ptr<Packet> packet = BuildNext(now);
+    m_nextPsn = std::max(resume, m_nextPsn);
+    return packet;
+}
+
+Ptr<Packet>
+RdmaQueuePair::BuildNext(Time now)
+{
     SeekCursor();
     const Outgoing& message = m_messages[m_cursor];
     const uint64_t index = m_nextPsn - message.firstPsn;
@@ -357,7 +377,15 @@ RdmaQueuePair::CheckTimeout(Time now, Time timeout)
         return false;
     }
     ++m_stats.timeouts;
-    m_nextPsn = m_unackedPsn;
+    if (m_config.selective)
+    {
+        m_resendPending = true;
+        m_resendPsn = m_unackedPsn;
+    }
+    else
+    {
+        m_nextPsn = m_unackedPsn;
+    }
     m_lastProgress = now;
     return true;
 }
@@ -399,6 +427,28 @@ RdmaQueuePair::OnData(const RoceV2Header& header,
         ++m_stats.cnpsSent;
     }
     const uint64_t psn = Unwrap(header.GetPsn(), m_expectedPsn);
+    if (psn > m_expectedPsn && m_config.selective)
+    {
+        // Reordered (sprayed) or after a loss: kept for its turn; a copy already kept is a
+        // duplicate.
+        Held held;
+        held.header = header;
+        held.packet = packet;
+        held.hasFeedback = feedback != nullptr;
+        if (feedback != nullptr)
+        {
+            held.feedback = *feedback;
+        }
+        if (m_held.emplace(psn, std::move(held)).second)
+        {
+            ++m_stats.outOfOrder;
+        }
+        else
+        {
+            ++m_stats.duplicates;
+        }
+        return;
+    }
     if (psn > m_expectedPsn)
     {
         ++m_stats.outOfOrder;
@@ -422,6 +472,32 @@ RdmaQueuePair::OnData(const RoceV2Header& header,
         }
         return;
     }
+    Accept(header, feedback, packet, psn, actions);
+    // What was kept for after this packet can follow now.
+    while (!m_held.empty() && m_held.begin()->first == m_expectedPsn)
+    {
+        auto node = m_held.extract(m_held.begin());
+        Held& held = node.mapped();
+        Accept(held.header,
+               held.hasFeedback ? &held.feedback : nullptr,
+               held.packet,
+               node.key(),
+               actions);
+    }
+    // Kept copies the sender resent meanwhile are behind the cursor now.
+    while (!m_held.empty() && m_held.begin()->first < m_expectedPsn)
+    {
+        m_held.erase(m_held.begin());
+    }
+}
+
+void
+RdmaQueuePair::Accept(const RoceV2Header& header,
+                      const RdmaFeedbackHeader* feedback,
+                      Ptr<Packet> packet,
+                      uint64_t psn,
+                      RxActions& actions)
+{
     ++m_expectedPsn;
     m_nakSent = false;
     ++m_rxPackets;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ namespace ns3
  * empty RdmaFeedbackHeader that switches stamp; an ACK carries an RdmaFeedbackHeader when the
  * packet it answers had one or the receiving end's model counts ECN marks: the answered
  * packet's hops and the CE-marked and total data packets accepted since the previous ACK.
+ *
+ * Selective mode (Config::selective, for fabrics that spray packets): the receiver keeps a
+ * later packet instead of dropping it (no NAK: reordering is expected) and takes it in PSN
+ * order once the gap before it fills, acknowledging cumulatively; a retransmission timeout
+ * resends only the first unacknowledged packet (the hole), and the next ACK moves the sender
+ * past everything the receiver already holds.
  */
 class RdmaQueuePair
 {
@@ -68,6 +75,7 @@ class RdmaQueuePair
         Time cnpInterval;
         uint8_t dataDscp{26};
         uint8_t controlDscp{48};
+        bool selective{false}; //!< keep out-of-order packets (RdmaNic::Reordering)
     };
 
     /** What receiving a packet asks the NIC to do. */
@@ -199,6 +207,14 @@ class RdmaQueuePair
     static uint64_t StreamBytes(const MessageHeader& header);
     /** Puts the send cursor on the message that holds m_nextPsn. */
     void SeekCursor();
+    /** Builds the packet of m_nextPsn and moves on (NextPacket's work). */
+    Ptr<Packet> BuildNext(Time now);
+    /** Takes the in-order packet \p psn (OnData's work once the order is right). */
+    void Accept(const RoceV2Header& header,
+                const RdmaFeedbackHeader* feedback,
+                Ptr<Packet> packet,
+                uint64_t psn,
+                RxActions& actions);
     /** \return a control packet's headers, ready for its opcode */
     RoceV2Header ControlHeader(RoceV2Header::Opcode opcode) const;
 
@@ -222,6 +238,8 @@ class RdmaQueuePair
     uint64_t m_ackedPayload{0};
     std::deque<Time> m_sentAt; //!< FEEDBACK_RTT: last send time of PSNs from m_sentBase on
     uint64_t m_sentBase{0};
+    bool m_resendPending{false}; //!< selective: the hole at m_resendPsn goes first
+    uint64_t m_resendPsn{0};
 
     // Receiving direction.
     uint64_t m_expectedPsn{0};
@@ -236,6 +254,17 @@ class RdmaQueuePair
     uint32_t m_msn{0};       //!< messages received (AETH MSN)
     uint32_t m_rxPackets{0}; //!< data packets accepted since the last ACK
     uint32_t m_rxMarked{0};  //!< of them, CE-marked
+
+    /** A packet that arrived before its turn (selective mode). */
+    struct Held
+    {
+        RoceV2Header header;
+        Ptr<Packet> packet;
+        bool hasFeedback{false};
+        RdmaFeedbackHeader feedback;
+    };
+
+    std::map<uint64_t, Held> m_held; //!< by PSN
 
     Stats m_stats;
 };

@@ -81,6 +81,30 @@ RdmaSwitch::GetTypeId()
                           UintegerValue(PfcHeader::kMaxQuanta),
                           MakeUintegerAccessor(&RdmaSwitch::m_pauseQuanta),
                           MakeUintegerChecker<uint16_t>(2))
+            .AddAttribute("Routing",
+                          "How a packet picks among equal-cost ports: ecmp (per flow, by "
+                          "hash), spray (per packet, in turn), flowlet (a flow changes port "
+                          "after a gap of FlowletTimeout, at random), adaptive (per packet, the "
+                          "port with the fewest bytes queued). spray and adaptive reorder "
+                          "packets: use ns3::RdmaNic::Reordering=selective with them.",
+                          EnumValue(ECMP),
+                          MakeEnumAccessor(&RdmaSwitch::m_routing),
+                          MakeEnumChecker(ECMP,
+                                          "ecmp",
+                                          SPRAY,
+                                          "spray",
+                                          FLOWLET,
+                                          "flowlet",
+                                          ADAPTIVE,
+                                          "adaptive"))
+            .AddAttribute("FlowletTimeout",
+                          "flowlet: a gap longer than this between two packets of a flow "
+                          "starts a new flowlet, which may take another port (LetFlow's "
+                          "flowlet timeout; here above the fabric's round trip, so that a "
+                          "flowlet's packets cannot overtake the previous one's).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaSwitch::m_flowletTimeout),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("EcnEnabled",
                           "Mark ECN-capable data packets CE on egress (RED on the queue).",
                           BooleanValue(true),
@@ -293,8 +317,61 @@ RdmaSwitch::Route(const RoceV2Header& header, uint32_t& dstRank, uint32_t& srcRa
     {
         return cached;
     }
+    if (m_routing != ECMP)
+    {
+        return RouteAmong(header, dstRank, srcRank);
+    }
     const uint64_t hash = RoceV2Header::FlowHash(srcRank, dstRank, header.GetSourcePort());
     const uint32_t port = m_topology->SelectNextHop(m_node, dstRank, hash);
+    return port < m_ports.size() ? port : kUnreachable;
+}
+
+uint32_t
+RdmaSwitch::RouteAmong(const RoceV2Header& header, uint32_t dstRank, uint32_t srcRank)
+{
+    NS_LOG_FUNCTION(this << dstRank << srcRank);
+    m_topology->GetNextHops(m_node, dstRank, m_scratch);
+    const auto ways = static_cast<uint32_t>(m_scratch.size());
+    if (m_turn.size() < m_routes.size())
+    {
+        m_turn.assign(m_routes.size(), 0);
+    }
+    uint32_t port = m_scratch[0];
+    if (m_routing == SPRAY)
+    {
+        port = m_scratch[m_turn[dstRank]++ % ways];
+    }
+    else if (m_routing == ADAPTIVE)
+    {
+        // The shortest egress queue; among equal ones, the next in turn (so that idle ports
+        // share the load instead of the first taking everything).
+        const uint32_t start = m_turn[dstRank]++;
+        uint64_t best = UINT64_MAX;
+        for (uint32_t k = 0; k < ways; ++k)
+        {
+            const uint32_t candidate = m_scratch[(start + k) % ways];
+            if (candidate < m_ports.size() && m_ports[candidate].queueBytes < best)
+            {
+                best = m_ports[candidate].queueBytes;
+                port = candidate;
+            }
+        }
+    }
+    else
+    {
+        const uint64_t hash = RoceV2Header::FlowHash(srcRank, dstRank, header.GetSourcePort());
+        const Time now = Simulator::Now();
+        auto [it, fresh] = m_flowlets.try_emplace(hash);
+        Flowlet& flowlet = it->second;
+        const bool known = !fresh && std::find(m_scratch.begin(), m_scratch.end(), flowlet.port) !=
+                                         m_scratch.end();
+        if (!known || now - flowlet.last > m_flowletTimeout)
+        {
+            flowlet.port = m_scratch[m_random->GetInteger(0, ways - 1)];
+        }
+        flowlet.last = now;
+        port = flowlet.port;
+    }
     return port < m_ports.size() ? port : kUnreachable;
 }
 

@@ -16,6 +16,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -26,10 +27,18 @@ namespace ns3
  * \brief An output-queued switch with a shared buffer, per-ingress PFC and RED/ECN marking.
  *
  * Forwarding: by destination rank (from the IPv4 destination, RoceV2Header::RankOfAddress)
- * along ClusterTopology's next hops; among equal-cost ports, ClusterTopology::SelectNextHop
- * with the packet's flow hash (RoceV2Header::FlowHash of its addresses and UDP source port),
- * so a queue pair keeps one path and the flow model can compute the same one. Ports are
- * numbered as the topology numbers the node's ports (AddPort in link order).
+ * along ClusterTopology's next hops; among equal-cost ports, by the Routing attribute:
+ * - ecmp (default): ClusterTopology::SelectNextHop with the packet's flow hash
+ *   (RoceV2Header::FlowHash of its addresses and UDP source port), so a queue pair keeps one
+ *   path and the flow model can compute the same one;
+ * - spray: per packet, the equal-cost ports in turn (round robin per destination), as packet
+ *   spraying does (Ultra Ethernet, Spectrum-X): no collisions, but packets of a flow arrive
+ *   out of order (the NICs' selective mode takes them: RdmaNic::Reordering);
+ * - flowlet: a flow keeps its port while its packets come less than FlowletTimeout apart; after
+ *   a longer gap it takes a random equal-cost port (LetFlow, Vanini et al., NSDI 2017);
+ * - adaptive: per packet, the equal-cost port with the fewest data bytes queued (ties: in
+ *   turn), as adaptive routing by output-queue depth does.
+ * Ports are numbered as the topology numbers the node's ports (AddPort in link order).
  *
  * Buffer (data class; control packets have their own strict-priority queue per port and are
  * not counted): BufferSize bytes, of which a headroom per port is reserved when PFC is on, the
@@ -165,6 +174,8 @@ class RdmaSwitch : public Object
 
     /** \return the egress port of a packet with headers \p header, or kUnreachable */
     uint32_t Route(const RoceV2Header& header, uint32_t& dstRank, uint32_t& srcRank);
+    /** \return the port among the equal-cost ones towards \p dstRank (Routing not ecmp) */
+    uint32_t RouteAmong(const RoceV2Header& header, uint32_t dstRank, uint32_t srcRank);
     /** \return a port's data packet to send, if any (the port's data source) */
     Ptr<Packet> Dequeue(uint32_t port);
     /** Frees the buffer a packet held at its ingress port; may resume the upstream. */
@@ -178,9 +189,29 @@ class RdmaSwitch : public Object
     /** \return the marking probability of a queue of \p bytes */
     double MarkProbability(const Port& port, uint64_t bytes) const;
 
+  public:
+    /** How a packet picks among equal-cost ports (Routing). */
+    enum RoutingMode : int
+    {
+        ECMP,     //!< per flow, by hash
+        SPRAY,    //!< per packet, in turn
+        FLOWLET,  //!< per flowlet, at random
+        ADAPTIVE, //!< per packet, the shortest queue
+    };
+
+  private:
+    /** A flow's port while its flowlet lasts. */
+    struct Flowlet
+    {
+        uint32_t port{0};
+        Time last;
+    };
+
     // Attributes.
     uint64_t m_bufferSize;
     bool m_pfcEnabled;
+    RoutingMode m_routing;
+    Time m_flowletTimeout;
 
     /** How an ingress port's XOFF threshold is set (PfcThreshold). */
     enum ThresholdMode : int
@@ -214,6 +245,8 @@ class RdmaSwitch : public Object
     bool m_dynamic{true};
     Ptr<UniformRandomVariable> m_random;
     std::vector<uint32_t> m_scratch;
+    std::vector<uint32_t> m_turn;                     //!< spray, adaptive: per destination
+    std::unordered_map<uint64_t, Flowlet> m_flowlets; //!< flowlet: per flow hash
 };
 
 } // namespace ns3
