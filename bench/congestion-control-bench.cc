@@ -88,7 +88,12 @@ RunIncast(uint32_t senders, uint64_t bytes)
     const uint32_t hub = topology->AddSwitch(ClusterTopology::SWITCH, 0, "switch");
     for (uint32_t g = 0; g <= senders; ++g)
     {
-        topology->AddLink(g, hub, DataRate("100Gbps"), MicroSeconds(1), kMtu, ClusterTopology::SCALE_OUT);
+        topology->AddLink(g,
+                          hub,
+                          DataRate("100Gbps"),
+                          MicroSeconds(1),
+                          kMtu,
+                          ClusterTopology::SCALE_OUT);
     }
     NodeContainer nodes;
     nodes.Create(static_cast<uint32_t>(topology->GetNodes().size()));
@@ -98,8 +103,7 @@ RunIncast(uint32_t senders, uint64_t bytes)
     Ptr<RdmaSwitch> sw = fabric->GetSwitch(hub);
     Ptr<RdmaNetDevice> toReceiver = fabric->GetDevices()[2 * receiver + 1];
     ShareCounter counter;
-    toReceiver->TraceConnectWithoutContext("MacTx",
-                                           MakeCallback(&ShareCounter::Count, &counter));
+    toReceiver->TraceConnectWithoutContext("MacTx", MakeCallback(&ShareCounter::Count, &counter));
     Time& firstDone = counter.until;
     Time lastDone;
     fabric->GetNic(receiver)->SetDeliverCallback([&](const MessageHeader&) {
@@ -135,10 +139,9 @@ RunIncast(uint32_t senders, uint64_t bytes)
     const double packets = std::ceil(stream / (kMtu - 44));
     row.idealUs = senders * (stream + packets * (44 + 38)) * 8 / (kLineGbps * 1e3);
     row.busy = toReceiver->GetStats().busyTime.GetSeconds() / lastDone.GetSeconds();
-    row.meanQueueKB = queue.empty()
-                          ? 0
-                          : std::accumulate(queue.begin(), queue.end(), 0.0) /
-                                static_cast<double>(queue.size()) / 1e3;
+    row.meanQueueKB = queue.empty() ? 0
+                                    : std::accumulate(queue.begin(), queue.end(), 0.0) /
+                                          static_cast<double>(queue.size()) / 1e3;
     row.maxQueueKB = queue.empty() ? 0 : *std::max_element(queue.begin(), queue.end()) / 1e3;
     for (const auto& device : fabric->GetDevices())
     {
@@ -167,7 +170,9 @@ main(int argc, char** argv)
                   "RDMA congestion controls on incasts: N senders to one receiver through one "
                   "switch (100 Gbps, 1 us cables), each model in its own process.");
     const std::vector<std::string> known{"none", "dcqcn", "dctcp", "timely", "hpcc", "swift"};
-    args.AddOption("models", "congestion controls (comma separated)", "none,dcqcn,dctcp,timely,hpcc,swift");
+    args.AddOption("models",
+                   "congestion controls (comma separated)",
+                   "none,dcqcn,dctcp,timely,hpcc,swift");
     args.AddOption("senders", "incast sizes (comma separated)", "2,16");
     args.AddOption("bytes", "message per sender (e.g. 16MiB)", "16MiB");
     args.EnableNs3Attributes();
@@ -185,8 +190,16 @@ main(int argc, char** argv)
         return exitCode;
     }
     std::printf("%-7s %7s %12s %12s %7s %14s %13s %7s %9s %6s\n",
-                "model", "senders", "last_us", "ideal_us", "busy%", "mean_queue_KB",
-                "max_queue_KB", "pauses", "ecn_marks", "jain");
+                "model",
+                "senders",
+                "last_us",
+                "ideal_us",
+                "busy%",
+                "mean_queue_KB",
+                "max_queue_KB",
+                "pauses",
+                "ecn_marks",
+                "jain");
     std::fflush(stdout);
     int status = 0;
     for (const std::string& model : models)
@@ -197,10 +210,16 @@ main(int argc, char** argv)
                 Configure(model);
                 const Row row = RunIncast(n, bytes);
                 std::printf("%-7s %7u %12.1f %12.1f %7.1f %14.1f %13.1f %7lu %9lu %6.3f\n",
-                            model.c_str(), n, row.lastUs, row.idealUs, row.busy * 100,
-                            row.meanQueueKB, row.maxQueueKB,
+                            model.c_str(),
+                            n,
+                            row.lastUs,
+                            row.idealUs,
+                            row.busy * 100,
+                            row.meanQueueKB,
+                            row.maxQueueKB,
                             static_cast<unsigned long>(row.pauses),
-                            static_cast<unsigned long>(row.marks), row.jain);
+                            static_cast<unsigned long>(row.marks),
+                            row.jain);
                 std::fflush(stdout);
                 return 0;
             });

@@ -39,7 +39,11 @@ TwoSpines(Time spine1Delay = MicroSeconds(1))
     const uint32_t spine1 = topology->AddSwitch(ClusterTopology::SWITCH, 2, "spine1");
     for (uint32_t g = 0; g < 6; ++g)
     {
-        topology->AddLink(g, g < 3 ? leaf0 : leaf1, DataRate("100Gbps"), MicroSeconds(1), 9000,
+        topology->AddLink(g,
+                          g < 3 ? leaf0 : leaf1,
+                          DataRate("100Gbps"),
+                          MicroSeconds(1),
+                          9000,
                           ClusterTopology::SCALE_OUT);
     }
     // Links 6-9: leaf0-spine0, leaf0-spine1, leaf1-spine0, leaf1-spine1.
@@ -159,10 +163,9 @@ BOOST_FIXTURE_TEST_CASE(ecmp_collides_and_spraying_shares_the_uplinks, Fresh)
     Config::SetDefault("ns3::RdmaSwitch::Routing", StringValue("adaptive"));
     Run adaptive = ThreeFlows(bytes);
     BOOST_REQUIRE(adaptive.delivered == 3u);
-    BOOST_TEST_MESSAGE("adaptive: last " << adaptive.last.GetSeconds() / line
-                                         << " x line, uplinks " << adaptive.uplink[0] << " / "
-                                         << adaptive.uplink[1] << ", out of order "
-                                         << adaptive.outOfOrder);
+    BOOST_TEST_MESSAGE("adaptive: last " << adaptive.last.GetSeconds() / line << " x line, uplinks "
+                                         << adaptive.uplink[0] << " / " << adaptive.uplink[1]
+                                         << ", out of order " << adaptive.outOfOrder);
     BOOST_TEST(std::abs(adaptive.last.GetSeconds() / (1.5 * line) - 1) < 0.05);
     BOOST_TEST(adaptive.resent == 0u);
 }
@@ -177,9 +180,8 @@ BOOST_FIXTURE_TEST_CASE(spraying_into_go_back_n_receivers_costs_resends, Fresh)
     const uint64_t bytes = 4u << 20;
     Run run = ThreeFlows(bytes, MicroSeconds(5));
     BOOST_TEST_MESSAGE("spray into go-back-n: last " << run.last.GetSeconds() / LineTime(bytes)
-                                                     << " x line, out of order "
-                                                     << run.outOfOrder << ", resent "
-                                                     << run.resent);
+                                                     << " x line, out of order " << run.outOfOrder
+                                                     << ", resent " << run.resent);
     BOOST_REQUIRE(run.delivered == 3u);
     BOOST_TEST(run.outOfOrder > 0u);
     BOOST_TEST(run.resent > 0u);
@@ -220,8 +222,7 @@ BOOST_FIXTURE_TEST_CASE(a_flowlet_changes_port_only_after_its_timeout, Fresh)
     Config::SetDefault("ns3::RdmaSwitch::FlowletTimeout", TimeValue(Time(0)));
     Run every = ThreeFlows(bytes);
     BOOST_REQUIRE(every.delivered == 3u);
-    BOOST_TEST_MESSAGE("flowlet timeout 0: uplinks " << every.uplink[0] << " / "
-                                                     << every.uplink[1] << ", out of order "
-                                                     << every.outOfOrder);
+    BOOST_TEST_MESSAGE("flowlet timeout 0: uplinks " << every.uplink[0] << " / " << every.uplink[1]
+                                                     << ", out of order " << every.outOfOrder);
     BOOST_TEST(std::abs(every.uplink[0] / every.uplink[1] - 1) < 0.1);
 }
