@@ -467,6 +467,46 @@ elif lab == "7":
         moe, dense = spine.get((t, "spread", "moe"), 0), spine.get((t, "spread", "dense"), 1)
         check(0.66 < moe / (moe + dense) < 0.72, f"{t}: moe about 69% of the spine bytes")
 
+elif lab == "8":
+    r = {row["run"]: row for row in table(output, "run")}
+    f = lambda run, column: float(r[run][column])
+    check(len(r) == 6, "six runs")
+    check("64 host(s) x 1 GPU(s)" in text and "NIC 400 Gbps" in text and "k = 8" in text,
+          "64 GPUs, one per host, 400 Gbps, k=8")
+    # "No link carries more than one flow" in order; "86% of the 50 GB/s".
+    check(f("in-order", "busiest_link") < 1.1 and f("in-order", "links_2plus") == 0,
+          "in-order: one flow per link")
+    check(near(f("in-order", "busbw_GBps") / 50, 0.86, 0.05), "in-order: 86% of 50 GB/s")
+    # "2.7 times slower ... three ring flows on one link (and two or more on 62 ports)".
+    check(near(f("random-ecmp", "time_us") / f("in-order", "time_us"), 2.7, 0.05),
+          "random-ecmp 2.7x slower")
+    check(f("random-ecmp", "busiest_link") >= 2.9 and f("random-ecmp", "links_2plus") >= 40,
+          "random-ecmp: three flows on one link, many links with two")
+    # "random-flowlet: no better".
+    check(f("random-flowlet", "time_us") >= 0.95 * f("random-ecmp", "time_us"),
+          "flowlet no better than ecmp")
+    # "3.3 times slower than ECMP ... most of the packets the job sends resent".
+    check(near(f("random-spray-gbn", "time_us") / f("random-ecmp", "time_us"), 3.3, 0.05),
+          "spray into go-back-n 3.3x slower than ecmp")
+    check(f("random-spray-gbn", "resent") > 0 and f("random-spray-gbn", "naks") > 0,
+          "spray into go-back-n: NAKs and resends")
+    check(8 < f("random-spray-gbn", "resent") / f("random-spray-gbn", "naks") < 14,
+          "resent about ten times the NAKs")
+    for run in ("in-order", "random-ecmp", "random-flowlet", "random-spray", "random-adaptive"):
+        check(f(run, "resent") == 0 and f(run, "naks") == 0, f"{run}: nothing resent")
+    # "83% of in-order's bandwidth ... the busiest carries 1.00 flow"; adaptive close to it.
+    check(near(f("random-spray", "busbw_GBps") / f("in-order", "busbw_GBps"), 0.83, 0.05),
+          "spray selective 83% of in-order")
+    check(f("random-spray", "busiest_link") < 1.1, "spray: evenly loaded links")
+    check(near(f("random-adaptive", "time_us"), f("random-spray", "time_us"), 0.1)
+          and f("random-adaptive", "time_us") >= f("random-spray", "time_us"),
+          "adaptive close to spraying, not faster")
+    # The job's own packets: 64 ranks x 2 x 63/64 x 32 MiB in 8,956-byte packets, ~474,000.
+    sent = sum(int(row["data_packets"]) - int(row["resent"]) for row in
+               csv.DictReader(open(os.path.join(out, "random-spray-gbn", "rdma.csv"))))
+    check(near(sent, 474000, 0.02) and f("random-spray-gbn", "resent") > sent / 2,
+          "most of the 474,000 packets the job sends resent")
+
 for claim in failures:
     print(f"FAIL: lab {lab}: the page says: {claim}", file=sys.stderr)
 sys.exit(1 if failures else 0)
