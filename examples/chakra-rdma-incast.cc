@@ -12,7 +12,8 @@
  * The program prints the gather's time beside the bound the receiving port sets ((N-1) x bytes
  * at its payload rate), and the fabric report's totals: ECN marks, PFC pauses, CNPs, drops.
  * --congestionControl=none runs the same with PFC alone: the senders stay at line rate and the
- * gather takes the bound; with DCQCN they back off on CNPs and take longer. Every switch and
+ * gather takes the bound; with DCQCN they back off on CNPs and take longer; dctcp, timely, hpcc
+ * and swift are the other models (doc/chakra.md). Every switch and
  * NIC attribute can be given on the command line too, e.g. --ns3::RdmaSwitch::EcnKmax=400000.
  *
  *   build/bin/chakra-rdma-incast [--senders=7] [--bytes=1048576] [--nicBandwidth=100Gbps]
@@ -88,7 +89,8 @@ RunExample(int argc, char* argv[])
     cmd.AddValue("bytes", "bytes each sender sends", bytes);
     cmd.AddValue("nicBandwidth", "every NIC's (and switch port's) bandwidth", nicBandwidth);
     cmd.AddValue("congestionControl",
-                 "the NICs' rate control: dcqcn, or none (PFC alone)",
+                 "the NICs' congestion control: " + RdmaRateControl::ListModels() +
+                     " (none: PFC alone)",
                  congestionControl);
     cmd.AddValue("pfcThreshold",
                  "the switch's PFC threshold: static (256 KB per ingress port) or dynamic",
@@ -100,9 +102,19 @@ RunExample(int argc, char* argv[])
         throw std::invalid_argument("--senders and --bytes must be at least 1");
     }
 
-    // Attributes of every RdmaNic and RdmaSwitch the fabric creates.
-    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(congestionControl));
-    Config::SetDefault("ns3::RdmaSwitch::PfcThreshold", StringValue(pfcThreshold));
+    // Attributes of every RdmaNic and RdmaSwitch the fabric creates (a value they refuse is
+    // an error naming the flag, not ns-3's abort).
+    if (!Config::SetDefaultFailSafe("ns3::RdmaNic::CongestionControl",
+                                    StringValue(congestionControl)))
+    {
+        throw std::invalid_argument("--congestionControl: '" + congestionControl +
+                                    "' is not one of " + RdmaRateControl::ListModels());
+    }
+    if (!Config::SetDefaultFailSafe("ns3::RdmaSwitch::PfcThreshold", StringValue(pfcThreshold)))
+    {
+        throw std::invalid_argument("--pfcThreshold: '" + pfcThreshold +
+                                    "' is not static or dynamic");
+    }
 
     const TemporaryDirectory directory("chakra-incast");
     const std::string prefix = directory.GetPath() + "/gather";
