@@ -119,6 +119,44 @@ BOOST_AUTO_TEST_CASE(two_flows_share_one_link)
     BOOST_TEST(changed.size() == 2u);
 }
 
+BOOST_AUTO_TEST_CASE(a_weighted_flow_uses_its_share_of_each_link)
+{
+    // Flow a is split: half of it crosses link 1 (capacity 10), all of it link 2 (capacity
+    // 100); b crosses link 1 whole. Progressive filling raises both rates r alike: link 1
+    // fills when 0.5 r + r = 10, r = 20/3, for both (link 2 carries 20/3 of 100). Then a flow
+    // split in quarters over four links of capacity 1 alone: 4 (each link carries 1).
+    MaxMinNetwork network;
+    const uint32_t l1 = network.AddLink(10);
+    const uint32_t l2 = network.AddLink(100);
+    const uint32_t a = network.AddFlow({l1, l2}, {0.5, 1.0});
+    const uint32_t b = network.AddFlow({l1});
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 20.0 / 3, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetRate(b) == 20.0 / 3, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetLoad(l1) == 10.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetLoad(l2) == 20.0 / 3, boost::test_tools::tolerance(1e-12));
+    // b leaves: a alone is limited by link 1 at 10 / 0.5 = 20.
+    network.RemoveFlow(b);
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetRate(a) == 20.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(network.GetLoad(l1) == 10.0, boost::test_tools::tolerance(1e-12));
+
+    MaxMinNetwork quarters;
+    std::vector<uint32_t> links;
+    for (int k = 0; k < 4; ++k)
+    {
+        links.push_back(quarters.AddLink(1));
+    }
+    const uint32_t c = quarters.AddFlow(links, {0.25, 0.25, 0.25, 0.25});
+    quarters.Reallocate(changed);
+    BOOST_TEST(quarters.GetRate(c) == 4.0, boost::test_tools::tolerance(1e-12));
+    // Weights outside (0, 1], or not one per link, are refused.
+    BOOST_CHECK_THROW(quarters.AddFlow(links, {0.5, 0.5}), std::invalid_argument);
+    BOOST_CHECK_THROW(quarters.AddFlow(links, {0.5, 0.5, 0.0, 1.0}), std::invalid_argument);
+    BOOST_CHECK_THROW(quarters.AddFlow(links, {0.5, 0.5, 1.5, 1.0}), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(parking_lot)
 {
     // Long flow A crosses links 1 (capacity 10) and 2 (capacity 6); B crosses link 1 only, C

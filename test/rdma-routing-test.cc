@@ -226,3 +226,58 @@ BOOST_FIXTURE_TEST_CASE(a_flowlet_changes_port_only_after_its_timeout, Fresh)
                                                      << ", out of order " << every.outOfOrder);
     BOOST_TEST(std::abs(every.uplink[0] / every.uplink[1] - 1) < 0.1);
 }
+
+BOOST_FIXTURE_TEST_CASE(the_flow_model_spreads_a_sprayed_flow_over_the_equal_cost_paths, Fresh)
+{
+    // The same three flows in the flow model, without headers (stream bytes are wire bytes):
+    // with Settings::spray each flow is split evenly over the two spines (half of it on each
+    // uplink), so the three share 200 Gbps: the last ends at 1.5 x 16 MiB / 100 Gbps (plus
+    // microseconds of latency). With ECMP the paths are the rdma model's, and the busiest
+    // uplink carries k of them: k x.
+    for (bool spray : {false, true})
+    {
+        auto network = CreateObject<FlowNetwork>();
+        FlowNetwork::Settings settings;
+        settings.framing.headerBytes = 0;
+        settings.framing.wireExtraBytes = 0;
+        settings.sendBuffer = 0;
+        settings.fifoAtSource = false;
+        settings.spray = spray;
+        auto topology = TwoSpines();
+        network->Build(topology, settings);
+        const uint64_t bytes = 16u << 20;
+        Time last;
+        for (uint32_t s = 0; s < 3; ++s)
+        {
+            BOOST_REQUIRE(
+                network->Send(s, s + 3, bytes, nullptr, [&]() { last = Simulator::Now(); }));
+        }
+        Simulator::Run();
+        const double line = static_cast<double>(bytes) * 8 / 100e9;
+        double expected = 1.5;
+        if (!spray)
+        {
+            // k: the most flows whose ECMP path (the topology's, with the pair's hash) takes
+            // one uplink of leaf 0 (links 6 and 7 of TwoSpines, directed 12 and 14).
+            uint32_t on[2] = {0, 0};
+            for (uint32_t s = 0; s < 3; ++s)
+            {
+                std::vector<uint32_t> path;
+                BOOST_REQUIRE(topology->GetPath(s, s + 3, FlowNetwork::PairHash(s, s + 3), path));
+                for (uint32_t directed : path)
+                {
+                    if (directed == 12 || directed == 14)
+                    {
+                        ++on[(directed - 12) / 2];
+                    }
+                }
+            }
+            expected = std::max(on[0], on[1]);
+        }
+        BOOST_TEST_INFO((spray ? "spray" : "ecmp") << ": last " << last.GetSeconds() / line
+                                                   << " x line, expected " << expected);
+        BOOST_TEST(std::abs(last.GetSeconds() / (expected * line) - 1) < 0.01);
+        network->Dispose();
+        Simulator::Destroy();
+    }
+}

@@ -5,6 +5,7 @@
 #include "ns3/flow-transport.h"
 #include "ns3/mpi-context.h"
 #include "ns3/purging-scheduler.h"
+#include "ns3/rdma-switch.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/string.h"
 #include "ns3/tcp-transport.h"
@@ -140,6 +141,14 @@ FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology,
         settings.ackBytes = RoceV2Header::kIpv4Bytes + RoceV2Header::kUdpBytes +
                             RoceV2Header::kBthBytes + RoceV2Header::kAethBytes +
                             RoceV2Header::kIcrcBytes + RdmaNetDevice::kFramingBytes;
+        // The packet model's switch routing, in the fluid limit: per-packet spraying and
+        // adaptive routing spread a flow evenly over its equal-cost paths; ECMP and flowlets
+        // keep it on one (a flowlet's path changes only after a gap).
+        Ptr<RdmaSwitch> probe = CreateObject<RdmaSwitch>();
+        EnumValue routing;
+        probe->GetAttribute("Routing", routing);
+        settings.spray =
+            routing.Get() == RdmaSwitch::SPRAY || routing.Get() == RdmaSwitch::ADAPTIVE;
     }
     m_network->Build(topology, settings);
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -146,6 +147,50 @@ FlowNetwork::GetEndpoint(uint32_t rank) const
     return rank < m_endpoints.size() ? m_endpoints[rank] : nullptr;
 }
 
+void
+FlowNetwork::SprayLinks(uint32_t src,
+                        uint32_t dst,
+                        std::vector<uint32_t>& links,
+                        std::vector<double>& weights) const
+{
+    links.clear();
+    weights.clear();
+    // Equal-cost next hops all lead one hop closer to the destination, so the paths advance
+    // in layers: every node of a layer passes its share on to the next layer, split evenly.
+    std::map<uint32_t, double> layer{{src, 1.0}};
+    std::map<uint32_t, double> share; // directed link -> share of the flow
+    std::vector<uint32_t> ports;
+    const auto& topologyLinks = m_topology->GetLinks();
+    // At most one layer per node (a route function that went round would stop here).
+    for (std::size_t hops = 0; !layer.empty() && hops < m_topology->GetNodes().size(); ++hops)
+    {
+        std::map<uint32_t, double> next;
+        for (const auto& [node, fraction] : layer)
+        {
+            if (node == dst)
+            {
+                continue;
+            }
+            m_topology->GetNextHops(node, dst, ports);
+            const auto& nodePorts = m_topology->GetPorts(node);
+            for (uint32_t port : ports)
+            {
+                const ClusterTopology::Port& p = nodePorts[port];
+                const uint32_t directed = 2 * p.link + (topologyLinks[p.link].a == node ? 0 : 1);
+                const double part = fraction / static_cast<double>(ports.size());
+                share[directed] += part;
+                next[p.peer] += part;
+            }
+        }
+        layer.swap(next);
+    }
+    for (const auto& [link, part] : share)
+    {
+        links.push_back(link);
+        weights.push_back(std::min(part, 1.0));
+    }
+}
+
 uint32_t
 FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
 {
@@ -178,6 +223,10 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     channel.src = src;
     channel.dst = dst;
     channel.path = m_scratchPath;
+    if (m_settings.spray)
+    {
+        SprayLinks(src, dst, channel.sprayLinks, channel.sprayWeights);
+    }
     // Packets have the size of the first link's MTU (as the packet models' segments do).
     const double mtu = m_linkMtu[channel.path.front()];
     channel.segment = std::max(1.0, mtu - m_settings.framing.headerBytes);
@@ -502,7 +551,9 @@ FlowNetwork::Grant(uint32_t index, uint64_t end)
     // It becomes a flow; its rate comes from the reallocation at this instant.
     NS_LOG_LOGIC("grant " << channel.src << "->" << channel.dst << " up to " << channel.granted);
     Advance(channel);
-    channel.flow = m_rates.AddFlow(channel.path);
+    channel.flow = channel.sprayLinks.empty()
+                       ? m_rates.AddFlow(channel.path)
+                       : m_rates.AddFlow(channel.sprayLinks, channel.sprayWeights);
     channel.rate = 0;
     if (channel.flow >= m_channelOfFlow.size())
     {

@@ -99,6 +99,10 @@ class FlowNetwork : public Object
         /** Release a channel while it is idle, keeping its stream offset (see the class
          *  comment); false: keep every channel for the run (same results, more memory) */
         bool releaseIdleChannels{true};
+        /** A channel's flow is split evenly at every switch over the equal-cost next hops
+         *  (per-packet spraying's fluid limit: each link carries the share of the paths that
+         *  cross it); false: the one ECMP path of the pair */
+        bool spray{false};
     };
 
     /** Counters of one run (report table "flow", benchmarks). */
@@ -213,6 +217,8 @@ class FlowNetwork : public Object
         uint32_t src{0};
         uint32_t dst{0};
         std::vector<uint32_t> path;            //!< directed links (== MaxMinNetwork links)
+        std::vector<uint32_t> sprayLinks;      //!< Settings::spray: every link a path crosses
+        std::vector<double> sprayWeights;      //!< the share of the flow on each
         double efficiency{1};                  //!< stream bytes per wire byte
         double segment{0};                     //!< stream bytes per full packet
         double packetOverhead{0};              //!< wire bytes per packet beyond its stream bytes
@@ -264,6 +270,14 @@ class FlowNetwork : public Object
 
     /** \return the channel index of a pair (created on first use); UINT32_MAX if unreachable */
     uint32_t GetChannel(uint32_t src, uint32_t dst);
+    /**
+     * Settings::spray: the links of every equal-cost path from \p src to \p dst and the share
+     * of a flow each carries when every node splits it evenly over its next hops.
+     */
+    void SprayLinks(uint32_t src,
+                    uint32_t dst,
+                    std::vector<uint32_t>& links,
+                    std::vector<double>& weights) const;
     /** Releases channel \p index if it is idle (keeping its stream offset). */
     void MaybeRelease(uint32_t index);
     /** Notes \p channel as the last one \p src used (see m_lastChannelOf). */

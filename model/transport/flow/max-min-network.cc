@@ -50,12 +50,23 @@ MaxMinNetwork::GetCapacity(uint32_t link) const
 }
 
 uint32_t
-MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path)
+MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path, const std::vector<double>& weights)
 {
     NS_LOG_FUNCTION(this);
     if (path.empty())
     {
         throw std::invalid_argument("MaxMinNetwork: a flow needs at least one link");
+    }
+    if (!weights.empty() && weights.size() != path.size())
+    {
+        throw std::invalid_argument("MaxMinNetwork: a flow needs one weight per link");
+    }
+    for (double w : weights)
+    {
+        if (!(w > 0 && w <= 1))
+        {
+            throw std::invalid_argument("MaxMinNetwork: a weight must be in (0, 1]");
+        }
     }
     for (std::size_t i = 0; i < path.size(); ++i)
     {
@@ -85,6 +96,7 @@ MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path)
     }
     Flow& flow = m_flows[id];
     flow.path = path;
+    flow.weight = weights;
     flow.slot.resize(path.size());
     flow.rate = 0;
     flow.alive = true;
@@ -129,10 +141,11 @@ MaxMinNetwork::RemoveFlow(uint32_t id)
                 }
             }
         }
-        link.load -= flow.rate;
+        link.load -= flow.rate * (flow.weight.empty() ? 1.0 : flow.weight[i]);
         m_touched.push_back(l);
     }
     flow.path.clear();
+    flow.weight.clear();
     flow.slot.clear();
     flow.rate = 0;
     flow.alive = false;
@@ -174,6 +187,23 @@ const MaxMinNetwork::Counters&
 MaxMinNetwork::GetCounters() const
 {
     return m_counters;
+}
+
+double
+MaxMinNetwork::WeightOn(const Flow& f, uint32_t l) const
+{
+    if (f.weight.empty())
+    {
+        return 1;
+    }
+    for (std::size_t i = 0; i < f.path.size(); ++i)
+    {
+        if (f.path[i] == l)
+        {
+            return f.weight[i];
+        }
+    }
+    return 1;
 }
 
 bool
@@ -242,28 +272,38 @@ MaxMinNetwork::Fill()
     {
         double remaining = m_links[l].capacity;
         uint32_t unfrozen = 0;
+        double unfrozenWeight = 0;
         double outsideMax = 0;
         for (uint32_t f : m_links[l].flows)
         {
             if (m_flowInSet[f] == m_epoch)
             {
                 ++unfrozen;
+                unfrozenWeight += WeightOn(m_flows[f], l);
             }
             else
             {
-                remaining -= m_flows[f].rate;
+                remaining -= m_flows[f].rate * WeightOn(m_flows[f], l);
                 outsideMax = std::max(outsideMax, m_flows[f].rate);
             }
         }
         m_remaining[l] = remaining;
         m_unfrozen[l] = unfrozen;
+        m_unfrozenWeight[l] = unfrozenWeight;
         m_outsideMax[l] = outsideMax;
     }
     for (uint32_t f : m_setFlows)
     {
         m_frozen[f] = 0;
     }
-    auto share = [this](uint32_t l) { return std::max(m_remaining[l], 0.0) / m_unfrozen[l]; };
+    auto share = [this](uint32_t l) { return std::max(m_remaining[l], 0.0) / m_unfrozenWeight[l]; };
+    // A flow frozen at \p level leaves link \p l: its share of the link is used up.
+    auto freeze = [this](const Flow& flow, std::size_t i, double level) {
+        const uint32_t m = flow.path[i];
+        const double w = flow.weight.empty() ? 1.0 : flow.weight[i];
+        m_remaining[m] -= level * w;
+        m_unfrozenWeight[m] = --m_unfrozen[m] == 0 ? 0 : m_unfrozenWeight[m] - w;
+    };
     // A flow that shares none of its links with another recomputed flow (the common case when
     // many start at one instant, each alone on its NIC's links) is raised against nobody: it
     // stops at the smallest share on its path, the first of its links the heap below would
@@ -296,10 +336,9 @@ MaxMinNetwork::Fill()
         m_frozen[f] = 1;
         m_newRate[f] = level;
         ++frozen;
-        for (uint32_t m : path)
+        for (std::size_t i = 0; i < path.size(); ++i)
         {
-            m_remaining[m] -= level;
-            --m_unfrozen[m];
+            freeze(m_flows[f], i, level);
         }
     }
     // A min-heap of (fair share, link), kept between calls (no allocation per call).
@@ -348,11 +387,13 @@ MaxMinNetwork::Fill()
             m_frozen[f] = 1;
             m_newRate[f] = level;
             ++frozen;
-            for (uint32_t m : m_flows[f].path)
+            const Flow& flow = m_flows[f];
+            for (std::size_t i = 0; i < flow.path.size(); ++i)
             {
+                const uint32_t m = flow.path[i];
                 const double before = share(m);
-                m_remaining[m] -= level;
-                if (--m_unfrozen[m] > 0 && share(m) < before)
+                freeze(flow, i, level);
+                if (m_unfrozen[m] > 0 && share(m) < before)
                 {
                     heap.emplace_back(share(m), m);
                     std::push_heap(heap.begin(), heap.end(), later);
@@ -377,6 +418,7 @@ MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
     m_linkInFill.resize(m_links.size(), 0);
     m_remaining.resize(m_links.size(), 0);
     m_unfrozen.resize(m_links.size(), 0);
+    m_unfrozenWeight.resize(m_links.size(), 0);
     m_outsideMax.resize(m_links.size(), 0);
     m_flowInSet.resize(m_flows.size(), 0);
     m_newRate.resize(m_flows.size(), 0);
@@ -410,7 +452,7 @@ MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
         double load = 0;
         for (uint32_t f : m_links[l].flows)
         {
-            load += m_flows[f].rate;
+            load += m_flows[f].rate * WeightOn(m_flows[f], l);
         }
         m_links[l].load = load;
     }

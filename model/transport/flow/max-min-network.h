@@ -55,9 +55,13 @@ class MaxMinNetwork
     /**
      * Adds a flow; its rate is 0 until the next Reallocate.
      * \param path the links it crosses (each at most once, all existing, at least one)
+     * \param weights empty (the flow's whole rate crosses every link of its path), or one per
+     *        link of \p path in (0, 1]: the share of the flow's rate that crosses that link (a
+     *        flow split over several paths, as packet spraying splits it: a link carries
+     *        rate x weight of it)
      * \return its id (the id of a removed flow may be given again)
      */
-    uint32_t AddFlow(const std::vector<uint32_t>& path);
+    uint32_t AddFlow(const std::vector<uint32_t>& path, const std::vector<double>& weights = {});
     /** Removes a flow; its capacity is given to the others at the next Reallocate. */
     void RemoveFlow(uint32_t flow);
 
@@ -75,7 +79,10 @@ class MaxMinNetwork
     uint32_t GetFlowCount() const;
     /** \return the flows crossing a link */
     const std::vector<uint32_t>& GetFlowsOn(uint32_t link) const;
-    /** \return the sum of the rates of the flows crossing a link (as of the last Reallocate) */
+    /**
+     * \return the sum of the rates (x their weights on it) of the flows crossing a link (as of
+     *         the last Reallocate)
+     */
     double GetLoad(uint32_t link) const;
 
     /** Work counters (for the report and the benchmarks). */
@@ -101,11 +108,14 @@ class MaxMinNetwork
     struct Flow
     {
         std::vector<uint32_t> path;
+        std::vector<double> weight; //!< per link of path; empty: 1 on every link
         std::vector<uint32_t> slot; //!< slot[i]: index of this flow in links[path[i]].flows
         double rate{0};
         bool alive{false};
     };
 
+    /** \return the share of flow \p f's rate that crosses link \p l (on its path) */
+    double WeightOn(const Flow& f, uint32_t l) const;
     /** \return true if a link had no spare capacity */
     bool IsFull(const Link& link) const;
     /** Adds a link to the search and the flows on it to the recomputed set. */
@@ -139,6 +149,8 @@ class MaxMinNetwork
     std::vector<uint32_t> m_fillLinks;    //!< links crossed by the recomputed flows
     std::vector<double> m_remaining;      //!< per link: capacity left for unfrozen flows
     std::vector<uint32_t> m_unfrozen;     //!< per link: recomputed flows not frozen yet
+    std::vector<double> m_unfrozenWeight; //!< per link: their weights' sum (their count when
+                                          //!< no flow is weighted: the same shares exactly)
     std::vector<double> m_outsideMax;     //!< per link: largest rate of a flow not recomputed
     std::vector<double> m_newRate;        //!< per flow: rate found by Fill
     std::vector<uint8_t> m_frozen;        //!< per flow: Fill has fixed its rate
