@@ -56,6 +56,7 @@ print(f"{transport:<6} {routing:<9} {reordering:<10} {cc:<9} {float(row['time_us
 PY
 }
 run flow ecmp go-back-n none
+run flow spray go-back-n none # the flow model splits the flow evenly (its reordering: none)
 for cc in ${ccs//,/ }; do
   run rdma ecmp go-back-n "$cc"
   run rdma flowlet selective "$cc"
