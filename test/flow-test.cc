@@ -963,6 +963,33 @@ BOOST_AUTO_TEST_CASE(the_event_list_is_the_radix_queue_unless_another_is_named)
     BOOST_TEST(calendarUs == radixUs);
 }
 
+BOOST_AUTO_TEST_CASE(the_flow_table_counts_the_simulators_events)
+{
+    // The report's "simulator events run" is what ns-3 counted over the run: read after it (not
+    // before: 0), so at least one event per message (its delivery) and then some.
+    ChakraReport report;
+    CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", FlatSwitch(4), "flow", &report);
+    uint64_t events = 0;
+    uint64_t messages = 0;
+    for (const ReportTable& table : report.GetTables())
+    {
+        for (const auto& row : table.rows)
+        {
+            if (row[0] == "simulator events run")
+            {
+                events = std::stoull(row[1]);
+            }
+            if (row[0] == "messages")
+            {
+                messages = std::stoull(row[1]);
+            }
+        }
+    }
+    // A 4-rank ring all-reduce: 2 x 3 steps, a message per rank per step.
+    BOOST_TEST(messages == 24u);
+    BOOST_TEST(events > messages);
+}
+
 BOOST_AUTO_TEST_CASE(csv_and_timeline_as_with_packets)
 {
     // The outputs do not depend on the model: the same CSV files with the same rows and the

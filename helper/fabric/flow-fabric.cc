@@ -7,6 +7,7 @@
 #include "ns3/purging-scheduler.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-transport.h"
 #include "ns3/text-format.h"
@@ -206,6 +207,9 @@ FlowFabric::GetReportTables() const
         // not yet purged): what the event list's memory follows.
         row("most events pending at once", scheduler->GetPeakHeldCount());
     }
+    // The whole simulation's events run so far (every model, the applications' too): the
+    // count the scaling tables of doc/benchmarks.md quote.
+    row("simulator events run", Simulator::GetEventCount());
     row("rate recomputations", s.allocation.reallocations);
     row("flows recomputed", s.allocation.flowsRecomputed);
     row("largest recomputation (flows)", s.allocation.largestComponent);
