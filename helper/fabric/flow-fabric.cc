@@ -145,11 +145,7 @@ FlowFabric::Install(std::shared_ptr<const ClusterTopology> topology,
         // The packet model's switch routing, in the fluid limit: per-packet spraying and
         // adaptive routing spread a flow evenly over its equal-cost paths; ECMP and flowlets
         // keep it on one (a flowlet's path changes only after a gap).
-        Ptr<RdmaSwitch> probe = CreateObject<RdmaSwitch>();
-        EnumValue routing;
-        probe->GetAttribute("Routing", routing);
-        settings.spray =
-            routing.Get() == RdmaSwitch::SPRAY || routing.Get() == RdmaSwitch::ADAPTIVE;
+        settings.spray = RdmaSwitch::RoutesEachPacket(RdmaSwitch::GetDefaultRouting());
     }
     m_network->Build(topology, settings);
 }

@@ -286,16 +286,14 @@ RdmaFabric::Install(std::shared_ptr<const ClusterTopology> topology, const NodeC
             // Its sender compares each ACK's stamps with the previous ACK's, hop by hop: that
             // presumes one path per flow. Per-packet routing mixes the switches' counters
             // (the utilisation would be noise), so the pair is refused.
-            Ptr<RdmaSwitch> probeSwitch = CreateObject<RdmaSwitch>();
-            EnumValue routing;
-            probeSwitch->GetAttribute("Routing", routing);
-            if (routing.Get() == RdmaSwitch::SPRAY || routing.Get() == RdmaSwitch::ADAPTIVE)
+            const RdmaSwitch::RoutingMode routing = RdmaSwitch::GetDefaultRouting();
+            if (RdmaSwitch::RoutesEachPacket(routing))
             {
                 throw std::invalid_argument(
                     "RdmaFabric: ns3::RdmaNic::CongestionControl=" + name +
                     " reads in-band telemetry along one path per flow, but "
                     "ns3::RdmaSwitch::Routing=" +
-                    std::string(routing.Get() == RdmaSwitch::SPRAY ? "spray" : "adaptive") +
+                    std::string(routing == RdmaSwitch::SPRAY ? "spray" : "adaptive") +
                     " routes each packet on its own (use ecmp or flowlet with it)");
             }
             for (const ClusterTopology::Link& link : links)

@@ -122,9 +122,15 @@ RdmaQueuePair::HasDataToSend() const
     {
         return false;
     }
-    // A window lets at least one packet be in flight, so that ACKs keep coming.
-    return m_window == 0 || m_nextPsn <= m_unackedPsn ||
-           (m_nextPsn - m_unackedPsn) * m_config.payloadPerPacket < m_window;
+    // A window (at least one byte) lets at least one packet be in flight, so that ACKs keep
+    // coming.
+    return m_window == 0 || BytesInFlight(m_nextPsn) < m_window;
+}
+
+uint64_t
+RdmaQueuePair::BytesInFlight(uint64_t nextPsn) const
+{
+    return nextPsn > m_unackedPsn ? (nextPsn - m_unackedPsn) * m_config.payloadPerPacket : 0;
 }
 
 uint64_t
@@ -227,9 +233,7 @@ RdmaQueuePair::BuildNext(Time now)
     header.SetDestinationQp(m_config.localRank + 1); // the peer's queue pair for this rank
     // A window model waits for ACKs to send more: the packet that fills the window asks for
     // one at once (the receiver otherwise answers every AckInterval packets).
-    const bool fillsWindow =
-        m_window > 0 &&
-        (m_nextPsn + 1 - std::min(m_unackedPsn, m_nextPsn)) * m_config.payloadPerPacket >= m_window;
+    const bool fillsWindow = m_window > 0 && BytesInFlight(m_nextPsn + 1) >= m_window;
     header.SetAckRequest(last || fillsWindow ||
                          (m_needs & RdmaRateControl::FEEDBACK_EVERY_PACKET) != 0);
     header.SetPsn(static_cast<uint32_t>(m_nextPsn));
@@ -341,10 +345,6 @@ RdmaQueuePair::OnAck(const RoceV2Header& header,
         ack.nextPsn = m_nextPsn;
         m_rateControl->OnAck(ack, now);
         m_window = m_rateControl->GetWindow();
-    }
-    if (m_nextPsn < m_unackedPsn)
-    {
-        m_nextPsn = m_unackedPsn; // an ACK beyond a go-back point: skip what arrived
     }
     if (!nak)
     {

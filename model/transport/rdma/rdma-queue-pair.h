@@ -207,6 +207,8 @@ class RdmaQueuePair
     static uint64_t StreamBytes(const MessageHeader& header);
     /** Puts the send cursor on the message that holds m_nextPsn. */
     void SeekCursor();
+    /** \return the stream bytes in flight once the PSNs before \p nextPsn are sent */
+    uint64_t BytesInFlight(uint64_t nextPsn) const;
     /** Builds the packet of m_nextPsn and moves on (NextPacket's work). */
     Ptr<Packet> BuildNext(Time now);
     /** Takes the in-order packet \p psn (OnData's work once the order is right). */

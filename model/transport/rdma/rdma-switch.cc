@@ -144,6 +144,21 @@ RdmaSwitch::GetTypeId()
     return tid;
 }
 
+RdmaSwitch::RoutingMode
+RdmaSwitch::GetDefaultRouting()
+{
+    TypeId::AttributeInformation info;
+    [[maybe_unused]] const bool found = GetTypeId().LookupAttributeByName("Routing", &info);
+    NS_ASSERT(found);
+    return static_cast<RoutingMode>(DynamicCast<const EnumValue>(info.initialValue)->Get());
+}
+
+bool
+RdmaSwitch::RoutesEachPacket(RoutingMode mode)
+{
+    return mode == SPRAY || mode == ADAPTIVE;
+}
+
 RdmaSwitch::RdmaSwitch()
     : m_random(CreateObject<UniformRandomVariable>())
 {

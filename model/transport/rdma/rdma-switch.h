@@ -64,8 +64,25 @@ namespace ns3
 class RdmaSwitch : public Object
 {
   public:
+    /** How a packet picks among equal-cost ports (Routing). */
+    enum RoutingMode : int
+    {
+        ECMP,     //!< per flow, by hash
+        SPRAY,    //!< per packet, in turn
+        FLOWLET,  //!< per flowlet, at random
+        ADAPTIVE, //!< per packet, the shortest queue
+    };
+
     /** \return the TypeId */
     static TypeId GetTypeId();
+    /**
+     * \return the Routing a switch made now takes: the attribute's default as Config::SetDefault
+     *         (or a --ns3::RdmaSwitch::Routing flag) left it; what the fabrics check against
+     *         the congestion control and the flow model follows
+     */
+    static RoutingMode GetDefaultRouting();
+    /** \return true for the modes that route each packet on its own (spray, adaptive) */
+    static bool RoutesEachPacket(RoutingMode mode);
     RdmaSwitch();
     ~RdmaSwitch() override;
 
@@ -189,17 +206,6 @@ class RdmaSwitch : public Object
     /** \return the marking probability of a queue of \p bytes */
     double MarkProbability(const Port& port, uint64_t bytes) const;
 
-  public:
-    /** How a packet picks among equal-cost ports (Routing). */
-    enum RoutingMode : int
-    {
-        ECMP,     //!< per flow, by hash
-        SPRAY,    //!< per packet, in turn
-        FLOWLET,  //!< per flowlet, at random
-        ADAPTIVE, //!< per packet, the shortest queue
-    };
-
-  private:
     /** A flow's port while its flowlet lasts. */
     struct Flowlet
     {
