@@ -56,7 +56,7 @@ struct RunResult
     uint64_t flows{0};
     uint64_t messages{0};
     uint64_t peakFlows{0};  //!< most flows at once
-    uint64_t peakEvents{0}; //!< most events pending at once (the event list's size)
+    uint64_t peakEvents{0}; //!< the event list's largest size (pending + cancelled events)
     char error[120]{};
 };
 
@@ -178,7 +178,7 @@ RunOne(const Options& options,
             {
                 result.peakFlows = std::stoull(row[1]);
             }
-            else if (row[0] == "most events pending at once")
+            else if (row[0] == "event list's largest size (pending + cancelled)")
             {
                 result.peakEvents = std::stoull(row[1]);
             }
@@ -269,7 +269,7 @@ PrintHeader(bool markdown)
                     "cpu_s",
                     "rss_MiB",
                     "peak_flows",
-                    "peak_events",
+                    "list_peak",
                     "note");
     }
     std::fflush(stdout);

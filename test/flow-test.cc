@@ -947,7 +947,7 @@ BOOST_AUTO_TEST_CASE(the_event_list_is_the_radix_queue_unless_another_is_named)
         {
             for (const auto& row : table.rows)
             {
-                hasPeak = hasPeak || row[0] == "most events pending at once";
+                hasPeak = hasPeak || row[0] == "event list's largest size (pending + cancelled)";
             }
         }
         return us;

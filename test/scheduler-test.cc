@@ -134,6 +134,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancelled_events_are_purged_and_handed_out_once_ea
     BOOST_TEST(scheduler.GetPurgedCount() > 0u);
     BOOST_TEST(scheduler.GetPurgedCount() + scheduler.GetHeldCount() == total);
     BOOST_TEST(scheduler.GetHeldCount() < total / 2); // most cancelled ones are gone
+    // At the purge (before the 32,769th insert) one in four of the 32,768 held was pending:
+    // 8,192, the report's lower bound; the list's largest size, 32,768, the upper one.
+    BOOST_TEST(scheduler.GetPeakPendingAtPurge() == 8192u);
+    BOOST_TEST(scheduler.GetPeakHeldCount() == 32768u);
     std::vector<Key> liveTaken;
     uint32_t cancelledTaken = 0;
     while (!scheduler.IsEmpty())
@@ -155,8 +159,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cancelled_events_are_purged_and_handed_out_once_ea
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(peak_counts_the_most_events_held_at_once, List, EventLists)
 {
-    // 5 in, 3 out, 2 in: at most 5 at once; then 4 more: 8 (the report's "most events pending
-    // at once").
+    // 5 in, 3 out, 2 in: at most 5 at once; then 4 more: 8 (the report's "event list's largest
+    // size"). No purge below 32,768 events: no pending count at a purge.
     auto scheduler = CreateObject<List>();
     BOOST_TEST(PurgingScheduler::GetCurrent() == PeekPointer(scheduler));
     uint32_t uid = 0;
@@ -183,6 +187,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(peak_counts_the_most_events_held_at_once, List, Ev
         TakeNext(*scheduler);
     }
     BOOST_TEST(scheduler->GetPeakHeldCount() == 8u);
+    BOOST_TEST(scheduler->GetPeakPendingAtPurge() == 0u);
     scheduler = nullptr;
     BOOST_TEST(PurgingScheduler::GetCurrent() == nullptr);
 }

@@ -87,6 +87,7 @@ PurgingScheduler::Purge()
     m_placeholders += dropped;
     m_purged += dropped;
     m_purgeAt = std::max(kMinPurgeSize, 2 * GetHeldCount());
+    m_peakPendingAtPurge = std::max(m_peakPendingAtPurge, GetHeldCount());
 }
 
 uint64_t
@@ -99,6 +100,12 @@ std::size_t
 PurgingScheduler::GetPeakHeldCount() const
 {
     return m_peakHeld;
+}
+
+std::size_t
+PurgingScheduler::GetPeakPendingAtPurge() const
+{
+    return m_peakPendingAtPurge;
 }
 
 const PurgingScheduler*

@@ -43,8 +43,17 @@ class PurgingScheduler : public Scheduler
     virtual std::size_t GetHeldCount() const = 0;
     /** \return the cancelled events released so far */
     uint64_t GetPurgedCount() const;
-    /** \return the most events held at once (live and not yet purged cancelled ones) */
+    /**
+     * \return the most events held at once: pending ones and cancelled ones not yet purged.
+     * An upper bound of the most events pending at once (ns-3 does not tell a list when an
+     * event is cancelled); with purging, at most twice it.
+     */
     std::size_t GetPeakHeldCount() const;
+    /**
+     * \return the most events pending found at a purge (then the list holds no cancelled
+     * event), 0 before the first purge: a lower bound of the most events pending at once
+     */
+    std::size_t GetPeakPendingAtPurge() const;
 
     /**
      * \return the scheduler of the current simulation if it is a PurgingScheduler (the last
@@ -100,12 +109,13 @@ class PurgingScheduler : public Scheduler
     /** Drops the cancelled events; each is still handed out once, as a placeholder. */
     void Purge();
 
-    std::size_t m_purgeAt;       //!< purge when the list holds this many events
-    uint64_t m_placeholders{0};  //!< purged events the simulator has not yet processed
-    uint64_t m_purged{0};        //!< total purged
-    std::size_t m_peakHeld{0};   //!< most events held at once
-    EventKey m_current{0, 0, 0}; //!< key of the last event handed out
-    EventImpl* m_cancelled;      //!< the shared cancelled event handed out as a placeholder
+    std::size_t m_purgeAt;               //!< purge when the list holds this many events
+    uint64_t m_placeholders{0};          //!< purged events the simulator has not yet processed
+    uint64_t m_purged{0};                //!< total purged
+    std::size_t m_peakHeld{0};           //!< most events held at once
+    std::size_t m_peakPendingAtPurge{0}; //!< most events held just after a purge
+    EventKey m_current{0, 0, 0};         //!< key of the last event handed out
+    EventImpl* m_cancelled;              //!< the shared cancelled event handed out as a placeholder
 };
 
 } // namespace ns3
