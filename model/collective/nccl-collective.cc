@@ -1029,12 +1029,13 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                 peers.push_back(i);
             }
         }
-        auto nvls = std::make_unique<NvlsSchedule>(std::move(peers),
-                                                   NvlsSchedule::PairBytes(plan.nbytes, n),
-                                                   plan.chunkBytes,
-                                                   static_cast<uint32_t>(kSteps),
-                                                   plan.wireFactor,
-                                                   0);
+        auto nvls =
+            std::make_unique<NvlsSchedule>(std::move(peers),
+                                           NvlsSchedule::PairBytes(plan.nbytes, n, plan.function),
+                                           plan.chunkBytes,
+                                           static_cast<uint32_t>(kSteps),
+                                           plan.wireFactor,
+                                           0);
         if (plan.latency.intra <= 0)
         {
             return nvls;

@@ -421,23 +421,38 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
                 m_stepLatencies[f][a][p] = {kBaseLatency[a][p], intraLat, interLat};
             }
         }
-        // NVLS: all-reduce, Simple only, where the machine and communicator have it.
+        // NVLS: all-reduce, all-gather and reduce-scatter, Simple only, where the machine and
+        // communicator have it (one host: across hosts NCCL needs CollNet for NVLS).
         const int nvls = static_cast<int>(NcclAlgorithm::NVLS);
         const int simple = static_cast<int>(NcclProtocol::SIMPLE);
         const double efficiency = NvlsEfficiency(config.generation);
         const int nvlsChannels = std::min(ppn, 32); // one per GPU (head), NCCL_MAX_NVLS_ARITY
-        if (allReduce && config.nvls && efficiency > 0 && nNodes == 1 && nvlsChannels >= 2 &&
-            algoEnabled[kNvlsAlgoIndex].value_or(true) && protoEnabled[simple].value_or(true))
+        const bool gatherOrScatter =
+            function == NcclFunction::ALL_GATHER || function == NcclFunction::REDUCE_SCATTER;
+        if ((allReduce || gatherOrScatter) && config.nvls && efficiency > 0 && nNodes == 1 &&
+            nvlsChannels >= 2 && algoEnabled[kNvlsAlgoIndex].value_or(true) &&
+            protoEnabled[simple].value_or(true))
         {
             // The NVLS graph's per-channel bandwidth: every GPU serves each channel once and the
             // one it heads twice, so nCh + 1 of them fit in its NVLink bandwidth; NCCL's search
             // then takes the fastest speed of its table that fits (H100: 41.2 -> 40 GB/s).
             const double bwNvls =
                 NvlsGraphSpeed(config.generation, config.intraBandwidth / (nvlsChannels + 1));
-            const double perChannel =
-                bwNvls * efficiency * (nvlsChannels - 1) / nvlsChannels * 2.0; // two phases
-            m_bandwidth[f][nvls][simple] =
-                nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
+            double perChannel = bwNvls * efficiency * (nvlsChannels - 1) / nvlsChannels;
+            if (allReduce)
+            {
+                // Two phases pipelined; bus to algorithm bandwidth as a ring's.
+                perChannel *= 2.0;
+                m_bandwidth[f][nvls][simple] =
+                    nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
+            }
+            else
+            {
+                // NCCL's (ppn - 1) / ppn, and no conversion from bus to algorithm bandwidth
+                // for a non-ring all-gather or reduce-scatter: the figure is per total byte.
+                perChannel *= static_cast<double>(ppn - 1) / ppn;
+                m_bandwidth[f][nvls][simple] = nvlsChannels * perChannel;
+            }
             m_latency[f][nvls][simple] = kNvlsHopLatency; // replaces the base (0)
             m_stepLatencies[f][nvls][simple] = {0, kNvlsHopLatency, 0};
         }
@@ -538,8 +553,8 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
             "no algorithm and protocol left for " + NcclFunctionName(function) +
             ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
             " (of NCCL's algorithms only Ring, Tree and NVLS are "
-            "modelled; Tree runs AllReduce only; NVLS AllReduce with "
-            "Simple only" +
+            "modelled; Tree runs AllReduce only; NVLS AllReduce, AllGather and "
+            "ReduceScatter on one host, with Simple only" +
             (m_config.nvls ? std::string(")") : "; " + m_config.nvlsWhy + ")"));
     }
     return best;

@@ -32,7 +32,8 @@ enum class NcclAlgorithm
 {
     TREE,
     RING,
-    NVLS, //!< NVLink SHARP all-reduce (Simple only), where NcclTuningConfig::nvls says
+    NVLS, //!< NVLink SHARP all-reduce, all-gather, reduce-scatter (Simple only), where
+          //!< NcclTuningConfig::nvls says
 };
 
 /** NCCL's protocols, in NCCL's order. */
@@ -151,11 +152,13 @@ struct NcclChoice
  *        bandwidth (GB/s of the function's bytes), time = latency + bytes / bandwidth, with
  *        NCCL's size-dependent corrections; the choice is the fastest enabled pair.
  *
- * NVLS (all-reduce, Simple, one host: NcclTuningConfig::nvls): NCCL's NVLS graph has one
- * channel per GPU of the node (the heads), each at the GPU's NVLink bandwidth / (GPUs + 1)
- * (the search's fit: every GPU serves every channel, and twice the one it heads); per channel
- * bwIntra x NVLS efficiency x (nCh - 1) / nCh x 2, times nCh, x nRanks / (2 (nRanks - 1));
- * latency NVLS Simple's NVLink hop, 25 us, no base.
+ * NVLS (all-reduce, all-gather, reduce-scatter; Simple; one host: NcclTuningConfig::nvls):
+ * NCCL's NVLS graph has one channel per GPU of the node (the heads), each at the GPU's NVLink
+ * bandwidth / (GPUs + 1) (the search's fit: every GPU serves every channel, and twice the one
+ * it heads); per channel bwIntra x NVLS efficiency x (nCh - 1) / nCh, times nCh; all-reduce
+ * then x 2 (two phases pipelined) x nRanks / (2 (nRanks - 1)), all-gather and reduce-scatter
+ * x (ppn - 1) / ppn and no bus-to-algorithm conversion (per byte of the total); latency NVLS
+ * Simple's NVLink hop, 25 us, no base.
  *
  * What it leaves out (they need topology facts this model does not have): NVLSTree,
  * CollNetDirect, CollNetChain and PAT (never available here), NCCL's topology search (channels

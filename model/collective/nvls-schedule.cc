@@ -166,13 +166,19 @@ NvlsSchedule::WireBytes(uint64_t payload, double wireFactor)
 }
 
 uint64_t
-NvlsSchedule::PairBytes(uint64_t bytes, uint32_t ranks)
+NvlsSchedule::PairBytes(uint64_t bytes, uint32_t ranks, NcclFunction function)
 {
     if (ranks < 2)
     {
         return 0;
     }
     const uint64_t n = ranks;
+    if (function == NcclFunction::ALL_GATHER || function == NcclFunction::REDUCE_SCATTER)
+    {
+        // The busier direction of a port carries N: a reduce-scatter's reads of all n slices
+        // (out), an all-gather's multicast of all n slices, its own echoed (in).
+        return (bytes + n - 2) / (n - 1);
+    }
     return (bytes * (n + 1) + n * (n - 1) - 1) / (n * (n - 1));
 }
 

@@ -1,9 +1,9 @@
 /*
- * NVLS (NVLink SHARP) all-reduce in the NCCL model (issue 27): where NCCL can run it, its
- * constants (NCCL 2.30.7: src/graph/tuning.cc, src/transport/nvls.cc, src/enqueue.cc), and
- * a schedule that puts NVLS's bytes on every GPU's NVLink port. The network has no in-switch
- * reduction or multicast: the schedule emulates NVLS's link loads, not the switch's work. See
- * doc/collectives.md, "NVLS".
+ * NVLS (NVLink SHARP) all-reduce, all-gather and reduce-scatter in the NCCL model (issue 27):
+ * where NCCL can run it, its constants (NCCL 2.30.7: src/graph/tuning.cc, src/transport/nvls.cc,
+ * src/enqueue.cc), and a schedule that puts NVLS's bytes on every GPU's NVLink port. The network
+ * has no in-switch reduction or multicast: the schedule emulates NVLS's link loads, not the
+ * switch's work. See doc/collectives.md, "NVLS".
  */
 #ifndef CHAKRA_NVLS_SCHEDULE_H
 #define CHAKRA_NVLS_SCHEDULE_H
@@ -38,7 +38,7 @@ Ptr<const AttributeChecker> MakeNvlsSupportChecker();
  * \param nodes the communicator's hosts (NCCL's nNodes)
  * \param gpusPerNode its GPUs per host
  * \param[out] why when not available: the reason, for errors
- * \return true when NCCL would run NVLS all-reduce on the communicator: a reducing NVSwitch,
+ * \return true when NCCL would run NVLS on the communicator: a reducing NVSwitch,
  *         Hopper or later, all its GPUs on one host (several hosts need CollNet, not modelled),
  *         at least 2 GPUs
  * \throws std::invalid_argument for ON with a generation before Hopper (naming both)
@@ -78,15 +78,16 @@ uint64_t NvlsChunkBytes(uint64_t bytes, uint32_t channels, uint32_t heads);
 
 /**
  * \ingroup chakra-collective
- * \brief One rank's ops of the NVLS all-reduce emulation, by formula (not held).
+ * \brief One rank's ops of the NVLS emulation, by formula (not held).
  *
- * Every ordered pair of the n ranks exchanges ceil(N (n+1) / (n (n-1))) bytes in chunks, so
- * that each GPU sends and receives N (n+1) / n: NVLS's reduce phase (out N, in N/n) plus its
- * broadcast phase (out N/n, in N), which NCCL pipelines. Up to `window` chunks to a peer are
- * in flight: chunk k leaves once chunk k - window to the same peer has completed (NCCL keeps
- * NCCL_STEPS = 8 slots per connection in flight); receives wait for nothing. Each message
- * carries its payload times a wire factor (1 / NCCL's NVLS efficiency, and the NVLink one).
- * Op 2 (k (n-1) + p) sends chunk k to the p-th other rank, the next op receives chunk k from
+ * Every ordered pair of the n ranks exchanges the same bytes (PairBytes) in chunks. All-reduce:
+ * ceil(N (n+1) / (n (n-1))), so that each GPU sends and receives N (n+1) / n: NVLS's reduce
+ * phase (out N, in N/n) plus its broadcast phase (out N/n, in N), which NCCL pipelines.
+ * All-gather and reduce-scatter: one of the two phases, N in the busier direction. Up to `window`
+ * chunks to a peer are in flight: chunk k leaves once chunk k - window to the same peer has
+ * completed (NCCL keeps NCCL_STEPS = 8 slots per connection in flight); receives wait for nothing.
+ * Each message carries its payload times a wire factor (1 / NCCL's NVLS efficiency, and the NVLink
+ * one). Op 2 (k (n-1) + p) sends chunk k to the p-th other rank, the next op receives chunk k from
  * it; tags tagBase + k.
  */
 class NvlsSchedule : public CollectiveSchedule
@@ -110,8 +111,20 @@ class NvlsSchedule : public CollectiveSchedule
     /** \return the wire bytes of \p payload bytes: round(payload x factor) */
     static uint64_t WireBytes(uint64_t payload, double wireFactor);
 
-    /** \return the pair's bytes for an all-reduce of \p bytes on \p ranks: ceil(N(n+1)/(n(n-1))) */
-    static uint64_t PairBytes(uint64_t bytes, uint32_t ranks);
+    /**
+     * \param bytes the call's bytes as NCCL counts them (N: all-gather's and reduce-scatter's
+     *        over all ranks)
+     * \param ranks the GPUs (n)
+     * \param function all-reduce, all-gather or reduce-scatter
+     * \return the bytes each ordered pair exchanges so that every port carries, in its busier
+     *         direction, what NVLS moves through it: all-reduce ceil(N(n+1)/(n(n-1))) (out N +
+     *         N/n, in N/n + N); all-gather (out N/n, in N) and reduce-scatter (out N, in N/n)
+     *         ceil(N/(n-1)): N both ways, the idle direction's extra load costs nothing on a
+     *         full-duplex NVSwitch port
+     */
+    static uint64_t PairBytes(uint64_t bytes,
+                              uint32_t ranks,
+                              NcclFunction function = NcclFunction::ALL_REDUCE);
 
     uint32_t Size() const override;
     MessageOp Op(uint32_t op) const override;
