@@ -600,6 +600,9 @@ ClusterScenario::BuildCluster()
         SetDefaultUnlessGiven("ns3::NcclCollective",
                               "Nvls",
                               EnumValue(static_cast<int>(m_cluster->GetNvlsSupport())));
+        SetDefaultUnlessGiven("ns3::NcclCollective",
+                              "Sharp",
+                              EnumValue(static_cast<int>(m_cluster->GetSharpSupport())));
     }
     catch (...)
     {

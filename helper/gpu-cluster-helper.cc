@@ -130,6 +130,15 @@ GpuClusterHelper::GetTypeId()
                           EnumValue(static_cast<int>(NvlsSupport::AUTO)),
                           MakeEnumAccessor(&GpuClusterHelper::m_nvlsSupport),
                           MakeNvlsSupportChecker())
+            .AddAttribute("SharpSupport",
+                          "Whether the network's switches reduce (SHARP: NCCL's CollNet, with "
+                          "NCCL_COLLNET_ENABLE=1 and a SHARP plugin): off (NCCL's default), on. "
+                          "Passed to the NCCL model (ns3::NcclCollective::Sharp) in a "
+                          "ClusterScenario run; the network itself still only forwards (the "
+                          "NCCL model puts SHARP's loads on the NICs).",
+                          EnumValue(static_cast<int>(SharpSupport::OFF)),
+                          MakeEnumAccessor(&GpuClusterHelper::m_sharpSupport),
+                          MakeSharpSupportChecker())
             .AddAttribute("Partition",
                           "Distributed (MPI) runs: which process runs each host (a host, its "
                           "NVSwitch and NICs stay together; switches follow their hosts or are "
@@ -504,6 +513,12 @@ NvlsSupport
 GpuClusterHelper::GetNvlsSupport() const
 {
     return static_cast<NvlsSupport>(m_nvlsSupport);
+}
+
+SharpSupport
+GpuClusterHelper::GetSharpSupport() const
+{
+    return static_cast<SharpSupport>(m_sharpSupport);
 }
 
 TypeId

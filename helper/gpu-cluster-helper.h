@@ -9,6 +9,7 @@
 #include "ns3/cluster-partition.h"
 #include "ns3/cluster-topology-builder.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/collnet-schedule.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
@@ -170,6 +171,8 @@ class GpuClusterHelper : public Object
     uint32_t GetNvLinkMtu() const;
     /** \return whether the NVSwitch reduces (NVLS): the NvlsSupport attribute */
     NvlsSupport GetNvlsSupport() const;
+    /** \return whether the network's switches reduce (SHARP): the SharpSupport attribute */
+    SharpSupport GetSharpSupport() const;
 
   private:
     /** SetTopology's end of the pairs. */
@@ -211,7 +214,8 @@ class GpuClusterHelper : public Object
     uint32_t m_scaleUpDomain;
     uint32_t m_mtu;
     uint32_t m_nvLinkMtu;
-    int m_nvlsSupport{0}; //!< an NvlsSupport (EnumValue holds an int)
+    int m_nvlsSupport{0};  //!< an NvlsSupport (EnumValue holds an int)
+    int m_sharpSupport{0}; //!< a SharpSupport
     std::string m_partitionPolicy;
 
     bool m_built{false};

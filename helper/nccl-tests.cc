@@ -340,17 +340,19 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
                 ": name one (Ring or Tree)");
         }
         const std::string name = NcclLower(enabled.front());
-        if (name == "nvls")
+        if (name == "nvls" || name == "collnetdirect" || name == "collnetchain")
         {
-            throw std::invalid_argument("NCCL_ALGO=" + value +
-                                        ": NVLS runs in the NCCL model only: add --algorithm "
-                                        "nccl (there are no textbook NVLS algorithm)");
+            throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
+                                        " runs in the NCCL model only: add --algorithm nccl "
+                                        "(there is no textbook " +
+                                        enabled.front() + " algorithm)");
         }
         if (name != "ring" && name != "tree")
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
                                         " is not modelled yet (issue 27); Ring, Tree and, with "
-                                        "--algorithm nccl, NVLS are");
+                                        "--algorithm nccl, CollNetDirect, CollNetChain and "
+                                        "NVLS are");
         }
         if (wanted && *wanted == function)
         {

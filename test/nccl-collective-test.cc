@@ -8,6 +8,7 @@
  */
 #define BOOST_TEST_MODULE nccl_collective
 #include "chakra-test-data.h"
+#include "nccl-schedules.h"
 #include "simulation-util.h"
 
 #include "ns3/chakra-module.h"
@@ -37,59 +38,6 @@ Make(uint32_t channels, const std::string& algo = "", const std::string& proto =
     return nccl;
 }
 
-/** A call on \p hosts x \p gpus ranks (rank = host x gpus + local GPU). */
-CollectiveRequest
-Request(ChakraProtoMsg::CollectiveCommType type, uint32_t hosts, uint32_t gpus, uint64_t bytes)
-{
-    CollectiveRequest request;
-    request.type = type;
-    request.size = hosts * gpus;
-    request.bytes = bytes;
-    auto hostOf = std::make_shared<std::vector<uint32_t>>();
-    for (uint32_t i = 0; i < request.size; ++i)
-    {
-        hostOf->push_back(i / gpus);
-    }
-    request.hostOf = hostOf;
-    return request;
-}
-
-/** One message of the whole job: sender, receiver, tag, bytes. */
-struct Message
-{
-    uint32_t from;
-    uint32_t to;
-    int64_t tag;
-    uint64_t bytes;
-};
-
-/** \return every rank's sends; checks that every send has its matching receive */
-std::vector<Message>
-AllSends(const NcclCollective& nccl, CollectiveRequest request)
-{
-    std::vector<Message> sends;
-    std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> sent;
-    std::map<std::tuple<uint32_t, uint32_t, int64_t>, std::vector<uint64_t>> received;
-    for (uint32_t me = 0; me < request.size; ++me)
-    {
-        request.me = me;
-        for (const CollectiveOp& op : ListOps(*nccl.Build(request)))
-        {
-            if (op.send)
-            {
-                sends.push_back({me, op.peer, op.tag, op.bytes});
-                sent[{me, op.peer, op.tag}].push_back(op.bytes);
-            }
-            else
-            {
-                received[{op.peer, me, op.tag}].push_back(op.bytes);
-            }
-        }
-    }
-    BOOST_TEST((sent == received));
-    return sends;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_CASE(chunks_slices_and_channels_by_hand)
@@ -110,7 +58,7 @@ BOOST_AUTO_TEST_CASE(chunks_slices_and_channels_by_hand)
     // loop is 8 ranks x 2 MiB = 16 MiB: 2 loops x 2 slices = 4 units of 8 segments of 1 MiB.
     // 2(n-1) = 14 steps: a ring rank has 2 x 14 x 4 = 112 ops per channel, a relay as many.
     Ptr<NcclCollective> nccl = Make(2, "Ring", "Simple");
-    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
+    CollectiveRequest request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
     const NcclPlan plan = nccl->Plan(request);
     BOOST_TEST(plan.channels == 2u);
     BOOST_TEST(plan.nodes == 2u);
@@ -143,16 +91,17 @@ BOOST_AUTO_TEST_CASE(chunks_slices_and_channels_by_hand)
 
     // Broadcast of 3 MiB, 2 channels, Simple: 1.5 MiB per channel in 512 KiB chunks: 3
     // messages per channel along the chain.
-    CollectiveRequest bcast = Request(ChakraProtoMsg::BROADCAST, 2, 4, 3 << 20);
+    CollectiveRequest bcast = chakra_test::Request(ChakraProtoMsg::BROADCAST, 2, 4, 3 << 20);
     bcast.root = 0;
-    const std::vector<Message> sends = AllSends(*Make(2, "Ring", "Simple"), bcast);
+    const std::vector<chakra_test::Message> sends =
+        chakra_test::AllSends(*Make(2, "Ring", "Simple"), bcast);
     // Per channel: 7 chain hops (8 ranks) + 1 relay hop out of each host the chain leaves
     // through its last GPU: channel 0 (root 0 is its first GPU of host 0): the chain leaves
     // host 0 (relay) and ends at host 1's last GPU: 7 + 1 hops; channel 1 (root 0 is host 0's
     // last GPU): 0 -> 1 (the relay) -> host 1 ... -> host 1's last GPU 4 -> 5 (relay) -> host 0
     // ... -> 3: 7 + 2 hops. 3 messages each: (8 + 9) x 3 = 51 sends of 512 KiB.
     BOOST_TEST(sends.size() == 51u);
-    for (const Message& m : sends)
+    for (const chakra_test::Message& m : sends)
     {
         BOOST_TEST(m.bytes == 524288u);
     }
@@ -163,11 +112,12 @@ BOOST_AUTO_TEST_CASE(ring_order_per_channel_and_one_rail_per_network_hop)
     // 2 hosts x 4 GPUs, 2 channels. Channel c: rail c; host chain c, c+1, ..., c-1; the last
     // GPU hands its data to the rail's GPU (relay), which sends to the next host's rail GPU.
     Ptr<NcclCollective> nccl = Make(2, "Ring", "Simple");
-    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
-    const std::vector<Message> sends = AllSends(*nccl, request);
+    const CollectiveRequest request =
+        chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 20);
+    const std::vector<chakra_test::Message> sends = chakra_test::AllSends(*nccl, request);
     // 4 units x 2 x 8 tags per channel: channel 0 tags 0-63, channel 1 64-127.
     std::map<int, std::set<std::pair<uint32_t, uint32_t>>> edges;
-    for (const Message& m : sends)
+    for (const chakra_test::Message& m : sends)
     {
         BOOST_TEST_REQUIRE(m.tag < 128);
         const int channel = static_cast<int>(m.tag / 64);
@@ -185,10 +135,11 @@ BOOST_AUTO_TEST_CASE(ring_order_per_channel_and_one_rail_per_network_hop)
     BOOST_TEST((edges[0] == channel0));
     BOOST_TEST((edges[1] == channel1));
     // One host: a plain ring over its GPUs, channel c starting at GPU c mod g.
-    const std::vector<Message> one =
-        AllSends(*nccl, Request(ChakraProtoMsg::ALL_GATHER, 1, 4, 1 << 20));
+    const std::vector<chakra_test::Message> one =
+        chakra_test::AllSends(*nccl,
+                              chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 1, 4, 1 << 20));
     std::set<std::pair<uint32_t, uint32_t>> ring;
-    for (const Message& m : one)
+    for (const chakra_test::Message& m : one)
     {
         ring.insert({m.from, m.to});
     }
@@ -207,13 +158,13 @@ BOOST_AUTO_TEST_CASE(protocol_wire_bytes)
     BOOST_TEST(NcclCollective::WireBytes(NcclProtocol::LL, 0) == 0u);
     // LL all-reduce of 64 KiB on 2 x 4, 2 channels (Ring LL keeps 2: 65,536 >= 2 x 32,768):
     // 32 KiB a channel = one LL chunk, one unit, 8 segments of 4 KiB: 8 KiB on the wire.
-    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 10);
-    for (const Message& m : AllSends(*Make(2, "Ring", "LL"), request))
+    CollectiveRequest request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 64 << 10);
+    for (const chakra_test::Message& m : chakra_test::AllSends(*Make(2, "Ring", "LL"), request))
     {
         BOOST_TEST(m.bytes == 8192u);
     }
     // LL128: 4 KiB = 4096 bytes -> 35 lines of 128 = 4480.
-    for (const Message& m : AllSends(*Make(2, "Ring", "LL128"), request))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*Make(2, "Ring", "LL128"), request))
     {
         BOOST_TEST(m.bytes == 4480u);
     }
@@ -224,7 +175,7 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
     // 2 x 8 H100, 16 channels, no override: the tuning model's pair, whose protocol the
     // messages carry. Small sizes take LL (latency), 256 MiB Ring/LL128 (below).
     Ptr<NcclCollective> nccl = Make(16);
-    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 8, 8 << 10);
+    CollectiveRequest request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 8, 8 << 10);
     NcclTuningConfig config;
     config.nodes = 2;
     config.ranksPerNode = 8;
@@ -284,14 +235,14 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
         }
     }
     // The protocol reaches the wire: LL doubles the bytes of an all-gather.
-    CollectiveRequest gather = Request(ChakraProtoMsg::ALL_GATHER, 2, 4, 1 << 20);
+    CollectiveRequest gather = chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 2, 4, 1 << 20);
     uint64_t simple = 0;
     uint64_t ll = 0;
-    for (const Message& m : AllSends(*Make(2, "", "Simple"), gather))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*Make(2, "", "Simple"), gather))
     {
         simple += m.bytes;
     }
-    for (const Message& m : AllSends(*Make(2, "", "LL"), gather))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*Make(2, "", "LL"), gather))
     {
         ll += m.bytes;
     }
@@ -309,7 +260,7 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
                           });
     BOOST_TEST(Make(2, "Ring")->Supports(gather));
     // Hosts holding different numbers of members are outside the model: the default runs.
-    CollectiveRequest uneven = Request(ChakraProtoMsg::ALL_GATHER, 1, 3, 1 << 20);
+    CollectiveRequest uneven = chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 1, 3, 1 << 20);
     uneven.hostOf = std::make_shared<std::vector<uint32_t>>(std::vector<uint32_t>{0, 0, 1});
     BOOST_TEST(!Make(2, "Ring")->Supports(uneven));
 }
@@ -359,7 +310,7 @@ BOOST_AUTO_TEST_CASE(absurd_sizes_are_refused_not_aborted)
              {ChakraProtoMsg::BROADCAST, "Ring"}})
     {
         BOOST_TEST_INFO(type << " " << algo);
-        CollectiveRequest request = Request(type, 2, 4, huge);
+        CollectiveRequest request = chakra_test::Request(type, 2, 4, huge);
         BOOST_CHECK_EXCEPTION(Make(2, algo, "LL")->Build(request),
                               std::invalid_argument,
                               refusesHuge);
@@ -419,10 +370,11 @@ BOOST_AUTO_TEST_CASE(nvlink_hops_carry_bytes_over_nccls_efficiency)
     Ptr<NcclCollective> nccl = Make(1, "Ring", "Simple");
     nccl->SetAttribute("NvLinkEfficiency", DoubleValue(0));
     BOOST_TEST(nccl->GetNvLinkEfficiency() == 0.824, boost::test_tools::tolerance(1e-12));
-    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 2, 2, 8 << 20);
+    const CollectiveRequest request =
+        chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 2, 8 << 20);
     std::size_t nvlink = 0;
     std::size_t network = 0;
-    for (const Message& m : AllSends(*nccl, request))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*nccl, request))
     {
         const bool sameHost = m.from / 2 == m.to / 2;
         BOOST_TEST(m.bytes == (sameHost ? 1272544u : 1048576u),
@@ -433,13 +385,14 @@ BOOST_AUTO_TEST_CASE(nvlink_hops_carry_bytes_over_nccls_efficiency)
     BOOST_TEST(network > 0u);
     // Ampere (0.8): 1,310,720.
     nccl->SetAttribute("GpuGeneration", EnumValue(static_cast<int>(NcclGpuGeneration::AMPERE)));
-    for (const Message& m : AllSends(*nccl, request))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*nccl, request))
     {
         BOOST_TEST(m.bytes == (m.from / 2 == m.to / 2 ? 1310720u : 1048576u));
     }
     // The tuning model takes the effective NVLink rate: NCCL's bwIntra.
     nccl->SetAttribute("NvLinkBandwidth", DataRateValue(DataRate("2400Gbps")));
-    const CollectiveRequest oneHost = Request(ChakraProtoMsg::ALL_REDUCE, 1, 8, 1 << 30);
+    const CollectiveRequest oneHost =
+        chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 1, 8, 1 << 30);
     NcclTuningConfig config;
     config.nodes = 1;
     config.ranksPerNode = 8;
@@ -556,7 +509,8 @@ BOOST_AUTO_TEST_CASE(large_groups_stay_lazy)
     // The schedule is read by formula: its ops are not held (an ExplicitSchedule of 163,680
     // ops with their dependency lists would be several MB per rank).
     Ptr<NcclCollective> nccl = Make(16, "Ring", "Simple");
-    CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 128, 8, uint64_t(1) << 30);
+    CollectiveRequest request =
+        chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 128, 8, uint64_t(1) << 30);
     request.me = 0;
     auto schedule = nccl->Build(request);
     BOOST_TEST(schedule->Size() == 8184u * (16 + 2));
@@ -579,13 +533,14 @@ BOOST_AUTO_TEST_CASE(double_binary_tree_by_hand)
     // Channel 1: tree 1, the mirror (3 the root; its child 1; 1's children 2 and 0), rail 1,
     // chains GPU 1 -> GPU 0. Ranks: host h's GPUs are 2h, 2h+1. Up tags 0 and 2, down 1 and 3.
     Ptr<NcclCollective> nccl = Make(2, "Tree", "Simple");
-    const CollectiveRequest request = Request(ChakraProtoMsg::ALL_REDUCE, 4, 2, 1 << 20);
+    const CollectiveRequest request =
+        chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 4, 2, 1 << 20);
     const NcclPlan plan = nccl->Plan(request);
     BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(NcclAlgorithm::TREE));
     BOOST_TEST(plan.channels == 2u);
     BOOST_TEST(plan.chunkBytes == 524288u);
     std::map<int64_t, std::set<std::pair<uint32_t, uint32_t>>> edges;
-    for (const Message& m : AllSends(*nccl, request))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*nccl, request))
     {
         BOOST_TEST(m.bytes == 524288u);
         edges[m.tag].insert({m.from, m.to});
@@ -620,9 +575,9 @@ BOOST_AUTO_TEST_CASE(double_binary_tree_by_hand)
     }
     // Odd host count: tree 1 is tree 0 shifted by one host. 3 hosts x 1 GPU, 2 channels:
     // tree 0: 0 the root, its child 2, 2's child 1; tree 1: 1 the root, child 0, 0's child 2.
-    const CollectiveRequest three = Request(ChakraProtoMsg::ALL_REDUCE, 3, 1, 1 << 20);
+    const CollectiveRequest three = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 3, 1, 1 << 20);
     std::map<int64_t, Edges> up;
-    for (const Message& m : AllSends(*nccl, three))
+    for (const chakra_test::Message& m : chakra_test::AllSends(*nccl, three))
     {
         up[m.tag].insert({m.from, m.to});
     }

@@ -237,12 +237,15 @@ BOOST_AUTO_TEST_CASE(nccl_algo_and_proto)
     // All-to-all and send/receive are point-to-point in NCCL: NCCL_ALGO does not govern them.
     BOOST_TEST(NcclAlgoAlgorithm("Ring", FindNcclTestsCollective("alltoall")) == "");
     BOOST_TEST(NcclAlgoAlgorithm("Tree", FindNcclTestsCollective("sendrecv")) == "");
-    // NVLS is the NCCL model's (--algorithm nccl), not a textbook algorithm's.
-    BOOST_CHECK_EXCEPTION(
-        NcclAlgoAlgorithm("NVLS", allReduce),
-        std::invalid_argument,
-        [](const std::invalid_argument& e) { return Contains(e.what(), "--algorithm nccl"); });
-    for (const char* unmodelled : {"nvlstree", "CollNetDirect", "collnetchain", "PAT"})
+    // NVLS and CollNet are the NCCL model's (--algorithm nccl), not textbook algorithms.
+    for (const char* ncclOnly : {"NVLS", "CollNetDirect", "collnetchain"})
+    {
+        BOOST_CHECK_EXCEPTION(
+            NcclAlgoAlgorithm(ncclOnly, allReduce),
+            std::invalid_argument,
+            [](const std::invalid_argument& e) { return Contains(e.what(), "--algorithm nccl"); });
+    }
+    for (const char* unmodelled : {"nvlstree", "PAT"})
     {
         try
         {
@@ -382,8 +385,8 @@ BOOST_AUTO_TEST_CASE(nccl_algo_from_the_environment)
     BOOST_TEST(Contains(result.output, "# Simulated algorithm: ring"), result.output);
     ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=NVLS"),
                   "NCCL_ALGO=NVLS: NVLS runs in the NCCL model only: add --algorithm nccl");
-    ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=CollNetDirect"),
-                  "CollNetDirect is not modelled yet (issue 27)");
+    ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=PAT"),
+                  "PAT is not modelled yet (issue 27)");
     ExpectRefused(Tool("all_reduce -b 1M -e 1M " + kFlat4, "NCCL_ALGO=Rign"),
                   "NCCL_ALGO=Rign: unknown algorithm 'Rign'");
     // NCCL's choice after the table (model/collective/nccl-tuning.h), for kFlat4: 4 nodes x 1
@@ -487,4 +490,17 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
     BOOST_TEST(Contains(result.output, "      NVLS    Simple"), result.output);
     result = Tool("all_reduce -b 1M -e 1M " + cluster);
     BOOST_TEST(!Contains(result.output, "# Simulated algorithm: nccl"), result.output);
+    // CollNet: only where the switches reduce (--sharp on), then NCCL's choice for a large
+    // all-reduce across hosts; forced without it, refused naming the flag; a bad value
+    // refused naming the flag; the textbook algorithms do not have it.
+    refusedInRun(
+        Tool("all_reduce -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_ALGO=CollNetDirect"),
+        "--sharp off");
+    ExpectRefused(Tool("all_reduce -b 1M -e 1M --algorithm nccl --sharp maybe " + cluster),
+                  "--sharp");
+    ExpectRefused(Tool("all_reduce -b 1M -e 1M " + cluster, "NCCL_ALGO=CollNetChain"),
+                  "runs in the NCCL model only");
+    result = Tool("all_reduce -b 256M -e 256M --algorithm nccl --sharp on " + cluster);
+    BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(result.output, "CollNetDirect    Simple"), result.output);
 }

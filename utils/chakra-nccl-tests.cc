@@ -303,6 +303,8 @@ ApplyNcclTuning(Run& run)
                                 config.nodes,
                                 config.ranksPerNode,
                                 config.nvlsWhy);
+    config.collNet = cluster->GetSharpSupport() == SharpSupport::ON;
+    config.collNetWhy = "the network's switches do not reduce (--sharp off)";
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
     // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink
     // bandwidths it takes from the cluster itself: ClusterScenario).
@@ -471,9 +473,12 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     {
         std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
                     "chunks, slices, protocol wire bytes, NVLink efficiency and per-step "
-                    "latency simulated;\n#   NVLS all-reduce on one host of Hopper or later "
-                    "GPUs (--nvls) simulated by its link loads; CollNet, PXN routing not "
-                    "simulated (doc/collectives.md, \"The NCCL model\")\n");
+                    "latency simulated;\n#   NVLS (all-reduce; all-gather and reduce-scatter "
+                    "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls) and "
+                    "CollNet all-reduce across hosts whose switches reduce (--sharp on) "
+                    "simulated by their link loads;\n#   NVLSTree, PAT, PXN routing beyond the "
+                    "ring's rail hand-over not simulated (doc/collectives.md, \"The NCCL "
+                    "model\")\n");
     }
     else
     {

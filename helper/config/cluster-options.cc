@@ -153,6 +153,14 @@ ClusterFlags()
          0,
          "whether the NVSwitch reduces (NVLink SHARP, NCCL's NVLS): auto (Hopper and later), on, "
          "off"},
+        {"sharp",
+         T::CLUSTER,
+         "SharpSupport",
+         K::NAME,
+         0,
+         0,
+         "whether the network's switches reduce (SHARP, NCCL's CollNet with "
+         "NCCL_COLLNET_ENABLE=1): off, on"},
         {"topology-file",
          T::CLUSTER,
          "TopologyFile",

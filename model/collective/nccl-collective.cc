@@ -1,5 +1,6 @@
 #include "nccl-collective.h"
 
+#include "collnet-schedule.h"
 #include "delayed-schedule.h"
 #include "nvls-schedule.h"
 #include "ring-schedule.h"
@@ -752,10 +753,20 @@ NcclCollective::GetTypeId()
                           "by GpuGeneration (Hopper and later), on (refused before Hopper), off. "
                           "A ClusterScenario run "
                           "takes its cluster's NvlsSupport unless this is set. NVLS runs "
-                          "all-reduce on communicators inside one host only.",
+                          "all-reduce, all-gather and reduce-scatter on communicators inside "
+                          "one host only.",
                           EnumValue(static_cast<int>(NvlsSupport::AUTO)),
                           MakeEnumAccessor(&NcclCollective::m_nvls),
                           MakeNvlsSupportChecker())
+            .AddAttribute("Sharp",
+                          "Whether the network's switches reduce (SHARP) and NCCL's CollNet is "
+                          "enabled (NCCL_COLLNET_ENABLE=1 with a SHARP plugin): then NCCL's "
+                          "tuning may pick CollNetDirect or CollNetChain for all-reduces across "
+                          "2 hosts or more of at most 8 GPUs each: on, off. A ClusterScenario run "
+                          "takes its cluster's SharpSupport unless this is set.",
+                          EnumValue(static_cast<int>(SharpSupport::OFF)),
+                          MakeEnumAccessor(&NcclCollective::m_sharp),
+                          MakeSharpSupportChecker())
             .AddAttribute("NcclAlgo",
                           "NCCL_ALGO's text (NCCL's syntax: \"Ring\", \"^Tree\", "
                           "\"allreduce:tree;allgather:ring\"); empty: NCCL's choice.",
@@ -788,7 +799,8 @@ NcclCollective::NcclCollective()
       m_generation(static_cast<int>(NcclGpuGeneration::HOPPER)),
       m_nvLinkEfficiency(0),
       m_stepLatency(true),
-      m_nvls(static_cast<int>(NvlsSupport::AUTO))
+      m_nvls(static_cast<int>(NvlsSupport::AUTO)),
+      m_sharp(static_cast<int>(SharpSupport::OFF))
 {
     NS_LOG_FUNCTION(this);
 }
@@ -909,7 +921,8 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
     // model holds while its inputs are the same, compared as numbers first (the whole config
     // costs more: NvlsAvailable writes its reason as text).
     TuningSlot& slot = m_tuning[{nodes, gpus}];
-    if (slot.model && slot.nvls == m_nvls)
+    if (slot.model && slot.nvls == m_nvls &&
+        slot.model->GetConfig().collNet == (m_sharp == static_cast<int>(SharpSupport::ON)))
     {
         const NcclTuningConfig& built = slot.model->GetConfig();
         if (built.generation == generation && built.channels == m_channels &&
@@ -930,6 +943,9 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
                                 nodes,
                                 gpus,
                                 config.nvlsWhy);
+    config.collNet = m_sharp == static_cast<int>(SharpSupport::ON);
+    config.collNetWhy = "the network's switches do not reduce (ns3::NcclCollective::Sharp is "
+                        "off: --sharp off)";
     slot.model = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
     slot.nvls = m_nvls;
     return *slot.model;
@@ -999,6 +1015,17 @@ NcclCollective::Plan(const CollectiveRequest& request) const
         plan.latency = Tuning(plan.nodes, plan.gpusPerNode)
                            .StepLatencies(plan.function, plan.ran, plan.choice.protocol);
     }
+    if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN)
+    {
+        // One NCCL step a chunk (Simple's 512 KiB); Direct has one part per head (every GPU),
+        // Chain NCCL's channels.
+        plan.chunkBytes = ChunkBytes(NcclProtocol::SIMPLE, true);
+        plan.slicesPerChunk = 1;
+        if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
+        {
+            plan.channels = plan.gpusPerNode;
+        }
+    }
     if (plan.ran == NcclAlgorithm::NVLS)
     {
         const auto generation = static_cast<NcclGpuGeneration>(m_generation);
@@ -1051,6 +1078,41 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             });
     }
     auto schedule = std::make_unique<ChannelsSchedule>(plan, request.hostOf, request.me);
+    if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN)
+    {
+        CollNetLayout collNet;
+        collNet.hosts = layout.hosts;
+        collNet.gpus = layout.gpus;
+        collNet.members = layout.members;
+        collNet.myHost = layout.myHost;
+        collNet.myLocal = layout.myLocal;
+        if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
+        {
+            schedule->Add(BuildCollNetDirect(collNet,
+                                             plan.nbytes,
+                                             plan.chunkBytes,
+                                             static_cast<uint32_t>(kSteps),
+                                             0));
+            return schedule;
+        }
+        int64_t tagBase = 0;
+        for (uint32_t c = 0; c < plan.channels; ++c)
+        {
+            const uint64_t bytes = PartBytes(plan.nbytes, plan.channels, c);
+            if (bytes == 0)
+            {
+                continue;
+            }
+            schedule->Add(BuildCollNetChain(collNet,
+                                            c,
+                                            bytes,
+                                            plan.chunkBytes,
+                                            static_cast<uint32_t>(kSteps),
+                                            tagBase));
+            tagBase += int64_t{3} * CollNetChunks(bytes, plan.chunkBytes);
+        }
+        return schedule;
+    }
     int64_t tagBase = 0;
     const bool pipeline =
         plan.function == NcclFunction::BROADCAST || plan.function == NcclFunction::REDUCE;

@@ -77,7 +77,11 @@ struct NcclPlan
  * carries all the host's network traffic; per chunk (one NCCL step) reduce up, then broadcast
  * down; chunks pipelined.
  *
- * NVLS (all-reduce on one host whose NVSwitch reduces: the Nvls attribute, Hopper or later):
+ * CollNet (all-reduce across hosts whose network switches reduce: the Sharp attribute):
+ * CollNetDirect (every GPU heads a share on its own NIC) or CollNetChain (a chain of the host's
+ * GPUs per channel), collnet-schedule.h, with NCCL's CollNet latencies per step.
+ *
+ * NVLS (one host whose NVSwitch reduces: the Nvls attribute, Hopper or later):
  * NvlsSchedule (nvls-schedule.h), an emulation of NVLS's link loads, the first sends delayed by
  * NCCL's NVLS latency (25 us).
  */
@@ -149,7 +153,8 @@ class NcclCollective : public CollectiveAlgorithm
     int m_generation;          //!< an NcclGpuGeneration (EnumValue holds an int)
     double m_nvLinkEfficiency; //!< 0: the generation's
     bool m_stepLatency;
-    int m_nvls; //!< an NvlsSupport
+    int m_nvls;  //!< an NvlsSupport
+    int m_sharp; //!< a SharpSupport: the network's switches reduce (CollNet)
     std::string m_algo;
     std::string m_proto;
     DataRate m_nvLinkBandwidth;

@@ -20,9 +20,7 @@ namespace
 
 constexpr int kFunctions = 5;
 constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two): the tables below
-constexpr int kModelled = 3;   // and NVLS
-/** NVLS's place in NCCL_ALGO's names (NcclAlgoNames). */
-constexpr int kNvlsAlgoIndex = 4;
+constexpr int kModelled = 5;   // and CollNetDirect, CollNetChain, NVLS
 constexpr int kProtocols = 3;
 
 /*
@@ -33,6 +31,15 @@ constexpr double kBaseLatency[kAlgorithms][kProtocols] = {{6.8, 14.0, 8.4}, {6.6
 
 /** NVLS Simple's NVLink latency (hwLatencies[NVLINK][NVLS][SIMPLE]); its base latency is 0. */
 constexpr double kNvlsHopLatency = 25.0;
+
+/** CollNet's Simple latencies (hwLatencies; base 0), [Direct, Chain][NVLink, PCI, network]. */
+constexpr double kCollNetHopLatency[2][3] = {{3.7, 3.7, 31.0}, {2.8, 2.8, 30.0}};
+
+/** CollNetDirect's serialization per extra GPU of a host (its arity), us. */
+constexpr double kCollNetArityLatency = 0.4;
+
+/** The most GPUs a host may have for CollNet (NCCL_MAX_DIRECT_ARITY + 1). */
+constexpr int kCollNetMaxLocalRanks = 8;
 
 /** Per-hop latency: [link kind: NVLink, PCI, network][algorithm][protocol]. */
 enum LinkKind
@@ -166,9 +173,7 @@ NcclFunctionName(NcclFunction function)
 std::string
 NcclAlgorithmName(NcclAlgorithm algorithm)
 {
-    return algorithm == NcclAlgorithm::TREE   ? "Tree"
-           : algorithm == NcclAlgorithm::RING ? "Ring"
-                                              : "NVLS";
+    return NcclAlgoNames()[static_cast<int>(algorithm)];
 }
 
 std::string
@@ -430,7 +435,7 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
         const bool gatherOrScatter =
             function == NcclFunction::ALL_GATHER || function == NcclFunction::REDUCE_SCATTER;
         if ((allReduce || gatherOrScatter) && config.nvls && efficiency > 0 && nNodes == 1 &&
-            nvlsChannels >= 2 && algoEnabled[kNvlsAlgoIndex].value_or(true) &&
+            nvlsChannels >= 2 && algoEnabled[nvls].value_or(true) &&
             protoEnabled[simple].value_or(true))
         {
             // The NVLS graph's per-channel bandwidth: every GPU serves each channel once and the
@@ -455,6 +460,48 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
             }
             m_latency[f][nvls][simple] = kNvlsHopLatency; // replaces the base (0)
             m_stepLatencies[f][nvls][simple] = {0, kNvlsHopLatency, 0};
+        }
+        // CollNet (SHARP in the network's switches): all-reduce, Simple only, across hosts.
+        if (allReduce && config.collNet && nNodes >= 2 && ppn <= kCollNetMaxLocalRanks &&
+            protoEnabled[simple].value_or(true))
+        {
+            const int net = static_cast<int>(NET);
+            const double flush = config.netLatency; // Simple's, as for the rings
+            for (const NcclAlgorithm algorithm :
+                 {NcclAlgorithm::COLLNET_DIRECT, NcclAlgorithm::COLLNET_CHAIN})
+            {
+                const int a = static_cast<int>(algorithm);
+                const bool direct = algorithm == NcclAlgorithm::COLLNET_DIRECT;
+                // CollNetDirect needs an NVSwitch (every GPU reaches every head directly).
+                if (!algoEnabled[a].value_or(true) || (direct && !config.nvlinkIntra))
+                {
+                    continue;
+                }
+                double bus = channels * bwIntra;
+                if (direct)
+                {
+                    double factor = static_cast<double>(ppn) / channels; // GPUs per NIC
+                    factor -= (factor - 1) / 2;
+                    bus /= factor;
+                    if (config.generation >= NcclGpuGeneration::HOPPER)
+                    {
+                        bus *= 0.85;
+                    }
+                }
+                m_bandwidth[f][a][simple] = bus * 0.5;
+                const double intraHop = kCollNetHopLatency[direct ? 0 : 1][intraKind];
+                const double interHop = (ppn == 1 ? kHopLatency[NET][0][simple]
+                                                  : kCollNetHopLatency[direct ? 0 : 1][net]) +
+                                        config.netLatency + flush;
+                // Direct: one NVLink hop each way (plus the arity's serialization); Chain: the
+                // chain's ppn - 1 hops each way.
+                const double intraStep =
+                    direct ? std::min(1, ppn - 1) * intraHop + (ppn - 1) * kCollNetArityLatency
+                           : intraHop;
+                const double intraSteps = direct ? 1 : ppn - 1;
+                m_latency[f][a][simple] = 2 * intraSteps * intraStep + interHop;
+                m_stepLatencies[f][a][simple] = {0, intraStep, interHop};
+            }
         }
     }
 }
@@ -552,10 +599,11 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
         throw std::invalid_argument(
             "no algorithm and protocol left for " + NcclFunctionName(function) +
             ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
-            " (of NCCL's algorithms only Ring, Tree and NVLS are "
-            "modelled; Tree runs AllReduce only; NVLS AllReduce, AllGather and "
-            "ReduceScatter on one host, with Simple only" +
-            (m_config.nvls ? std::string(")") : "; " + m_config.nvlsWhy + ")"));
+            " (of NCCL's algorithms Ring, Tree, CollNetDirect, CollNetChain and NVLS are "
+            "modelled; Tree runs AllReduce only; CollNet AllReduce across hosts with Simple "
+            "only; NVLS AllReduce, AllGather and ReduceScatter on one host, with Simple only" +
+            (m_config.nvls ? std::string("") : "; " + m_config.nvlsWhy) +
+            (m_config.collNet ? std::string("") : "; CollNet: " + m_config.collNetWhy) + ")");
     }
     return best;
 }

@@ -27,13 +27,17 @@ enum class NcclFunction
     ALL_REDUCE,
 };
 
-/** The algorithms this model computes, in the order of NCCL's table (a tie goes to the first). */
+/** The algorithms this model computes, in the order of NCCL's table (a tie goes to the first);
+ *  each one's value is its index in NcclAlgoNames(). */
 enum class NcclAlgorithm
 {
     TREE,
     RING,
-    NVLS, //!< NVLink SHARP all-reduce, all-gather, reduce-scatter (Simple only), where
-          //!< NcclTuningConfig::nvls says
+    COLLNET_DIRECT, //!< SHARP all-reduce, every GPU a head on its own NIC (Simple only), where
+                    //!< NcclTuningConfig::collNet says
+    COLLNET_CHAIN,  //!< SHARP all-reduce, a chain of a host's GPUs per channel to its head
+    NVLS,           //!< NVLink SHARP all-reduce, all-gather, reduce-scatter (Simple only), where
+                    //!< NcclTuningConfig::nvls says
 };
 
 /** NCCL's protocols, in NCCL's order. */
@@ -55,14 +59,14 @@ enum class NcclGpuGeneration
 
 /** \return NCCL's name: "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" */
 std::string NcclFunctionName(NcclFunction function);
-/** \return NCCL's name: "Tree", "Ring", "NVLS" */
+/** \return NCCL's name: "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS" */
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 /** \return NCCL's name: "LL", "LL128", "Simple" */
 std::string NcclProtocolName(NcclProtocol protocol);
 /** \return the generation's name: "Volta", "Ampere", "Hopper", "Blackwell" */
 std::string NcclGenerationName(NcclGpuGeneration generation);
 
-/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; Tree, Ring and NVLS are modelled. */
+/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; all but NVLSTree and PAT are modelled. */
 const std::vector<std::string>& NcclAlgoNames();
 /** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
 const std::vector<std::string>& NcclProtoNames();
@@ -123,6 +127,12 @@ struct NcclTuningConfig
     bool nvls{false};
     /** When NVLS is not available: why (in the error when NCCL_ALGO forces it). */
     std::string nvlsWhy{"NVLS is not available on this machine"};
+    /** CollNet available: the network's switches reduce (SHARP) and NCCL's CollNet is enabled
+     *  (NCCL_COLLNET_ENABLE=1 with a SHARP plugin); NCCL also needs 2 nodes or more and at
+     *  most 8 GPUs a node, which the model checks. */
+    bool collNet{false};
+    /** When CollNet is not available: why (in the error when NCCL_ALGO forces it). */
+    std::string collNetWhy{"the network's switches do not reduce (no SHARP)"};
 };
 
 /**
@@ -160,8 +170,16 @@ struct NcclChoice
  * x (ppn - 1) / ppn and no bus-to-algorithm conversion (per byte of the total); latency NVLS
  * Simple's NVLink hop, 25 us, no base.
  *
- * What it leaves out (they need topology facts this model does not have): NVLSTree,
- * CollNetDirect, CollNetChain and PAT (never available here), NCCL's topology search (channels
+ * CollNet (all-reduce, Simple, NcclTuningConfig::collNet, 2 hosts or more, at most 8 GPUs a
+ * host; CollNetDirect also needs NVLink inside the host): from bwIntra, the per-channel intra
+ * bandwidth. CollNetDirect: nCh x bwIntra / f with f = ppn / nCh - (ppn / nCh - 1) / 2, x 0.85
+ * from Hopper on; CollNetChain: nCh x bwIntra; both x 0.5 from bus to algorithm bandwidth.
+ * Latencies: CollNetDirect 2 (min(1, ppn-1) x 3.7 + (ppn-1) x 0.4) + 31 us (+ the network's
+ * latency, twice for Simple's flush), CollNetChain 2 (ppn-1) x 2.8 + 30 us; no base.
+ *
+ * What it leaves out (they need topology facts this model does not have): NVLSTree, NVLS
+ * across hosts (NVLS with SHARP), CollNet all-gather and reduce-scatter and PAT (never
+ * available here), NCCL's topology search (channels
  * and per-channel bandwidths are given; NVLS's per-channel bandwidth is not rounded down to
  * NCCL's table of search speeds), the 0.85 penalty of trees whose NIC traffic all goes
  * through one GPU, aggregated launches (one operation per call), and the channel and thread
@@ -222,9 +240,9 @@ class NcclTuningModel
     std::string m_algoValue;
     std::string m_protoValue;
     /** [function][algorithm][protocol] */
-    std::array<std::array<std::array<double, 3>, 3>, 5> m_bandwidth{};
-    std::array<std::array<std::array<double, 3>, 3>, 5> m_latency{};
-    std::array<std::array<std::array<NcclStepLatencies, 3>, 3>, 5> m_stepLatencies{};
+    std::array<std::array<std::array<double, 3>, 5>, 5> m_bandwidth{};
+    std::array<std::array<std::array<double, 3>, 5>, 5> m_latency{};
+    std::array<std::array<std::array<NcclStepLatencies, 3>, 5>, 5> m_stepLatencies{};
 };
 
 } // namespace ns3

@@ -1,0 +1,188 @@
+#include "collnet-schedule.h"
+
+#include "ns3/enum.h"
+#include "ns3/log.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ChakraCollNetSchedule");
+
+namespace
+{
+
+void
+CheckArguments(const CollNetLayout& layout, uint64_t chunkBytes, uint32_t window)
+{
+    if (layout.hosts < 2 || layout.gpus == 0 ||
+        layout.members.size() != uint64_t{layout.hosts} * layout.gpus ||
+        layout.myHost >= layout.hosts || layout.myLocal >= layout.gpus)
+    {
+        throw std::invalid_argument("CollNet: a layout of " + std::to_string(layout.hosts) +
+                                    " hosts x " + std::to_string(layout.gpus) +
+                                    " GPUs (CollNet needs 2 hosts or more, and one entry per "
+                                    "GPU)");
+    }
+    if (chunkBytes == 0 || window == 0)
+    {
+        throw std::invalid_argument("CollNet: the chunk and the window must be positive");
+    }
+}
+
+/** \return the member at local index \p local of host \p host */
+uint32_t
+MemberAt(const CollNetLayout& layout, uint32_t host, uint32_t local)
+{
+    return layout.members[uint64_t{host} * layout.gpus + local];
+}
+
+} // namespace
+
+Ptr<const AttributeChecker>
+MakeSharpSupportChecker()
+{
+    return MakeEnumChecker(static_cast<int>(SharpSupport::OFF),
+                           "off",
+                           static_cast<int>(SharpSupport::ON),
+                           "on");
+}
+
+uint32_t
+CollNetChunks(uint64_t bytes, uint64_t chunkBytes)
+{
+    const uint64_t chunks = chunkBytes == 0 ? 1 : (bytes + chunkBytes - 1) / chunkBytes;
+    if (chunks >= (uint64_t(1) << 30))
+    {
+        throw std::invalid_argument("CollNet: " + std::to_string(bytes) +
+                                    " bytes need more chunks than a schedule can number");
+    }
+    return chunks == 0 ? 1 : static_cast<uint32_t>(chunks);
+}
+
+std::unique_ptr<CollectiveSchedule>
+BuildCollNetDirect(const CollNetLayout& layout,
+                   uint64_t bytes,
+                   uint64_t chunkBytes,
+                   uint32_t window,
+                   int64_t tagBase)
+{
+    NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
+    CheckArguments(layout, chunkBytes, window);
+    const uint32_t g = layout.gpus;
+    const uint32_t h = layout.myHost;
+    const uint32_t l = layout.myLocal;
+    const uint32_t hosts = layout.hosts;
+    const uint32_t next = MemberAt(layout, (h + 1) % hosts, l);
+    const uint32_t previous = MemberAt(layout, (h + hosts - 1) % hosts, l);
+    // Share j is headed by local GPU j; every share in the same number of chunks.
+    const uint32_t chunks = CollNetChunks((bytes + g - 1) / g, chunkBytes);
+    auto piece = [bytes, g, chunks](uint32_t share, uint32_t k) {
+        return PartBytes(PartBytes(bytes, g, share), chunks, k);
+    };
+    ScheduleBuilder builder;
+    // toHead[k * (g - 1) + d - 1]: the send of chunk k to the head d places after this GPU.
+    std::vector<uint32_t> toHead;
+    toHead.reserve(uint64_t{chunks} * (g - 1));
+    std::vector<uint32_t> network;
+    network.reserve(chunks);
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        const int64_t tag = tagBase + int64_t{3} * k;
+        std::vector<uint32_t> gathered;
+        for (uint32_t d = 1; d < g; ++d)
+        {
+            const uint32_t head = (l + d) % g;
+            std::vector<uint32_t> deps;
+            if (k >= window)
+            {
+                deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
+            }
+            toHead.push_back(builder.Send(MemberAt(layout, h, head), piece(head, k), tag, deps));
+            gathered.push_back(
+                builder.Recv(MemberAt(layout, h, (l + g - d) % g), piece(l, k), tag));
+        }
+        if (g == 1 && k >= window)
+        {
+            gathered.push_back(network[k - window]);
+        }
+        network.push_back(builder.Send(next, piece(l, k), tag + 1, gathered));
+        const uint32_t reduced = builder.Recv(previous, piece(l, k), tag + 1);
+        for (uint32_t d = 1; d < g; ++d)
+        {
+            const uint32_t from = (l + g - d) % g;
+            builder.Send(MemberAt(layout, h, (l + d) % g), piece(l, k), tag + 2, {reduced});
+            builder.Recv(MemberAt(layout, h, from), piece(from, k), tag + 2);
+        }
+    }
+    return builder.Take();
+}
+
+std::unique_ptr<CollectiveSchedule>
+BuildCollNetChain(const CollNetLayout& layout,
+                  uint32_t channel,
+                  uint64_t bytes,
+                  uint64_t chunkBytes,
+                  uint32_t window,
+                  int64_t tagBase)
+{
+    NS_LOG_FUNCTION(layout.hosts << layout.gpus << channel << bytes << chunkBytes << window);
+    CheckArguments(layout, chunkBytes, window);
+    const uint32_t g = layout.gpus;
+    const uint32_t h = layout.myHost;
+    const uint32_t hosts = layout.hosts;
+    const uint32_t rail = channel % g;
+    // Chain position p holds local GPU (rail + p) mod g; position 0 is the head.
+    const uint32_t position = (layout.myLocal + g - rail) % g;
+    const auto localAt = [rail, g](uint32_t p) { return (rail + p) % g; };
+    const uint32_t parent = position > 0 ? MemberAt(layout, h, localAt(position - 1)) : 0;
+    const uint32_t child = position + 1 < g ? MemberAt(layout, h, localAt(position + 1)) : 0;
+    const uint32_t nextHead = MemberAt(layout, (h + 1) % hosts, rail);
+    const uint32_t previousHead = MemberAt(layout, (h + hosts - 1) % hosts, rail);
+    const uint32_t chunks = CollNetChunks(bytes, chunkBytes);
+    ScheduleBuilder builder;
+    std::vector<uint32_t> firstSends; // the tail's up sends, or the head's network sends
+    firstSends.reserve(chunks);
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        const int64_t tag = tagBase + int64_t{3} * k;
+        const uint64_t piece = PartBytes(bytes, chunks, k);
+        std::vector<uint32_t> ready;
+        if (position + 1 < g)
+        {
+            ready.push_back(builder.Recv(child, piece, tag));
+        }
+        else if (k >= window)
+        {
+            ready.push_back(firstSends[k - window]);
+        }
+        uint32_t down = 0;
+        if (position > 0)
+        {
+            const uint32_t up = builder.Send(parent, piece, tag, ready);
+            if (position + 1 == g)
+            {
+                firstSends.push_back(up);
+            }
+            down = builder.Recv(parent, piece, tag + 2);
+        }
+        else
+        {
+            const uint32_t out = builder.Send(nextHead, piece, tag + 1, ready);
+            if (g == 1)
+            {
+                firstSends.push_back(out);
+            }
+            down = builder.Recv(previousHead, piece, tag + 1);
+        }
+        if (position + 1 < g)
+        {
+            builder.Send(child, piece, tag + 2, {down});
+        }
+    }
+    return builder.Take();
+}
+
+} // namespace ns3
