@@ -112,6 +112,25 @@ BOOST_AUTO_TEST_CASE(tuning_rows_by_hand)
                boost::test_tools::tolerance(1e-9));
 }
 
+BOOST_AUTO_TEST_CASE(slow_nics_bound_the_rows)
+{
+    // 4 x 4 GPUs with 100 Gb/s NICs: 4 x 12.5 = 50 GB/s a node, 3.125 a channel of 16, below
+    // NVLink's 23.175: Direct 16 x 3.125 = 50 / f, f = 4/16 = 0.25 -> 0.625: 80, x 0.85 x 0.5
+    // = 34 GB/s; Chain 50 x 0.5 = 25 GB/s. (On 400 Gb/s NICs, 25 a channel, NVLink binds.)
+    NcclTuningConfig config = H100Nodes(4, true);
+    config.ranksPerNode = 4;
+    config.interBandwidth = 50;
+    const NcclTuningModel model(config);
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE,
+                               NcclAlgorithm::COLLNET_DIRECT,
+                               NcclProtocol::SIMPLE) == 34.0,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(model.Bandwidth(NcclFunction::ALL_REDUCE,
+                               NcclAlgorithm::COLLNET_CHAIN,
+                               NcclProtocol::SIMPLE) == 25.0,
+               boost::test_tools::tolerance(1e-9));
+}
+
 BOOST_AUTO_TEST_CASE(offered_only_where_the_switches_reduce)
 {
     const auto ar = NcclFunction::ALL_REDUCE;

@@ -500,7 +500,8 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
                   "--sharp");
     ExpectRefused(Tool("all_reduce -b 1M -e 1M " + cluster, "NCCL_ALGO=CollNetChain"),
                   "runs in the NCCL model only");
-    result = Tool("all_reduce -b 256M -e 256M --algorithm nccl --sharp on " + cluster);
+    result = Tool("all_reduce -b 256M -e 256M --algorithm nccl --sharp on --hosts 2 "
+                  "--gpus-per-host 8 --transport flow --topology rail-optimized");
     BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
     BOOST_TEST(Contains(result.output, "CollNetDirect    Simple"), result.output);
 }

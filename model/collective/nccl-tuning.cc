@@ -477,7 +477,11 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
                 {
                     continue;
                 }
-                double bus = channels * bwIntra;
+                // NCCL computes CollNet from its CollNet graph's bwIntra, whose channels
+                // run through the NICs: here the per-channel intra bandwidth, at most the
+                // network's per channel (an inference from the graph, stated in
+                // doc/collectives.md).
+                double bus = channels * std::min(bwIntra, bwInter);
                 if (direct)
                 {
                     double factor = static_cast<double>(ppn) / channels; // GPUs per NIC

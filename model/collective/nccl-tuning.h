@@ -172,7 +172,8 @@ struct NcclChoice
  *
  * CollNet (all-reduce, Simple, NcclTuningConfig::collNet, 2 hosts or more, at most 8 GPUs a
  * host; CollNetDirect also needs NVLink inside the host): from bwIntra, the per-channel intra
- * bandwidth. CollNetDirect: nCh x bwIntra / f with f = ppn / nCh - (ppn / nCh - 1) / 2, x 0.85
+ * bandwidth, at most the network's per channel (its channels run through the NICs).
+ * CollNetDirect: nCh x bwIntra / f with f = ppn / nCh - (ppn / nCh - 1) / 2, x 0.85
  * from Hopper on; CollNetChain: nCh x bwIntra; both x 0.5 from bus to algorithm bandwidth.
  * Latencies: CollNetDirect 2 (min(1, ppn-1) x 3.7 + (ppn-1) x 0.4) + 31 us (+ the network's
  * latency, twice for Simple's flush), CollNetChain 2 (ppn-1) x 2.8 + 30 us; no base.
