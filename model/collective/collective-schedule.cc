@@ -6,17 +6,6 @@
 namespace ns3
 {
 
-uint64_t
-PartBytes(uint64_t total, uint32_t parts, uint32_t index)
-{
-    // floor(total * i / parts) without overflow for totals near 2^64: with total = q parts + r,
-    // it is q i + floor(r i / parts), and r i < 2^64 because r < parts < 2^32.
-    const uint64_t q = total / parts;
-    const uint64_t r = total % parts;
-    auto boundary = [&](uint64_t i) { return q * i + r * i / parts; };
-    return boundary(index + 1) - boundary(index);
-}
-
 ExplicitSchedule::ExplicitSchedule(std::vector<CollectiveOp> ops)
     : m_ops(std::move(ops)),
       m_dependentsStart(m_ops.size() + 1, 0)
