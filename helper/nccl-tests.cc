@@ -340,7 +340,8 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
                 ": name one (Ring or Tree)");
         }
         const std::string name = NcclLower(enabled.front());
-        if (name == "nvls" || name == "collnetdirect" || name == "collnetchain")
+        if (name == "nvls" || name == "nvlstree" || name == "collnetdirect" ||
+            name == "collnetchain")
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
                                         " runs in the NCCL model only: add --algorithm nccl "
@@ -351,8 +352,8 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
                                         " is not modelled yet (issue 27); Ring, Tree and, with "
-                                        "--algorithm nccl, CollNetDirect, CollNetChain and "
-                                        "NVLS are");
+                                        "--algorithm nccl, CollNetDirect, CollNetChain, NVLS "
+                                        "and NVLSTree are");
         }
         if (wanted && *wanted == function)
         {

@@ -240,11 +240,11 @@ BOOST_AUTO_TEST_CASE(schedule_checks_its_arguments)
 BOOST_AUTO_TEST_CASE(simulated_all_reduce_against_its_link_loads_and_nccl)
 {
     // 256 MiB on 2 x 8 H100, rail-optimized, flow, the cluster's switches reducing (--sharp
-    // on): NCCL's choice is CollNetDirect. Each GPU's NVLink carries 2 N (g-1)/g out (shares to
-    // the heads, results from its own) at NCCL's 0.824 of 450 GB/s: 1,266.9 us; its NIC N / g,
-    // 33.6 MiB at 50 GB/s, 671 us: NVLink binds. Closed form: that plus the 44 us latency,
-    // 1,310.9 us (the schedule pays it once along a chunk's path; later chunks overlap it).
-    // NCCL's own prediction: 44 + N / 210.12 GB/s = 1,321.5 us.
+    // on), its NVSwitches not (--nvls off): NCCL's choice is CollNetDirect. Each GPU's NVLink
+    // carries 2 N (g-1)/g out (shares to the heads, results from its own) at NCCL's 0.824 of 450
+    // GB/s: 1,266.9 us; its NIC N / g, 33.6 MiB at 50 GB/s, 671 us: NVLink binds. Closed form: that
+    // plus the 44 us latency, 1,310.9 us (the schedule pays it once along a chunk's path; later
+    // chunks overlap it). NCCL's own prediction: 44 + N / 210.12 GB/s = 1,321.5 us.
     chakra_test::TempDir dir;
     CollectiveBenchSpec spec;
     spec.type = ChakraProtoMsg::ALL_REDUCE;
@@ -257,10 +257,13 @@ BOOST_AUTO_TEST_CASE(simulated_all_reduce_against_its_link_loads_and_nccl)
     config.transport = "flow";
     config.topology = "rail-optimized";
     config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    // Without NVLS: NCCL's tuning prefers NVLSTree on 2 H100 hosts whose NVSwitches reduce.
     Config::SetDefault("ns3::NcclCollective::Sharp", EnumValue(static_cast<int>(SharpSupport::ON)));
+    Config::SetDefault("ns3::NcclCollective::Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
     ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
     Config::SetDefault("ns3::NcclCollective::Sharp",
                        EnumValue(static_cast<int>(SharpSupport::OFF)));
+    Config::SetDefault("ns3::NcclCollective::Nvls", EnumValue(static_cast<int>(NvlsSupport::AUTO)));
     BOOST_REQUIRE(report.AllFinished());
     const double bytes = static_cast<double>(spec.bytes);
     const double us = report.GetIterationTime().GetMicroSeconds();

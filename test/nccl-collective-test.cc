@@ -173,8 +173,10 @@ BOOST_AUTO_TEST_CASE(protocol_wire_bytes)
 BOOST_AUTO_TEST_CASE(choice_and_overrides)
 {
     // 2 x 8 H100, 16 channels, no override: the tuning model's pair, whose protocol the
-    // messages carry. Small sizes take LL (latency), 256 MiB Ring/LL128 (below).
+    // messages carry. Small sizes take LL (latency), 256 MiB Ring/LL128 (below). NVSwitches
+    // that do not reduce (NVLSTree has its own cases: nvls-test).
     Ptr<NcclCollective> nccl = Make(16);
+    nccl->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
     CollectiveRequest request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 8, 8 << 10);
     NcclTuningConfig config;
     config.nodes = 2;
@@ -228,7 +230,9 @@ BOOST_AUTO_TEST_CASE(choice_and_overrides)
         for (uint64_t bytes : {uint64_t(8) << 10, uint64_t(256) << 20})
         {
             request.bytes = bytes;
-            const NcclPlan plan = Make(16, text)->Plan(request);
+            Ptr<NcclCollective> overridden = Make(16, text);
+            overridden->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
+            const NcclPlan plan = overridden->Plan(request);
             BOOST_TEST(static_cast<int>(plan.choice.algorithm) == static_cast<int>(algorithm),
                        "NCCL_ALGO=" << text << " " << bytes);
             BOOST_TEST(static_cast<int>(plan.ran) == static_cast<int>(algorithm));
@@ -341,9 +345,12 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     config.transport = "flow";
     config.topology = "rail-optimized";
     config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    // Rings (NCCL's own choice here is NVLSTree: nvls-test).
     Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue("Simple"));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("Ring"));
     ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
     Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
     BOOST_REQUIRE(report.AllFinished());
     const double seconds = report.GetIterationTime().GetSeconds();
     const double busbw = 2.0 * 15 / 16 * spec.bytes / seconds / 1e9;

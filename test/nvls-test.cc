@@ -8,13 +8,16 @@
  */
 #define BOOST_TEST_MODULE nvls
 #include "chakra-test-data.h"
+#include "nccl-schedules.h"
 #include "simulation-util.h"
 
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
+#include <array>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 using namespace ns3;
@@ -326,4 +329,131 @@ BOOST_AUTO_TEST_CASE(simulated_nvls_all_gather_against_its_link_loads)
                                      << " us");
     BOOST_TEST(std::abs(seconds / closedSeconds - 1) < 0.05,
                "simulated " << seconds << " s, closed form " << closedSeconds << " s");
+}
+
+namespace
+{
+
+/** \p nodes hosts of 8 H100 with 400 Gb/s NICs (50 GB/s a GPU), NVLSTree available. */
+NcclTuningConfig
+H100Hosts(uint32_t nodes)
+{
+    NcclTuningConfig config = OneH100Node(false);
+    config.nodes = nodes;
+    config.interBandwidth = 8 * 50.0;
+    config.nicBandwidth = 50.0;
+    config.nvlsTree = true;
+    return config;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(nvls_tree_tuning_rows_by_hand)
+{
+    // NCCL 2.30.7 tuning.cc, NVLS_TREE: one channel per GPU at the speed that fits NVLink /
+    // (8 + 1) = 41.2 and the 50 GB/s NIC: 40. Per channel min(40 x 0.85 x 7/8 x 2 = 59.5,
+    // 40 x 2 on 2 nodes = 80, cap 57.7) = 57.7; x 8 = 461.6 busbw, x 16/30 = 246.19 GB/s;
+    // latency 25 + 2 x log2(2) x 20.9 = 66.8 us. On 4 nodes min(59.5, 40, 45.5) = 40: 320
+    // x 32/62 = 165.16 GB/s; 25 + 2 x 2 x 20.9 = 108.6 us.
+    const auto ar = NcclFunction::ALL_REDUCE;
+    const auto simple = NcclProtocol::SIMPLE;
+    const NcclTuningModel two(H100Hosts(2));
+    BOOST_TEST(two.Bandwidth(ar, NcclAlgorithm::NVLS_TREE, simple) == 461.6 * 16 / 30,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(two.Latency(ar, NcclAlgorithm::NVLS_TREE, simple) == 66.8,
+               boost::test_tools::tolerance(1e-9));
+    const NcclTuningModel four(H100Hosts(4));
+    BOOST_TEST(four.Bandwidth(ar, NcclAlgorithm::NVLS_TREE, simple) == 320.0 * 32 / 62,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(four.Latency(ar, NcclAlgorithm::NVLS_TREE, simple) == 108.6,
+               boost::test_tools::tolerance(1e-9));
+    // NCCL's choice on 2 hosts for a large all-reduce: NVLSTree (246 GB/s against the rings'
+    // 370.8 x 16/30 = 197.8); all-reduce and Simple only; not without NVLS, not on one host.
+    BOOST_TEST((two.Choose(ar, uint64_t(256) << 20).algorithm == NcclAlgorithm::NVLS_TREE));
+    BOOST_TEST(two.Bandwidth(ar, NcclAlgorithm::NVLS_TREE, NcclProtocol::LL128) == 0.0);
+    BOOST_TEST(two.Bandwidth(NcclFunction::ALL_GATHER, NcclAlgorithm::NVLS_TREE, simple) == 0.0);
+    NcclTuningConfig off = H100Hosts(2);
+    off.nvlsTree = false;
+    BOOST_TEST(NcclTuningModel(off).Bandwidth(ar, NcclAlgorithm::NVLS_TREE, simple) == 0.0);
+    NcclTuningConfig one = H100Hosts(1);
+    BOOST_TEST(NcclTuningModel(one).Bandwidth(ar, NcclAlgorithm::NVLS_TREE, simple) == 0.0);
+    // 100 Gb/s NICs (12.5 GB/s): the graph's speed falls to 12 (the table's fastest that fits):
+    // min(12 x 0.85 x 7/8 x 2 = 17.85, 24, 57.7) x 8 x 16/30.
+    NcclTuningConfig slow = H100Hosts(2);
+    slow.nicBandwidth = 12.5;
+    BOOST_TEST(NcclTuningModel(slow).Bandwidth(ar, NcclAlgorithm::NVLS_TREE, simple) ==
+                   17.85 * 8 * 16 / 30,
+               boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(nvls_tree_loads_by_hand)
+{
+    // 2 hosts x 4 GPUs, N = 400,000: slices of 100,000, one chunk each. Inside a host each
+    // NVLS phase sends every peer ceil(100,000 x 5 / 6) = 83,334: 6 x 83,334 = 500,004 each
+    // way, N (g+1)/g and rounding. Across hosts, the tree of two: each head sends its slice
+    // up or down once and receives it once: N / g = 100,000 each way.
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    nccl->SetAttribute("NcclAlgo", StringValue("NVLSTree"));
+    nccl->SetAttribute("NvLinkEfficiency", DoubleValue(1));
+    auto request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 4, 400000);
+    BOOST_TEST((nccl->Plan(request).ran == NcclAlgorithm::NVLS_TREE));
+    // Payload bytes: without NCCL's NVLS efficiency on the NVLink hops.
+    std::map<uint32_t, std::array<uint64_t, 4>> loads; // nvlink out, in; nic out, in
+    const double nvls = NvlsEfficiency(NcclGpuGeneration::HOPPER);
+    for (const auto& m : chakra_test::AllSends(*nccl, request))
+    {
+        const bool sameHost = m.from / 4 == m.to / 4;
+        const uint64_t payload =
+            sameHost ? static_cast<uint64_t>(std::floor(static_cast<double>(m.bytes) * nvls))
+                     : m.bytes;
+        loads[m.from][sameHost ? 0 : 2] += payload;
+        loads[m.to][sameHost ? 1 : 3] += payload;
+    }
+    for (const auto& [rank, load] : loads)
+    {
+        BOOST_TEST(std::llabs(static_cast<long long>(load[0]) - 500004) <= 6, "rank " << rank);
+        BOOST_TEST(std::llabs(static_cast<long long>(load[1]) - 500004) <= 6, "rank " << rank);
+        BOOST_TEST(load[2] == 100000u, "rank " << rank);
+        BOOST_TEST(load[3] == 100000u, "rank " << rank);
+    }
+    // 4 hosts x 2 GPUs, N = 80,000 in chunks alternating between the two trees: every edge of
+    // a tree over 4 hosts (3 of them) carries each piece up and down, so the network carries
+    // 2 x 3 x 80,000 bytes in all.
+    nccl->SetAttribute("NvLinkEfficiency", DoubleValue(1));
+    request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 4, 2, 80000);
+    uint64_t network = 0;
+    for (const auto& m : chakra_test::AllSends(*nccl, request))
+    {
+        network += m.from / 2 != m.to / 2 ? m.bytes : 0;
+    }
+    BOOST_TEST(network == 480000u);
+}
+
+BOOST_AUTO_TEST_CASE(simulated_nvls_tree_against_its_link_loads_and_nccl)
+{
+    // 256 MiB on 2 x 8 H100 (NIC 400 Gb/s), flow, NCCL's choice (NVLSTree). Each GPU's NVLink
+    // port carries N (g+1)/g each way at 0.85 x 0.824 of 450 GB/s (958 us); its NIC N/g at 50
+    // GB/s (671 us): NVLink binds. Closed form: 66.8 us + 958.2 = 1,025 us. NCCL's own
+    // prediction: 66.8 + N / 246.19 GB/s = 1,157 us (its conversion counts 16 ranks' steps,
+    // and its per-channel cap binds; the link loads do not).
+    chakra_test::TempDir dir;
+    CollectiveBenchSpec spec;
+    spec.type = ChakraProtoMsg::ALL_REDUCE;
+    spec.ranks = 16;
+    spec.bytes = uint64_t(256) << 20;
+    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    chakra_test::ClusterConfig config;
+    config.hosts = 2;
+    config.gpusPerHost = 8;
+    config.transport = "flow";
+    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    BOOST_REQUIRE(report.AllFinished());
+    const double bytes = static_cast<double>(spec.bytes);
+    const double us = report.GetIterationTime().GetMicroSeconds();
+    const double closed = 66.8 + bytes * 9 / 8 / (0.85 * 0.824 * 450e9) * 1e6;
+    const double nccl = 66.8 + bytes / (461.6 * 16 / 30 * 1e3);
+    BOOST_TEST_MESSAGE("NVLSTree " << us << " us; link loads " << closed << ", NCCL " << nccl);
+    BOOST_TEST(std::abs(us / closed - 1) < 0.05, "simulated " << us << " us, closed " << closed);
+    BOOST_TEST(std::abs(us / nccl - 1) < 0.15, "simulated " << us << " us, NCCL " << nccl);
 }

@@ -303,6 +303,12 @@ ApplyNcclTuning(Run& run)
                                 config.nodes,
                                 config.ranksPerNode,
                                 config.nvlsWhy);
+    config.nvlsTree = config.nodes >= 2 && NvlsAvailable(cluster->GetNvlsSupport(),
+                                                         config.generation,
+                                                         1,
+                                                         config.ranksPerNode,
+                                                         config.nvlsTreeWhy);
+    config.nicBandwidth = spec.nicBandwidth.GetBitRate() / 8e9;
     config.collNet = cluster->GetSharpSupport() == SharpSupport::ON;
     config.collNetWhy = "the network's switches do not reduce (--sharp off)";
     // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
@@ -474,11 +480,11 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
         std::printf("# nccl: NCCL's channels, rings and double binary trees over hosts on rails, "
                     "chunks, slices, protocol wire bytes, NVLink efficiency and per-step "
                     "latency simulated;\n#   NVLS (all-reduce; all-gather and reduce-scatter "
-                    "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls) and "
-                    "CollNet all-reduce across hosts whose switches reduce (--sharp on) "
-                    "simulated by their link loads;\n#   NVLSTree, PAT, PXN routing beyond the "
-                    "ring's rail hand-over not simulated (doc/collectives.md, \"The NCCL "
-                    "model\")\n");
+                    "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls), "
+                    "NVLSTree across such hosts and CollNet all-reduce across hosts whose "
+                    "switches reduce (--sharp on) simulated by their link loads;\n#   NVLS with "
+                    "SHARP, PAT, PXN routing beyond the ring's rail hand-over not simulated "
+                    "(doc/collectives.md, \"The NCCL model\")\n");
     }
     else
     {

@@ -943,6 +943,13 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
                                 nodes,
                                 gpus,
                                 config.nvlsWhy);
+    // NVLSTree: NVLS inside every host (NvlsAvailable as for one host), trees across them.
+    config.nvlsTree = nodes >= 2 && NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
+                                                  config.generation,
+                                                  1,
+                                                  gpus,
+                                                  config.nvlsTreeWhy);
+    config.nicBandwidth = m_nicBandwidth.GetBitRate() / 8e9;
     config.collNet = m_sharp == static_cast<int>(SharpSupport::ON);
     config.collNetWhy = "the network's switches do not reduce (ns3::NcclCollective::Sharp is "
                         "off: --sharp off)";
@@ -1026,6 +1033,17 @@ NcclCollective::Plan(const CollectiveRequest& request) const
             plan.channels = plan.gpusPerNode;
         }
     }
+    if (plan.ran == NcclAlgorithm::NVLS_TREE)
+    {
+        // One head (channel) per GPU; NVLS's chunk rule; NVLink hops at NCCL's NVLS
+        // efficiency on top of its NVLink one.
+        const auto generation = static_cast<NcclGpuGeneration>(m_generation);
+        plan.channels = plan.gpusPerNode;
+        plan.chunkBytes =
+            NvlsChunkBytes(plan.nbytes, NvlsChannels(generation, plan.nodes), plan.gpusPerNode);
+        plan.slicesPerChunk = 1;
+        plan.nvLinkEfficiency *= NvlsEfficiency(generation);
+    }
     if (plan.ran == NcclAlgorithm::NVLS)
     {
         const auto generation = static_cast<NcclGpuGeneration>(m_generation);
@@ -1078,7 +1096,8 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             });
     }
     auto schedule = std::make_unique<ChannelsSchedule>(plan, request.hostOf, request.me);
-    if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN)
+    if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||
+        plan.ran == NcclAlgorithm::NVLS_TREE)
     {
         CollNetLayout collNet;
         collNet.hosts = layout.hosts;
@@ -1086,6 +1105,31 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         collNet.members = layout.members;
         collNet.myHost = layout.myHost;
         collNet.myLocal = layout.myLocal;
+        if (plan.ran == NcclAlgorithm::NVLS_TREE)
+        {
+            NvlsTreeLinks links;
+            for (int tree = 0; tree < 2; ++tree)
+            {
+                const TreeLinks t = DoubleTree(static_cast<int>(layout.hosts),
+                                               static_cast<int>(layout.myHost),
+                                               tree);
+                links.up[tree] = t.up;
+                for (int down : {t.down0, t.down1})
+                {
+                    if (down != -1)
+                    {
+                        links.down[tree].push_back(static_cast<uint32_t>(down));
+                    }
+                }
+            }
+            schedule->Add(BuildNvlsTree(collNet,
+                                        links,
+                                        plan.nbytes,
+                                        plan.chunkBytes,
+                                        static_cast<uint32_t>(kSteps),
+                                        0));
+            return schedule;
+        }
         if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
         {
             schedule->Add(BuildCollNetDirect(collNet,

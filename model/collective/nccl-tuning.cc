@@ -20,7 +20,7 @@ namespace
 
 constexpr int kFunctions = 5;
 constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two): the tables below
-constexpr int kModelled = 5;   // and CollNetDirect, CollNetChain, NVLS
+constexpr int kModelled = 6;   // and CollNetDirect, CollNetChain, NVLS, NVLSTree
 constexpr int kProtocols = 3;
 
 /*
@@ -31,6 +31,12 @@ constexpr double kBaseLatency[kAlgorithms][kProtocols] = {{6.8, 14.0, 8.4}, {6.6
 
 /** NVLS Simple's NVLink latency (hwLatencies[NVLINK][NVLS][SIMPLE]); its base latency is 0. */
 constexpr double kNvlsHopLatency = 25.0;
+
+/** NVLSTree Simple's network latency per tree hop (hwLatencies[NET][NVLS_TREE][SIMPLE]). */
+constexpr double kNvlsTreeNetLatency = 20.9;
+
+/** NVLSTree's per-channel bandwidth cap (perChMaxNVLSTreeBws), [Hopper, Blackwell][2, >2 nodes]. */
+constexpr double kNvlsTreeMaxPerChannel[2][2] = {{57.7, 45.5}, {96.0, 80.0}};
 
 /** CollNet's Simple latencies (hwLatencies; base 0), [Direct, Chain][NVLink, PCI, network]. */
 constexpr double kCollNetHopLatency[2][3] = {{3.7, 3.7, 31.0}, {2.8, 2.8, 30.0}};
@@ -461,6 +467,32 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
             m_latency[f][nvls][simple] = kNvlsHopLatency; // replaces the base (0)
             m_stepLatencies[f][nvls][simple] = {0, kNvlsHopLatency, 0};
         }
+        // NVLSTree: all-reduce, Simple only, across hosts whose NVSwitches reduce.
+        const int nvlsTree = static_cast<int>(NcclAlgorithm::NVLS_TREE);
+        if (allReduce && config.nvlsTree && efficiency > 0 && nNodes >= 2 && nvlsChannels >= 2 &&
+            algoEnabled[nvlsTree].value_or(true) && protoEnabled[simple].value_or(true))
+        {
+            // The graph's one speed fits the NVLink share and the head's NIC (its channel
+            // leaves the host there).
+            const double nic =
+                config.nicBandwidth > 0 ? config.nicBandwidth : config.interBandwidth / ppn;
+            const double bw =
+                NvlsGraphSpeed(config.generation,
+                               std::min(config.intraBandwidth / (nvlsChannels + 1), nic));
+            const double intraBw = bw * efficiency * (nvlsChannels - 1) / nvlsChannels * 2.0;
+            const double interBw = bw * (nNodes <= 2 ? 2.0 : 1.0);
+            const int capRow = config.generation == NcclGpuGeneration::BLACKWELL ? 1 : 0;
+            const double cap = kNvlsTreeMaxPerChannel[capRow][nNodes <= 2 ? 0 : 1];
+            const double perChannel = std::min({intraBw, interBw, cap});
+            m_bandwidth[f][nvlsTree][simple] =
+                nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
+            const double interHop = kNvlsTreeNetLatency + 2 * config.netLatency;
+            m_latency[f][nvlsTree][simple] =
+                kNvlsHopLatency + 2 * Log2Down(static_cast<uint64_t>(nNodes)) * interHop;
+            // Paid once, by the first window's sends (as NVLS's 25 us): NVLS's chunks are
+            // small (16-128 KiB), and a latency per step and chunk would throttle the window.
+            m_stepLatencies[f][nvlsTree][simple] = {m_latency[f][nvlsTree][simple], 0, 0};
+        }
         // CollNet (SHARP in the network's switches): all-reduce, Simple only, across hosts.
         if (allReduce && config.collNet && nNodes >= 2 && ppn <= kCollNetMaxLocalRanks &&
             protoEnabled[simple].value_or(true))
@@ -603,10 +635,13 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
         throw std::invalid_argument(
             "no algorithm and protocol left for " + NcclFunctionName(function) +
             ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
-            " (of NCCL's algorithms Ring, Tree, CollNetDirect, CollNetChain and NVLS are "
-            "modelled; Tree runs AllReduce only; CollNet AllReduce across hosts with Simple "
-            "only; NVLS AllReduce, AllGather and ReduceScatter on one host, with Simple only" +
+            " (of NCCL's algorithms Ring, Tree, CollNetDirect, CollNetChain, NVLS and "
+            "NVLSTree are modelled; Tree runs AllReduce only; CollNet AllReduce across hosts "
+            "with Simple only; NVLS AllReduce, AllGather and ReduceScatter on one host, with "
+            "Simple only; NVLSTree AllReduce across hosts, with Simple only" +
             (m_config.nvls ? std::string("") : "; " + m_config.nvlsWhy) +
+            (m_config.nvlsTree || m_config.nodes < 2 ? std::string("")
+                                                     : "; NVLSTree: " + m_config.nvlsTreeWhy) +
             (m_config.collNet ? std::string("") : "; CollNet: " + m_config.collNetWhy) + ")");
     }
     return best;

@@ -38,6 +38,8 @@ enum class NcclAlgorithm
     COLLNET_CHAIN,  //!< SHARP all-reduce, a chain of a host's GPUs per channel to its head
     NVLS,           //!< NVLink SHARP all-reduce, all-gather, reduce-scatter (Simple only), where
                     //!< NcclTuningConfig::nvls says
+    NVLS_TREE,      //!< NVLS inside each host, NCCL's double binary tree across hosts
+                    //!< (all-reduce, Simple), where NcclTuningConfig::nvlsTree says
 };
 
 /** NCCL's protocols, in NCCL's order. */
@@ -59,14 +61,14 @@ enum class NcclGpuGeneration
 
 /** \return NCCL's name: "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" */
 std::string NcclFunctionName(NcclFunction function);
-/** \return NCCL's name: "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS" */
+/** \return NCCL's name: "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree" */
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 /** \return NCCL's name: "LL", "LL128", "Simple" */
 std::string NcclProtocolName(NcclProtocol protocol);
 /** \return the generation's name: "Volta", "Ampere", "Hopper", "Blackwell" */
 std::string NcclGenerationName(NcclGpuGeneration generation);
 
-/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; all but NVLSTree and PAT are modelled. */
+/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; all but PAT are modelled. */
 const std::vector<std::string>& NcclAlgoNames();
 /** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
 const std::vector<std::string>& NcclProtoNames();
@@ -127,6 +129,14 @@ struct NcclTuningConfig
     bool nvls{false};
     /** When NVLS is not available: why (in the error when NCCL_ALGO forces it). */
     std::string nvlsWhy{"NVLS is not available on this machine"};
+    /** NVLSTree available: the communicator spans 2 hosts or more whose NVSwitches reduce
+     *  (NvlsAvailable for one of its hosts). */
+    bool nvlsTree{false};
+    /** When NVLSTree is not available: why. */
+    std::string nvlsTreeWhy{"NVLSTree needs 2 hosts or more whose NVSwitches reduce"};
+    /** A GPU's NIC bandwidth per direction, GB/s (NVLSTree's graph runs through it; 0: the
+     *  node's network bandwidth / ranks per node). */
+    double nicBandwidth{0};
     /** CollNet available: the network's switches reduce (SHARP) and NCCL's CollNet is enabled
      *  (NCCL_COLLNET_ENABLE=1 with a SHARP plugin); NCCL also needs 2 nodes or more and at
      *  most 8 GPUs a node, which the model checks. */
@@ -178,8 +188,15 @@ struct NcclChoice
  * Latencies: CollNetDirect 2 (min(1, ppn-1) x 3.7 + (ppn-1) x 0.4) + 31 us (+ the network's
  * latency, twice for Simple's flush), CollNetChain 2 (ppn-1) x 2.8 + 30 us; no base.
  *
- * What it leaves out (they need topology facts this model does not have): NVLSTree, NVLS
- * across hosts (NVLS with SHARP), CollNet all-gather and reduce-scatter and PAT (never
+ * NVLSTree (all-reduce, Simple, NcclTuningConfig::nvlsTree): NCCL's NVLS graph across hosts, one
+ * channel per GPU (head) at a speed of its table that fits both the NVLink share (as NVLS) and
+ * the GPU's NIC; per channel min(bw x NVLS efficiency x (nCh-1)/nCh x 2, bw x (2 on 2 nodes,
+ * else 1), NCCL's per-channel cap: Hopper 57.7 on 2 nodes, 45.5 on more; Blackwell 96, 80),
+ * times nCh, x nRanks / (2 (nRanks - 1)); latency 25 us + 2 log2(nodes) x (20.9 us + the
+ * network's latency, twice for Simple), no base.
+ *
+ * What it leaves out (they need topology facts this model does not have): NVLS across hosts
+ * (NVLS with SHARP), CollNet all-gather and reduce-scatter and PAT (never
  * available here), NCCL's topology search (channels
  * and per-channel bandwidths are given; NVLS's per-channel bandwidth is not rounded down to
  * NCCL's table of search speeds), the 0.85 penalty of trees whose NIC traffic all goes
@@ -241,9 +258,9 @@ class NcclTuningModel
     std::string m_algoValue;
     std::string m_protoValue;
     /** [function][algorithm][protocol] */
-    std::array<std::array<std::array<double, 3>, 5>, 5> m_bandwidth{};
-    std::array<std::array<std::array<double, 3>, 5>, 5> m_latency{};
-    std::array<std::array<std::array<NcclStepLatencies, 3>, 5>, 5> m_stepLatencies{};
+    std::array<std::array<std::array<double, 3>, 6>, 5> m_bandwidth{};
+    std::array<std::array<std::array<double, 3>, 6>, 5> m_latency{};
+    std::array<std::array<std::array<NcclStepLatencies, 3>, 6>, 5> m_stepLatencies{};
 };
 
 } // namespace ns3

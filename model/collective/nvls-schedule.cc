@@ -55,8 +55,8 @@ NvlsAvailable(NvlsSupport setting,
     if (nodes > 1)
     {
         why = "the communicator spans " + std::to_string(nodes) +
-              " hosts: NCCL runs NVLS across hosts only with CollNet (not modelled); NVLS is "
-              "modelled inside one host's NVSwitch";
+              " hosts: NCCL runs NVLS across hosts only with CollNet (NVLS with SHARP: not "
+              "modelled); across hosts NVLSTree is";
         return false;
     }
     if (gpusPerNode < 2)
@@ -265,6 +265,83 @@ NvlsSchedule::InitialSends(std::vector<uint32_t>& sends) const
         sends.push_back(op);
     }
     return true;
+}
+
+std::unique_ptr<CollectiveSchedule>
+BuildNvlsTree(const CollNetLayout& layout,
+              const NvlsTreeLinks& links,
+              uint64_t bytes,
+              uint64_t chunkBytes,
+              uint32_t window,
+              int64_t tagBase)
+{
+    NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
+    if (layout.hosts < 2 || layout.gpus < 2 ||
+        layout.members.size() != uint64_t{layout.hosts} * layout.gpus ||
+        layout.myHost >= layout.hosts || layout.myLocal >= layout.gpus || chunkBytes == 0 ||
+        window == 0)
+    {
+        throw std::invalid_argument("NVLSTree: needs 2 hosts or more of 2 GPUs or more, one "
+                                    "layout entry per GPU, and a positive chunk and window");
+    }
+    const uint32_t g = layout.gpus;
+    const uint32_t h = layout.myHost;
+    const uint32_t l = layout.myLocal;
+    auto member = [&layout, g](uint32_t host, uint32_t local) {
+        return layout.members[uint64_t{host} * g + local];
+    };
+    const uint32_t chunks = CollNetChunks((bytes + g - 1) / g, chunkBytes);
+    auto piece = [bytes, g, chunks](uint32_t slice, uint32_t k) {
+        return PartBytes(PartBytes(bytes, g, slice), chunks, k);
+    };
+    // Either NVLS phase's bytes to one peer for a chunk of \p slice.
+    auto phase = [g](uint64_t sliceBytes) {
+        return (sliceBytes * (g + 1) + 2 * (g - 1) - 1) / (2 * (g - 1));
+    };
+    ScheduleBuilder builder;
+    std::vector<uint32_t> toHead; // [k * (g - 1) + d - 1]: the reduce send to head l + d
+    toHead.reserve(uint64_t{chunks} * (g - 1));
+    for (uint32_t k = 0; k < chunks; ++k)
+    {
+        const int64_t tag = tagBase + int64_t{4} * k;
+        const int tree = static_cast<int>(k % 2);
+        std::vector<uint32_t> gathered;
+        for (uint32_t d = 1; d < g; ++d)
+        {
+            const uint32_t head = (l + d) % g;
+            std::vector<uint32_t> deps;
+            if (k >= window)
+            {
+                deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
+            }
+            toHead.push_back(builder.Send(member(h, head), phase(piece(head, k)), tag, deps));
+            gathered.push_back(builder.Recv(member(h, (l + g - d) % g), phase(piece(l, k)), tag));
+        }
+        // Up the tree: the children's sums, then this host's to the parent.
+        for (uint32_t child : links.down[tree])
+        {
+            gathered.push_back(builder.Recv(member(child, l), piece(l, k), tag + 1));
+        }
+        std::vector<uint32_t> ready = gathered;
+        if (links.up[tree] >= 0)
+        {
+            const auto parent = member(static_cast<uint32_t>(links.up[tree]), l);
+            builder.Send(parent, piece(l, k), tag + 1, gathered);
+            ready = {builder.Recv(parent, piece(l, k), tag + 2)};
+        }
+        for (uint32_t child : links.down[tree])
+        {
+            builder.Send(member(child, l), piece(l, k), tag + 2, ready);
+        }
+        // The multicast of the result inside the host.
+        for (uint32_t d = 1; d < g; ++d)
+        {
+            const uint32_t from = (l + g - d) % g;
+            builder.Send(member(h, (l + d) % g), phase(piece(l, k)), tag + 3, ready);
+            builder.Recv(member(h, from), phase(piece(from, k)), tag + 3);
+        }
+    }
+    return builder.Take();
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #define CHAKRA_NVLS_SCHEDULE_H
 
 #include "collective-schedule.h"
+#include "collnet-schedule.h"
 #include "nccl-tuning.h"
 
 #include "ns3/attribute.h"
@@ -146,6 +147,40 @@ class NvlsSchedule : public CollectiveSchedule
     double m_wireFactor;
     int64_t m_tagBase;
 };
+
+/** One host's place in the two trees of NCCL's double binary tree over hosts. */
+struct NvlsTreeLinks
+{
+    int up[2]{-1, -1};               //!< the parent host in tree 0 and 1 (-1: the root)
+    std::vector<uint32_t> down[2]{}; //!< the child hosts in tree 0 and 1
+};
+
+/**
+ * NCCL's NVLSTree all-reduce (NVLS inside each host, a double binary tree across hosts):
+ * every GPU heads the slice l of the buffer that its NIC carries. Per chunk of a slice: the
+ * NVLS reduce (every GPU's part of the slice to its head), the head's tree exchange with the
+ * same local GPU of its parent and child hosts (reduce up, result down; chunks alternate
+ * between the two trees, so a NIC is an inner node for half its chunks), then the NVLS
+ * multicast of the result to the host's GPUs. Inside the host the two phases' loads (out N +
+ * N/g, in N/g + N a GPU) are spread evenly over its peers, as NvlsSchedule does: each phase
+ * sends every peer ceil(piece (g+1) / (2 (g-1))) per chunk. Tags tagBase + 4k + 0 (reduce),
+ * 1 (up), 2 (down), 3 (multicast); a reduce send waits for the one to the same head
+ * `window` chunks before.
+ * \param layout the communicator by host (2 hosts or more, 2 GPUs a host or more)
+ * \param links this rank's host in the two trees
+ * \param bytes the buffer (N)
+ * \param chunkBytes a chunk of a slice, at most (> 0)
+ * \param window chunks in flight to each head (> 0)
+ * \param tagBase the first tag
+ * \return the rank's ops, as a list (O(chunks x g))
+ * \throws std::invalid_argument as BuildCollNetDirect, or for one GPU a host
+ */
+std::unique_ptr<CollectiveSchedule> BuildNvlsTree(const CollNetLayout& layout,
+                                                  const NvlsTreeLinks& links,
+                                                  uint64_t bytes,
+                                                  uint64_t chunkBytes,
+                                                  uint32_t window,
+                                                  int64_t tagBase);
 
 } // namespace ns3
 
