@@ -245,27 +245,17 @@ BOOST_AUTO_TEST_CASE(simulated_all_reduce_against_its_link_loads_and_nccl)
     // GB/s: 1,266.9 us; its NIC N / g, 33.6 MiB at 50 GB/s, 671 us: NVLink binds. Closed form: that
     // plus the 44 us latency, 1,310.9 us (the schedule pays it once along a chunk's path; later
     // chunks overlap it). NCCL's own prediction: 44 + N / 210.12 GB/s = 1,321.5 us.
-    chakra_test::TempDir dir;
-    CollectiveBenchSpec spec;
-    spec.type = ChakraProtoMsg::ALL_REDUCE;
-    spec.ranks = 16;
-    spec.bytes = uint64_t(256) << 20;
-    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    chakra_test::ClusterConfig config;
-    config.hosts = 2;
-    config.gpusPerHost = 8;
-    config.transport = "flow";
-    config.topology = "rail-optimized";
-    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
+    const uint64_t perRank = uint64_t(256) << 20;
     // Without NVLS: NCCL's tuning prefers NVLSTree on 2 H100 hosts whose NVSwitches reduce.
     Config::SetDefault("ns3::NcclCollective::Sharp", EnumValue(static_cast<int>(SharpSupport::ON)));
     Config::SetDefault("ns3::NcclCollective::Nvls", EnumValue(static_cast<int>(NvlsSupport::OFF)));
-    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    ChakraReport report =
+        chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 2, 8, perRank, "rail-optimized");
     Config::SetDefault("ns3::NcclCollective::Sharp",
                        EnumValue(static_cast<int>(SharpSupport::OFF)));
     Config::SetDefault("ns3::NcclCollective::Nvls", EnumValue(static_cast<int>(NvlsSupport::AUTO)));
     BOOST_REQUIRE(report.AllFinished());
-    const double bytes = static_cast<double>(spec.bytes);
+    const double bytes = static_cast<double>(perRank);
     const double us = report.GetIterationTime().GetMicroSeconds();
     const double closed = 44.0 + 2 * bytes * 7 / 8 / (0.824 * 450e9) * 1e6;
     const double nccl = 44.0 + bytes / 210.12e3;

@@ -5,6 +5,9 @@
 #ifndef CHAKRA_TEST_NCCL_SCHEDULES_H
 #define CHAKRA_TEST_NCCL_SCHEDULES_H
 
+#include "chakra-test-data.h"
+#include "simulation-util.h"
+
 #include "ns3/chakra-module.h"
 
 #include <boost/test/unit_test.hpp>
@@ -67,6 +70,35 @@ AllSends(const ns3::CollectiveAlgorithm& algorithm, ns3::CollectiveRequest reque
     }
     BOOST_TEST((sent == received));
     return sends;
+}
+
+/**
+ * Runs one call of \p type, \p bytes a rank (the trace's comm_size), on \p hosts x \p gpus
+ * ranks with the NCCL model (flow transport, the cluster's defaults otherwise: H100).
+ * \return the run's report
+ */
+inline ns3::ChakraReport
+RunNcclCall(ChakraProtoMsg::CollectiveCommType type,
+            uint32_t hosts,
+            uint32_t gpus,
+            uint64_t bytes,
+            const std::string& topology = "single-switch")
+{
+    TempDir dir;
+    ns3::CollectiveBenchSpec spec;
+    spec.type = type;
+    spec.ranks = hosts * gpus;
+    spec.bytes = bytes;
+    ns3::WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
+    ClusterConfig config;
+    config.hosts = hosts;
+    config.gpusPerHost = gpus;
+    config.transport = "flow";
+    config.topology = topology;
+    config.appAttributes.emplace_back(type == ChakraProtoMsg::ALL_GATHER ? "AllGatherAlgorithm"
+                                                                         : "AllReduceAlgorithm",
+                                      "nccl");
+    return RunCluster(dir.File("c"), config);
 }
 
 } // namespace chakra_test

@@ -271,21 +271,11 @@ BOOST_AUTO_TEST_CASE(simulated_busbw_against_the_closed_form_and_nccl)
     // (0.85 x 0.824), after 25 us: T = 25 us + N x 9/8 / (0.7004 x 450 GB/s), busbw =
     // 2 (n-1)/n N / T. NCCL's own prediction: 25 us + N / 272 GB/s (its speed table rounds
     // the 41.2 GB/s a channel down to 40: 3% slower than the link loads).
-    chakra_test::TempDir dir;
-    CollectiveBenchSpec spec;
-    spec.type = ChakraProtoMsg::ALL_REDUCE;
-    spec.ranks = 8;
-    spec.bytes = uint64_t(256) << 20;
-    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    chakra_test::ClusterConfig config;
-    config.hosts = 1;
-    config.gpusPerHost = 8;
-    config.transport = "flow";
-    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
-    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    const uint64_t perRank = uint64_t(256) << 20;
+    ChakraReport report = chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 1, 8, perRank);
     BOOST_REQUIRE(report.AllFinished());
     const double n = 8;
-    const double bytes = static_cast<double>(spec.bytes);
+    const double bytes = static_cast<double>(perRank);
     const double seconds = report.GetIterationTime().GetSeconds();
     const double busbw = 2 * (n - 1) / n * bytes / seconds / 1e9;
     const double closedSeconds = 25e-6 + bytes * (n + 1) / n / (0.85 * 0.824 * 450e9);
@@ -307,22 +297,12 @@ BOOST_AUTO_TEST_CASE(simulated_nvls_all_gather_against_its_link_loads)
     // us: T = 25 us + N / (0.7004 x 450 GB/s), 0.877 ms. NCCL's tuning predicts 25 us +
     // N / 208.25 GB/s (1.314 ms): its (ppn-1)/ppn and (nCh-1)/nCh factors are not link loads,
     // and no published all-gather figure says which is right (doc/collectives.md, "NVLS").
-    chakra_test::TempDir dir;
-    CollectiveBenchSpec spec;
-    spec.type = ChakraProtoMsg::ALL_GATHER;
-    spec.ranks = 8;
-    spec.bytes = uint64_t(32) << 20;
-    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    chakra_test::ClusterConfig config;
-    config.hosts = 1;
-    config.gpusPerHost = 8;
-    config.transport = "flow";
-    config.appAttributes.emplace_back("AllGatherAlgorithm", "nccl");
+    const uint64_t perRank = uint64_t(32) << 20;
     Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("NVLS"));
-    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    ChakraReport report = chakra_test::RunNcclCall(ChakraProtoMsg::ALL_GATHER, 1, 8, perRank);
     Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
     BOOST_REQUIRE(report.AllFinished());
-    const double total = 8.0 * static_cast<double>(spec.bytes);
+    const double total = 8.0 * static_cast<double>(perRank);
     const double seconds = report.GetIterationTime().GetSeconds();
     const double closedSeconds = 25e-6 + total / (0.85 * 0.824 * 450e9);
     BOOST_TEST_MESSAGE("all-gather " << seconds * 1e6 << " us; link loads " << closedSeconds * 1e6
@@ -436,20 +416,10 @@ BOOST_AUTO_TEST_CASE(simulated_nvls_tree_against_its_link_loads_and_nccl)
     // GB/s (671 us): NVLink binds. Closed form: 66.8 us + 958.2 = 1,025 us. NCCL's own
     // prediction: 66.8 + N / 246.19 GB/s = 1,157 us (its conversion counts 16 ranks' steps,
     // and its per-channel cap binds; the link loads do not).
-    chakra_test::TempDir dir;
-    CollectiveBenchSpec spec;
-    spec.type = ChakraProtoMsg::ALL_REDUCE;
-    spec.ranks = 16;
-    spec.bytes = uint64_t(256) << 20;
-    WorkloadGenerator::WriteCollectiveBench(dir.File("c"), spec);
-    chakra_test::ClusterConfig config;
-    config.hosts = 2;
-    config.gpusPerHost = 8;
-    config.transport = "flow";
-    config.appAttributes.emplace_back("AllReduceAlgorithm", "nccl");
-    ChakraReport report = chakra_test::RunCluster(dir.File("c"), config);
+    const uint64_t perRank = uint64_t(256) << 20;
+    ChakraReport report = chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 2, 8, perRank);
     BOOST_REQUIRE(report.AllFinished());
-    const double bytes = static_cast<double>(spec.bytes);
+    const double bytes = static_cast<double>(perRank);
     const double us = report.GetIterationTime().GetMicroSeconds();
     const double closed = 66.8 + bytes * 9 / 8 / (0.85 * 0.824 * 450e9) * 1e6;
     const double nccl = 66.8 + bytes / (461.6 * 16 / 30 * 1e3);

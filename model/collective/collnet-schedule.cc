@@ -50,6 +50,35 @@ MakeSharpSupportChecker()
                            "on");
 }
 
+std::vector<uint32_t>
+AddSendsToHeads(ScheduleBuilder& builder,
+                const CollNetLayout& layout,
+                uint32_t k,
+                uint32_t window,
+                int64_t tag,
+                const std::function<uint64_t(uint32_t head)>& bytesTo,
+                uint64_t bytesFrom,
+                std::vector<uint32_t>& toHead)
+{
+    const uint32_t g = layout.gpus;
+    const uint32_t h = layout.myHost;
+    const uint32_t l = layout.myLocal;
+    std::vector<uint32_t> gathered;
+    for (uint32_t d = 1; d < g; ++d)
+    {
+        const uint32_t head = (l + d) % g;
+        std::vector<uint32_t> deps;
+        if (k >= window)
+        {
+            // toHead[k' (g - 1) + d - 1]: chunk k''s send to the head d places on.
+            deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
+        }
+        toHead.push_back(builder.Send(MemberAt(layout, h, head), bytesTo(head), tag, deps));
+        gathered.push_back(builder.Recv(MemberAt(layout, h, (l + g - d) % g), bytesFrom, tag));
+    }
+    return gathered;
+}
+
 uint32_t
 CollNetChunks(uint64_t bytes, uint64_t chunkBytes)
 {
@@ -83,7 +112,6 @@ BuildCollNetDirect(const CollNetLayout& layout,
         return PartBytes(PartBytes(bytes, g, share), chunks, k);
     };
     ScheduleBuilder builder;
-    // toHead[k * (g - 1) + d - 1]: the send of chunk k to the head d places after this GPU.
     std::vector<uint32_t> toHead;
     toHead.reserve(uint64_t{chunks} * (g - 1));
     std::vector<uint32_t> network;
@@ -91,19 +119,15 @@ BuildCollNetDirect(const CollNetLayout& layout,
     for (uint32_t k = 0; k < chunks; ++k)
     {
         const int64_t tag = tagBase + int64_t{3} * k;
-        std::vector<uint32_t> gathered;
-        for (uint32_t d = 1; d < g; ++d)
-        {
-            const uint32_t head = (l + d) % g;
-            std::vector<uint32_t> deps;
-            if (k >= window)
-            {
-                deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
-            }
-            toHead.push_back(builder.Send(MemberAt(layout, h, head), piece(head, k), tag, deps));
-            gathered.push_back(
-                builder.Recv(MemberAt(layout, h, (l + g - d) % g), piece(l, k), tag));
-        }
+        std::vector<uint32_t> gathered = AddSendsToHeads(
+            builder,
+            layout,
+            k,
+            window,
+            tag,
+            [&piece, k](uint32_t head) { return piece(head, k); },
+            piece(l, k),
+            toHead);
         if (g == 1 && k >= window)
         {
             gathered.push_back(network[k - window]);

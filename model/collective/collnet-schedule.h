@@ -14,6 +14,7 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -95,6 +96,30 @@ std::unique_ptr<CollectiveSchedule> BuildCollNetChain(const CollNetLayout& layou
                                                       uint64_t chunkBytes,
                                                       uint32_t window,
                                                       int64_t tagBase);
+
+/**
+ * The gathering step of the schedules whose every GPU heads a share of the buffer (CollNetDirect,
+ * NVLSTree): for chunk \p k, this GPU sends each other GPU of its host (the head d places
+ * after it, d = 1 .. g-1) its part of that head's share, each send after its send to the same
+ * head \p window chunks before, and receives its own share's part from each.
+ * \param builder the schedule being built
+ * \param layout the communicator by host
+ * \param k the chunk
+ * \param window chunks in flight to each head
+ * \param tag the step's tag
+ * \param bytesTo the bytes sent to a head (by its local index) for chunk \p k
+ * \param bytesFrom the bytes received from each GPU
+ * \param toHead the sends so far, chunk by chunk (appended to)
+ * \return the receives' indices
+ */
+std::vector<uint32_t> AddSendsToHeads(ScheduleBuilder& builder,
+                                      const CollNetLayout& layout,
+                                      uint32_t k,
+                                      uint32_t window,
+                                      int64_t tag,
+                                      const std::function<uint64_t(uint32_t head)>& bytesTo,
+                                      uint64_t bytesFrom,
+                                      std::vector<uint32_t>& toHead);
 
 /** \return the chunks a CollNet schedule cuts \p bytes into: ceil(bytes / chunkBytes), >= 1 */
 uint32_t CollNetChunks(uint64_t bytes, uint64_t chunkBytes);

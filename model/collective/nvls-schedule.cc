@@ -299,24 +299,22 @@ BuildNvlsTree(const CollNetLayout& layout,
         return (sliceBytes * (g + 1) + 2 * (g - 1) - 1) / (2 * (g - 1));
     };
     ScheduleBuilder builder;
-    std::vector<uint32_t> toHead; // [k * (g - 1) + d - 1]: the reduce send to head l + d
+    std::vector<uint32_t> toHead;
     toHead.reserve(uint64_t{chunks} * (g - 1));
     for (uint32_t k = 0; k < chunks; ++k)
     {
         const int64_t tag = tagBase + int64_t{4} * k;
         const int tree = static_cast<int>(k % 2);
-        std::vector<uint32_t> gathered;
-        for (uint32_t d = 1; d < g; ++d)
-        {
-            const uint32_t head = (l + d) % g;
-            std::vector<uint32_t> deps;
-            if (k >= window)
-            {
-                deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
-            }
-            toHead.push_back(builder.Send(member(h, head), phase(piece(head, k)), tag, deps));
-            gathered.push_back(builder.Recv(member(h, (l + g - d) % g), phase(piece(l, k)), tag));
-        }
+        // The NVLS reduce: every GPU's part of each slice to its head.
+        std::vector<uint32_t> gathered = AddSendsToHeads(
+            builder,
+            layout,
+            k,
+            window,
+            tag,
+            [&piece, &phase, k](uint32_t head) { return phase(piece(head, k)); },
+            phase(piece(l, k)),
+            toHead);
         // Up the tree: the children's sums, then this host's to the parent.
         for (uint32_t child : links.down[tree])
         {
