@@ -3,6 +3,7 @@
 #include "ns3/enum.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -11,35 +12,30 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ChakraCollNetSchedule");
 
-namespace
-{
-
 void
-CheckArguments(const CollNetLayout& layout, uint64_t chunkBytes, uint32_t window)
+CollNetLayout::Check(const char* what, uint32_t minGpus, uint64_t chunkBytes, uint32_t window) const
 {
-    if (layout.hosts < 2 || layout.gpus == 0 ||
-        layout.members.size() != uint64_t{layout.hosts} * layout.gpus ||
-        layout.myHost >= layout.hosts || layout.myLocal >= layout.gpus)
+    if (hosts < 2 || gpus < std::max(minGpus, 1u) || members.size() != uint64_t{hosts} * gpus ||
+        myHost >= hosts || myLocal >= gpus)
     {
-        throw std::invalid_argument("CollNet: a layout of " + std::to_string(layout.hosts) +
-                                    " hosts x " + std::to_string(layout.gpus) +
-                                    " GPUs (CollNet needs 2 hosts or more, and one entry per "
-                                    "GPU)");
+        throw std::invalid_argument(
+            std::string(what) + ": a layout of " + std::to_string(hosts) + " hosts x " +
+            std::to_string(gpus) + " GPUs (it needs 2 hosts or more, at least " +
+            std::to_string(minGpus) + " GPU(s) a host, and one entry per GPU)");
     }
     if (chunkBytes == 0 || window == 0)
     {
-        throw std::invalid_argument("CollNet: the chunk and the window must be positive");
+        throw std::invalid_argument(std::string(what) +
+                                    ": the chunk and the window must be positive");
     }
 }
 
-/** \return the member at local index \p local of host \p host */
-uint32_t
-MemberAt(const CollNetLayout& layout, uint32_t host, uint32_t local)
+SharePieces::SharePieces(uint64_t bytes, uint32_t gpus, uint64_t chunkBytes)
+    : m_bytes(bytes),
+      m_gpus(gpus),
+      m_chunks(CollNetChunks((bytes + gpus - 1) / gpus, chunkBytes))
 {
-    return layout.members[uint64_t{host} * layout.gpus + local];
 }
-
-} // namespace
 
 Ptr<const AttributeChecker>
 MakeSharpSupportChecker()
@@ -73,10 +69,29 @@ AddSendsToHeads(ScheduleBuilder& builder,
             // toHead[k' (g - 1) + d - 1]: chunk k''s send to the head d places on.
             deps.push_back(toHead[uint64_t{k - window} * (g - 1) + d - 1]);
         }
-        toHead.push_back(builder.Send(MemberAt(layout, h, head), bytesTo(head), tag, deps));
-        gathered.push_back(builder.Recv(MemberAt(layout, h, (l + g - d) % g), bytesFrom, tag));
+        toHead.push_back(builder.Send(layout.MemberAt(h, head), bytesTo(head), tag, deps));
+        gathered.push_back(builder.Recv(layout.MemberAt(h, (l + g - d) % g), bytesFrom, tag));
     }
     return gathered;
+}
+
+void
+AddSendsFromHead(ScheduleBuilder& builder,
+                 const CollNetLayout& layout,
+                 int64_t tag,
+                 uint64_t bytesTo,
+                 const std::function<uint64_t(uint32_t from)>& bytesFrom,
+                 const std::vector<uint32_t>& deps)
+{
+    const uint32_t g = layout.gpus;
+    const uint32_t h = layout.myHost;
+    const uint32_t l = layout.myLocal;
+    for (uint32_t d = 1; d < g; ++d)
+    {
+        const uint32_t from = (l + g - d) % g;
+        builder.Send(layout.MemberAt(h, (l + d) % g), bytesTo, tag, deps);
+        builder.Recv(layout.MemberAt(h, from), bytesFrom(from), tag);
+    }
 }
 
 uint32_t
@@ -99,18 +114,15 @@ BuildCollNetDirect(const CollNetLayout& layout,
                    int64_t tagBase)
 {
     NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
-    CheckArguments(layout, chunkBytes, window);
+    layout.Check("CollNet", 1, chunkBytes, window);
     const uint32_t g = layout.gpus;
     const uint32_t h = layout.myHost;
     const uint32_t l = layout.myLocal;
     const uint32_t hosts = layout.hosts;
-    const uint32_t next = MemberAt(layout, (h + 1) % hosts, l);
-    const uint32_t previous = MemberAt(layout, (h + hosts - 1) % hosts, l);
-    // Share j is headed by local GPU j; every share in the same number of chunks.
-    const uint32_t chunks = CollNetChunks((bytes + g - 1) / g, chunkBytes);
-    auto piece = [bytes, g, chunks](uint32_t share, uint32_t k) {
-        return PartBytes(PartBytes(bytes, g, share), chunks, k);
-    };
+    const uint32_t next = layout.MemberAt((h + 1) % hosts, l);
+    const uint32_t previous = layout.MemberAt((h + hosts - 1) % hosts, l);
+    const SharePieces piece(bytes, g, chunkBytes);
+    const uint32_t chunks = piece.Chunks();
     ScheduleBuilder builder;
     std::vector<uint32_t> toHead;
     toHead.reserve(uint64_t{chunks} * (g - 1));
@@ -134,12 +146,12 @@ BuildCollNetDirect(const CollNetLayout& layout,
         }
         network.push_back(builder.Send(next, piece(l, k), tag + 1, gathered));
         const uint32_t reduced = builder.Recv(previous, piece(l, k), tag + 1);
-        for (uint32_t d = 1; d < g; ++d)
-        {
-            const uint32_t from = (l + g - d) % g;
-            builder.Send(MemberAt(layout, h, (l + d) % g), piece(l, k), tag + 2, {reduced});
-            builder.Recv(MemberAt(layout, h, from), piece(from, k), tag + 2);
-        }
+        AddSendsFromHead(builder,
+                         layout,
+                         tag + 2,
+                         piece(l, k),
+                         [&piece, k](uint32_t from) { return piece(from, k); },
+                         {reduced});
     }
     return builder.Take();
 }
@@ -153,7 +165,7 @@ BuildCollNetChain(const CollNetLayout& layout,
                   int64_t tagBase)
 {
     NS_LOG_FUNCTION(layout.hosts << layout.gpus << channel << bytes << chunkBytes << window);
-    CheckArguments(layout, chunkBytes, window);
+    layout.Check("CollNet", 1, chunkBytes, window);
     const uint32_t g = layout.gpus;
     const uint32_t h = layout.myHost;
     const uint32_t hosts = layout.hosts;
@@ -161,10 +173,10 @@ BuildCollNetChain(const CollNetLayout& layout,
     // Chain position p holds local GPU (rail + p) mod g; position 0 is the head.
     const uint32_t position = (layout.myLocal + g - rail) % g;
     const auto localAt = [rail, g](uint32_t p) { return (rail + p) % g; };
-    const uint32_t parent = position > 0 ? MemberAt(layout, h, localAt(position - 1)) : 0;
-    const uint32_t child = position + 1 < g ? MemberAt(layout, h, localAt(position + 1)) : 0;
-    const uint32_t nextHead = MemberAt(layout, (h + 1) % hosts, rail);
-    const uint32_t previousHead = MemberAt(layout, (h + hosts - 1) % hosts, rail);
+    const uint32_t parent = position > 0 ? layout.MemberAt(h, localAt(position - 1)) : 0;
+    const uint32_t child = position + 1 < g ? layout.MemberAt(h, localAt(position + 1)) : 0;
+    const uint32_t nextHead = layout.MemberAt((h + 1) % hosts, rail);
+    const uint32_t previousHead = layout.MemberAt((h + hosts - 1) % hosts, rail);
     const uint32_t chunks = CollNetChunks(bytes, chunkBytes);
     ScheduleBuilder builder;
     std::vector<uint32_t> firstSends; // the tail's up sends, or the head's network sends

@@ -32,7 +32,7 @@ enum class SharpSupport
 /** \return the checker of a SharpSupport attribute: off, on (lowercase, as flags are) */
 Ptr<const AttributeChecker> MakeSharpSupportChecker();
 
-/** A communicator by host, as the CollNet schedules see it. */
+/** A communicator by host, as the CollNet and NVLSTree schedules see it. */
 struct CollNetLayout
 {
     uint32_t hosts{2}; //!< H, at least 2
@@ -41,6 +41,51 @@ struct CollNetLayout
     std::vector<uint32_t> members;
     uint32_t myHost{0};  //!< this rank's host
     uint32_t myLocal{0}; //!< this rank's local index
+
+    /** \return the communicator index of host \p host's local GPU \p local */
+    uint32_t MemberAt(uint32_t host, uint32_t local) const
+    {
+        return members[uint64_t{host} * gpus + local];
+    }
+
+    /**
+     * Checks a schedule's arguments.
+     * \param what the schedule, for the error ("CollNet", "NVLSTree")
+     * \param minGpus the fewest GPUs a host may have
+     * \param chunkBytes the chunk (> 0)
+     * \param window the window (> 0)
+     * \throws std::invalid_argument for fewer than 2 hosts or \p minGpus GPUs a host, a layout of
+     *         the wrong size, a zero chunk or window
+     */
+    void Check(const char* what, uint32_t minGpus, uint64_t chunkBytes, uint32_t window) const;
+};
+
+/**
+ * A buffer of N bytes in g shares (share j headed by local GPU j), each share in the same
+ * number of chunks: the pieces CollNetDirect and NVLSTree move.
+ */
+class SharePieces
+{
+  public:
+    /** \param bytes N \param gpus g \param chunkBytes a chunk of a share, at most (> 0) */
+    SharePieces(uint64_t bytes, uint32_t gpus, uint64_t chunkBytes);
+
+    /** \return the chunks of every share */
+    uint32_t Chunks() const
+    {
+        return m_chunks;
+    }
+
+    /** \return the bytes of chunk \p k of share \p share */
+    uint64_t operator()(uint32_t share, uint32_t k) const
+    {
+        return PartBytes(PartBytes(m_bytes, m_gpus, share), m_chunks, k);
+    }
+
+  private:
+    uint64_t m_bytes;
+    uint32_t m_gpus;
+    uint32_t m_chunks;
 };
 
 /**
@@ -120,6 +165,24 @@ std::vector<uint32_t> AddSendsToHeads(ScheduleBuilder& builder,
                                       const std::function<uint64_t(uint32_t head)>& bytesTo,
                                       uint64_t bytesFrom,
                                       std::vector<uint32_t>& toHead);
+
+/**
+ * The returning step, AddSendsToHeads's mirror: this GPU, the head of its share, sends each other
+ * GPU of its host (d places after it) the share's result for a chunk once \p deps are complete,
+ * and receives from each the result of the share it heads.
+ * \param builder the schedule being built
+ * \param layout the communicator by host
+ * \param tag the step's tag
+ * \param bytesTo the bytes sent to each GPU
+ * \param bytesFrom the bytes received from a GPU (by its local index)
+ * \param deps what the sends wait for
+ */
+void AddSendsFromHead(ScheduleBuilder& builder,
+                      const CollNetLayout& layout,
+                      int64_t tag,
+                      uint64_t bytesTo,
+                      const std::function<uint64_t(uint32_t from)>& bytesFrom,
+                      const std::vector<uint32_t>& deps);
 
 /** \return the chunks a CollNet schedule cuts \p bytes into: ceil(bytes / chunkBytes), >= 1 */
 uint32_t CollNetChunks(uint64_t bytes, uint64_t chunkBytes);

@@ -276,24 +276,11 @@ BuildNvlsTree(const CollNetLayout& layout,
               int64_t tagBase)
 {
     NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
-    if (layout.hosts < 2 || layout.gpus < 2 ||
-        layout.members.size() != uint64_t{layout.hosts} * layout.gpus ||
-        layout.myHost >= layout.hosts || layout.myLocal >= layout.gpus || chunkBytes == 0 ||
-        window == 0)
-    {
-        throw std::invalid_argument("NVLSTree: needs 2 hosts or more of 2 GPUs or more, one "
-                                    "layout entry per GPU, and a positive chunk and window");
-    }
+    layout.Check("NVLSTree", 2, chunkBytes, window);
     const uint32_t g = layout.gpus;
-    const uint32_t h = layout.myHost;
     const uint32_t l = layout.myLocal;
-    auto member = [&layout, g](uint32_t host, uint32_t local) {
-        return layout.members[uint64_t{host} * g + local];
-    };
-    const uint32_t chunks = CollNetChunks((bytes + g - 1) / g, chunkBytes);
-    auto piece = [bytes, g, chunks](uint32_t slice, uint32_t k) {
-        return PartBytes(PartBytes(bytes, g, slice), chunks, k);
-    };
+    const SharePieces piece(bytes, g, chunkBytes);
+    const uint32_t chunks = piece.Chunks();
     // Either NVLS phase's bytes to one peer for a chunk of \p slice.
     auto phase = [g](uint64_t sliceBytes) {
         return (sliceBytes * (g + 1) + 2 * (g - 1) - 1) / (2 * (g - 1));
@@ -318,26 +305,27 @@ BuildNvlsTree(const CollNetLayout& layout,
         // Up the tree: the children's sums, then this host's to the parent.
         for (uint32_t child : links.down[tree])
         {
-            gathered.push_back(builder.Recv(member(child, l), piece(l, k), tag + 1));
+            gathered.push_back(builder.Recv(layout.MemberAt(child, l), piece(l, k), tag + 1));
         }
         std::vector<uint32_t> ready = gathered;
         if (links.up[tree] >= 0)
         {
-            const auto parent = member(static_cast<uint32_t>(links.up[tree]), l);
+            const auto parent = layout.MemberAt(static_cast<uint32_t>(links.up[tree]), l);
             builder.Send(parent, piece(l, k), tag + 1, gathered);
             ready = {builder.Recv(parent, piece(l, k), tag + 2)};
         }
         for (uint32_t child : links.down[tree])
         {
-            builder.Send(member(child, l), piece(l, k), tag + 2, ready);
+            builder.Send(layout.MemberAt(child, l), piece(l, k), tag + 2, ready);
         }
         // The multicast of the result inside the host.
-        for (uint32_t d = 1; d < g; ++d)
-        {
-            const uint32_t from = (l + g - d) % g;
-            builder.Send(member(h, (l + d) % g), phase(piece(l, k)), tag + 3, ready);
-            builder.Recv(member(h, from), phase(piece(from, k)), tag + 3);
-        }
+        AddSendsFromHead(
+            builder,
+            layout,
+            tag + 3,
+            phase(piece(l, k)),
+            [&piece, &phase, k](uint32_t from) { return phase(piece(from, k)); },
+            ready);
     }
     return builder.Take();
 }
