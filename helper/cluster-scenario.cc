@@ -582,27 +582,31 @@ SetDefaultUnlessGiven(const std::string& typeName,
 }
 
 void
+SetNcclDefaultsFromCluster(const GpuClusterHelper& cluster)
+{
+    // NCCL's tuning model (--algorithm=nccl) chooses by the machine's links: it takes the
+    // cluster's, not its own defaults (H100 with 400 Gb/s NICs), unless the user set them.
+    const TopologySpec spec = cluster.GetTopologySpec();
+    SetDefaultUnlessGiven("ns3::NcclCollective", "NicBandwidth", DataRateValue(spec.nicBandwidth));
+    SetDefaultUnlessGiven("ns3::NcclCollective",
+                          "NvLinkBandwidth",
+                          DataRateValue(spec.nvLinkBandwidth));
+    SetDefaultUnlessGiven("ns3::NcclCollective",
+                          "Nvls",
+                          EnumValue(static_cast<int>(cluster.GetNvlsSupport())));
+    SetDefaultUnlessGiven("ns3::NcclCollective",
+                          "Sharp",
+                          EnumValue(static_cast<int>(cluster.GetSharpSupport())));
+}
+
+void
 ClusterScenario::BuildCluster()
 {
     try
     {
         Simulator::SetScheduler(ObjectFactory(ChooseEventList()));
         m_cluster->Build();
-        // NCCL's tuning model (--algorithm=nccl) chooses by the machine's links: it takes the
-        // cluster's, not its own defaults (H100 with 400 Gb/s NICs), unless the user set them.
-        const TopologySpec spec = m_cluster->GetTopologySpec();
-        SetDefaultUnlessGiven("ns3::NcclCollective",
-                              "NicBandwidth",
-                              DataRateValue(spec.nicBandwidth));
-        SetDefaultUnlessGiven("ns3::NcclCollective",
-                              "NvLinkBandwidth",
-                              DataRateValue(spec.nvLinkBandwidth));
-        SetDefaultUnlessGiven("ns3::NcclCollective",
-                              "Nvls",
-                              EnumValue(static_cast<int>(m_cluster->GetNvlsSupport())));
-        SetDefaultUnlessGiven("ns3::NcclCollective",
-                              "Sharp",
-                              EnumValue(static_cast<int>(m_cluster->GetSharpSupport())));
+        SetNcclDefaultsFromCluster(*m_cluster);
     }
     catch (...)
     {

@@ -33,6 +33,13 @@ void SetDefaultUnlessGiven(const std::string& typeName,
                            const AttributeValue& value);
 
 /**
+ * Gives the NCCL model (ns3::NcclCollective) the cluster's machine, unless the user set it:
+ * NicBandwidth, NvLinkBandwidth, Nvls (the cluster's NvlsSupport), Sharp (its SharpSupport),
+ * each through SetDefaultUnlessGiven. A ClusterScenario does it when it builds its cluster.
+ */
+void SetNcclDefaultsFromCluster(const GpuClusterHelper& cluster);
+
+/**
  * \ingroup chakra-helper
  * \brief Runs one simulation of per-rank traces on a GpuClusterHelper cluster.
  *

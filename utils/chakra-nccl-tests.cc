@@ -292,37 +292,21 @@ ApplyNcclTuning(Run& run)
         run.tuningNote = "none: the cluster's GPUs are not whole hosts";
         return;
     }
-    NcclTuningConfig config;
-    config.nodes = run.ranks / spec.gpusPerHost;
-    config.ranksPerNode = spec.gpusPerHost;
-    config.generation = run.generation;
-    config.channels = kNcclChannels;
-    config.interBandwidth = spec.nicBandwidth.GetBitRate() / 8e9 * spec.gpusPerHost;
-    config.nvls = NvlsAvailable(cluster->GetNvlsSupport(),
-                                config.generation,
-                                config.nodes,
-                                config.ranksPerNode,
-                                config.nvlsWhy);
-    config.nvlsTree = config.nodes >= 2 && NvlsAvailable(cluster->GetNvlsSupport(),
-                                                         config.generation,
-                                                         1,
-                                                         config.ranksPerNode,
-                                                         config.nvlsTreeWhy);
-    config.nicBandwidth = spec.nicBandwidth.GetBitRate() / 8e9;
-    config.collNet = cluster->GetSharpSupport() == SharpSupport::ON;
-    config.collNetWhy = "the network's switches do not reduce (--sharp off)";
-    // The NCCL model (--algorithm=nccl) takes the same machine and variables, so that the
-    // simulated pair is the one the "# NCCL choice" block prints (the NIC and NVLink
-    // bandwidths it takes from the cluster itself: ClusterScenario).
-    Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(config.channels));
+    // The NCCL model (--algorithm=nccl) takes the same machine and variables, and the
+    // printed choice is its own tuning's, so that the simulated pair is the one the "# NCCL
+    // choice" block prints.
+    Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(kNcclChannels));
     Config::SetDefault("ns3::NcclCollective::GpuGeneration",
-                       EnumValue(static_cast<int>(config.generation)));
+                       EnumValue(static_cast<int>(run.generation)));
     Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(Env("NCCL_ALGO")));
     Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(Env("NCCL_PROTO")));
+    SetNcclDefaultsFromCluster(*cluster);
+    Ptr<NcclCollective> model = CreateObject<NcclCollective>();
     // NCCL's intra-node bandwidth is its per-link figure: the line rate x the model's NVLink
     // efficiency (the generation's, or --ns3::NcclCollective::NvLinkEfficiency).
-    const double efficiency = CreateObject<NcclCollective>()->GetNvLinkEfficiency();
-    config.intraBandwidth = spec.nvLinkBandwidth.GetBitRate() / 8e9 * efficiency;
+    const double efficiency = model->GetNvLinkEfficiency();
+    const NcclTuningConfig config =
+        model->GetTuningConfig(run.ranks / spec.gpusPerHost, spec.gpusPerHost);
     run.tuning.emplace(config, Env("NCCL_ALGO"), Env("NCCL_PROTO"));
     char text[400];
     std::snprintf(text,

@@ -910,11 +910,39 @@ NcclCollective::GetNvLinkEfficiency() const
                : NvLinkEfficiencyOf(static_cast<NcclGpuGeneration>(m_generation));
 }
 
+NcclTuningConfig
+NcclCollective::GetTuningConfig(uint32_t nodes, uint32_t gpus) const
+{
+    NcclTuningConfig config;
+    config.nodes = nodes;
+    config.ranksPerNode = gpus;
+    config.generation = static_cast<NcclGpuGeneration>(m_generation);
+    config.channels = m_channels;
+    // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
+    config.intraBandwidth = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
+    config.interBandwidth = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
+    config.nvls = NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
+                                config.generation,
+                                nodes,
+                                gpus,
+                                config.nvlsWhy);
+    // NVLSTree: NVLS inside every host (NvlsAvailable as for one host), trees across them.
+    config.nvlsTree = nodes >= 2 && NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
+                                                  config.generation,
+                                                  1,
+                                                  gpus,
+                                                  config.nvlsTreeWhy);
+    config.nicBandwidth = m_nicBandwidth.GetBitRate() / 8e9;
+    config.collNet = m_sharp == static_cast<int>(SharpSupport::ON);
+    config.collNetWhy = "the network's switches do not reduce (ns3::NcclCollective::Sharp is "
+                        "off: --sharp off)";
+    return config;
+}
+
 const NcclTuningModel&
 NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
 {
     const auto generation = static_cast<NcclGpuGeneration>(m_generation);
-    // NCCL's bwIntra is its per-link figure times the links: the line rate x efficiency.
     const double intra = m_nvLinkBandwidth.GetBitRate() / 8e9 * GetNvLinkEfficiency();
     const double inter = m_nicBandwidth.GetBitRate() / 8e9 * gpus;
     // Attributes may change between calls (a test, a scenario that reconfigures): the cached
@@ -931,29 +959,7 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
             return *slot.model;
         }
     }
-    NcclTuningConfig config;
-    config.nodes = nodes;
-    config.ranksPerNode = gpus;
-    config.generation = generation;
-    config.channels = m_channels;
-    config.intraBandwidth = intra;
-    config.interBandwidth = inter;
-    config.nvls = NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
-                                config.generation,
-                                nodes,
-                                gpus,
-                                config.nvlsWhy);
-    // NVLSTree: NVLS inside every host (NvlsAvailable as for one host), trees across them.
-    config.nvlsTree = nodes >= 2 && NvlsAvailable(static_cast<NvlsSupport>(m_nvls),
-                                                  config.generation,
-                                                  1,
-                                                  gpus,
-                                                  config.nvlsTreeWhy);
-    config.nicBandwidth = m_nicBandwidth.GetBitRate() / 8e9;
-    config.collNet = m_sharp == static_cast<int>(SharpSupport::ON);
-    config.collNetWhy = "the network's switches do not reduce (ns3::NcclCollective::Sharp is "
-                        "off: --sharp off)";
-    slot.model = std::make_unique<NcclTuningModel>(config, m_algo, m_proto);
+    slot.model = std::make_unique<NcclTuningModel>(GetTuningConfig(nodes, gpus), m_algo, m_proto);
     slot.nvls = m_nvls;
     return *slot.model;
 }

@@ -138,6 +138,15 @@ class NcclCollective : public CollectiveAlgorithm
     /** \return the NVLink efficiency in use: the attribute, or the generation's when it is 0 */
     double GetNvLinkEfficiency() const;
 
+    /**
+     * \param nodes the communicator's hosts
+     * \param gpus its GPUs per host
+     * \return the machine as this model's tuning sees it (from the attributes): what
+     *         chakra_nccl_tests prints NCCL's choice from, so that it is the simulated one
+     * \throws std::invalid_argument for Nvls on with GPUs before Hopper (NvlsAvailable)
+     */
+    NcclTuningConfig GetTuningConfig(uint32_t nodes, uint32_t gpus) const;
+
   protected:
     std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
 
