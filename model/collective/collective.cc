@@ -35,6 +35,7 @@ Collective::Collective(Ptr<CommTransport> transport,
 Collective::~Collective()
 {
     NS_LOG_FUNCTION(this);
+    m_end.Cancel();
     if (m_handlerSet && m_transport)
     {
         m_transport->SetArrivalHandler(m_comm, m_seq, nullptr);
@@ -178,35 +179,49 @@ Collective::Issue(uint32_t op)
     // and each op's callback runs once, before that. A pointer and an op index fit in the
     // std::function's own storage (a shared_ptr did not: one heap allocation and two atomic
     // reference counts per message).
-    CommTransport::Done onDone = [this, op]() { Complete(op); };
-    if (o.send)
+    if (!o.send)
     {
-        const int64_t delay = m_schedule->SendDelayNs(op, o);
-        if (delay > 0)
-        {
-            // The library's own cost of a step: the message leaves later; the op counts as
-            // issued meanwhile (nothing else waits on it before it completes).
-            Simulator::Schedule(NanoSeconds(delay),
-                                &Collective::SendNow,
-                                this,
-                                op,
-                                o.peer,
-                                o.tag,
-                                o.bytes);
-            return;
-        }
-        m_transport->Send(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
+        m_transport->Recv(
+            m_ranks->at(o.peer),
+            KeyOf(o.tag),
+            o.bytes,
+            [this, op]() { Complete(op); },
+            m_call);
+        return;
     }
-    else
+    const int64_t delay = m_schedule->SendDelayNs(op, o);
+    if (delay > 0)
     {
-        m_transport->Recv(m_ranks->at(o.peer), KeyOf(o.tag), o.bytes, std::move(onDone), m_call);
+        // The library's own cost of a step: the message leaves later; the op counts as
+        // issued meanwhile (nothing else waits on it before it completes).
+        Simulator::Schedule(NanoSeconds(delay),
+                            &Collective::SendNow,
+                            this,
+                            op,
+                            o.peer,
+                            o.tag,
+                            o.bytes);
+        return;
     }
+    SendNow(op, o.peer, o.tag, o.bytes);
 }
 
 void
 Collective::SendNow(uint32_t op, uint32_t peer, int64_t tag, uint64_t bytes)
 {
     NS_LOG_FUNCTION(this << op);
+    if (m_schedule->DependentCount(op) == 0)
+    {
+        // Only the count of ops waits for it (the sends of a ring, of an all-to-all): the
+        // transport may give its completion time early, and save the event at that time.
+        m_transport->SendCounted(
+            m_ranks->at(peer),
+            KeyOf(tag),
+            bytes,
+            [this, op](Time end) { CompleteSendAt(op, end); },
+            m_call);
+        return;
+    }
     m_transport->Send(
         m_ranks->at(peer),
         KeyOf(tag),
@@ -242,13 +257,47 @@ Collective::Complete(uint32_t op)
             Issue(dependent);
         }
     }
-    if (--m_remaining == 0 && m_done)
+    if (--m_remaining == 0)
     {
-        NS_LOG_INFO("ends " << Describe());
-        m_transport->EndCall(m_comm, m_seq);
-        auto done = std::move(m_done);
-        done();
+        Finish();
     }
+}
+
+void
+Collective::CompleteSendAt(uint32_t op, Time end)
+{
+    // Nothing depends on it: only the state (for the diagnostics) and the count change.
+    m_state.Set(op, OpStateWindow::COMPLETE);
+    m_lastSendEnd = std::max(m_lastSendEnd, end);
+    if (--m_remaining == 0)
+    {
+        Finish();
+    }
+}
+
+void
+Collective::Finish()
+{
+    const Time now = Simulator::Now();
+    if (m_lastSendEnd > now)
+    {
+        m_end = Simulator::Schedule(m_lastSendEnd - now, &Collective::End, this);
+        return;
+    }
+    End();
+}
+
+void
+Collective::End()
+{
+    if (!m_done)
+    {
+        return;
+    }
+    NS_LOG_INFO("ends " << Describe());
+    m_transport->EndCall(m_comm, m_seq);
+    auto done = std::move(m_done);
+    done();
 }
 
 std::string

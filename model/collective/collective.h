@@ -9,6 +9,7 @@
 #include "op-state-window.h"
 
 #include "ns3/comm-transport.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include <functional>
@@ -74,6 +75,15 @@ class Collective : private CommTransport::ArrivalHandler
     void SendNow(uint32_t op, uint32_t peer, int64_t tag, uint64_t bytes);
     void Complete(uint32_t op);
     /**
+     * Counts send \p op, which no op depends on, as complete at \p end (now or later: the
+     * transport may know it before).
+     */
+    void CompleteSendAt(uint32_t op, Time end);
+    /** Every op is counted: the call ends now, or when its last counted send completes. */
+    void Finish();
+    /** The call is over: tells the transport and the caller. */
+    void End();
+    /**
      * \return true if receive \p op is armed: it waits for nothing but its message (no
      *         dependency) and is not issued yet; it is posted when the message arrives
      */
@@ -96,6 +106,8 @@ class Collective : private CommTransport::ArrivalHandler
     std::unique_ptr<const CollectiveSchedule> m_schedule;
     OpStateWindow m_state; //!< per op, for the ops in progress
     std::size_t m_remaining;
+    Time m_lastSendEnd; //!< the latest completion of the sends counted ahead (CompleteSendAt)
+    EventId m_end;      //!< End, when it waits for m_lastSendEnd
     std::function<void()> m_done;
     bool m_handlerSet{false}; //!< this is the transport's arrival handler of the call
 };

@@ -199,6 +199,17 @@ CommTransport::GetPeers() const
     return m_peers ? *m_peers : none;
 }
 
+MessageHeader
+CommTransport::MakeHeader(const MessageKey& key, uint64_t bytes, const CallSignature& call) const
+{
+    MessageHeader header;
+    header.src = m_rank;
+    header.key = key;
+    header.payload = bytes;
+    header.call = call;
+    return header;
+}
+
 void
 CommTransport::Send(uint32_t dst,
                     const MessageKey& key,
@@ -207,11 +218,7 @@ CommTransport::Send(uint32_t dst,
                     const CallSignature& call)
 {
     NS_LOG_FUNCTION(this << dst << bytes);
-    MessageHeader header;
-    header.src = m_rank;
-    header.key = key;
-    header.payload = bytes;
-    header.call = call;
+    const MessageHeader header = MakeHeader(key, bytes, call);
     if (dst == m_rank)
     {
         // A message to oneself never touches the network.
@@ -223,6 +230,34 @@ CommTransport::Send(uint32_t dst,
     }
     m_bytesSent += bytes;
     DoSend(dst, header, std::move(done));
+}
+
+void
+CommTransport::SendCounted(uint32_t dst,
+                           const MessageKey& key,
+                           uint64_t bytes,
+                           DoneAt done,
+                           const CallSignature& call)
+{
+    NS_LOG_FUNCTION(this << dst << bytes);
+    if (dst == m_rank)
+    {
+        Send(
+            dst,
+            key,
+            bytes,
+            [d = std::move(done)]() { d(Simulator::Now()); },
+            call);
+        return;
+    }
+    m_bytesSent += bytes;
+    DoSendCounted(dst, MakeHeader(key, bytes, call), std::move(done));
+}
+
+void
+CommTransport::DoSendCounted(uint32_t dst, const MessageHeader& header, DoneAt done)
+{
+    DoSend(dst, header, [d = std::move(done)]() { d(Simulator::Now()); });
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include "ns3/address.h"
 #include "ns3/node.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <functional>
@@ -48,6 +49,8 @@ class CommTransport : public Object
   public:
     /** Called when a send or receive completes. */
     using Done = std::function<void()>;
+    /** Given the time a send completes (SendCounted): now, or later. */
+    using DoneAt = std::function<void(Time end)>;
     /** Receives a fatal error (the run cannot go on meaningfully). */
     using FatalHandler = std::function<void(const std::string&)>;
 
@@ -128,6 +131,25 @@ class CommTransport : public Object
               uint64_t bytes,
               Done done,
               const CallSignature& call = CallSignature());
+
+    /**
+     * A send whose completion nothing waits on but its caller's count of what is done (the
+     * sends of a collective schedule that no step depends on). The model may give the
+     * completion time as soon as it knows it, which can be before that time, instead of
+     * raising an event at it: the flow model knows it when the last byte leaves, and a
+     * message then costs one event less. The caller must not act on the send before \p end.
+     * Models that do not know it early call \p done at completion with end = now.
+     * \param dst destination rank
+     * \param key message identity
+     * \param bytes payload size
+     * \param done given the local completion time (never inside this call)
+     * \param call what the message belongs to
+     */
+    void SendCounted(uint32_t dst,
+                     const MessageKey& key,
+                     uint64_t bytes,
+                     DoneAt done,
+                     const CallSignature& call = CallSignature());
 
     /**
      * Posts a receive: completes when a message with this key from \p src has fully arrived
@@ -236,6 +258,15 @@ class CommTransport : public Object
      */
     virtual void DoSend(uint32_t dst, const MessageHeader& header, Done done) = 0;
 
+    /**
+     * SendCounted's carrier. By default DoSend, with \p done called at the completion.
+     * \param dst destination rank (never this rank)
+     * \param header the message header
+     * \param done given the completion time: at it, or earlier once the model knows it (never
+     *        inside this call)
+     */
+    virtual void DoSendCounted(uint32_t dst, const MessageHeader& header, DoneAt done);
+
     /** Appends the model's own diagnostics (unsent data, ...). */
     virtual void DescribeModelPending(std::vector<std::string>& lines) const;
 
@@ -257,6 +288,11 @@ class CommTransport : public Object
     uint32_t FabricRank(uint32_t rank) const;
 
   private:
+    /** This rank's header of a message. */
+    MessageHeader MakeHeader(const MessageKey& key,
+                             uint64_t bytes,
+                             const CallSignature& call) const;
+
     /** A posted receive. */
     struct PostedRecv
     {

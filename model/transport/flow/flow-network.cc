@@ -389,8 +389,9 @@ FlowNetwork::Send(uint32_t src,
     NS_LOG_FUNCTION(this << src << dst << bytes);
     Message message;
     message.bytes = bytes;
+    message.localDone = std::move(localDone);
     message.delivered = std::move(delivered);
-    return Enqueue(src, dst, std::move(localDone), std::move(message));
+    return Enqueue(src, dst, std::move(message));
 }
 
 bool
@@ -404,11 +405,27 @@ FlowNetwork::SendMessage(uint32_t src,
     message.bytes = header.payload + MessageHeader::kSize;
     message.header = header;
     message.toEndpoint = true;
-    return Enqueue(src, dst, std::move(localDone), std::move(message));
+    message.localDone = std::move(localDone);
+    return Enqueue(src, dst, std::move(message));
 }
 
 bool
-FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message)
+FlowNetwork::SendMessageCounted(uint32_t src,
+                                uint32_t dst,
+                                const MessageHeader& header,
+                                EndCallback localEnd)
+{
+    NS_LOG_FUNCTION(this << src << dst);
+    Message message;
+    message.bytes = header.payload + MessageHeader::kSize;
+    message.header = header;
+    message.toEndpoint = true;
+    message.localEnd = std::move(localEnd);
+    return Enqueue(src, dst, std::move(message));
+}
+
+bool
+FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Message&& message)
 {
     const uint32_t index = GetChannel(src, dst);
     if (index == kNoChannel)
@@ -434,16 +451,22 @@ FlowNetwork::Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& m
     if (m_settings.ackBytes == 0 && earlierDone && doneAt <= channel.sent + Slack(channel))
     {
         // It fits in the send buffer at once: local completion now (as an event).
-        if (localDone)
+        if (message.localDone)
         {
-            ScheduleMoved(Time(0), std::move(localDone));
+            ScheduleMoved(Time(0), std::move(message.localDone));
         }
+        else if (message.localEnd)
+        {
+            ScheduleMoved(Time(0),
+                          [end = std::move(message.localEnd)]() { end(Simulator::Now()); });
+        }
+        message.localDone = nullptr;
+        message.localEnd = nullptr;
         channel.messages.push_back(std::move(message));
         channel.nextDone = channel.messages.size();
     }
     else
     {
-        message.localDone = std::move(localDone);
         channel.messages.push_back(std::move(message));
     }
     NS_LOG_LOGIC("send " << src << "->" << dst << " " << bytes << " B, stream end "
@@ -605,7 +628,16 @@ FlowNetwork::Disarm(Channel& channel)
 void
 FlowNetwork::Progress(uint32_t index)
 {
-    std::vector<Callback> done;
+    // Completions to hand out last: a callback to run now, or a completion time to give.
+    struct Completion
+    {
+        Callback done;
+        EndCallback end;
+        Time at;
+    };
+
+    std::vector<Completion> completions;
+    const Time now = Simulator::Now();
     Channel& channel = m_channels[index];
     channel.armed = false; // this is its event (a cancelled one does not run)
     Advance(channel);
@@ -621,13 +653,13 @@ FlowNetwork::Progress(uint32_t index)
     {
         if (m_settings.ackBytes == 0)
         {
-            done.push_back(std::move(channel.messages[channel.nextDone].localDone));
+            Message& message = channel.messages[channel.nextDone];
+            completions.push_back({std::move(message.localDone), std::move(message.localEnd), now});
         }
         // else its ACK completes it, after its arrival (below: with sendBuffer 0 a message
         // reaches both thresholds at once)
         ++channel.nextDone;
     }
-    const Time now = Simulator::Now();
     while (channel.head < channel.messages.size() &&
            static_cast<double>(channel.messages[channel.head].end) <= reached)
     {
@@ -642,6 +674,12 @@ FlowNetwork::Progress(uint32_t index)
         if (m_settings.ackBytes > 0 && message.localDone)
         {
             ScheduleMoved(arrival + channel.ackLatency - now, std::move(message.localDone));
+        }
+        else if (m_settings.ackBytes > 0 && message.localEnd)
+        {
+            // Its ACK's return is known now: given now, no event of its own.
+            completions.push_back(
+                {nullptr, std::move(message.localEnd), arrival + channel.ackLatency});
         }
         if (message.toEndpoint)
         {
@@ -707,11 +745,15 @@ FlowNetwork::Progress(uint32_t index)
         ScheduleNext(index);
     }
     // Last, with the channel consistent: a completion may send again.
-    for (Callback& callback : done)
+    for (Completion& completion : completions)
     {
-        if (callback)
+        if (completion.done)
         {
-            callback();
+            completion.done();
+        }
+        else if (completion.end)
+        {
+            completion.end(completion.at);
         }
     }
 }

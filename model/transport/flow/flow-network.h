@@ -77,6 +77,8 @@ class FlowNetwork : public Object
   public:
     /** Called when something completes. */
     using Callback = std::function<void()>;
+    /** Given a completion time (SendMessageCounted). */
+    using EndCallback = std::function<void(Time end)>;
 
     /** Per-packet framing of the packet model the flows stand for. */
     struct Framing
@@ -174,6 +176,19 @@ class FlowNetwork : public Object
      */
     bool SendMessage(uint32_t src, uint32_t dst, const MessageHeader& header, Callback localDone);
 
+    /**
+     * As SendMessage, for a send whose completion only counts (CommTransport::SendCounted):
+     * \p localEnd is given the completion time as soon as it is known, without an event of
+     * its own. With Settings::ackBytes > 0 that is when the last byte leaves the source (the
+     * completion is its ACK's return, later); otherwise at the completion itself. It is
+     * never called inside this call.
+     * \return false if \p dst cannot be reached from \p src (nothing is scheduled)
+     */
+    bool SendMessageCounted(uint32_t src,
+                            uint32_t dst,
+                            const MessageHeader& header,
+                            EndCallback localEnd);
+
     /** Registers rank \p rank's transport (what messages to that rank are delivered to). */
     void Attach(uint32_t rank, FlowTransport* endpoint);
     /** Unregisters it (if it is still \p endpoint). */
@@ -206,6 +221,7 @@ class FlowNetwork : public Object
         uint64_t end{0};   //!< stream offset just past its last byte
         uint64_t bytes{0}; //!< its size
         Callback localDone;
+        EndCallback localEnd;   //!< SendMessageCounted's, instead of localDone
         Callback delivered;     //!< Send's; empty for SendMessage's
         MessageHeader header;   //!< SendMessage's: handed to the destination's transport
         bool toEndpoint{false}; //!< from SendMessage
@@ -299,7 +315,7 @@ class FlowNetwork : public Object
     /** A channel reached a threshold. */
     void Progress(uint32_t index);
     /** Queues \p message (its bytes set) on the channel from \p src to \p dst. */
-    bool Enqueue(uint32_t src, uint32_t dst, Callback localDone, Message&& message);
+    bool Enqueue(uint32_t src, uint32_t dst, Message&& message);
     /** A message's last byte has arrived. */
     void Arrive(uint32_t index, const Callback& delivered);
     /** A SendMessage message's last byte has arrived. */

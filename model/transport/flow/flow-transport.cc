@@ -53,30 +53,55 @@ FlowTransport::DoDispose()
     CommTransport::DoDispose();
 }
 
-void
-FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
+bool
+FlowTransport::CheckReachable(uint32_t dst, uint32_t& to)
 {
-    NS_LOG_FUNCTION(this << dst);
     if (!m_network)
     {
         Fatal("rank " + std::to_string(GetRank()) +
               ": the flow transport has no network (build the cluster with Transport=flow, "
               "which wires it through FlowFabric)");
-        return;
+        return false;
     }
     // The network knows ranks by their place in the fabric (several jobs share it).
-    const uint32_t to = FabricRank(dst);
+    to = FabricRank(dst);
     if (!m_network->GetEndpoint(to))
     {
         Fatal("rank " + std::to_string(GetRank()) + " sends to rank " + std::to_string(dst) +
               ", which has no flow transport (no such rank in the cluster)");
-        return;
+        return false;
     }
-    const bool sent = m_network->SendMessage(m_attachedRank, to, header, std::move(done));
-    if (!sent)
+    return true;
+}
+
+void
+FlowTransport::NoRoute(uint32_t dst)
+{
+    Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +
+          ": no route in topology '" + m_network->GetTopology()->GetName() + "'");
+}
+
+void
+FlowTransport::DoSend(uint32_t dst, const MessageHeader& header, Done done)
+{
+    NS_LOG_FUNCTION(this << dst);
+    uint32_t to = 0;
+    if (CheckReachable(dst, to) &&
+        !m_network->SendMessage(m_attachedRank, to, header, std::move(done)))
     {
-        Fatal("rank " + std::to_string(GetRank()) + " cannot reach rank " + std::to_string(dst) +
-              ": no route in topology '" + m_network->GetTopology()->GetName() + "'");
+        NoRoute(dst);
+    }
+}
+
+void
+FlowTransport::DoSendCounted(uint32_t dst, const MessageHeader& header, DoneAt done)
+{
+    NS_LOG_FUNCTION(this << dst);
+    uint32_t to = 0;
+    if (CheckReachable(dst, to) &&
+        !m_network->SendMessageCounted(m_attachedRank, to, header, std::move(done)))
+    {
+        NoRoute(dst);
     }
 }
 

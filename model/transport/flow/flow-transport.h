@@ -49,9 +49,19 @@ class FlowTransport : public CommTransport
   protected:
     void DoDispose() override;
     void DoSend(uint32_t dst, const MessageHeader& header, Done done) override;
+    void DoSendCounted(uint32_t dst, const MessageHeader& header, DoneAt done) override;
     void DescribeModelPending(std::vector<std::string>& lines) const override;
 
   private:
+    /**
+     * \param dst destination rank
+     * \param to set to its place in the fabric
+     * \return false after a fatal error (no network, no such rank)
+     */
+    bool CheckReachable(uint32_t dst, uint32_t& to);
+    /** Reports a failed send to \p dst (no route). */
+    void NoRoute(uint32_t dst);
+
     Ptr<FlowNetwork> m_network;
     uint32_t m_attachedRank{0};
 };
