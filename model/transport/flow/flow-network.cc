@@ -640,6 +640,10 @@ FlowNetwork::Progress(uint32_t index)
     const Time now = Simulator::Now();
     Channel& channel = m_channels[index];
     channel.armed = false; // this is its event (a cancelled one does not run)
+    // Drop the handle's reference while the event is running (its record is in the cache): at
+    // the next Schedule it would be the last one, and freeing the record then missed the cache
+    // at every message (4% of a 8,192-GPU step's profile).
+    channel.next = EventId();
     Advance(channel);
     const double reached = channel.sent + Slack(channel);
     if (static_cast<double>(channel.granted) <= reached)
