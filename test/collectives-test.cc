@@ -754,6 +754,24 @@ BOOST_AUTO_TEST_CASE(hierarchical_phases_wait_for_each_other)
     BOOST_TEST(ops[4].bytes == 125u);
 }
 
+BOOST_AUTO_TEST_CASE(an_inline_vector_keeps_its_elements_past_its_inline_room)
+{
+    // A ring schedule's passes: three inside the object, more on the heap; every element
+    // reads back as pushed, before and after the move.
+    InlineVector<uint64_t, 3> values;
+    BOOST_TEST(values.empty());
+    for (uint64_t i = 0; i < 10; ++i)
+    {
+        values.push_back(i * i + 7);
+        BOOST_TEST(values.size() == i + 1);
+        for (uint64_t j = 0; j <= i; ++j)
+        {
+            BOOST_TEST(values[j] == j * j + 7);
+        }
+    }
+    BOOST_TEST(values.front() == 7u);
+}
+
 BOOST_AUTO_TEST_CASE(op_states_are_kept_for_the_ops_in_progress_only)
 {
     // Every op goes WAITING -> ISSUED -> COMPLETE. Checked against a byte per op after every

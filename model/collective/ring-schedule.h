@@ -8,6 +8,7 @@
 #define CHAKRA_RING_SCHEDULE_H
 
 #include "collective-schedule.h"
+#include "inline-vector.h"
 
 #include <cstdint>
 #include <vector>
@@ -116,7 +117,10 @@ class RingSchedule : public CollectiveSchedule
     /** \return the index of an op of pass \p pass */
     uint32_t IndexOf(uint32_t pass, uint32_t chunk, uint32_t step, bool recv) const;
 
-    std::vector<Pass> m_passes;
+    // Inside the object: a rank reads them at every message it receives, and at thousands of
+    // ranks a separate block was one more cache miss each time (a hierarchical all-reduce
+    // has three passes).
+    InlineVector<Pass, 3> m_passes;
     uint32_t m_size{0};
 };
 
