@@ -16,26 +16,28 @@ void
 OpStateWindow::Extend(uint32_t op)
 {
     const uint32_t needed = op - m_base + 1;
-    if (needed > m_ring.size())
+    if (needed > m_mask + 1)
     {
-        // Double (at least 8): unroll the ring into the new buffer from its head.
-        std::size_t capacity = std::max<std::size_t>(8, m_ring.size());
+        // Double: unroll the ring into the new buffer from its head.
+        std::size_t capacity = m_mask + 1;
         while (capacity < needed)
         {
             capacity *= 2;
         }
         std::vector<State> grown(capacity, WAITING);
+        const State* ring = Data();
         for (uint32_t i = 0; i < m_count; ++i)
         {
-            grown[i] = m_ring[(m_head + i) & m_mask];
+            grown[i] = ring[(m_head + i) & m_mask];
         }
-        m_ring.swap(grown);
+        m_heap.swap(grown);
         m_head = 0;
         m_mask = static_cast<uint32_t>(capacity - 1);
     }
+    State* ring = Data();
     for (uint32_t i = m_count; i < needed; ++i)
     {
-        m_ring[(m_head + i) & m_mask] = WAITING;
+        ring[(m_head + i) & m_mask] = WAITING;
     }
     m_count = needed;
     m_peakSpan = std::max(m_peakSpan, m_count);
@@ -58,9 +60,10 @@ OpStateWindow::Set(uint32_t op, State state)
         }
         Extend(op);
     }
-    m_ring[(m_head + (op - m_base)) & m_mask] = state;
+    State* ring = Data();
+    ring[(m_head + (op - m_base)) & m_mask] = state;
     // Slide past the completed ops at the start.
-    while (m_count > 0 && m_ring[m_head] == COMPLETE)
+    while (m_count > 0 && ring[m_head] == COMPLETE)
     {
         m_head = (m_head + 1) & m_mask;
         ++m_base;

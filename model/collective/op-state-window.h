@@ -5,6 +5,7 @@
 #ifndef CHAKRA_OP_STATE_WINDOW_H
 #define CHAKRA_OP_STATE_WINDOW_H
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -45,7 +46,7 @@ class OpStateWindow
             return COMPLETE;
         }
         const uint32_t offset = op - m_base;
-        return offset < m_count ? m_ring[(m_head + offset) & m_mask] : WAITING;
+        return offset < m_count ? Data()[(m_head + offset) & m_mask] : WAITING;
     }
 
     /** Sets the state of \p op (< size); the window slides past the ops completed at its
@@ -59,16 +60,32 @@ class OpStateWindow
     }
 
   private:
+    /** Ops the object holds itself: a ring pass's window, without a heap block to miss. */
+    static constexpr uint32_t kInline = 16;
+
     /** Makes room for ops up to \p op (>= m_base) in the window, as WAITING. */
     void Extend(uint32_t op);
 
-    uint32_t m_size;           //!< ops of the schedule
-    uint32_t m_base{0};        //!< every op before it is complete
-    uint32_t m_count{0};       //!< ops stored, from m_base
-    uint32_t m_head{0};        //!< ring index of m_base
-    uint32_t m_mask{0};        //!< ring capacity - 1 (a power of two), when it has one
-    uint32_t m_peakSpan{0};    //!< most ops stored at once
-    std::vector<State> m_ring; //!< the stored ops' states
+    /** \return the ring: the inline one until the window outgrows it */
+    State* Data()
+    {
+        return m_heap.empty() ? m_inline.data() : m_heap.data();
+    }
+
+    /** \return the ring */
+    const State* Data() const
+    {
+        return m_heap.empty() ? m_inline.data() : m_heap.data();
+    }
+
+    uint32_t m_size;                       //!< ops of the schedule
+    uint32_t m_base{0};                    //!< every op before it is complete
+    uint32_t m_count{0};                   //!< ops stored, from m_base
+    uint32_t m_head{0};                    //!< ring index of m_base
+    uint32_t m_mask{kInline - 1};          //!< ring capacity - 1 (a power of two)
+    uint32_t m_peakSpan{0};                //!< most ops stored at once
+    std::array<State, kInline> m_inline{}; //!< the ring while it has room
+    std::vector<State> m_heap;             //!< the ring once it has grown past kInline
 };
 
 } // namespace ns3
