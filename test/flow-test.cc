@@ -852,6 +852,23 @@ FlatSwitch(uint32_t n)
     return config;
 }
 
+/** \return the count in the report row named \p name (0 if there is none) */
+uint64_t
+ReportCount(const ChakraReport& report, const std::string& name)
+{
+    for (const ReportTable& table : report.GetTables())
+    {
+        for (const auto& row : table.rows)
+        {
+            if (row[0] == name)
+            {
+                return std::stoull(row[1]);
+            }
+        }
+    }
+    return 0;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(flow_vs_packet)
@@ -1025,22 +1042,8 @@ BOOST_AUTO_TEST_CASE(the_flow_table_counts_the_simulators_events)
     // before: 0), so at least one event per message (its delivery) and then some.
     ChakraReport report;
     CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", FlatSwitch(4), "flow", &report);
-    uint64_t events = 0;
-    uint64_t messages = 0;
-    for (const ReportTable& table : report.GetTables())
-    {
-        for (const auto& row : table.rows)
-        {
-            if (row[0] == "simulator events run")
-            {
-                events = std::stoull(row[1]);
-            }
-            if (row[0] == "messages")
-            {
-                messages = std::stoull(row[1]);
-            }
-        }
-    }
+    const uint64_t events = ReportCount(report, "simulator events run");
+    const uint64_t messages = ReportCount(report, "messages");
     // A 4-rank ring all-reduce: 2 x 3 steps, a message per rank per step.
     BOOST_TEST(messages == 24u);
     BOOST_TEST(events > messages);
@@ -1055,16 +1058,8 @@ BOOST_AUTO_TEST_CASE(a_ring_message_costs_two_events)
     // per message would make it 3 or more.
     ChakraReport report;
     CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 16, 1u << 20, "ring", FlatSwitch(16), "flow", &report);
-    uint64_t events = 0;
-    uint64_t messages = 0;
-    for (const ReportTable& table : report.GetTables())
-    {
-        for (const auto& row : table.rows)
-        {
-            events = row[0] == "simulator events run" ? std::stoull(row[1]) : events;
-            messages = row[0] == "messages" ? std::stoull(row[1]) : messages;
-        }
-    }
+    const uint64_t events = ReportCount(report, "simulator events run");
+    const uint64_t messages = ReportCount(report, "messages");
     BOOST_TEST(messages == 16u * 2 * 15);
     BOOST_TEST_INFO("events " << events);
     BOOST_TEST(events * 2 < 5 * messages);

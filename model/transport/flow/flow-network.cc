@@ -401,10 +401,7 @@ FlowNetwork::SendMessage(uint32_t src,
                          Callback localDone)
 {
     NS_LOG_FUNCTION(this << src << dst);
-    Message message;
-    message.bytes = header.payload + MessageHeader::kSize;
-    message.header = header;
-    message.toEndpoint = true;
+    Message message = ForEndpoint(header);
     message.localDone = std::move(localDone);
     return Enqueue(src, dst, std::move(message));
 }
@@ -416,12 +413,19 @@ FlowNetwork::SendMessageCounted(uint32_t src,
                                 EndCallback localEnd)
 {
     NS_LOG_FUNCTION(this << src << dst);
+    Message message = ForEndpoint(header);
+    message.localEnd = std::move(localEnd);
+    return Enqueue(src, dst, std::move(message));
+}
+
+FlowNetwork::Message
+FlowNetwork::ForEndpoint(const MessageHeader& header)
+{
     Message message;
     message.bytes = header.payload + MessageHeader::kSize;
     message.header = header;
     message.toEndpoint = true;
-    message.localEnd = std::move(localEnd);
-    return Enqueue(src, dst, std::move(message));
+    return message;
 }
 
 bool

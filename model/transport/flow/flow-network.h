@@ -316,6 +316,8 @@ class FlowNetwork : public Object
     void Progress(uint32_t index);
     /** Queues \p message (its bytes set) on the channel from \p src to \p dst. */
     bool Enqueue(uint32_t src, uint32_t dst, Message&& message);
+    /** \return a transport's message: \p header, delivered to the destination's endpoint */
+    static Message ForEndpoint(const MessageHeader& header);
     /** A message's last byte has arrived. */
     void Arrive(uint32_t index, const Callback& delivered);
     /** A SendMessage message's last byte has arrived. */
