@@ -19,6 +19,7 @@
 #include <sstream>
 
 using namespace ns3;
+using chakra_test::FlowRow;
 using chakra_test::TempDir;
 using chakra_test::Us;
 
@@ -852,23 +853,6 @@ FlatSwitch(uint32_t n)
     return config;
 }
 
-/** \return the count in the report row named \p name (0 if there is none) */
-uint64_t
-ReportCount(const ChakraReport& report, const std::string& name)
-{
-    for (const ReportTable& table : report.GetTables())
-    {
-        for (const auto& row : table.rows)
-        {
-            if (row[0] == name)
-            {
-                return std::stoull(row[1]);
-            }
-        }
-    }
-    return 0;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(flow_vs_packet)
@@ -982,23 +966,9 @@ BOOST_AUTO_TEST_CASE(report_names_the_model_and_its_table)
     ChakraReport report;
     CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", FlatSwitch(4), "flow", &report);
     BOOST_TEST(report.GetTransportModel() == "flow");
-    bool found = false;
-    for (const ReportTable& table : report.GetTables())
-    {
-        if (table.name == "flow")
-        {
-            found = true;
-            // A ring all-reduce on 4 ranks: 2(n-1) = 6 messages per rank, 24 in all.
-            for (const auto& row : table.rows)
-            {
-                if (row[0] == "messages")
-                {
-                    BOOST_TEST(row[1] == "24");
-                }
-            }
-        }
-    }
-    BOOST_TEST(found);
+    // A ring all-reduce on 4 ranks: 2(n-1) = 6 messages per rank, 24 in all (FlowRow throws
+    // if the report has no flow table or no such row).
+    BOOST_TEST(FlowRow(report, "messages") == 24u);
 }
 
 BOOST_AUTO_TEST_CASE(the_event_list_is_the_radix_queue_unless_another_is_named)
@@ -1042,8 +1012,8 @@ BOOST_AUTO_TEST_CASE(the_flow_table_counts_the_simulators_events)
     // before: 0), so at least one event per message (its delivery) and then some.
     ChakraReport report;
     CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 4, 1u << 20, "ring", FlatSwitch(4), "flow", &report);
-    const uint64_t events = ReportCount(report, "simulator events run");
-    const uint64_t messages = ReportCount(report, "messages");
+    const uint64_t events = FlowRow(report, "simulator events run");
+    const uint64_t messages = FlowRow(report, "messages");
     // A 4-rank ring all-reduce: 2 x 3 steps, a message per rank per step.
     BOOST_TEST(messages == 24u);
     BOOST_TEST(events > messages);
@@ -1058,8 +1028,8 @@ BOOST_AUTO_TEST_CASE(a_ring_message_costs_two_events)
     // per message would make it 3 or more.
     ChakraReport report;
     CollectiveUs(ChakraProtoMsg::ALL_REDUCE, 16, 1u << 20, "ring", FlatSwitch(16), "flow", &report);
-    const uint64_t events = ReportCount(report, "simulator events run");
-    const uint64_t messages = ReportCount(report, "messages");
+    const uint64_t events = FlowRow(report, "simulator events run");
+    const uint64_t messages = FlowRow(report, "messages");
     BOOST_TEST(messages == 16u * 2 * 15);
     BOOST_TEST_INFO("events " << events);
     BOOST_TEST(events * 2 < 5 * messages);

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 using namespace ns3;
+using chakra_test::FlowRow;
 using chakra_test::TempDir;
 using chakra_test::Us;
 
@@ -86,28 +87,6 @@ FlatSwitch(uint32_t n)
     config.nicBandwidth = "100Gbps";
     config.nicLatency = "1us";
     return config;
-}
-
-/** \return the value of a row of the report's flow table */
-uint64_t
-FlowRow(const ChakraReport& report, const std::string& metric)
-{
-    for (const ReportTable& table : report.GetTables())
-    {
-        if (table.name != "flow")
-        {
-            continue;
-        }
-        for (const auto& row : table.rows)
-        {
-            if (row.at(0) == metric)
-            {
-                return std::stoull(row.at(1));
-            }
-        }
-    }
-    BOOST_FAIL("no flow row " << metric);
-    return 0;
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 
 #include "ns3/chakra-module.h"
 
+#include <stdexcept>
+
 namespace chakra_test
 {
 
@@ -127,6 +129,26 @@ double
 Us(Time t)
 {
     return static_cast<double>(t.GetNanoSeconds()) / 1e3;
+}
+
+uint64_t
+FlowRow(const ns3::ChakraReport& report, const std::string& metric)
+{
+    for (const ns3::ReportTable& table : report.GetTables())
+    {
+        if (table.name != "flow")
+        {
+            continue;
+        }
+        for (const auto& row : table.rows)
+        {
+            if (row.at(0) == metric)
+            {
+                return std::stoull(row.at(1));
+            }
+        }
+    }
+    throw std::runtime_error("the report has no flow row '" + metric + "'");
 }
 
 } // namespace chakra_test

@@ -70,6 +70,13 @@ std::string AllReduce(uint64_t bytes, const std::string& pg);
 /** Seconds of a Time in microseconds as a double. */
 double Us(ns3::Time t);
 
+/**
+ * \return the value of row \p metric of the report's flow table (messages, simulator events
+ *         run, most flows at once, ...)
+ * \throw std::runtime_error if the report has no such row (the test fails naming it)
+ */
+uint64_t FlowRow(const ns3::ChakraReport& report, const std::string& metric);
+
 } // namespace chakra_test
 
 #endif // CHAKRA_SIMULATION_UTIL_H
