@@ -352,7 +352,18 @@ class FlowNetwork : public Object
     uint64_t m_window{0};                 //!< bytes a channel may have in a FIFO
     std::vector<uint32_t> m_spareCheck;   //!< links whose waiters may use spare capacity
     std::vector<uint32_t> m_spareScratch; //!< scratch of Reallocate
-    std::vector<uint32_t> m_changed;      //!< scratch of Reallocate
+
+    /** A completion Progress hands out last: a callback to run now, or a time to give. */
+    struct Completion
+    {
+        Callback done;
+        EndCallback end;
+        Time at;
+    };
+
+    /** Progress's list, kept between calls: no allocation per message */
+    std::vector<Completion> m_completionScratch;
+    std::vector<uint32_t> m_changed; //!< scratch of Reallocate
     std::vector<uint32_t> m_scratchPath;
     Statistics m_statistics;
 };
