@@ -115,6 +115,90 @@ WriteText(const std::string& path, const std::string& text)
     out << text;
 }
 
+/**
+ * Least costs to \p dst by their definition: Dijkstra from the destination over every node,
+ * expanding only the destination and the nodes that forward (switches, or every node when
+ * GPUs are transit). UINT32_MAX: unreachable.
+ */
+std::vector<uint32_t>
+ReferenceCosts(const ClusterTopology& topology, uint32_t dst)
+{
+    const auto& nodes = topology.GetNodes();
+    const auto& links = topology.GetLinks();
+    std::vector<uint32_t> cost(nodes.size(), UINT32_MAX);
+    std::vector<bool> settled(nodes.size(), false);
+    cost[dst] = 0;
+    for (;;)
+    {
+        uint32_t u = UINT32_MAX;
+        for (uint32_t n = 0; n < nodes.size(); ++n)
+        {
+            if (!settled[n] && cost[n] != UINT32_MAX && (u == UINT32_MAX || cost[n] < cost[u]))
+            {
+                u = n;
+            }
+        }
+        if (u == UINT32_MAX)
+        {
+            return cost;
+        }
+        settled[u] = true;
+        if (u != dst && nodes[u].kind == ClusterTopology::GPU && !topology.IsGpuTransit())
+        {
+            continue;
+        }
+        for (const auto& port : topology.GetPorts(u))
+        {
+            cost[port.peer] = std::min(cost[port.peer], cost[u] + links[port.link].cost);
+        }
+    }
+}
+
+/** Every node's least cost and next hops towards every GPU are the definition's. */
+void
+CheckLeastCosts(const ClusterTopology& topology)
+{
+    const auto& nodes = topology.GetNodes();
+    const auto& links = topology.GetLinks();
+    uint32_t costMismatches = 0;
+    uint32_t hopMismatches = 0;
+    uint32_t reachable = 0;
+    std::vector<uint32_t> hops;
+    for (uint32_t dst = 0; dst < topology.GetRankCount(); ++dst)
+    {
+        const std::vector<uint32_t> cost = ReferenceCosts(topology, dst);
+        for (uint32_t node = 0; node < nodes.size(); ++node)
+        {
+            const uint16_t got = topology.GetDistance(node, dst);
+            const uint32_t want = cost[node] == UINT32_MAX ? UINT16_MAX : cost[node];
+            costMismatches += got != want ? 1 : 0;
+            reachable += want != UINT16_MAX ? 1 : 0;
+            if (node == dst)
+            {
+                continue;
+            }
+            std::vector<uint32_t> expected;
+            const auto& ports = topology.GetPorts(node);
+            for (uint32_t i = 0; i < ports.size() && cost[node] != UINT32_MAX; ++i)
+            {
+                const uint32_t peer = ports[i].peer;
+                const bool forwards = peer == dst || nodes[peer].kind != ClusterTopology::GPU ||
+                                      topology.IsGpuTransit();
+                if (forwards && cost[peer] != UINT32_MAX &&
+                    cost[peer] + links[ports[i].link].cost == cost[node])
+                {
+                    expected.push_back(i);
+                }
+            }
+            topology.GetNextHops(node, dst, hops);
+            hopMismatches += hops != expected ? 1 : 0;
+        }
+    }
+    BOOST_TEST(costMismatches == 0u);
+    BOOST_TEST(hopMismatches == 0u);
+    BOOST_TEST(reachable > 0u);
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(builders)
@@ -567,6 +651,70 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
             }
         }
     }
+}
+
+// Routing keeps one table per destination switch (over switches), not one per destination GPU
+// (over every node). Its costs and next hops must be those of a Dijkstra per destination over
+// the whole graph, on every family without a route function, and on a hand-made graph with
+// what the families do not build: a GPU on two switches of unequal cost, GPUs linked
+// directly (not transit), an NVSwitch, a switch nobody reaches.
+BOOST_AUTO_TEST_CASE(least_costs_by_switch_tables_match_the_definition)
+{
+    TopologyCase rail = Spec("rail-optimized", 4, 2);
+    rail.hostsPerRailGroup = 2;
+    rail.spines = 1;
+    rail.coreSwitches = 2;
+    TopologyCase clos = Spec("clos", 8, 1);
+    clos.hostsPerLeaf = 2;
+    clos.coreSwitches = 4;
+    TopologyCase fatTree = Spec("fat-tree", 16, 1);
+    fatTree.fatTreeK = 4;
+    TopologyCase leafSpine = Spec("leaf-spine", 4, 4);
+    leafSpine.hostsPerLeaf = 2;
+    TopologyCase domain = Spec("single-switch", 4, 2);
+    domain.scaleUpDomain = 4;
+    for (const TopologyCase& spec : {rail, clos, fatTree, leafSpine, domain})
+    {
+        BOOST_TEST_CONTEXT(spec.kind)
+        {
+            CheckLeastCosts(*BuildTopology(spec));
+        }
+    }
+
+    ClusterTopology graph;
+    for (uint32_t gpu = 0; gpu < 5; ++gpu)
+    {
+        graph.AddGpu(gpu / 2);
+    }
+    const uint32_t nv = graph.AddSwitch(ClusterTopology::NVSWITCH, 0, "nv0");
+    const uint32_t a = graph.AddSwitch(ClusterTopology::SWITCH, 0, "a");
+    const uint32_t b = graph.AddSwitch(ClusterTopology::SWITCH, 0, "b");
+    const uint32_t c = graph.AddSwitch(ClusterTopology::SWITCH, 1, "c");
+    graph.AddSwitch(ClusterTopology::SWITCH, 0, "lonely");
+    const DataRate rate("100Gbps");
+    const Time delay = NanoSeconds(100);
+    graph.AddLink(0, nv, rate, delay, 9000, ClusterTopology::SCALE_UP);
+    graph.AddLink(1, nv, rate, delay, 9000, ClusterTopology::SCALE_UP);
+    graph.AddLink(0, a, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    graph.AddLink(1, b, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    graph.AddLink(2, a, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    graph.AddLink(2, c, rate, delay, 9000, ClusterTopology::SCALE_OUT); // GPU 2: two switches
+    graph.AddLink(a, c, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    graph.AddLink(c, b, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    graph.AddLink(3, 4, rate, delay, 9000, ClusterTopology::SCALE_UP); // direct, not transit
+    graph.AddLink(4, b, rate, delay, 9000, ClusterTopology::SCALE_OUT);
+    CheckLeastCosts(graph);
+    // By hand: 0 -> 1 over the NVSwitch (1 + 1); 0 -> 2 through a (10 + 10); 2 -> 1 through c
+    // and b (10 + 10 + 10); GPU 3 reaches only GPU 4 (1), GPU 4 not through 3.
+    BOOST_TEST(graph.GetDistance(0, 1) == 2u);
+    BOOST_TEST(graph.GetDistance(0, 2) == 20u);
+    BOOST_TEST(graph.GetDistance(2, 1) == 30u);
+    BOOST_TEST(graph.GetDistance(3, 4) == 1u);
+    BOOST_TEST(graph.GetDistance(3, 0) == UINT16_MAX);
+    BOOST_TEST(graph.GetDistance(b, 3) == UINT16_MAX);
+    BOOST_TEST(graph.GetDistance(b, 4) == 10u);
+    BOOST_TEST(graph.GetDistance(nv, 2) == UINT16_MAX);
+    BOOST_CHECK_THROW(graph.GetDistance(0, 5), std::out_of_range); // 5 is a switch
 }
 
 BOOST_AUTO_TEST_SUITE_END()

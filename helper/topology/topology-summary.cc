@@ -265,8 +265,8 @@ namespace
  * destination, the least costs by Dial's algorithm (costs are small integers), then the most
  * links on a least-cost path from every node, in the order the nodes were settled (a next hop
  * is always settled before the node it serves, costs being positive). O(nodes + links) per
- * destination, and nothing kept between destinations (DistancesTo would keep them all: 2 bytes
- * per node and destination, 0.7 GB at 16,384 GPUs).
+ * destination, and nothing kept between destinations (per-destination tables over every node
+ * would take 2 bytes per node and destination: 0.7 GB at 16,384 GPUs).
  */
 uint32_t
 LeastCostDiameter(const ClusterTopology& topology)

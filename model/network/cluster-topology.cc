@@ -2,6 +2,7 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -14,6 +15,8 @@ NS_LOG_COMPONENT_DEFINE("ChakraClusterTopology");
 namespace
 {
 constexpr uint16_t kUnreachable = std::numeric_limits<uint16_t>::max();
+/** CostTo's "no path" (costs are summed in 32 bits and checked against kUnreachable). */
+constexpr uint32_t kNoPath = std::numeric_limits<uint32_t>::max();
 } // namespace
 
 uint32_t
@@ -48,6 +51,7 @@ ClusterTopology::AddSwitch(NodeKind kind, uint32_t group, const std::string& lab
     node.label = label;
     m_nodes.push_back(node);
     m_ports.emplace_back();
+    m_switchTables.emplace_back();
     return static_cast<uint32_t>(m_nodes.size() - 1);
 }
 
@@ -197,10 +201,140 @@ ClusterTopology::DistancesTo(uint32_t dstRank) const
     return distance;
 }
 
+uint32_t
+ClusterTopology::SwitchCost(uint32_t from, uint32_t to) const
+{
+    SwitchTable& table = m_switchTables[to - m_gpus];
+    if (!table.computed)
+    {
+        NS_LOG_FUNCTION(this << to);
+        // Dijkstra from the destination switch over switch-to-switch links (symmetric costs).
+        std::vector<uint32_t> cost(m_nodes.size() - m_gpus, kNoPath);
+        std::vector<uint32_t> reached;
+        using Item = std::pair<uint32_t, uint32_t>;
+        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> frontier;
+        cost[to - m_gpus] = 0;
+        frontier.push({0, to});
+        while (!frontier.empty())
+        {
+            auto [d, u] = frontier.top();
+            frontier.pop();
+            if (d != cost[u - m_gpus])
+            {
+                continue;
+            }
+            reached.push_back(u - m_gpus);
+            for (const Port& port : m_ports[u])
+            {
+                if (port.peer < m_gpus)
+                {
+                    continue;
+                }
+                const uint32_t next = d + m_links[port.link].cost;
+                if (next < cost[port.peer - m_gpus])
+                {
+                    if (next >= kUnreachable)
+                    {
+                        throw std::overflow_error("ClusterTopology: path cost above 65534");
+                    }
+                    cost[port.peer - m_gpus] = next;
+                    frontier.push({next, port.peer});
+                }
+            }
+        }
+        // An NVSwitch reaches no other switch: a sorted list of the few reached is enough.
+        if (reached.size() * 8 < cost.size())
+        {
+            std::sort(reached.begin(), reached.end());
+            table.sparse.reserve(reached.size());
+            for (uint32_t s : reached)
+            {
+                table.sparse.emplace_back(s, static_cast<uint16_t>(cost[s]));
+            }
+        }
+        else
+        {
+            table.dense.assign(cost.size(), kUnreachable);
+            for (uint32_t s : reached)
+            {
+                table.dense[s] = static_cast<uint16_t>(cost[s]);
+            }
+        }
+        table.computed = true;
+    }
+    const uint32_t index = from - m_gpus;
+    if (!table.dense.empty())
+    {
+        const uint16_t d = table.dense[index];
+        return d == kUnreachable ? kNoPath : d;
+    }
+    auto it = std::lower_bound(table.sparse.begin(),
+                               table.sparse.end(),
+                               std::make_pair(index, uint16_t{0}));
+    return it != table.sparse.end() && it->first == index ? it->second : kNoPath;
+}
+
+uint32_t
+ClusterTopology::CostTo(uint32_t node, uint32_t dstRank) const
+{
+    if (node == dstRank)
+    {
+        return 0;
+    }
+    if (m_gpuTransit)
+    {
+        const uint16_t d = DistancesTo(dstRank)[node];
+        return d == kUnreachable ? kNoPath : d;
+    }
+    uint32_t best = kNoPath;
+    if (node < m_gpus)
+    {
+        // A GPU that does not forward starts a path: its first hop is the destination or a
+        // switch.
+        for (const Port& port : m_ports[node])
+        {
+            const uint32_t rest = port.peer == dstRank ? 0
+                                  : port.peer < m_gpus ? kNoPath
+                                                       : CostTo(port.peer, dstRank);
+            if (rest != kNoPath)
+            {
+                best = std::min(best, rest + m_links[port.link].cost);
+            }
+        }
+    }
+    else
+    {
+        // A switch: through switches to one of the destination's switches, then its link.
+        for (const Port& port : m_ports[dstRank])
+        {
+            if (port.peer < m_gpus)
+            {
+                continue;
+            }
+            const uint32_t rest = SwitchCost(node, port.peer);
+            if (rest != kNoPath)
+            {
+                best = std::min(best, rest + m_links[port.link].cost);
+            }
+        }
+    }
+    if (best != kNoPath && best >= kUnreachable)
+    {
+        throw std::overflow_error("ClusterTopology: path cost above 65534");
+    }
+    return best;
+}
+
 uint16_t
 ClusterTopology::GetDistance(uint32_t node, uint32_t dstRank) const
 {
-    return DistancesTo(dstRank).at(node);
+    if (node >= m_nodes.size() || dstRank >= m_gpus)
+    {
+        throw std::out_of_range("ClusterTopology::GetDistance: no node " + std::to_string(node) +
+                                " or rank " + std::to_string(dstRank));
+    }
+    const uint32_t cost = CostTo(node, dstRank);
+    return cost == kNoPath ? kUnreachable : static_cast<uint16_t>(cost);
 }
 
 void
@@ -216,8 +350,8 @@ ClusterTopology::GetNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32
         m_route(*this, node, dstRank, ports);
         return;
     }
-    const std::vector<uint16_t>& distance = DistancesTo(dstRank);
-    if (distance[node] == kUnreachable)
+    const uint32_t here = CostTo(node, dstRank);
+    if (here == kNoPath)
     {
         return;
     }
@@ -227,8 +361,12 @@ ClusterTopology::GetNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32
         const Port& port = mine[i];
         const bool forwards =
             port.peer == dstRank || m_nodes[port.peer].kind != GPU || m_gpuTransit;
-        if (forwards && distance[port.peer] != kUnreachable &&
-            distance[port.peer] + m_links[port.link].cost == distance[node])
+        if (!forwards || m_links[port.link].cost > here)
+        {
+            continue;
+        }
+        const uint32_t there = CostTo(port.peer, dstRank);
+        if (there != kNoPath && there + m_links[port.link].cost == here)
         {
             ports.push_back(i);
         }

@@ -30,8 +30,14 @@ namespace ns3
  * NVLink when it can), through transit nodes only (switches; GPUs only in direct-connect
  * topologies, see SetGpuTransit). Equal-cost next hops are listed in port order (the order the
  * links were added). A topology may replace shortest paths with its own rule (SetRouteFunction,
- * e.g. dimension-order routing on a torus). Distances are computed per destination on first use
- * (O(nodes + links) time and 2 bytes per node each).
+ * e.g. dimension-order routing on a torus).
+ *
+ * Distances are computed on first use. When GPUs do not forward, a path's inner nodes are all
+ * switches, so the cost from a switch to a GPU is the least, over the GPU's links, of the
+ * switch-to-switch cost to the link's switch plus the link: one table per destination
+ * *switch*, over switches only (2 bytes per switch; sparse when few switches reach it, as for
+ * an NVSwitch). Per destination GPU and over every node, as a transit topology still needs,
+ * that would be O(GPUs^2): 9.8 GB at 65,536 GPUs.
  */
 class ClusterTopology
 {
@@ -180,8 +186,20 @@ class ClusterTopology
     static uint64_t Mix(uint64_t hash, uint64_t value);
 
   private:
-    /** Computes the distances towards a rank (once). */
+    /** Least costs from every switch to one switch, through switches only. */
+    struct SwitchTable
+    {
+        bool computed{false};
+        std::vector<uint16_t> dense; //!< by switch index (node - GPUs), or empty when sparse
+        std::vector<std::pair<uint32_t, uint16_t>> sparse; //!< (switch index, cost), sorted
+    };
+
+    /** Transit topologies: computes the distances of every node towards a rank (once). */
     const std::vector<uint16_t>& DistancesTo(uint32_t dstRank) const;
+    /** \return the least cost from switch \p from to switch \p to through switches only */
+    uint32_t SwitchCost(uint32_t from, uint32_t to) const;
+    /** \return the least cost from \p node to \p dstRank (kNoPath if none) */
+    uint32_t CostTo(uint32_t node, uint32_t dstRank) const;
 
     std::string m_name;
     std::vector<Node> m_nodes;
@@ -190,8 +208,10 @@ class ClusterTopology
     uint32_t m_gpus{0};
     bool m_gpuTransit{false};
     RouteFunction m_route;
-    /** Per destination rank, the least cost of every node to it (empty: not computed yet). */
+    /** Transit topologies: per destination rank, every node's least cost to it (lazily). */
     mutable std::vector<std::vector<uint16_t>> m_distances;
+    /** Otherwise: per destination switch (node - GPUs), every switch's least cost to it. */
+    mutable std::vector<SwitchTable> m_switchTables;
     mutable std::vector<uint32_t> m_scratch;
 };
 
