@@ -472,8 +472,9 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
     }
     else
     {
-        std::printf("# protocol, channels, NVLS, PXN: not simulated yet (issue 27); NCCL's own "
-                    "choice of algorithm and protocol follows the table\n");
+        std::printf("# textbook algorithm: NCCL's protocols, channels, NVLS and PXN are not in it "
+                    "(--algorithm nccl simulates them); NCCL's own choice of algorithm and "
+                    "protocol follows the table\n");
     }
     std::printf("#\n");
     std::printf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
