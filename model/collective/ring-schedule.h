@@ -122,6 +122,12 @@ class RingSchedule : public CollectiveSchedule
     // has three passes).
     InlineVector<Pass, 3> m_passes;
     uint32_t m_size{0};
+    // The collective asks about an op and its dependent several times in turn (the message,
+    // the dependencies, the dependents): the last two ops placed are kept, saving a division
+    // and a pass search each time.
+    mutable uint32_t m_placedOp[2]{UINT32_MAX, UINT32_MAX};
+    mutable Place m_placed[2]{{0, 0, 0, false}, {0, 0, 0, false}};
+    mutable uint8_t m_placedNext{0}; //!< the slot the next op placed replaces
 };
 
 } // namespace ns3
