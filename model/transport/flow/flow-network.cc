@@ -227,6 +227,9 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
     {
         SprayLinks(src, dst, channel.sprayLinks, channel.sprayWeights);
     }
+    // Its flows are added without checks (one per message): the path is checked once here.
+    m_rates.CheckPath(channel.sprayLinks.empty() ? channel.path : channel.sprayLinks,
+                      channel.sprayWeights);
     // Packets have the size of the first link's MTU (as the packet models' segments do).
     const double mtu = m_linkMtu[channel.path.front()];
     channel.segment = std::max(1.0, mtu - m_settings.framing.headerBytes);
@@ -370,7 +373,12 @@ FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 void
 FlowNetwork::Advance(Channel& channel)
 {
-    const Time now = Simulator::Now();
+    Advance(channel, Simulator::Now());
+}
+
+void
+FlowNetwork::Advance(Channel& channel, const Time& now)
+{
     if (channel.rate > 0 && now > channel.updated)
     {
         channel.sent += channel.rate * (now - channel.updated).GetSeconds();
@@ -579,8 +587,8 @@ FlowNetwork::Grant(uint32_t index, uint64_t end)
     NS_LOG_LOGIC("grant " << channel.src << "->" << channel.dst << " up to " << channel.granted);
     Advance(channel);
     channel.flow = channel.sprayLinks.empty()
-                       ? m_rates.AddFlow(channel.path)
-                       : m_rates.AddFlow(channel.sprayLinks, channel.sprayWeights);
+                       ? m_rates.AddCheckedFlow(channel.path)
+                       : m_rates.AddCheckedFlow(channel.sprayLinks, channel.sprayWeights);
     channel.rate = 0;
     if (channel.flow >= m_channelOfFlow.size())
     {
@@ -612,7 +620,7 @@ FlowNetwork::ScheduleNext(uint32_t index)
     const double remaining = target - channel.sent;
     const Time delay =
         remaining <= Slack(channel) ? Time(0) : CeilSeconds(remaining / channel.rate);
-    channel.next = Simulator::Schedule(delay, &FlowNetwork::Progress, this, index);
+    channel.next = ScheduleMoved(delay, [this, index]() { Progress(index); });
     channel.armed = true;
 }
 
@@ -643,7 +651,7 @@ FlowNetwork::Progress(uint32_t index)
     // the next Schedule it would be the last one, and freeing the record then missed the cache
     // at every message (4% of a 8,192-GPU step's profile).
     channel.next = EventId();
-    Advance(channel);
+    Advance(channel, now);
     const double reached = channel.sent + Slack(channel);
     if (static_cast<double>(channel.granted) <= reached)
     {
@@ -806,6 +814,7 @@ FlowNetwork::Reallocate()
 {
     m_reallocationPending = false;
     m_rates.Reallocate(m_changed);
+    const Time now = Simulator::Now();
     for (uint32_t flow : m_changed)
     {
         const uint32_t index = m_channelOfFlow[flow];
@@ -814,7 +823,7 @@ FlowNetwork::Reallocate()
             continue;
         }
         Channel& channel = m_channels[index];
-        Advance(channel); // at the old rate up to now
+        Advance(channel, now); // at the old rate up to now
         channel.rate = m_rates.GetRate(flow) * channel.efficiency;
         NS_LOG_LOGIC("rate " << channel.src << "->" << channel.dst << " " << channel.rate * 8 / 1e9
                              << " Gbps at sent " << channel.sent);

@@ -308,6 +308,8 @@ class FlowNetwork : public Object
     void Grant(uint32_t index, uint64_t end);
     /** Brings a channel's sent bytes up to now at its current rate. */
     void Advance(Channel& channel);
+    /** As Advance(channel), with the caller's Simulator::Now() (\p now). */
+    void Advance(Channel& channel, const Time& now);
     /** (Re)schedules a channel's next threshold. */
     void ScheduleNext(uint32_t index);
     /** Cancels a channel's pending threshold event, if it has one. */

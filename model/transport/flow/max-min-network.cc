@@ -52,7 +52,14 @@ MaxMinNetwork::GetCapacity(uint32_t link) const
 uint32_t
 MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path, const std::vector<double>& weights)
 {
-    NS_LOG_FUNCTION(this);
+    CheckPath(path, weights);
+    return AddCheckedFlow(path, weights);
+}
+
+void
+MaxMinNetwork::CheckPath(const std::vector<uint32_t>& path,
+                         const std::vector<double>& weights) const
+{
     if (path.empty())
     {
         throw std::invalid_argument("MaxMinNetwork: a flow needs at least one link");
@@ -83,6 +90,12 @@ MaxMinNetwork::AddFlow(const std::vector<uint32_t>& path, const std::vector<doub
             }
         }
     }
+}
+
+uint32_t
+MaxMinNetwork::AddCheckedFlow(const std::vector<uint32_t>& path, const std::vector<double>& weights)
+{
+    NS_LOG_FUNCTION(this << path.size());
     uint32_t id;
     if (!m_freeFlows.empty())
     {

@@ -62,6 +62,18 @@ class MaxMinNetwork
      * \return its id (the id of a removed flow may be given again)
      */
     uint32_t AddFlow(const std::vector<uint32_t>& path, const std::vector<double>& weights = {});
+    /**
+     * Checks a flow's path and weights as AddFlow does.
+     * \throws std::invalid_argument naming what is wrong
+     */
+    void CheckPath(const std::vector<uint32_t>& path,
+                   const std::vector<double>& weights = {}) const;
+    /**
+     * AddFlow without the checks, for a path and weights CheckPath accepted: the flow model
+     * checks a channel's path once, when the channel is made, not at each of its messages.
+     */
+    uint32_t AddCheckedFlow(const std::vector<uint32_t>& path,
+                            const std::vector<double>& weights = {});
     /** Removes a flow; its capacity is given to the others at the next Reallocate. */
     void RemoveFlow(uint32_t flow);
 
