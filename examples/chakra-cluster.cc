@@ -187,8 +187,8 @@ PrepareRun(const ToolArgs& args, ClusterScenario& scenario, ProcessContext& proc
 {
     *process.out << "cluster: " << scenario.GetCluster()->Describe() << "\n";
     AnnounceRun(scenario, process);
-    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
-    if (process.first && !args.Has("quiet") && progress > 0)
+    const double progress = ProgressInterval(args);
+    if (process.first && progress > 0)
     {
         scenario.SetWallClockProgress(progress, [](const ClusterScenario::WallProgress& line) {
             std::cerr << kProgram << ": " << ClusterScenario::FormatProgress(line) << std::endl;

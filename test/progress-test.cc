@@ -122,19 +122,26 @@ BOOST_AUTO_TEST_CASE(chakra_cluster_prints_progress_on_stderr_unless_quiet)
     const std::string base = chakra_test::ToolPath("chakra-cluster") + " --trace=" + prefix +
                              " --hosts=4 --gpusPerHost=1 --transport=rdma";
     const std::string err = dir.File("err.txt");
-    auto run = [&](const std::string& flags) {
+    auto run = [&](const std::string& flags, int exitCode = 0) {
         const int status = std::system((base + flags + " > /dev/null 2> " + err).c_str());
         BOOST_TEST(WIFEXITED(status));
-        BOOST_TEST(WEXITSTATUS(status) == 0);
+        BOOST_TEST(WEXITSTATUS(status) == exitCode);
         return chakra_test::ReadFileBytes(err);
     };
     const std::string printed = run(" --progress=0.000000001");
     BOOST_TEST_INFO(printed);
     BOOST_TEST(printed.find("chakra-cluster: simulated ") != std::string::npos);
     BOOST_TEST(printed.find("/8 nodes done (") != std::string::npos);
-    const std::string silenced = run(" --progress=0.000000001 --quiet");
+    const std::string silenced = run(" --quiet");
     BOOST_TEST_INFO(silenced);
     BOOST_TEST(silenced.find("simulated ") == std::string::npos);
+    // Asking for progress lines and for none is refused, not settled silently either way.
+    const std::string contradicted = run(" --progress=0.000000001 --quiet", 1);
+    BOOST_TEST_INFO(contradicted);
+    BOOST_TEST(contradicted.find("--quiet and --progress 0.000000001 contradict") !=
+               std::string::npos);
+    BOOST_TEST(contradicted.find("simulated ") == std::string::npos);
+    BOOST_TEST(run(" --progress=0 --quiet").find("simulated ") == std::string::npos);
     const std::string off = run(" --progress=0");
     BOOST_TEST(off.find("simulated ") == std::string::npos);
 }

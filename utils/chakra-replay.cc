@@ -145,7 +145,7 @@ Replay(const ToolArgs& args)
     }
     const auto rows =
         static_cast<std::size_t>(ParseWholeNumber(args.Get("rows"), "--rows", 0, 1000000000));
-    const double progress = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    const double progress = ProgressInterval(args);
     JobOptions others;
     others.Read(args);
     ReplayPipeline pipeline(out);

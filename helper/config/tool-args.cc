@@ -2,6 +2,7 @@
 
 #include "attribute-text.h"
 #include "name-suggestion.h"
+#include "quantity-parser.h"
 
 #include "ns3/command-line.h"
 #include "ns3/global-value.h"
@@ -451,6 +452,22 @@ bool
 ToolArgs::Has(const std::string& name) const
 {
     return m_values.count(name) != 0;
+}
+
+double
+ProgressInterval(const ToolArgs& args)
+{
+    const double interval = ParseRealNumber(args.Get("progress"), "--progress", 0, 1e6);
+    if (!args.Has("quiet"))
+    {
+        return interval;
+    }
+    if (args.Has("progress") && interval > 0)
+    {
+        throw std::invalid_argument("--quiet and --progress " + args.Get("progress") +
+                                    " contradict: --quiet prints no progress lines; drop one");
+    }
+    return 0;
 }
 
 long long

@@ -164,6 +164,15 @@ class ToolArgs
 };
 
 /**
+ * The wall-clock interval of a tool's progress lines, from its --progress option and --quiet
+ * flag.
+ * \return seconds between progress lines; 0 for none (--quiet, or --progress 0)
+ * \throws std::invalid_argument for a bad --progress, or --quiet with an explicit --progress
+ *         above 0 (they contradict: one would be silently dropped)
+ */
+double ProgressInterval(const ToolArgs& args);
+
+/**
  * Runs a tool's body, turning any exception into one line "<program>: error: <message>" on
  * stderr and exit code 1, so that no tool ends with an uncaught exception (a crash).
  * \param program the tool name
