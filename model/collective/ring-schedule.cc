@@ -75,12 +75,9 @@ RingSchedule::Size() const
 RingSchedule::Place
 RingSchedule::Locate(uint32_t op) const
 {
-    for (uint8_t slot = 0; slot < 2; ++slot)
+    if (op == m_placedOp)
     {
-        if (op == m_placedOp[slot])
-        {
-            return m_placed[slot];
-        }
+        return m_placed;
     }
     uint32_t p = 0;
     while (p + 1 < m_passes.size() && m_passes[p + 1].firstOp <= op)
@@ -90,11 +87,9 @@ RingSchedule::Locate(uint32_t op) const
     const Pass& pass = m_passes[p];
     const uint32_t local = op - pass.firstOp;
     const uint32_t pair = local / 2;
-    const uint8_t slot = m_placedNext;
-    m_placedNext ^= 1;
-    m_placed[slot] = Place{p, pair / pass.steps, pair % pass.steps, local % 2 == 1};
-    m_placedOp[slot] = op;
-    return m_placed[slot];
+    m_placed = Place{p, pair / pass.steps, pair % pass.steps, local % 2 == 1};
+    m_placedOp = op;
+    return m_placed;
 }
 
 uint32_t

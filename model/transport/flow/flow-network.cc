@@ -2,6 +2,7 @@
 
 #include "flow-transport.h"
 
+#include "ns3/assert.h"
 #include "ns3/log.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/schedule-moved.h"
@@ -256,6 +257,9 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
             channel.forwardSecondsPerByte += 1.0 / m_rates.GetCapacity(channel.path[i]);
         }
     }
+    channel.fullPacketLatency =
+        channel.propagation +
+        CeilSeconds((channel.segment + channel.packetOverhead) * channel.forwardSecondsPerByte);
     if (m_settings.ackBytes > 0)
     {
         // The ACK comes back over the same links the other way (directed link 2i is a -> b,
@@ -365,6 +369,10 @@ FlowNetwork::Slack(const Channel& channel)
 Time
 FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
 {
+    if (static_cast<double>(bytes) >= channel.segment)
+    {
+        return channel.fullPacketLatency; // the last packet is a full one
+    }
     const double lastPacket =
         std::min(static_cast<double>(bytes), channel.segment) + channel.packetOverhead;
     return channel.propagation + CeilSeconds(lastPacket * channel.forwardSecondsPerByte);
@@ -583,9 +591,10 @@ FlowNetwork::Grant(uint32_t index, uint64_t end)
         ScheduleNext(index);
         return;
     }
-    // It becomes a flow; its rate comes from the reallocation at this instant.
+    // It becomes a flow; its rate comes from the reallocation at this instant (which brings
+    // its sent bytes up to now first). Not a flow, it had no rate: nothing to advance.
     NS_LOG_LOGIC("grant " << channel.src << "->" << channel.dst << " up to " << channel.granted);
-    Advance(channel);
+    NS_ASSERT(channel.rate == 0);
     channel.flow = channel.sprayLinks.empty()
                        ? m_rates.AddCheckedFlow(channel.path)
                        : m_rates.AddCheckedFlow(channel.sprayLinks, channel.sprayWeights);

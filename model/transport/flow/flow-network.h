@@ -240,6 +240,7 @@ class FlowNetwork : public Object
         double packetOverhead{0};              //!< wire bytes per packet beyond its stream bytes
         Time propagation;                      //!< sum of the links' delays
         double forwardSecondsPerByte{0};       //!< sum over the hops after the first of 1 / rate
+        Time fullPacketLatency;                //!< Latency of a message of a full last packet
         Time ackLatency;                       //!< an ACK's way back (Settings::ackBytes)
         uint64_t queued{0};                    //!< stream bytes handed to the channel so far
         double sent{0};                        //!< stream bytes that have left the source

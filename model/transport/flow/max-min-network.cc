@@ -110,7 +110,7 @@ MaxMinNetwork::AddCheckedFlow(const std::vector<uint32_t>& path, const std::vect
     Flow& flow = m_flows[id];
     flow.path = path;
     flow.weight = weights;
-    flow.slot.resize(path.size());
+    flow.slot.assign(path.size(), 0);
     flow.rate = 0;
     flow.alive = true;
     for (std::size_t i = 0; i < path.size(); ++i)
