@@ -228,33 +228,33 @@ MaxMinNetwork::IsFull(const Link& link) const
 void
 MaxMinNetwork::Expand(uint32_t l)
 {
-    if (m_linkExpanded[l] == m_epoch)
+    if (m_scratch[l].expanded == m_epoch)
     {
         return;
     }
-    m_linkExpanded[l] = m_epoch;
-    if (m_linkInFill[l] != m_epoch)
+    m_scratch[l].expanded = m_epoch;
+    if (m_scratch[l].inFill != m_epoch)
     {
-        m_linkInFill[l] = m_epoch;
+        m_scratch[l].inFill = m_epoch;
         m_fillLinks.push_back(l);
     }
     for (uint32_t f : m_links[l].flows)
     {
-        if (m_flowInSet[f] == m_epoch)
+        if (m_flows[f].inSet == m_epoch)
         {
             continue;
         }
-        m_flowInSet[f] = m_epoch;
+        m_flows[f].inSet = m_epoch;
         m_setFlows.push_back(f);
         for (uint32_t m : m_flows[f].path)
         {
-            if (m_linkInFill[m] != m_epoch)
+            if (m_scratch[m].inFill != m_epoch)
             {
-                m_linkInFill[m] = m_epoch;
+                m_scratch[m].inFill = m_epoch;
                 m_fillLinks.push_back(m);
             }
             // A full link couples its flows: whatever this flow's new rate, theirs may move.
-            if (m_linkExpanded[m] != m_epoch && IsFull(m_links[m]))
+            if (m_scratch[m].expanded != m_epoch && IsFull(m_links[m]))
             {
                 m_queue.push_back(m);
             }
@@ -265,8 +265,8 @@ MaxMinNetwork::Expand(uint32_t l)
 bool
 MaxMinNetwork::ExtendIfUnfair(uint32_t link, double level)
 {
-    if (m_linkExpanded[link] == m_epoch ||
-        m_outsideMax[link] <= level + kSlack * m_links[link].capacity)
+    if (m_scratch[link].expanded == m_epoch ||
+        m_scratch[link].outsideMax <= level + kSlack * m_links[link].capacity)
     {
         return false;
     }
@@ -289,7 +289,7 @@ MaxMinNetwork::Fill()
         double outsideMax = 0;
         for (uint32_t f : m_links[l].flows)
         {
-            if (m_flowInSet[f] == m_epoch)
+            if (m_flows[f].inSet == m_epoch)
             {
                 ++unfrozen;
                 unfrozenWeight += WeightOn(m_flows[f], l);
@@ -300,22 +300,25 @@ MaxMinNetwork::Fill()
                 outsideMax = std::max(outsideMax, m_flows[f].rate);
             }
         }
-        m_remaining[l] = remaining;
-        m_unfrozen[l] = unfrozen;
-        m_unfrozenWeight[l] = unfrozenWeight;
-        m_outsideMax[l] = outsideMax;
+        m_scratch[l].remaining = remaining;
+        m_scratch[l].unfrozen = unfrozen;
+        m_scratch[l].unfrozenWeight = unfrozenWeight;
+        m_scratch[l].outsideMax = outsideMax;
     }
     for (uint32_t f : m_setFlows)
     {
-        m_frozen[f] = 0;
+        m_flows[f].frozen = false;
     }
-    auto share = [this](uint32_t l) { return std::max(m_remaining[l], 0.0) / m_unfrozenWeight[l]; };
+    auto share = [this](uint32_t l) {
+        return std::max(m_scratch[l].remaining, 0.0) / m_scratch[l].unfrozenWeight;
+    };
     // A flow frozen at \p level leaves link \p l: its share of the link is used up.
     auto freeze = [this](const Flow& flow, std::size_t i, double level) {
         const uint32_t m = flow.path[i];
         const double w = flow.weight.empty() ? 1.0 : flow.weight[i];
-        m_remaining[m] -= level * w;
-        m_unfrozenWeight[m] = --m_unfrozen[m] == 0 ? 0 : m_unfrozenWeight[m] - w;
+        m_scratch[m].remaining -= level * w;
+        m_scratch[m].unfrozenWeight =
+            --m_scratch[m].unfrozen == 0 ? 0 : m_scratch[m].unfrozenWeight - w;
     };
     // A flow that shares none of its links with another recomputed flow (the common case when
     // many start at one instant, each alone on its NIC's links) is raised against nobody: it
@@ -330,7 +333,7 @@ MaxMinNetwork::Fill()
         bool alone = true;
         for (uint32_t m : path)
         {
-            if (m_unfrozen[m] != 1)
+            if (m_scratch[m].unfrozen != 1)
             {
                 alone = false;
                 break;
@@ -346,8 +349,8 @@ MaxMinNetwork::Fill()
         {
             return false;
         }
-        m_frozen[f] = 1;
-        m_newRate[f] = level;
+        m_flows[f].frozen = true;
+        m_flows[f].newRate = level;
         ++frozen;
         for (std::size_t i = 0; i < path.size(); ++i)
         {
@@ -360,7 +363,7 @@ MaxMinNetwork::Fill()
     const std::greater<HeapEntry> later;
     for (uint32_t l : m_fillLinks)
     {
-        if (m_unfrozen[l] > 0)
+        if (m_scratch[l].unfrozen > 0)
         {
             heap.emplace_back(share(l), l);
         }
@@ -371,7 +374,7 @@ MaxMinNetwork::Fill()
         std::pop_heap(heap.begin(), heap.end(), later);
         const auto [level, l] = heap.back();
         heap.pop_back();
-        if (m_unfrozen[l] == 0)
+        if (m_scratch[l].unfrozen == 0)
         {
             continue;
         }
@@ -393,12 +396,12 @@ MaxMinNetwork::Fill()
         }
         for (uint32_t f : m_links[l].flows)
         {
-            if (m_flowInSet[f] != m_epoch || m_frozen[f] != 0)
+            if (m_flows[f].inSet != m_epoch || m_flows[f].frozen)
             {
                 continue;
             }
-            m_frozen[f] = 1;
-            m_newRate[f] = level;
+            m_flows[f].frozen = true;
+            m_flows[f].newRate = level;
             ++frozen;
             const Flow& flow = m_flows[f];
             for (std::size_t i = 0; i < flow.path.size(); ++i)
@@ -406,7 +409,7 @@ MaxMinNetwork::Fill()
                 const uint32_t m = flow.path[i];
                 const double before = share(m);
                 freeze(flow, i, level);
-                if (m_unfrozen[m] > 0 && share(m) < before)
+                if (m_scratch[m].unfrozen > 0 && share(m) < before)
                 {
                     heap.emplace_back(share(m), m);
                     std::push_heap(heap.begin(), heap.end(), later);
@@ -427,15 +430,7 @@ MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
         return;
     }
     ++m_epoch;
-    m_linkExpanded.resize(m_links.size(), 0);
-    m_linkInFill.resize(m_links.size(), 0);
-    m_remaining.resize(m_links.size(), 0);
-    m_unfrozen.resize(m_links.size(), 0);
-    m_unfrozenWeight.resize(m_links.size(), 0);
-    m_outsideMax.resize(m_links.size(), 0);
-    m_flowInSet.resize(m_flows.size(), 0);
-    m_newRate.resize(m_flows.size(), 0);
-    m_frozen.resize(m_flows.size(), 0);
+    m_scratch.resize(m_links.size());
     m_setFlows.clear();
     m_fillLinks.clear();
     m_queue.swap(m_touched);
@@ -453,7 +448,7 @@ MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
     for (uint32_t f : m_setFlows)
     {
         Flow& flow = m_flows[f];
-        const double rate = m_newRate[f];
+        const double rate = m_flows[f].newRate;
         if (std::abs(rate - flow.rate) > kSlack * std::max(rate, flow.rate))
         {
             flow.rate = rate;

@@ -117,12 +117,31 @@ class MaxMinNetwork
         std::vector<uint32_t> flows; //!< flows crossing it (any order)
     };
 
+    /**
+     * A link's scratch in Reallocate, in one cache line (six arrays were six misses per link
+     * at thousands of ranks, where a recomputation's links are cold). Stamps avoid clearing.
+     */
+    struct alignas(64) LinkScratch
+    {
+        uint64_t expanded{0};     //!< == m_epoch: the link is in the search
+        uint64_t inFill{0};       //!< == m_epoch: the link is in m_fillLinks
+        double remaining{0};      //!< capacity left for unfrozen flows
+        double unfrozenWeight{0}; //!< their weights' sum (their count when no flow is
+                                  //!< weighted: the same shares exactly)
+        double outsideMax{0};     //!< largest rate of a flow not recomputed
+        uint32_t unfrozen{0};     //!< recomputed flows not frozen yet
+    };
+
     struct Flow
     {
         std::vector<uint32_t> path;
         std::vector<double> weight; //!< per link of path; empty: 1 on every link
         std::vector<uint32_t> slot; //!< slot[i]: index of this flow in links[path[i]].flows
         double rate{0};
+        // Reallocate's scratch, beside what it reads of the flow anyway.
+        uint64_t inSet{0};  //!< == m_epoch: the flow is recomputed
+        double newRate{0};  //!< rate found by Fill
+        bool frozen{false}; //!< Fill has fixed its rate
         bool alive{false};
     };
 
@@ -153,19 +172,10 @@ class MaxMinNetwork
 
     // Scratch of Reallocate, kept between calls (stamps avoid clearing per call).
     uint64_t m_epoch{0};
-    std::vector<uint64_t> m_linkExpanded; //!< == m_epoch: the link is in the search
-    std::vector<uint64_t> m_linkInFill;   //!< == m_epoch: the link is in m_fillLinks
-    std::vector<uint64_t> m_flowInSet;    //!< == m_epoch: the flow is recomputed
-    std::vector<uint32_t> m_queue;        //!< links to expand
-    std::vector<uint32_t> m_setFlows;     //!< the flows recomputed
-    std::vector<uint32_t> m_fillLinks;    //!< links crossed by the recomputed flows
-    std::vector<double> m_remaining;      //!< per link: capacity left for unfrozen flows
-    std::vector<uint32_t> m_unfrozen;     //!< per link: recomputed flows not frozen yet
-    std::vector<double> m_unfrozenWeight; //!< per link: their weights' sum (their count when
-                                          //!< no flow is weighted: the same shares exactly)
-    std::vector<double> m_outsideMax;     //!< per link: largest rate of a flow not recomputed
-    std::vector<double> m_newRate;        //!< per flow: rate found by Fill
-    std::vector<uint8_t> m_frozen;        //!< per flow: Fill has fixed its rate
+    std::vector<LinkScratch> m_scratch;            //!< per link
+    std::vector<uint32_t> m_queue;                 //!< links to expand
+    std::vector<uint32_t> m_setFlows;              //!< the flows recomputed
+    std::vector<uint32_t> m_fillLinks;             //!< links crossed by the recomputed flows
     using HeapEntry = std::pair<double, uint32_t>; //!< (fair share, link)
     std::vector<HeapEntry> m_heap;                 //!< Fill's min-heap
     Counters m_counters;
