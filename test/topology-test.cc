@@ -8,6 +8,7 @@
 #include "chakra-test-data.h"
 #include "topology-case.h"
 
+#include "ns3/attachment-diameter.h"
 #include "ns3/chakra-module.h"
 #include "ns3/core-module.h"
 
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 #include <thread>
@@ -197,6 +199,54 @@ CheckLeastCosts(const ClusterTopology& topology)
     BOOST_TEST(costMismatches == 0u);
     BOOST_TEST(hopMismatches == 0u);
     BOOST_TEST(reachable > 0u);
+}
+
+/**
+ * The routed diameter by its definition: per destination, every node's least cost
+ * (ReferenceCosts), then the most links on a least-cost path from each GPU.
+ */
+uint32_t
+ReferenceDiameter(const ClusterTopology& topology)
+{
+    const auto& nodes = topology.GetNodes();
+    const auto& links = topology.GetLinks();
+    uint32_t diameter = 0;
+    for (uint32_t dst = 0; dst < topology.GetRankCount(); ++dst)
+    {
+        const std::vector<uint32_t> cost = ReferenceCosts(topology, dst);
+        std::vector<uint32_t> order(nodes.size());
+        for (uint32_t n = 0; n < nodes.size(); ++n)
+        {
+            order[n] = n;
+        }
+        std::sort(order.begin(), order.end(), [&cost](uint32_t a, uint32_t b) {
+            return cost[a] < cost[b];
+        });
+        std::vector<uint32_t> longest(nodes.size(), 0);
+        for (uint32_t u : order)
+        {
+            if (u == dst || cost[u] == UINT32_MAX)
+            {
+                continue;
+            }
+            for (const auto& port : topology.GetPorts(u))
+            {
+                const uint32_t peer = port.peer;
+                const bool forwards = peer == dst || nodes[peer].kind != ClusterTopology::GPU ||
+                                      topology.IsGpuTransit();
+                if (forwards && cost[peer] != UINT32_MAX &&
+                    cost[peer] + links[port.link].cost == cost[u])
+                {
+                    longest[u] = std::max(longest[u], longest[peer] + 1);
+                }
+            }
+            if (u < topology.GetRankCount())
+            {
+                diameter = std::max(diameter, longest[u]);
+            }
+        }
+    }
+    return diameter;
 }
 
 } // namespace
@@ -715,6 +765,76 @@ BOOST_AUTO_TEST_CASE(least_costs_by_switch_tables_match_the_definition)
     BOOST_TEST(graph.GetDistance(b, 4) == 10u);
     BOOST_TEST(graph.GetDistance(nv, 2) == UINT16_MAX);
     BOOST_CHECK_THROW(graph.GetDistance(0, 5), std::out_of_range); // 5 is a switch
+}
+
+// The routed diameter by the GPUs' attachments (no search per destination GPU) must be the
+// definition's on the families it applies to, and it must say when it does not apply.
+BOOST_AUTO_TEST_CASE(diameter_by_attachments_matches_the_definition)
+{
+    TopologyCase rail = Spec("rail-optimized", 4, 2);
+    rail.hostsPerRailGroup = 2;
+    rail.spines = 1;
+    rail.coreSwitches = 2;
+    TopologyCase railTwoTier = Spec("rail-optimized", 8, 4);
+    railTwoTier.hostsPerRailGroup = 4;
+    railTwoTier.spines = 2;
+    TopologyCase clos = Spec("clos", 8, 1);
+    clos.hostsPerLeaf = 2;
+    clos.coreSwitches = 4;
+    TopologyCase fatTree = Spec("fat-tree", 16, 1);
+    fatTree.fatTreeK = 4;
+    TopologyCase leafSpine = Spec("leaf-spine", 4, 4);
+    leafSpine.hostsPerLeaf = 2;
+    TopologyCase domain = Spec("single-switch", 4, 2);
+    domain.scaleUpDomain = 4;
+    for (const TopologyCase& spec : {rail, railTwoTier, clos, fatTree, leafSpine, domain})
+    {
+        BOOST_TEST_CONTEXT(spec.kind)
+        {
+            const auto topology = BuildTopology(spec);
+            const std::optional<uint32_t> fast = LeastCostDiameterByAttachment(*topology);
+            BOOST_REQUIRE(fast.has_value());
+            BOOST_TEST(*fast == ReferenceDiameter(*topology));
+            BOOST_TEST(RoutedDiameter(*topology) == *fast);
+        }
+    }
+
+    // GPU 0 on two switches of one part at unequal costs, GPU 1 on a switch two hops away,
+    // GPUs 2 and 3 on an NVSwitch of their own and a leaf; GPU 4 on nothing.
+    ClusterTopology graph;
+    for (uint32_t gpu = 0; gpu < 5; ++gpu)
+    {
+        graph.AddGpu(gpu);
+    }
+    const uint32_t a = graph.AddSwitch(ClusterTopology::SWITCH, 0, "a");
+    const uint32_t b = graph.AddSwitch(ClusterTopology::SWITCH, 0, "b");
+    const uint32_t c = graph.AddSwitch(ClusterTopology::SWITCH, 1, "c");
+    const uint32_t d = graph.AddSwitch(ClusterTopology::SWITCH, 1, "d");
+    const uint32_t nv = graph.AddSwitch(ClusterTopology::NVSWITCH, 2, "nv");
+    const DataRate rate("100Gbps");
+    const Time delay = NanoSeconds(100);
+    auto out = ClusterTopology::SCALE_OUT;
+    auto up = ClusterTopology::SCALE_UP;
+    graph.AddLink(0, a, rate, delay, 9000, out);
+    graph.AddLink(0, b, rate, delay, 9000, up); // cheaper, but b is farther from the rest
+    graph.AddLink(a, c, rate, delay, 9000, out);
+    graph.AddLink(b, c, rate, delay, 9000, out);
+    graph.AddLink(c, d, rate, delay, 9000, out);
+    graph.AddLink(1, d, rate, delay, 9000, out);
+    graph.AddLink(2, nv, rate, delay, 9000, up);
+    graph.AddLink(3, nv, rate, delay, 9000, up);
+    graph.AddLink(2, a, rate, delay, 9000, out);
+    graph.AddLink(3, a, rate, delay, 9000, out);
+    const std::optional<uint32_t> fast = LeastCostDiameterByAttachment(graph);
+    BOOST_REQUIRE(fast.has_value());
+    BOOST_TEST(*fast == ReferenceDiameter(graph));
+    // By hand: GPU 1 to GPU 2 (or 3) is 1 - d - c - a - 2, four links, cost 40; GPU 0 to GPU 1
+    // is 0 - b - c - d - 1 at cost 31, four links as well.
+    BOOST_TEST(*fast == 4u);
+
+    graph.AddLink(3, 4, rate, delay, 9000, up); // a GPU-to-GPU link: searched per destination
+    BOOST_TEST(!LeastCostDiameterByAttachment(graph).has_value());
+    BOOST_TEST(RoutedDiameter(graph) == ReferenceDiameter(graph));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

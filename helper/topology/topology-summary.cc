@@ -1,5 +1,7 @@
 #include "topology-summary.h"
 
+#include "attachment-diameter.h"
+
 #include "ns3/temporary-file-guard.h"
 
 #include <algorithm>
@@ -397,8 +399,13 @@ FollowedRoutesDiameter(const ClusterTopology& topology)
 uint32_t
 RoutedDiameter(const ClusterTopology& topology)
 {
-    return topology.HasRouteFunction() ? FollowedRoutesDiameter(topology)
-                                       : LeastCostDiameter(topology);
+    if (topology.HasRouteFunction())
+    {
+        return FollowedRoutesDiameter(topology);
+    }
+    // The usual cluster by its GPUs' attachments; otherwise a search per destination.
+    const std::optional<uint32_t> byAttachment = LeastCostDiameterByAttachment(topology);
+    return byAttachment ? *byAttachment : LeastCostDiameter(topology);
 }
 
 TopologySummary
