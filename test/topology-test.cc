@@ -118,6 +118,32 @@ WriteText(const std::string& path, const std::string& text)
 }
 
 /**
+ * Small topologies of every family routed on least costs: rail-optimized with cores and on
+ * two tiers, Clos, fat-tree, leaf-spine with 4 GPUs a host, an NVLink domain over 2 hosts.
+ */
+std::vector<TopologyCase>
+LeastCostFamilies()
+{
+    TopologyCase rail = Spec("rail-optimized", 4, 2);
+    rail.hostsPerRailGroup = 2;
+    rail.spines = 1;
+    rail.coreSwitches = 2;
+    TopologyCase railTwoTier = Spec("rail-optimized", 8, 4);
+    railTwoTier.hostsPerRailGroup = 4;
+    railTwoTier.spines = 2;
+    TopologyCase clos = Spec("clos", 8, 1);
+    clos.hostsPerLeaf = 2;
+    clos.coreSwitches = 4;
+    TopologyCase fatTree = Spec("fat-tree", 16, 1);
+    fatTree.fatTreeK = 4;
+    TopologyCase leafSpine = Spec("leaf-spine", 4, 4);
+    leafSpine.hostsPerLeaf = 2;
+    TopologyCase domain = Spec("single-switch", 4, 2);
+    domain.scaleUpDomain = 4;
+    return {rail, railTwoTier, clos, fatTree, leafSpine, domain};
+}
+
+/**
  * Least costs to \p dst by their definition: Dijkstra from the destination over every node,
  * expanding only the destination and the nodes that forward (switches, or every node when
  * GPUs are transit). UINT32_MAX: unreachable.
@@ -705,25 +731,12 @@ BOOST_AUTO_TEST_CASE(pictures_are_drawn_by_tier_in_rank_order)
 
 // Routing keeps one table per destination switch (over switches), not one per destination GPU
 // (over every node). Its costs and next hops must be those of a Dijkstra per destination over
-// the whole graph, on every family without a route function, and on a hand-made graph with
+// the whole graph, on the families without a route function, and on a hand-made graph with
 // what the families do not build: a GPU on two switches of unequal cost, GPUs linked
 // directly (not transit), an NVSwitch, a switch nobody reaches.
 BOOST_AUTO_TEST_CASE(least_costs_by_switch_tables_match_the_definition)
 {
-    TopologyCase rail = Spec("rail-optimized", 4, 2);
-    rail.hostsPerRailGroup = 2;
-    rail.spines = 1;
-    rail.coreSwitches = 2;
-    TopologyCase clos = Spec("clos", 8, 1);
-    clos.hostsPerLeaf = 2;
-    clos.coreSwitches = 4;
-    TopologyCase fatTree = Spec("fat-tree", 16, 1);
-    fatTree.fatTreeK = 4;
-    TopologyCase leafSpine = Spec("leaf-spine", 4, 4);
-    leafSpine.hostsPerLeaf = 2;
-    TopologyCase domain = Spec("single-switch", 4, 2);
-    domain.scaleUpDomain = 4;
-    for (const TopologyCase& spec : {rail, clos, fatTree, leafSpine, domain})
+    for (const TopologyCase& spec : LeastCostFamilies())
     {
         BOOST_TEST_CONTEXT(spec.kind)
         {
@@ -771,23 +784,7 @@ BOOST_AUTO_TEST_CASE(least_costs_by_switch_tables_match_the_definition)
 // definition's on the families it applies to, and it must say when it does not apply.
 BOOST_AUTO_TEST_CASE(diameter_by_attachments_matches_the_definition)
 {
-    TopologyCase rail = Spec("rail-optimized", 4, 2);
-    rail.hostsPerRailGroup = 2;
-    rail.spines = 1;
-    rail.coreSwitches = 2;
-    TopologyCase railTwoTier = Spec("rail-optimized", 8, 4);
-    railTwoTier.hostsPerRailGroup = 4;
-    railTwoTier.spines = 2;
-    TopologyCase clos = Spec("clos", 8, 1);
-    clos.hostsPerLeaf = 2;
-    clos.coreSwitches = 4;
-    TopologyCase fatTree = Spec("fat-tree", 16, 1);
-    fatTree.fatTreeK = 4;
-    TopologyCase leafSpine = Spec("leaf-spine", 4, 4);
-    leafSpine.hostsPerLeaf = 2;
-    TopologyCase domain = Spec("single-switch", 4, 2);
-    domain.scaleUpDomain = 4;
-    for (const TopologyCase& spec : {rail, railTwoTier, clos, fatTree, leafSpine, domain})
+    for (const TopologyCase& spec : LeastCostFamilies())
     {
         BOOST_TEST_CONTEXT(spec.kind)
         {
