@@ -49,7 +49,6 @@ struct Route
 void
 FromSwitch(const ClusterTopology& topology,
            uint32_t origin,
-           const std::vector<uint32_t>& partOf,
            std::vector<uint32_t>& cost,
            std::vector<uint32_t>& hops)
 {
@@ -71,7 +70,7 @@ FromSwitch(const ClusterTopology& topology,
         uint32_t most = 0;
         for (const auto& port : topology.GetPorts(u))
         {
-            if (port.peer >= gpus && partOf[port.peer] == partOf[u] && cost[port.peer] != kNone &&
+            if (port.peer >= gpus && cost[port.peer] != kNone &&
                 cost[port.peer] + links[port.link].cost == d)
             {
                 most = std::max(most, hops[port.peer] + 1);
@@ -240,7 +239,7 @@ LeastCostDiameterByAttachment(const ClusterTopology& topology)
         part.hops.assign(uint64_t{count} * count, 0);
         for (uint32_t a = 0; a < count; ++a)
         {
-            FromSwitch(topology, part.attachments[a], partOf, cost, hops);
+            FromSwitch(topology, part.attachments[a], cost, hops);
             for (uint32_t b = 0; b < count; ++b)
             {
                 part.cost[uint64_t{a} * count + b] = cost[part.attachments[b]];

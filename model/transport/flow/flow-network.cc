@@ -257,9 +257,7 @@ FlowNetwork::GetChannel(uint32_t src, uint32_t dst)
             channel.forwardSecondsPerByte += 1.0 / m_rates.GetCapacity(channel.path[i]);
         }
     }
-    channel.fullPacketLatency =
-        channel.propagation +
-        CeilSeconds((channel.segment + channel.packetOverhead) * channel.forwardSecondsPerByte);
+    channel.fullPacketLatency = LastPacketLatency(channel, channel.segment);
     if (m_settings.ackBytes > 0)
     {
         // The ACK comes back over the same links the other way (directed link 2i is a -> b,
@@ -373,8 +371,13 @@ FlowNetwork::Latency(const Channel& channel, uint64_t bytes) const
     {
         return channel.fullPacketLatency; // the last packet is a full one
     }
-    const double lastPacket =
-        std::min(static_cast<double>(bytes), channel.segment) + channel.packetOverhead;
+    return LastPacketLatency(channel, static_cast<double>(bytes));
+}
+
+Time
+FlowNetwork::LastPacketLatency(const Channel& channel, double lastPacketBytes)
+{
+    const double lastPacket = lastPacketBytes + channel.packetOverhead;
     return channel.propagation + CeilSeconds(lastPacket * channel.forwardSecondsPerByte);
 }
 

@@ -240,7 +240,7 @@ class FlowNetwork : public Object
         double packetOverhead{0};              //!< wire bytes per packet beyond its stream bytes
         Time propagation;                      //!< sum of the links' delays
         double forwardSecondsPerByte{0};       //!< sum over the hops after the first of 1 / rate
-        Time fullPacketLatency;                //!< Latency of a message of a full last packet
+        Time fullPacketLatency;                //!< LastPacketLatency of a full segment
         Time ackLatency;                       //!< an ACK's way back (Settings::ackBytes)
         uint64_t queued{0};                    //!< stream bytes handed to the channel so far
         double sent{0};                        //!< stream bytes that have left the source
@@ -331,6 +331,11 @@ class FlowNetwork : public Object
     void Reallocate();
     /** \return the latency of a message of \p bytes on \p channel after its last byte left */
     Time Latency(const Channel& channel, uint64_t bytes) const;
+    /**
+     * \return the latency after the last byte left, for a last packet of \p lastPacketBytes
+     *         stream bytes (at most a segment): its forwarding by each switch, and propagation
+     */
+    static Time LastPacketLatency(const Channel& channel, double lastPacketBytes);
     /** \return the smallest progress that counts as reaching a threshold (1 ns at the rate) */
     static double Slack(const Channel& channel);
 
