@@ -341,19 +341,12 @@ NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collectiv
         }
         const std::string name = NcclLower(enabled.front());
         if (name == "nvls" || name == "nvlstree" || name == "collnetdirect" ||
-            name == "collnetchain")
+            name == "collnetchain" || name == "pat")
         {
             throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
                                         " runs in the NCCL model only: add --algorithm nccl "
                                         "(there is no textbook " +
                                         enabled.front() + " algorithm)");
-        }
-        if (name != "ring" && name != "tree")
-        {
-            throw std::invalid_argument("NCCL_ALGO=" + value + ": " + enabled.front() +
-                                        " is not modelled yet (issue 27); Ring, Tree and, with "
-                                        "--algorithm nccl, CollNetDirect, CollNetChain, NVLS "
-                                        "and NVLSTree are");
         }
         if (wanted && *wanted == function)
         {

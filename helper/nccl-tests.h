@@ -150,8 +150,9 @@ std::optional<NcclFunction> NcclTestsFunction(const NcclTestsCollective& collect
  * \param collective the collective (alltoall and sendrecv: "", the value still checked)
  * \return "ring" (Ring), "tree" (Tree), or "" when the variable says nothing for it
  * \throws std::invalid_argument naming NCCL_ALGO and the value: an unknown algorithm or
- *         function; NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT (not modelled yet, issue
- *         27); several algorithms, or none, left for a function (a simulated run uses one)
+ *         function; NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT (the NCCL model's only:
+ *         --algorithm nccl); several algorithms, or none, left for a function (a simulated
+ *         run uses one)
  */
 std::string NcclAlgoAlgorithm(const std::string& value, const NcclTestsCollective& collective);
 

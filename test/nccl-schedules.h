@@ -96,7 +96,9 @@ RunNcclCall(ChakraProtoMsg::CollectiveCommType type,
     config.transport = "flow";
     config.topology = topology;
     config.appAttributes.emplace_back(type == ChakraProtoMsg::ALL_GATHER ? "AllGatherAlgorithm"
-                                                                         : "AllReduceAlgorithm",
+                                      : type == ChakraProtoMsg::REDUCE_SCATTER
+                                          ? "ReduceScatterAlgorithm"
+                                          : "AllReduceAlgorithm",
                                       "nccl");
     return RunCluster(dir.File("c"), config);
 }

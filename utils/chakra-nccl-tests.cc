@@ -466,8 +466,9 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
                     "latency simulated;\n#   NVLS (all-reduce; all-gather and reduce-scatter "
                     "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls), "
                     "NVLSTree across such hosts and CollNet all-reduce across hosts whose "
-                    "switches reduce (--sharp on) simulated by their link loads;\n#   NVLS with "
-                    "SHARP, PAT, PXN routing beyond the ring's rail hand-over not simulated "
+                    "switches reduce (--sharp on) simulated by their link loads; PAT "
+                    "(all-gather, reduce-scatter) with one GPU a host;\n#   NVLS with "
+                    "SHARP, PXN routing beyond the ring's rail hand-over not simulated "
                     "(doc/collectives.md, \"The NCCL model\")\n");
     }
     else

@@ -3,6 +3,7 @@
 #include "collnet-schedule.h"
 #include "delayed-schedule.h"
 #include "nvls-schedule.h"
+#include "pat-schedule.h"
 #include "ring-schedule.h"
 
 #include "ns3/abort.h"
@@ -473,6 +474,7 @@ class ChannelsSchedule : public CollectiveSchedule
                      uint32_t me)
         : m_protocol(plan.choice.protocol),
           m_nvLinkEfficiency(plan.nvLinkEfficiency),
+          m_wireFactor(plan.wireFactor),
           m_intraNs(static_cast<int64_t>(std::llround(plan.latency.intra * 1000))),
           m_interNs(static_cast<int64_t>(std::llround(plan.latency.inter * 1000))),
           m_baseNs(static_cast<int64_t>(std::llround(plan.latency.base * 1000))),
@@ -524,6 +526,10 @@ class ChannelsSchedule : public CollectiveSchedule
         const std::size_t p = PartOf(op);
         MessageOp o = m_parts[p]->Op(op - m_first[p]);
         o.bytes = NcclCollective::WireBytes(m_protocol, o.bytes);
+        if (m_wireFactor != 1)
+        {
+            o.bytes = static_cast<uint64_t>(std::ceil(static_cast<double>(o.bytes) * m_wireFactor));
+        }
         if (m_nvLinkEfficiency < 1 && SameHost(o.peer))
         {
             o.bytes =
@@ -605,6 +611,7 @@ class ChannelsSchedule : public CollectiveSchedule
 
     NcclProtocol m_protocol;
     double m_nvLinkEfficiency;
+    double m_wireFactor; //!< wire bytes per byte of the protocol's (PAT's efficiency)
     int64_t m_intraNs;
     int64_t m_interNs;
     int64_t m_baseNs;
@@ -1050,6 +1057,20 @@ NcclCollective::Plan(const CollectiveRequest& request) const
         plan.slicesPerChunk = 1;
         plan.nvLinkEfficiency *= NvlsEfficiency(generation);
     }
+    if (plan.ran == NcclAlgorithm::PAT)
+    {
+        // One NCCL step a pass, NCCL's PAT chunk rule.
+        plan.chunkBytes =
+            PatChunkBytes(plan.function == NcclFunction::ALL_GATHER ? PatKind::ALL_GATHER
+                                                                    : PatKind::REDUCE_SCATTER,
+                          kSimpleBuffer / kSteps,
+                          plan.channels,
+                          plan.nbytes);
+        plan.slicesPerChunk = 1;
+        // NCCL's PAT efficiency (its tuning's busBw x 0.75: the kernel's steps run in order,
+        // a few at a time), as extra bytes on the wire, as NVLS's efficiency below.
+        plan.wireFactor = 1.0 / kNcclPatEfficiency;
+    }
     if (plan.ran == NcclAlgorithm::NVLS)
     {
         const auto generation = static_cast<NcclGpuGeneration>(m_generation);
@@ -1102,6 +1123,34 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             });
     }
     auto schedule = std::make_unique<ChannelsSchedule>(plan, request.hostOf, request.me);
+    if (plan.ran == NcclAlgorithm::PAT)
+    {
+        // One GPU a node: the hosts' order is the ranks'. Each channel moves its part of every
+        // rank's share.
+        const PatKind kind = plan.function == NcclFunction::ALL_GATHER ? PatKind::ALL_GATHER
+                                                                       : PatKind::REDUCE_SCATTER;
+        const uint64_t share = DivUp(plan.nbytes, n);
+        int64_t tagBase = 0;
+        for (uint32_t c = 0; c < plan.channels; ++c)
+        {
+            const uint64_t bytes = PartBytes(share, plan.channels, c);
+            if (bytes == 0)
+            {
+                continue;
+            }
+            const PatShape shape = PatShape::Make(n, plan.chunkBytes, bytes);
+            schedule->Add(BuildPat(kind,
+                                   shape,
+                                   layout.members,
+                                   layout.myHost,
+                                   bytes,
+                                   plan.chunkBytes,
+                                   static_cast<uint32_t>(kSteps),
+                                   tagBase));
+            tagBase += PatTags(shape, bytes, plan.chunkBytes);
+        }
+        return schedule;
+    }
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||
         plan.ran == NcclAlgorithm::NVLS_TREE)
     {

@@ -20,7 +20,7 @@ namespace
 
 constexpr int kFunctions = 5;
 constexpr int kAlgorithms = 2; // Tree, Ring (NCCL's first two): the tables below
-constexpr int kModelled = 6;   // and CollNetDirect, CollNetChain, NVLS, NVLSTree
+constexpr int kModelled = 7;   // and CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT
 constexpr int kProtocols = 3;
 
 /*
@@ -43,6 +43,15 @@ constexpr double kCollNetHopLatency[2][3] = {{3.7, 3.7, 31.0}, {2.8, 2.8, 30.0}}
 
 /** CollNetDirect's serialization per extra GPU of a host (its arity), us. */
 constexpr double kCollNetArityLatency = 0.4;
+
+/** PAT Simple's base latency (baseLatencies[PAT]), us. */
+constexpr double kPatBaseLatency = 8.0;
+
+/** PAT's per-rank latency (the linear part NCCL's model keeps), us. */
+constexpr double kPatRankLatency = 2.8;
+
+/** PAT's network hop is NCCL's interLat over this (its logarithmic part). */
+constexpr double kPatHopDivisor = 3.5;
 
 /** The most GPUs a host may have for CollNet (NCCL_MAX_DIRECT_ARITY + 1). */
 constexpr int kCollNetMaxLocalRanks = 8;
@@ -493,6 +502,23 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
             // small (16-128 KiB), and a latency per step and chunk would throttle the window.
             m_stepLatencies[f][nvlsTree][simple] = {m_latency[f][nvlsTree][simple], 0, 0};
         }
+        // PAT: all-gather and reduce-scatter, Simple only, one GPU a node (NCCL's
+        // ncclPatEnable), on the tree graph: with one GPU a node its speed is the NIC path's.
+        const int pat = static_cast<int>(NcclAlgorithm::PAT);
+        if (gatherOrScatter && ppn == 1 && nNodes >= 2 && algoEnabled[pat].value_or(true) &&
+            protoEnabled[simple].value_or(true))
+        {
+            m_bandwidth[f][pat][simple] = channels * bwInter * kNcclPatEfficiency;
+            // One GPU a node: NCCL takes Tree's network hop, plus the network's latency and
+            // Simple's flush.
+            const double interLat = kHopLatency[NET][0][simple] + 2 * config.netLatency;
+            const double hop = interLat / kPatHopDivisor;
+            const double linear = kPatBaseLatency + kPatRankLatency * nRanks;
+            m_latency[f][pat][simple] = linear + Log2Down(static_cast<uint64_t>(nNodes)) * hop;
+            // The schedule pays the linear part once, at its first sends, and the hop per
+            // message: log2(nodes) messages on a small call's critical path.
+            m_stepLatencies[f][pat][simple] = {linear, 0, hop};
+        }
         // CollNet (SHARP in the network's switches): all-reduce, Simple only, across hosts.
         if (allReduce && config.collNet && nNodes >= 2 && ppn <= kCollNetMaxLocalRanks &&
             protoEnabled[simple].value_or(true))
@@ -635,10 +661,10 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
         throw std::invalid_argument(
             "no algorithm and protocol left for " + NcclFunctionName(function) +
             ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
-            " (of NCCL's algorithms Ring, Tree, CollNetDirect, CollNetChain, NVLS and "
-            "NVLSTree are modelled; Tree runs AllReduce only; CollNet AllReduce across hosts "
-            "with Simple only; NVLS AllReduce, AllGather and ReduceScatter on one host, with "
-            "Simple only; NVLSTree AllReduce across hosts, with Simple only" +
+            " (Tree runs AllReduce only; CollNet AllReduce across hosts with Simple only; NVLS "
+            "AllReduce, AllGather and ReduceScatter on one host, with Simple only; NVLSTree "
+            "AllReduce across hosts, with Simple only; PAT AllGather and ReduceScatter with one "
+            "GPU a node, 2 nodes or more, Simple only" +
             (m_config.nvls ? std::string("") : "; " + m_config.nvlsWhy) +
             (m_config.nvlsTree || m_config.nodes < 2 ? std::string("")
                                                      : "; NVLSTree: " + m_config.nvlsTreeWhy) +

@@ -40,6 +40,8 @@ enum class NcclAlgorithm
                     //!< NcclTuningConfig::nvls says
     NVLS_TREE,      //!< NVLS inside each host, NCCL's double binary tree across hosts
                     //!< (all-reduce, Simple), where NcclTuningConfig::nvlsTree says
+    PAT,            //!< Parallel Aggregated Trees: all-gather and reduce-scatter (Simple) with
+                    //!< one GPU a node (pat-schedule.h)
 };
 
 /** NCCL's protocols, in NCCL's order. */
@@ -61,14 +63,18 @@ enum class NcclGpuGeneration
 
 /** \return NCCL's name: "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce" */
 std::string NcclFunctionName(NcclFunction function);
-/** \return NCCL's name: "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree" */
+/** \return NCCL's name: "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree",
+ *  "PAT" */
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 /** \return NCCL's name: "LL", "LL128", "Simple" */
 std::string NcclProtocolName(NcclProtocol protocol);
 /** \return the generation's name: "Volta", "Ampere", "Hopper", "Blackwell" */
 std::string NcclGenerationName(NcclGpuGeneration generation);
 
-/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; all but PAT are modelled. */
+/** PAT's bus bandwidth against the channels' (NCCL's tuning: busBw x 0.75). */
+constexpr double kNcclPatEfficiency = 0.75;
+
+/** NCCL's algorithm names (NCCL_ALGO), in NCCL's order; all are modelled. */
 const std::vector<std::string>& NcclAlgoNames();
 /** NCCL's protocol names (NCCL_PROTO), in NCCL's order. */
 const std::vector<std::string>& NcclProtoNames();
@@ -195,9 +201,14 @@ struct NcclChoice
  * times nCh, x nRanks / (2 (nRanks - 1)); latency 25 us + 2 log2(nodes) x (20.9 us + the
  * network's latency, twice for Simple), no base.
  *
+ * PAT (all-gather and reduce-scatter, Simple, one GPU a node, 2 nodes or more; NCCL runs it on
+ * its tree graph): nCh x bwInter x 0.75 per byte of the total (no bus-to-algorithm conversion;
+ * NCCL takes bwIntra on 2 nodes or fewer, which with one GPU a node is the NIC path's speed:
+ * bwInter here); latency 8 us + log2(nodes) x interLat / 3.5 + 2.8 us x ranks, interLat being
+ * Tree Simple's network hop (14 us, with one GPU a node) plus the network's latency twice.
+ *
  * What it leaves out (they need topology facts this model does not have): NVLS across hosts
- * (NVLS with SHARP), CollNet all-gather and reduce-scatter and PAT (never
- * available here), NCCL's topology search (channels
+ * (NVLS with SHARP), CollNet all-gather and reduce-scatter, NCCL's topology search (channels
  * and per-channel bandwidths are given; NVLS's per-channel bandwidth is not rounded down to
  * NCCL's table of search speeds), the 0.85 penalty of trees whose NIC traffic all goes
  * through one GPU, aggregated launches (one operation per call), and the channel and thread
@@ -258,9 +269,9 @@ class NcclTuningModel
     std::string m_algoValue;
     std::string m_protoValue;
     /** [function][algorithm][protocol] */
-    std::array<std::array<std::array<double, 3>, 6>, 5> m_bandwidth{};
-    std::array<std::array<std::array<double, 3>, 6>, 5> m_latency{};
-    std::array<std::array<std::array<NcclStepLatencies, 3>, 6>, 5> m_stepLatencies{};
+    std::array<std::array<std::array<double, 3>, 7>, 5> m_bandwidth{};
+    std::array<std::array<std::array<double, 3>, 7>, 5> m_latency{};
+    std::array<std::array<std::array<NcclStepLatencies, 3>, 7>, 5> m_stepLatencies{};
 };
 
 } // namespace ns3
