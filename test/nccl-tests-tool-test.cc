@@ -462,6 +462,11 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
     };
     refusedInRun(Tool("all_reduce -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_ALGO=NVLS"),
                  "the communicator spans 2 hosts");
+    // Across hosts whose network switches reduce, NVLS runs (NVLS with SHARP).
+    result =
+        Tool("all_reduce -b 1M -e 1M --algorithm nccl --sharp on " + cluster, "NCCL_ALGO=NVLS");
+    BOOST_REQUIRE_MESSAGE(result.exitCode == 0, result.output);
+    BOOST_TEST(Contains(result.output, "      NVLS    Simple"), result.output);
     const std::string oneHost = "--hosts 1 --gpus-per-host 8 --transport flow";
     refusedInRun(
         Tool("all_reduce -b 1M -e 1M --algorithm nccl --gpu A100 " + oneHost, "NCCL_ALGO=NVLS"),

@@ -427,3 +427,115 @@ BOOST_AUTO_TEST_CASE(simulated_nvls_tree_against_its_link_loads_and_nccl)
     BOOST_TEST(std::abs(us / closed - 1) < 0.05, "simulated " << us << " us, closed " << closed);
     BOOST_TEST(std::abs(us / nccl - 1) < 0.15, "simulated " << us << " us, NCCL " << nccl);
 }
+
+BOOST_AUTO_TEST_CASE(nvls_sharp_tuning_rows_by_hand)
+{
+    // NCCL 2.30.7 tuning.cc, NVLS on several nodes (it needs CollNet: SHARP in the switches):
+    // the NVLS graph as NVLSTree's, 8 channels of 40 GB/s; per channel min(40 x 0.85 x 7/8 x 2
+    // = 59.5, 40 x 1) = 40; x 8 = 320 busbw; on 4 nodes x 32/62 = 165.16 GB/s; latency NVLS's
+    // NVLink 25 + its network hop 18 = 43 us, no base.
+    const auto ar = NcclFunction::ALL_REDUCE;
+    const auto simple = NcclProtocol::SIMPLE;
+    NcclTuningConfig config = H100Hosts(4);
+    config.collNet = true;
+    const NcclTuningModel four(config);
+    BOOST_TEST(four.Bandwidth(ar, NcclAlgorithm::NVLS, simple) == 320.0 * 32 / 62,
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(four.Latency(ar, NcclAlgorithm::NVLS, simple) == 43.0,
+               boost::test_tools::tolerance(1e-9));
+    // NCCL's choice at 64 KiB on 4 nodes with SHARP: NVLS (43 us + 0.4 against Tree/LL's 45.9).
+    BOOST_TEST((four.Choose(ar, 64 << 10).algorithm == NcclAlgorithm::NVLS));
+    // All-reduce and Simple only; not without SHARP, not without reducing NVSwitches, not with
+    // more than 8 GPUs a host (CollNet's limit).
+    BOOST_TEST(four.Bandwidth(ar, NcclAlgorithm::NVLS, NcclProtocol::LL128) == 0.0);
+    BOOST_TEST(four.Bandwidth(NcclFunction::ALL_GATHER, NcclAlgorithm::NVLS, simple) == 0.0);
+    BOOST_TEST(NcclTuningModel(H100Hosts(4)).Bandwidth(ar, NcclAlgorithm::NVLS, simple) == 0.0);
+    NcclTuningConfig noSwitch = config;
+    noSwitch.nvlsTree = false;
+    BOOST_TEST(NcclTuningModel(noSwitch).Bandwidth(ar, NcclAlgorithm::NVLS, simple) == 0.0);
+    NcclTuningConfig wide = config;
+    wide.ranksPerNode = 16;
+    wide.interBandwidth = 16 * 50.0;
+    BOOST_TEST(NcclTuningModel(wide).Bandwidth(ar, NcclAlgorithm::NVLS, simple) == 0.0);
+    // Forced without SHARP: an error that says why.
+    NcclTuningConfig withoutSharp = H100Hosts(4);
+    withoutSharp.nvlsWhy = "the communicator spans 4 hosts: NCCL runs NVLS across hosts only "
+                           "with CollNet";
+    BOOST_CHECK_EXCEPTION(NcclTuningModel(withoutSharp, "NVLS").Choose(ar, 1 << 20),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("only with CollNet") !=
+                                     std::string::npos;
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(nvls_sharp_loads_by_hand)
+{
+    // 3 hosts x 4 GPUs, N = 120,000: slices of 30,000 (chunk 16 KiB by NVLS's rule: 2 chunks of
+    // 15,000). Inside a host each NVLS phase sends every peer ceil(15,000 x 5 / 6) = 12,500 a
+    // chunk: 2 phases x 3 peers x 2 chunks = 150,000 = N (g+1)/g each way. Across hosts SHARP's
+    // loads: each NIC sends its slice up once and receives the result once, N / g = 30,000
+    // each way, on its rail, whatever the host count.
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    nccl->SetAttribute("NcclAlgo", StringValue("NVLS"));
+    nccl->SetAttribute("Sharp", EnumValue(static_cast<int>(SharpSupport::ON)));
+    nccl->SetAttribute("NvLinkEfficiency", DoubleValue(1));
+    const auto request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 3, 4, 120000);
+    const NcclPlan plan = nccl->Plan(request);
+    BOOST_TEST((plan.ran == NcclAlgorithm::NVLS));
+    BOOST_TEST(plan.chunkBytes == 16384u);
+    std::map<uint32_t, std::array<uint64_t, 4>> loads; // nvlink out, in; nic out, in
+    const double nvls = NvlsEfficiency(NcclGpuGeneration::HOPPER);
+    const auto sends = chakra_test::AllSends(*nccl, request);
+    for (const auto& m : sends)
+    {
+        const bool sameHost = m.from / 4 == m.to / 4;
+        // NVLink messages carry payload / NCCL's NVLS efficiency, rounded up.
+        BOOST_TEST((!sameHost || m.bytes == static_cast<uint64_t>(std::ceil(12500 / nvls))));
+        loads[m.from][sameHost ? 0 : 2] += sameHost ? 12500 : m.bytes;
+        loads[m.to][sameHost ? 1 : 3] += sameHost ? 12500 : m.bytes;
+        if (!sameHost)
+        {
+            BOOST_TEST(m.from % 4 == m.to % 4);
+        }
+    }
+    BOOST_REQUIRE(loads.size() == 12u);
+    for (const auto& [rank, load] : loads)
+    {
+        BOOST_TEST(load[0] == 150000u, "rank " << rank);
+        BOOST_TEST(load[1] == 150000u, "rank " << rank);
+        BOOST_TEST(load[2] == 30000u, "rank " << rank);
+        BOOST_TEST(load[3] == 30000u, "rank " << rank);
+    }
+    // Without SHARP the model refuses NVLS across hosts, naming the flag.
+    nccl->SetAttribute("Sharp", EnumValue(static_cast<int>(SharpSupport::OFF)));
+    BOOST_CHECK_EXCEPTION(nccl->Plan(request),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("--sharp on") != std::string::npos;
+                          });
+}
+
+BOOST_AUTO_TEST_CASE(simulated_nvls_sharp_against_its_link_loads_and_nccl)
+{
+    // 256 MiB on 4 x 8 H100 (NIC 400 Gb/s), flow, rail-optimized, SHARP on, NCCL_ALGO=NVLS.
+    // Each GPU's NVLink port carries N (g+1)/g each way at 0.85 x 0.824 of 450 GB/s (958 us),
+    // its NIC N/g at 50 GB/s (671 us): NVLink binds. Closed form: 43 us + 958.2 = 1,001 us.
+    // NCCL's own prediction: 43 + N / 165.16 GB/s = 1,668 us (its graph's 40 GB/s a channel;
+    // the link loads do not have it): not the target here.
+    const uint64_t perRank = uint64_t(256) << 20;
+    Config::SetDefault("ns3::NcclCollective::Sharp", EnumValue(static_cast<int>(SharpSupport::ON)));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("NVLS"));
+    ChakraReport report =
+        chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 4, 8, perRank, "rail-optimized");
+    Config::SetDefault("ns3::NcclCollective::Sharp",
+                       EnumValue(static_cast<int>(SharpSupport::OFF)));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
+    BOOST_REQUIRE(report.AllFinished());
+    const double bytes = static_cast<double>(perRank);
+    const double us = report.GetIterationTime().GetMicroSeconds();
+    const double closed = 43.0 + bytes * 9 / 8 / (0.85 * 0.824 * 450e9) * 1e6;
+    BOOST_TEST_MESSAGE("NVLS with SHARP " << us << " us; link loads " << closed << ", NCCL "
+                                          << 43.0 + bytes / (320.0 * 32 / 62 * 1e3));
+    BOOST_TEST(std::abs(us / closed - 1) < 0.05, "simulated " << us << " us, closed " << closed);
+}

@@ -465,11 +465,11 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
                     "chunks, slices, protocol wire bytes, NVLink efficiency and per-step "
                     "latency simulated;\n#   NVLS (all-reduce; all-gather and reduce-scatter "
                     "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls), "
-                    "NVLSTree across such hosts and CollNet all-reduce across hosts whose "
-                    "switches reduce (--sharp on) simulated by their link loads; PAT "
-                    "(all-gather, reduce-scatter) with one GPU a host;\n#   NVLS with "
-                    "SHARP, PXN routing beyond the ring's rail hand-over not simulated "
-                    "(doc/collectives.md, \"The NCCL model\")\n");
+                    "NVLSTree across such hosts, CollNet and NVLS all-reduce across hosts "
+                    "whose switches reduce (--sharp on) simulated by their link loads; PAT "
+                    "(all-gather, reduce-scatter) with one GPU a host;\n#   PXN routing "
+                    "beyond the ring's rail hand-over not simulated (doc/collectives.md, "
+                    "\"The NCCL model\")\n");
     }
     else
     {

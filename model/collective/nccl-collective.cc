@@ -1046,7 +1046,8 @@ NcclCollective::Plan(const CollectiveRequest& request) const
             plan.channels = plan.gpusPerNode;
         }
     }
-    if (plan.ran == NcclAlgorithm::NVLS_TREE)
+    const bool nvlsSharp = plan.ran == NcclAlgorithm::NVLS && plan.nodes > 1;
+    if (plan.ran == NcclAlgorithm::NVLS_TREE || nvlsSharp)
     {
         // One head (channel) per GPU; NVLS's chunk rule; NVLink hops at NCCL's NVLS
         // efficiency on top of its NVLink one.
@@ -1054,6 +1055,13 @@ NcclCollective::Plan(const CollectiveRequest& request) const
         plan.channels = plan.gpusPerNode;
         plan.chunkBytes =
             NvlsChunkBytes(plan.nbytes, NvlsChannels(generation, plan.nodes), plan.gpusPerNode);
+        // NVLS across hosts: NCCL caps the chunk at 32 KiB when its NVLS bandwidth is under
+        // 150 GB/s.
+        if (nvlsSharp && Tuning(plan.nodes, plan.gpusPerNode)
+                                 .Bandwidth(plan.function, plan.ran, plan.choice.protocol) < 150)
+        {
+            plan.chunkBytes = std::min<uint64_t>(plan.chunkBytes, 32768);
+        }
         plan.slicesPerChunk = 1;
         plan.nvLinkEfficiency *= NvlsEfficiency(generation);
     }
@@ -1071,7 +1079,7 @@ NcclCollective::Plan(const CollectiveRequest& request) const
         // a few at a time), as extra bytes on the wire, as NVLS's efficiency below.
         plan.wireFactor = 1.0 / kNcclPatEfficiency;
     }
-    if (plan.ran == NcclAlgorithm::NVLS)
+    if (plan.ran == NcclAlgorithm::NVLS && !nvlsSharp)
     {
         const auto generation = static_cast<NcclGpuGeneration>(m_generation);
         plan.channels = NvlsChannels(generation, plan.nodes);
@@ -1091,7 +1099,8 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
     const NcclPlan plan = Plan(request);
     const HostLayout layout = *MakeLayout(request);
     const uint32_t n = request.size;
-    if (plan.ran == NcclAlgorithm::NVLS)
+    const bool nvlsSharp = plan.ran == NcclAlgorithm::NVLS && plan.nodes > 1;
+    if (plan.ran == NcclAlgorithm::NVLS && !nvlsSharp)
     {
         std::vector<uint32_t> peers;
         for (uint32_t i = 0; i < n; ++i)
@@ -1152,7 +1161,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         return schedule;
     }
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||
-        plan.ran == NcclAlgorithm::NVLS_TREE)
+        plan.ran == NcclAlgorithm::NVLS_TREE || nvlsSharp)
     {
         CollNetLayout collNet;
         collNet.hosts = layout.hosts;
@@ -1160,6 +1169,15 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         collNet.members = layout.members;
         collNet.myHost = layout.myHost;
         collNet.myLocal = layout.myLocal;
+        if (nvlsSharp)
+        {
+            schedule->Add(BuildNvlsSharp(collNet,
+                                         plan.nbytes,
+                                         plan.chunkBytes,
+                                         static_cast<uint32_t>(kSteps),
+                                         0));
+            return schedule;
+        }
         if (plan.ran == NcclAlgorithm::NVLS_TREE)
         {
             NvlsTreeLinks links;

@@ -35,6 +35,9 @@ constexpr double kNvlsHopLatency = 25.0;
 /** NVLSTree Simple's network latency per tree hop (hwLatencies[NET][NVLS_TREE][SIMPLE]). */
 constexpr double kNvlsTreeNetLatency = 20.9;
 
+/** NVLS Simple's network latency across hosts (hwLatencies[NET][NVLS][SIMPLE]), with SHARP. */
+constexpr double kNvlsNetLatency = 18.0;
+
 /** NVLSTree's per-channel bandwidth cap (perChMaxNVLSTreeBws), [Hopper, Blackwell][2, >2 nodes]. */
 constexpr double kNvlsTreeMaxPerChannel[2][2] = {{57.7, 45.5}, {96.0, 80.0}};
 
@@ -476,23 +479,23 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
             m_latency[f][nvls][simple] = kNvlsHopLatency; // replaces the base (0)
             m_stepLatencies[f][nvls][simple] = {0, kNvlsHopLatency, 0};
         }
+        // Across hosts NCCL's NVLS graph has one speed that fits both the NVLink share (as
+        // NVLS) and the head's NIC (its channel leaves the host there).
+        const double nic =
+            config.nicBandwidth > 0 ? config.nicBandwidth : config.interBandwidth / ppn;
+        const double bwAcross =
+            NvlsGraphSpeed(config.generation,
+                           std::min(config.intraBandwidth / (nvlsChannels + 1), nic));
+        const double intraAcross = bwAcross * efficiency * (nvlsChannels - 1) / nvlsChannels * 2.0;
         // NVLSTree: all-reduce, Simple only, across hosts whose NVSwitches reduce.
         const int nvlsTree = static_cast<int>(NcclAlgorithm::NVLS_TREE);
         if (allReduce && config.nvlsTree && efficiency > 0 && nNodes >= 2 && nvlsChannels >= 2 &&
             algoEnabled[nvlsTree].value_or(true) && protoEnabled[simple].value_or(true))
         {
-            // The graph's one speed fits the NVLink share and the head's NIC (its channel
-            // leaves the host there).
-            const double nic =
-                config.nicBandwidth > 0 ? config.nicBandwidth : config.interBandwidth / ppn;
-            const double bw =
-                NvlsGraphSpeed(config.generation,
-                               std::min(config.intraBandwidth / (nvlsChannels + 1), nic));
-            const double intraBw = bw * efficiency * (nvlsChannels - 1) / nvlsChannels * 2.0;
-            const double interBw = bw * (nNodes <= 2 ? 2.0 : 1.0);
+            const double interBw = bwAcross * (nNodes <= 2 ? 2.0 : 1.0);
             const int capRow = config.generation == NcclGpuGeneration::BLACKWELL ? 1 : 0;
             const double cap = kNvlsTreeMaxPerChannel[capRow][nNodes <= 2 ? 0 : 1];
-            const double perChannel = std::min({intraBw, interBw, cap});
+            const double perChannel = std::min({intraAcross, interBw, cap});
             m_bandwidth[f][nvlsTree][simple] =
                 nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
             const double interHop = kNvlsTreeNetLatency + 2 * config.netLatency;
@@ -501,6 +504,19 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
             // Paid once, by the first window's sends (as NVLS's 25 us): NVLS's chunks are
             // small (16-128 KiB), and a latency per step and chunk would throttle the window.
             m_stepLatencies[f][nvlsTree][simple] = {m_latency[f][nvlsTree][simple], 0, 0};
+        }
+        // NVLS across hosts (NVLS with SHARP): all-reduce, Simple only, hosts whose NVSwitches
+        // reduce on a network whose switches reduce (NCCL runs NVLS on several nodes only with
+        // CollNet), at most 8 GPUs a host (CollNet's limit).
+        if (allReduce && config.nvlsTree && config.collNet && efficiency > 0 && nNodes >= 2 &&
+            nvlsChannels >= 2 && ppn <= kCollNetMaxLocalRanks && algoEnabled[nvls].value_or(true) &&
+            protoEnabled[simple].value_or(true))
+        {
+            const double perChannel = std::min(intraAcross, bwAcross);
+            m_bandwidth[f][nvls][simple] =
+                nvlsChannels * perChannel * static_cast<double>(nRanks) / steps;
+            m_latency[f][nvls][simple] = kNvlsHopLatency + kNvlsNetLatency + 2 * config.netLatency;
+            m_stepLatencies[f][nvls][simple] = {m_latency[f][nvls][simple], 0, 0};
         }
         // PAT: all-gather and reduce-scatter, Simple only, one GPU a node (NCCL's
         // ncclPatEnable), on the tree graph: with one GPU a node its speed is the NIC path's.
@@ -662,7 +678,8 @@ NcclTuningModel::Choose(NcclFunction function, uint64_t bytes) const
             "no algorithm and protocol left for " + NcclFunctionName(function) +
             ": NCCL_ALGO=" + m_algoValue + ", NCCL_PROTO=" + m_protoValue +
             " (Tree runs AllReduce only; CollNet AllReduce across hosts with Simple only; NVLS "
-            "AllReduce, AllGather and ReduceScatter on one host, with Simple only; NVLSTree "
+            "AllReduce, AllGather and ReduceScatter on one host, AllReduce across hosts with "
+            "CollNet, with Simple only; NVLSTree "
             "AllReduce across hosts, with Simple only; PAT AllGather and ReduceScatter with one "
             "GPU a node, 2 nodes or more, Simple only" +
             (m_config.nvls ? std::string("") : "; " + m_config.nvlsWhy) +

@@ -207,8 +207,15 @@ struct NcclChoice
  * bwInter here); latency 8 us + log2(nodes) x interLat / 3.5 + 2.8 us x ranks, interLat being
  * Tree Simple's network hop (14 us, with one GPU a node) plus the network's latency twice.
  *
- * What it leaves out (they need topology facts this model does not have): NVLS across hosts
- * (NVLS with SHARP), CollNet all-gather and reduce-scatter, NCCL's topology search (channels
+ * NVLS across hosts (NVLS with SHARP; all-reduce, Simple): NCCL needs CollNet for it, so
+ * NcclTuningConfig::nvlsTree and collNet, at most 8 GPUs a host; the NVLS graph as NVLSTree's,
+ * per channel min(bw x NVLS efficiency x (nCh-1)/nCh x 2, bw), times nCh, x nRanks / (2
+ * (nRanks - 1)); latency 25 us + 18 us (NVLS Simple's network hop) + the network's latency
+ * twice, no base.
+ *
+ * What it leaves out (they need topology facts this model does not have): NVLS all-gather and
+ * reduce-scatter across hosts, CollNet all-gather and reduce-scatter (NCCL needs the SHARP
+ * plugin's iallgather / ireducescatter), NCCL's topology search (channels
  * and per-channel bandwidths are given; NVLS's per-channel bandwidth is not rounded down to
  * NCCL's table of search speeds), the 0.85 penalty of trees whose NIC traffic all goes
  * through one GPU, aggregated launches (one operation per call), and the channel and thread

@@ -55,8 +55,8 @@ NvlsAvailable(NvlsSupport setting,
     if (nodes > 1)
     {
         why = "the communicator spans " + std::to_string(nodes) +
-              " hosts: NCCL runs NVLS across hosts only with CollNet (NVLS with SHARP: not "
-              "modelled); across hosts NVLSTree is";
+              " hosts: NCCL runs NVLS across hosts only with CollNet (NVLS with SHARP: the "
+              "network's switches must reduce, --sharp on); without it NVLSTree";
         return false;
     }
     if (gpusPerNode < 2)
@@ -267,18 +267,27 @@ NvlsSchedule::InitialSends(std::vector<uint32_t>& sends) const
     return true;
 }
 
-std::unique_ptr<CollectiveSchedule>
-BuildNvlsTree(const CollNetLayout& layout,
-              const NvlsTreeLinks& links,
-              uint64_t bytes,
-              uint64_t chunkBytes,
-              uint32_t window,
-              int64_t tagBase)
+namespace
 {
-    NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
-    layout.Check("NVLSTree", 2, chunkBytes, window);
+
+/**
+ * NVLS inside each host around a network step per chunk: \p links, NCCL's double binary tree
+ * (NVLSTree), or none, SHARP in the network's switches (an exchange with the same local GPU of
+ * the next and previous hosts, as BuildCollNetDirect's network step).
+ */
+std::unique_ptr<CollectiveSchedule>
+BuildNvlsAcrossHosts(const char* what,
+                     const CollNetLayout& layout,
+                     const NvlsTreeLinks* links,
+                     uint64_t bytes,
+                     uint64_t chunkBytes,
+                     uint32_t window,
+                     int64_t tagBase)
+{
+    layout.Check(what, 2, chunkBytes, window);
     const uint32_t g = layout.gpus;
     const uint32_t l = layout.myLocal;
+    const uint32_t hosts = layout.hosts;
     const SharePieces piece(bytes, g, chunkBytes);
     const uint32_t chunks = piece.Chunks();
     // Either NVLS phase's bytes to one peer for a chunk of \p slice.
@@ -291,7 +300,6 @@ BuildNvlsTree(const CollNetLayout& layout,
     for (uint32_t k = 0; k < chunks; ++k)
     {
         const int64_t tag = tagBase + int64_t{4} * k;
-        const int tree = static_cast<int>(k % 2);
         // The NVLS reduce: every GPU's part of each slice to its head.
         std::vector<uint32_t> gathered = AddSendsToHeads(
             builder,
@@ -302,21 +310,35 @@ BuildNvlsTree(const CollNetLayout& layout,
             [&piece, &phase, k](uint32_t head) { return phase(piece(head, k)); },
             phase(piece(l, k)),
             toHead);
-        // Up the tree: the children's sums, then this host's to the parent.
-        for (uint32_t child : links.down[tree])
+        std::vector<uint32_t> ready;
+        if (links == nullptr)
         {
-            gathered.push_back(builder.Recv(layout.MemberAt(child, l), piece(l, k), tag + 1));
+            // SHARP: the head's reduced share up to the switches and the result back: each NIC
+            // carries the share once each way.
+            const uint32_t h = layout.myHost;
+            builder.Send(layout.MemberAt((h + 1) % hosts, l), piece(l, k), tag + 1, gathered);
+            ready = {
+                builder.Recv(layout.MemberAt((h + hosts - 1) % hosts, l), piece(l, k), tag + 1)};
         }
-        std::vector<uint32_t> ready = gathered;
-        if (links.up[tree] >= 0)
+        else
         {
-            const auto parent = layout.MemberAt(static_cast<uint32_t>(links.up[tree]), l);
-            builder.Send(parent, piece(l, k), tag + 1, gathered);
-            ready = {builder.Recv(parent, piece(l, k), tag + 2)};
-        }
-        for (uint32_t child : links.down[tree])
-        {
-            builder.Send(layout.MemberAt(child, l), piece(l, k), tag + 2, ready);
+            const int tree = static_cast<int>(k % 2);
+            // Up the tree: the children's sums, then this host's to the parent.
+            for (uint32_t child : links->down[tree])
+            {
+                gathered.push_back(builder.Recv(layout.MemberAt(child, l), piece(l, k), tag + 1));
+            }
+            ready = gathered;
+            if (links->up[tree] >= 0)
+            {
+                const auto parent = layout.MemberAt(static_cast<uint32_t>(links->up[tree]), l);
+                builder.Send(parent, piece(l, k), tag + 1, gathered);
+                ready = {builder.Recv(parent, piece(l, k), tag + 2)};
+            }
+            for (uint32_t child : links->down[tree])
+            {
+                builder.Send(layout.MemberAt(child, l), piece(l, k), tag + 2, ready);
+            }
         }
         // The multicast of the result inside the host.
         AddSendsFromHead(
@@ -328,6 +350,37 @@ BuildNvlsTree(const CollNetLayout& layout,
             ready);
     }
     return builder.Take();
+}
+
+} // namespace
+
+std::unique_ptr<CollectiveSchedule>
+BuildNvlsTree(const CollNetLayout& layout,
+              const NvlsTreeLinks& links,
+              uint64_t bytes,
+              uint64_t chunkBytes,
+              uint32_t window,
+              int64_t tagBase)
+{
+    NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
+    return BuildNvlsAcrossHosts("NVLSTree", layout, &links, bytes, chunkBytes, window, tagBase);
+}
+
+std::unique_ptr<CollectiveSchedule>
+BuildNvlsSharp(const CollNetLayout& layout,
+               uint64_t bytes,
+               uint64_t chunkBytes,
+               uint32_t window,
+               int64_t tagBase)
+{
+    NS_LOG_FUNCTION(layout.hosts << layout.gpus << bytes << chunkBytes << window);
+    return BuildNvlsAcrossHosts("NVLS with SHARP",
+                                layout,
+                                nullptr,
+                                bytes,
+                                chunkBytes,
+                                window,
+                                tagBase);
 }
 
 } // namespace ns3

@@ -39,9 +39,10 @@ Ptr<const AttributeChecker> MakeNvlsSupportChecker();
  * \param nodes the communicator's hosts (NCCL's nNodes)
  * \param gpusPerNode its GPUs per host
  * \param[out] why when not available: the reason, for errors
- * \return true when NCCL would run NVLS on the communicator: a reducing NVSwitch,
- *         Hopper or later, all its GPUs on one host (several hosts need CollNet, not modelled),
- *         at least 2 GPUs
+ * \return true when NCCL would run NVLS on the communicator's one host: a reducing NVSwitch,
+ *         Hopper or later, all its GPUs on one host, at least 2 GPUs (across hosts NCCL also
+ *         needs CollNet: NVLS with SHARP, which the tuning model decides from this for one
+ *         host and NcclTuningConfig::collNet)
  * \throws std::invalid_argument for ON with a generation before Hopper (naming both)
  */
 bool NvlsAvailable(NvlsSupport setting,
@@ -181,6 +182,27 @@ std::unique_ptr<CollectiveSchedule> BuildNvlsTree(const CollNetLayout& layout,
                                                   uint64_t chunkBytes,
                                                   uint32_t window,
                                                   int64_t tagBase);
+
+/**
+ * NCCL's NVLS all-reduce across hosts, with SHARP (CollNet) in the network's switches: as
+ * BuildNvlsTree inside each host (NVLS reduce to each slice's head, then the multicast of the
+ * result), the network step being SHARP's: the head sends its reduced slice up and gets the
+ * result back, simulated as BuildCollNetDirect's network step (an exchange with the same local
+ * GPU of the next and previous hosts: each NIC carries the slice once each way whatever the
+ * host count). Tags tagBase + 4k + 0 (reduce), 1 (network), 3 (multicast).
+ * \param layout the communicator by host (2 hosts or more, 2 GPUs a host or more)
+ * \param bytes the buffer (N)
+ * \param chunkBytes a chunk of a slice, at most (> 0)
+ * \param window chunks in flight to each head (> 0)
+ * \param tagBase the first tag
+ * \return the rank's ops, as a list (O(chunks x g))
+ * \throws std::invalid_argument as BuildNvlsTree
+ */
+std::unique_ptr<CollectiveSchedule> BuildNvlsSharp(const CollNetLayout& layout,
+                                                   uint64_t bytes,
+                                                   uint64_t chunkBytes,
+                                                   uint32_t window,
+                                                   int64_t tagBase);
 
 } // namespace ns3
 
