@@ -26,6 +26,7 @@ CreateBuilder(const TopologyCase& topology)
         {"leaves-per-pod", Create<UintegerValue>(topology.leavesPerPod)},
         {"core-switches", Create<UintegerValue>(topology.coreSwitches)},
         {"core-oversubscription", Create<DoubleValue>(topology.coreOversubscription)},
+        {"pxn", Create<StringValue>(topology.pxn)},
         {"fat-tree-k", Create<UintegerValue>(topology.fatTreeK)},
         {"torus-dims", Create<StringValue>(dims)},
         {"torus-bandwidth", Create<DataRateValue>(topology.torusBandwidth)},

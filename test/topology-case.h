@@ -30,6 +30,7 @@ struct TopologyCase : TopologySpec
     uint32_t leavesPerPod{2};
     uint32_t coreSwitches{0};
     double coreOversubscription{1.0};
+    std::string pxn{"off"}; //!< rail-optimized: PXN between rails (off, on)
     uint32_t fatTreeK{0};
     std::vector<uint32_t> torusDims;
     DataRate torusBandwidth{0};

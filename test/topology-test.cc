@@ -384,6 +384,94 @@ BOOST_AUTO_TEST_CASE(rail_only)
     BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
 }
 
+/** \return the nodes a flow's path visits after \p src (each directed link's far end) */
+std::vector<uint32_t>
+PathNodes(const ClusterTopology& topology, uint32_t src, uint32_t dst, uint64_t hash)
+{
+    std::vector<uint32_t> path;
+    std::vector<uint32_t> nodes;
+    if (!topology.GetPath(src, dst, hash, path))
+    {
+        return nodes;
+    }
+    const auto& links = topology.GetLinks();
+    for (uint32_t directed : path)
+    {
+        const auto& link = links[directed / 2];
+        nodes.push_back(directed % 2 == 0 ? link.b : link.a);
+    }
+    return nodes;
+}
+
+// PXN on rail-optimized (NCCL's default for point-to-point): 4 hosts x 4 GPUs, rail groups of
+// 2 hosts, 2 spines. Between rails a GPU crosses NVLink to its host's GPU on the destination's
+// rail, which sends on that rail; same host, same rail, and the spines between groups as
+// without PXN.
+BOOST_AUTO_TEST_CASE(rail_optimized_with_pxn)
+{
+    TopologyCase spec = Spec("rail-optimized", 4, 4);
+    spec.hostsPerRailGroup = 2;
+    spec.spines = 2;
+    spec.pxn = "on";
+    auto topology = BuildTopology(spec);
+    CheckCounts(*topology, {16, 4, 10, 48}); // the same graph
+    BOOST_TEST(topology->GetName().find("PXN between rails") != std::string::npos,
+               topology->GetName());
+    const auto node = [&topology](const std::string& label) {
+        const auto& nodes = topology->GetNodes();
+        for (uint32_t i = 0; i < nodes.size(); ++i)
+        {
+            if (nodes[i].label == label)
+            {
+                return i;
+            }
+        }
+        BOOST_FAIL("no node " << label);
+        return 0u;
+    };
+    const uint32_t nvs0 = node("nvswitch0");
+    // Rank 0 (host 0, rail 0) to rank 5 (host 1, rail 1): gpu0 - nvswitch0 - gpu1 - rail0.1 -
+    // gpu5, one path (no spine).
+    const std::vector<uint32_t> pxn{nvs0, 1, node("rail0.1"), 5};
+    BOOST_TEST((PathNodes(*topology, 0, 5, 0) == pxn));
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 5) == 1u);
+    // To another group (rank 9: host 2, rail 1): over NVLink to rail 1, then rail0.1 - either
+    // spine - rail1.1.
+    for (uint64_t hash : {0u, 1u, 2u, 3u})
+    {
+        const std::vector<uint32_t> nodes = PathNodes(*topology, 0, 9, hash);
+        BOOST_REQUIRE_EQUAL(nodes.size(), 6u);
+        BOOST_TEST(nodes[0] == nvs0);
+        BOOST_TEST(nodes[1] == 1u);
+        BOOST_TEST(nodes[2] == node("rail0.1"));
+        BOOST_TEST(nodes[4] == node("rail1.1"));
+    }
+    BOOST_TEST(CountRoutedPaths(*topology, 0, 9) == 2u);
+    // Same host: NVLink; same rail: its NIC, as without PXN.
+    BOOST_TEST((PathNodes(*topology, 0, 1, 0) == std::vector<uint32_t>{nvs0, 1}));
+    BOOST_TEST((PathNodes(*topology, 0, 4, 0) == std::vector<uint32_t>{node("rail0.0"), 4}));
+    BOOST_TEST(RoutedDiameter(*topology) == 6u);
+    CheckAllReachable(*topology);
+    // Without PXN the first hop is the GPU's own NIC.
+    spec.pxn = "off";
+    topology = BuildTopology(spec);
+    BOOST_TEST(PathNodes(*topology, 0, 5, 0).front() == node("rail0.0"));
+    // With the three-tier pods (cores), the same first hops.
+    spec.pxn = "on";
+    spec.spines = 1;
+    spec.coreSwitches = 2;
+    topology = BuildTopology(spec);
+    const std::vector<uint32_t> pods = PathNodes(*topology, 0, 9, 0);
+    BOOST_REQUIRE_EQUAL(pods.size(), 8u); // nvswitch, gpu1, rail, spine, core, spine, rail, gpu
+    BOOST_TEST(pods[1] == 1u);
+    BOOST_TEST(pods[2] == node("rail0.1"));
+    BOOST_TEST(pods[6] == node("rail1.1"));
+    CheckAllReachable(*topology);
+    // A bad value names the parameter.
+    spec.pxn = "maybe";
+    BOOST_CHECK_THROW(BuildTopology(spec), std::invalid_argument);
+}
+
 // k = 4 fat-tree, one GPU per host, 16 hosts: 8 edge, 8 aggregation, 4 core switches; links
 // 16 NIC + 8 edges x 2 + 8 aggregations x 2 = 48.
 BOOST_AUTO_TEST_CASE(fat_tree)
@@ -1308,7 +1396,8 @@ AllToAllClosedFormMicros(uint32_t n, uint32_t domain, double nicBps)
 // Direct all-to-all of 16 MiB per rank over 16 GPUs on the non-blocking variants, against the
 // closed form. The fabrics are non-blocking for this traffic without relying on ECMP luck:
 // one spine (rail-optimized), no spine at all (rail-only: NIC r carries its host's traffic to
-// rail r, the same (n - g) / n x S), and a Clos tree with one spine per pod and one core.
+// rail r, the same (n - g) / n x S), rail-optimized with PXN over 4:1 spines (routed as
+// rail-only), and a Clos tree with one spine per pod and one core.
 BOOST_AUTO_TEST_CASE(all_to_all_non_blocking_closed_form)
 {
     TempDir dir;
@@ -1331,6 +1420,15 @@ BOOST_AUTO_TEST_CASE(all_to_all_non_blocking_closed_form)
          4},
         {"rail-only",
          {{"Topology", "rail-optimized"}, {"Hosts", "4"}, {"GpusPerHost", "4"}, {"Spines", "0"}},
+         4},
+        // PXN keeps the traffic on the rails: the 4:1 oversubscribed spines carry none of it.
+        {"rail-optimized, 4:1 spines, PXN",
+         {{"Topology", "rail-optimized"},
+          {"Hosts", "4"},
+          {"GpusPerHost", "4"},
+          {"Spines", "1"},
+          {"Oversubscription", "4"},
+          {"Pxn", "on"}},
          4},
         {"clos tree",
          {{"Topology", "clos"},

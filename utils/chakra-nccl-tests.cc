@@ -467,9 +467,9 @@ PrintHeader(const Run& run, const ClusterScenario& scenario)
                     "under NCCL_ALGO=NVLS) on one host of Hopper or later GPUs (--nvls), "
                     "NVLSTree across such hosts, CollNet and NVLS all-reduce across hosts "
                     "whose switches reduce (--sharp on) simulated by their link loads; PAT "
-                    "(all-gather, reduce-scatter) with one GPU a host;\n#   PXN routing "
-                    "beyond the ring's rail hand-over not simulated (doc/collectives.md, "
-                    "\"The NCCL model\")\n");
+                    "(all-gather, reduce-scatter) with one GPU a host;\n#   PXN beyond the "
+                    "ring's rail hand-over: the rail-optimized fabric's --pxn on "
+                    "(doc/collectives.md, \"The NCCL model\")\n");
     }
     else
     {

@@ -7,6 +7,7 @@
 #include "topology-parts.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -87,6 +88,72 @@ RouteRailOnly(const RailOnlyLayout& layout,
     if (dst % g == rail || layout.domain > 1)
     {
         ports.push_back(host);
+    }
+}
+
+/** Whether traffic between rails takes NCCL's PXN path: an attribute's values. */
+enum PxnRouting
+{
+    PXN_OFF, //!< a GPU's traffic leaves on its own NIC (the fabric's least-cost path)
+    PXN_ON,  //!< to another host's GPU on another rail: over NVLink to the GPU of that rail
+};
+
+/** What the PXN rule needs to know about the graph. */
+struct PxnLayout
+{
+    uint32_t gpusPerHost{1};
+    uint32_t domain{1}; //!< GPUs per NVLink domain
+};
+
+/**
+ * PXN on a rail-optimized fabric (NCCL's default for point-to-point: NCCL_P2P_PXN_LEVEL 2): a
+ * GPU sends inside its NVLink domain over NVLink, to a GPU of its own rail over its NIC, and
+ * to any other GPU first over NVLink to the GPU of the destination's rail in its own domain,
+ * which forwards over its NIC; an NVSwitch forwards to the destination, or to the GPUs of the
+ * destination's rail in its domain; the fabric's switches route by least cost.
+ */
+void
+RoutePxn(const PxnLayout& layout,
+         const ClusterTopology& topology,
+         uint32_t node,
+         uint32_t dst,
+         std::vector<uint32_t>& ports)
+{
+    const ClusterTopology::NodeKind kind = topology.GetNodes()[node].kind;
+    if (kind == ClusterTopology::SWITCH)
+    {
+        topology.GetSwitchNextHops(node, dst, ports);
+        return;
+    }
+    const uint32_t g = layout.gpusPerHost;
+    const std::vector<ClusterTopology::Port>& mine = topology.GetPorts(node);
+    const auto& links = topology.GetLinks();
+    if (kind == ClusterTopology::NVSWITCH)
+    {
+        for (uint32_t i = 0; i < mine.size(); ++i)
+        {
+            if (mine[i].peer == dst)
+            {
+                ports.assign(1, i);
+                return;
+            }
+            if (mine[i].peer < topology.GetRankCount() && mine[i].peer % g == dst % g)
+            {
+                ports.push_back(i);
+            }
+        }
+        return;
+    }
+    // A GPU: NVLink inside its domain and towards another rail, else its NIC.
+    const bool sameDomain = node / layout.domain == dst / layout.domain;
+    const bool nvLink = layout.domain > 1 && (sameDomain || node % g != dst % g);
+    for (uint32_t i = 0; i < mine.size(); ++i)
+    {
+        const bool scaleUp = links[mine[i].link].kind == ClusterTopology::SCALE_UP;
+        if (scaleUp == nvLink)
+        {
+            ports.push_back(i);
+        }
     }
 }
 
@@ -283,7 +350,15 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
                               DoubleValue(1.0),
                               MakeDoubleAccessor(&RailOptimizedTopology::m_coreOversubscription),
                               MakeDoubleChecker<double>(TopologyLimits::kMinOversubscription,
-                                                        TopologyLimits::kMaxOversubscription));
+                                                        TopologyLimits::kMaxOversubscription))
+                .AddAttribute("Pxn",
+                              "traffic to another host's GPU on another rail: off, from the "
+                              "GPU's own NIC across the spines; on, NCCL's PXN (its default for "
+                              "point-to-point): over NVLink to the GPU of the destination's "
+                              "rail, then on that rail (rail-only always routes so)",
+                              EnumValue(PXN_OFF),
+                              MakeEnumAccessor(&RailOptimizedTopology::m_pxn),
+                              MakeEnumChecker(PXN_OFF, "off", PXN_ON, "on"));
         return tid;
     }
 
@@ -299,9 +374,26 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
                           m_oversubscription,
                           m_coreOversubscription,
                           topology);
-            return;
         }
-        BuildRails(spec, m_hostsPerRailGroup, m_spines, m_oversubscription, topology);
+        else
+        {
+            BuildRails(spec, m_hostsPerRailGroup, m_spines, m_oversubscription, topology);
+        }
+        // Rail-only routes by PXN already; without NVLink there is nothing to cross.
+        if (m_pxn == PXN_ON && m_spines > 0 && DomainSize(spec) > 1)
+        {
+            PxnLayout layout;
+            layout.gpusPerHost = spec.gpusPerHost;
+            layout.domain = DomainSize(spec);
+            topology.SetGpuTransit(true);
+            topology.SetRouteFunction([layout](const ClusterTopology& graph,
+                                               uint32_t node,
+                                               uint32_t dst,
+                                               std::vector<uint32_t>& ports) {
+                RoutePxn(layout, graph, node, dst, ports);
+            });
+            topology.SetName(topology.GetName() + ", PXN between rails");
+        }
     }
 
   private:
@@ -310,6 +402,7 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
     double m_oversubscription;
     uint32_t m_coreSwitches;
     double m_coreOversubscription;
+    int m_pxn{PXN_OFF}; //!< a PxnRouting (EnumValue holds an int)
 };
 
 /**

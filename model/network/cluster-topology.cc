@@ -304,25 +304,63 @@ ClusterTopology::CostTo(uint32_t node, uint32_t dstRank) const
     }
     else
     {
-        // A switch: through switches to one of the destination's switches, then its link.
-        for (const Port& port : m_ports[dstRank])
-        {
-            if (port.peer < m_gpus)
-            {
-                continue;
-            }
-            const uint32_t rest = SwitchCost(node, port.peer);
-            if (rest != kNoPath)
-            {
-                best = std::min(best, rest + m_links[port.link].cost);
-            }
-        }
+        best = SwitchPathCost(node, dstRank);
     }
     if (best != kNoPath && best >= kUnreachable)
     {
         throw std::overflow_error("ClusterTopology: path cost above 65534");
     }
     return best;
+}
+
+uint32_t
+ClusterTopology::SwitchPathCost(uint32_t node, uint32_t dstRank) const
+{
+    // Through switches to one of the destination's switches, then its link.
+    uint32_t best = kNoPath;
+    for (const Port& port : m_ports[dstRank])
+    {
+        if (port.peer < m_gpus)
+        {
+            continue;
+        }
+        const uint32_t rest = SwitchCost(node, port.peer);
+        if (rest != kNoPath)
+        {
+            best = std::min(best, rest + m_links[port.link].cost);
+        }
+    }
+    return best;
+}
+
+void
+ClusterTopology::GetSwitchNextHops(uint32_t node,
+                                   uint32_t dstRank,
+                                   std::vector<uint32_t>& ports) const
+{
+    ports.clear();
+    if (node < m_gpus || node >= m_nodes.size() || dstRank >= m_gpus)
+    {
+        return;
+    }
+    const uint32_t here = SwitchPathCost(node, dstRank);
+    if (here == kNoPath)
+    {
+        return;
+    }
+    const std::vector<Port>& mine = m_ports[node];
+    for (uint32_t i = 0; i < mine.size(); ++i)
+    {
+        const Port& port = mine[i];
+        const uint32_t cost = m_links[port.link].cost;
+        const uint32_t there = port.peer == dstRank ? 0
+                               : port.peer < m_gpus ? kNoPath
+                                                    : SwitchPathCost(port.peer, dstRank);
+        if (there != kNoPath && there + cost == here)
+        {
+            ports.push_back(i);
+        }
+    }
 }
 
 uint16_t

@@ -182,6 +182,17 @@ class ClusterTopology
     /** \return the least cost from \p node to \p dstRank (UINT16_MAX: unreachable) */
     uint16_t GetDistance(uint32_t node, uint32_t dstRank) const;
 
+    /**
+     * The next hops from a switch towards a rank by least cost through switches only, the rule
+     * of a topology whose GPUs do not forward, whatever SetGpuTransit says: for a route
+     * function that decides at GPUs and NVSwitches (PXN on rail-optimized fabrics) and keeps
+     * least-cost routing in the fabric.
+     * \param node a switch
+     * \param dstRank the destination
+     * \param[out] ports indices into GetPorts(node), in port order; empty if unreachable
+     */
+    void GetSwitchNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32_t>& ports) const;
+
     /** \return the bit-mixing hash step used for flow hashes (splitmix64 finaliser) */
     static uint64_t Mix(uint64_t hash, uint64_t value);
 
@@ -200,6 +211,9 @@ class ClusterTopology
     uint32_t SwitchCost(uint32_t from, uint32_t to) const;
     /** \return the least cost from \p node to \p dstRank (kNoPath if none) */
     uint32_t CostTo(uint32_t node, uint32_t dstRank) const;
+    /** \return the least cost from switch \p node to \p dstRank through switches only, then
+     *  one of the destination's links (kNoPath if none) */
+    uint32_t SwitchPathCost(uint32_t node, uint32_t dstRank) const;
 
     std::string m_name;
     std::vector<Node> m_nodes;
