@@ -12,7 +12,8 @@
  * The program prints the gather's time beside the bound the receiving port sets ((N-1) x bytes
  * at its payload rate), and the fabric report's totals: ECN marks, PFC pauses, CNPs, drops.
  * --congestionControl=none runs the same with PFC alone: the senders stay at line rate and the
- * gather takes the bound; with DCQCN they back off on CNPs and take longer; dctcp, timely, hpcc
+ * gather takes the bound (the switch still marks, but no NIC answers with CNPs: only DCQCN reads
+ * them); with DCQCN they back off on CNPs and take longer; dctcp, timely, hpcc
  * and swift are the other models (doc/chakra.md). Every switch and
  * NIC attribute can be given on the command line too, e.g. --ns3::RdmaSwitch::EcnKmax=400000.
  *

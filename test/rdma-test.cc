@@ -667,6 +667,30 @@ BOOST_FIXTURE_TEST_CASE(every_trace_source_fires_as_the_statistics_count, Fresh)
     BOOST_TEST(g_fired["PfcSent/pause"] == 0u);
 }
 
+BOOST_FIXTURE_TEST_CASE(only_dcqcn_receivers_send_cnps, Fresh)
+{
+    // The same incast, the switches marking from 1 KB queued: with DCQCN the receiver answers
+    // marks with CNPs; with no congestion control (the default) and with HPCC, whose feedback
+    // is telemetry, the marks happen and no CNP is sent (no model would read one).
+    Config::SetDefault("ns3::RdmaSwitch::PfcThreshold", StringValue("static"));
+    Config::SetDefault("ns3::RdmaSwitch::PfcStaticThreshold", UintegerValue(40000));
+    Config::SetDefault("ns3::RdmaSwitch::EcnKmin", UintegerValue(1000));
+    Config::SetDefault("ns3::RdmaSwitch::EcnKmax", UintegerValue(2000));
+    Config::SetDefault("ns3::RdmaSwitch::EcnPmax", DoubleValue(1.0));
+    for (const char* model : {"dcqcn", "none", "hpcc"})
+    {
+        BOOST_TEST_CONTEXT(model)
+        {
+            Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue(model));
+            const auto [devices, nics] = IncastWithEverySourceConnected();
+            BOOST_TEST(devices.ecnMarks > 0u);
+            const bool dcqcn = std::string(model) == "dcqcn";
+            BOOST_TEST((nics.cnpsSent > 0u) == dcqcn, nics.cnpsSent << " CNPs sent");
+            BOOST_TEST(nics.cnpsReceived == nics.cnpsSent);
+        }
+    }
+}
+
 BOOST_FIXTURE_TEST_CASE(packets_follow_the_topology_path_of_their_flow_hash_on_every_kind, Fresh)
 {
     // Every rank sends to every other; each directed link must carry exactly the packet bytes

@@ -232,6 +232,12 @@ DcqcnRateControl::GetTargetRate(Time now)
     return m_rt;
 }
 
+uint32_t
+DcqcnRateControl::GetFeedbackNeeds() const
+{
+    return FEEDBACK_CNP;
+}
+
 uint64_t
 DcqcnRateControl::GetCnpCount() const
 {

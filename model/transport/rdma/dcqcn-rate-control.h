@@ -38,6 +38,8 @@ class DcqcnRateControl : public RdmaRateControl
     DataRate GetRate(Time now) override;
     void OnSent(uint32_t bytes, Time now) override;
     void OnCnp(Time now) override;
+    /** \return FEEDBACK_CNP: DCQCN reacts to CNPs */
+    uint32_t GetFeedbackNeeds() const override;
     std::string GetName() const override;
 
     /** \return alpha (after advancing its timer to \p now) */

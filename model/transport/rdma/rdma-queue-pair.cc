@@ -417,10 +417,11 @@ RdmaQueuePair::OnData(const RoceV2Header& header,
                       RxActions& actions)
 {
     NS_LOG_FUNCTION(this << packet << now);
-    if (header.GetEcn() == RoceV2Header::CE &&
+    if (header.GetEcn() == RoceV2Header::CE && (m_needs & RdmaRateControl::FEEDBACK_CNP) &&
         (!m_cnpSent || now - m_lastCnp >= m_config.cnpInterval))
     {
-        // The mark is news about the path whatever becomes of the packet.
+        // The mark is news about the path whatever becomes of the packet. Only DCQCN reads
+        // CNPs: with the other models (their own feedback, or none) a NIC does not send them.
         actions.sendCnp = true;
         m_lastCnp = now;
         m_cnpSent = true;

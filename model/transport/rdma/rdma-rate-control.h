@@ -41,6 +41,9 @@ class RdmaRateControl : public Object
         FEEDBACK_TELEMETRY = 4,    //!< switches stamp data packets; ACKs echo the stamps
         FEEDBACK_EVERY_PACKET = 8, //!< every data packet asks for its ACK (AckReq), whatever
                                    //!< RdmaNic::AckInterval: per-packet feedback
+        FEEDBACK_CNP = 16,         //!< the receiver answers CE-marked data with a CNP (at most
+                                   //!< one per queue pair per RdmaNic::CnpInterval): DCQCN's
+                                   //!< notification point; no other model reads CNPs
     };
 
     /** What an ACK that acknowledged new data tells the sending queue pair's model. */
