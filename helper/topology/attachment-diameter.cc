@@ -1,9 +1,10 @@
 #include "attachment-diameter.h"
 
+#include "ns3/least-cost-search.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <queue>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -45,7 +46,7 @@ struct Route
     }
 };
 
-/** Least costs and most links from one switch over the switches of its part (Dijkstra). */
+/** Least costs and most links from one switch over the switches of its part. */
 void
 FromSwitch(const ClusterTopology& topology,
            uint32_t origin,
@@ -54,43 +55,26 @@ FromSwitch(const ClusterTopology& topology,
 {
     const uint32_t gpus = topology.GetRankCount();
     const auto& links = topology.GetLinks();
-    using Item = std::pair<uint32_t, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> frontier;
-    cost[origin] = 0;
-    frontier.push({0, origin});
-    while (!frontier.empty())
-    {
-        const auto [d, u] = frontier.top();
-        frontier.pop();
-        if (d != cost[u])
-        {
-            continue;
-        }
-        // Final: its predecessors on least-cost paths are all final (costs are positive).
-        uint32_t most = 0;
-        for (const auto& port : topology.GetPorts(u))
-        {
-            if (port.peer >= gpus && cost[port.peer] != kNone &&
-                cost[port.peer] + links[port.link].cost == d)
+    LeastCostSearch(
+        topology,
+        origin,
+        [gpus](uint32_t node) { return node < gpus ? kNoSearchSlot : node; },
+        [](uint32_t) { return true; },
+        cost,
+        kNone,
+        [&](uint32_t u, uint32_t d) {
+            // Final: its predecessors on least-cost paths are all final (costs are positive).
+            uint32_t most = 0;
+            for (const auto& port : topology.GetPorts(u))
             {
-                most = std::max(most, hops[port.peer] + 1);
+                if (port.peer >= gpus && cost[port.peer] != kNone &&
+                    cost[port.peer] + links[port.link].cost == d)
+                {
+                    most = std::max(most, hops[port.peer] + 1);
+                }
             }
-        }
-        hops[u] = most;
-        for (const auto& port : topology.GetPorts(u))
-        {
-            if (port.peer < gpus)
-            {
-                continue;
-            }
-            const uint32_t next = d + links[port.link].cost;
-            if (next < cost[port.peer])
-            {
-                cost[port.peer] = next;
-                frontier.push({next, port.peer});
-            }
-        }
-    }
+            hops[u] = most;
+        });
 }
 
 /** The best route between two GPUs through one part, from their attachments to it. */

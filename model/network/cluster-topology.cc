@@ -1,10 +1,11 @@
 #include "cluster-topology.h"
 
+#include "least-cost-search.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 
 namespace ns3
@@ -169,35 +170,17 @@ ClusterTopology::DistancesTo(uint32_t dstRank) const
     {
         return distance;
     }
-    // Dijkstra from the destination over the reversed (here: symmetric) graph; nodes that do
-    // not forward (GPUs, unless transit) are reached but not expanded.
+    // From the destination over the (symmetric) graph; nodes that do not forward (GPUs,
+    // unless transit) are reached but not expanded.
     distance.assign(m_nodes.size(), kUnreachable);
-    using Item = std::pair<uint32_t, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> frontier;
-    distance[dstRank] = 0;
-    frontier.push({0, dstRank});
-    while (!frontier.empty())
-    {
-        auto [d, u] = frontier.top();
-        frontier.pop();
-        if (d != distance[u] || (u != dstRank && m_nodes[u].kind == GPU && !m_gpuTransit))
-        {
-            continue;
-        }
-        for (const Port& port : m_ports[u])
-        {
-            const uint32_t next = d + m_links[port.link].cost;
-            if (next < distance[port.peer])
-            {
-                if (next >= kUnreachable)
-                {
-                    throw std::overflow_error("ClusterTopology: path cost above 65534");
-                }
-                distance[port.peer] = static_cast<uint16_t>(next);
-                frontier.push({next, port.peer});
-            }
-        }
-    }
+    LeastCostSearch(
+        *this,
+        dstRank,
+        [](uint32_t node) { return node; },
+        [this](uint32_t node) { return m_nodes[node].kind != GPU || m_gpuTransit; },
+        distance,
+        kUnreachable,
+        [](uint32_t, uint32_t) {});
     return distance;
 }
 
@@ -208,40 +191,18 @@ ClusterTopology::SwitchCost(uint32_t from, uint32_t to) const
     if (!table.computed)
     {
         NS_LOG_FUNCTION(this << to);
-        // Dijkstra from the destination switch over switch-to-switch links (symmetric costs).
+        // From the destination switch over switch-to-switch links (symmetric costs).
         std::vector<uint32_t> cost(m_nodes.size() - m_gpus, kNoPath);
         std::vector<uint32_t> reached;
-        using Item = std::pair<uint32_t, uint32_t>;
-        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> frontier;
-        cost[to - m_gpus] = 0;
-        frontier.push({0, to});
-        while (!frontier.empty())
-        {
-            auto [d, u] = frontier.top();
-            frontier.pop();
-            if (d != cost[u - m_gpus])
-            {
-                continue;
-            }
-            reached.push_back(u - m_gpus);
-            for (const Port& port : m_ports[u])
-            {
-                if (port.peer < m_gpus)
-                {
-                    continue;
-                }
-                const uint32_t next = d + m_links[port.link].cost;
-                if (next < cost[port.peer - m_gpus])
-                {
-                    if (next >= kUnreachable)
-                    {
-                        throw std::overflow_error("ClusterTopology: path cost above 65534");
-                    }
-                    cost[port.peer - m_gpus] = next;
-                    frontier.push({next, port.peer});
-                }
-            }
-        }
+        const uint32_t gpus = m_gpus;
+        LeastCostSearch(
+            *this,
+            to,
+            [gpus](uint32_t node) { return node < gpus ? kNoSearchSlot : node - gpus; },
+            [](uint32_t) { return true; },
+            cost,
+            kUnreachable,
+            [&reached, gpus](uint32_t node, uint32_t) { reached.push_back(node - gpus); });
         // An NVSwitch reaches no other switch: a sorted list of the few reached is enough.
         if (reached.size() * 8 < cost.size())
         {
@@ -343,24 +304,12 @@ ClusterTopology::GetSwitchNextHops(uint32_t node,
     {
         return;
     }
-    const uint32_t here = SwitchPathCost(node, dstRank);
-    if (here == kNoPath)
-    {
-        return;
-    }
-    const std::vector<Port>& mine = m_ports[node];
-    for (uint32_t i = 0; i < mine.size(); ++i)
-    {
-        const Port& port = mine[i];
-        const uint32_t cost = m_links[port.link].cost;
-        const uint32_t there = port.peer == dstRank ? 0
-                               : port.peer < m_gpus ? kNoPath
-                                                    : SwitchPathCost(port.peer, dstRank);
-        if (there != kNoPath && there + cost == here)
-        {
-            ports.push_back(i);
-        }
-    }
+    PortsOnLeastCostPaths(
+        node,
+        dstRank,
+        false,
+        [this](uint32_t from, uint32_t to) { return SwitchPathCost(from, to); },
+        ports);
 }
 
 uint16_t
@@ -388,7 +337,23 @@ ClusterTopology::GetNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32
         m_route(*this, node, dstRank, ports);
         return;
     }
-    const uint32_t here = CostTo(node, dstRank);
+    PortsOnLeastCostPaths(
+        node,
+        dstRank,
+        m_gpuTransit,
+        [this](uint32_t from, uint32_t to) { return CostTo(from, to); },
+        ports);
+}
+
+template <typename CostFunction>
+void
+ClusterTopology::PortsOnLeastCostPaths(uint32_t node,
+                                       uint32_t dstRank,
+                                       bool gpusForward,
+                                       CostFunction costTo,
+                                       std::vector<uint32_t>& ports) const
+{
+    const uint32_t here = costTo(node, dstRank);
     if (here == kNoPath)
     {
         return;
@@ -397,13 +362,12 @@ ClusterTopology::GetNextHops(uint32_t node, uint32_t dstRank, std::vector<uint32
     for (uint32_t i = 0; i < mine.size(); ++i)
     {
         const Port& port = mine[i];
-        const bool forwards =
-            port.peer == dstRank || m_nodes[port.peer].kind != GPU || m_gpuTransit;
+        const bool forwards = port.peer == dstRank || port.peer >= m_gpus || gpusForward;
         if (!forwards || m_links[port.link].cost > here)
         {
             continue;
         }
-        const uint32_t there = CostTo(port.peer, dstRank);
+        const uint32_t there = port.peer == dstRank ? 0 : costTo(port.peer, dstRank);
         if (there != kNoPath && there + m_links[port.link].cost == here)
         {
             ports.push_back(i);

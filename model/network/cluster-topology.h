@@ -214,6 +214,17 @@ class ClusterTopology
     /** \return the least cost from switch \p node to \p dstRank through switches only, then
      *  one of the destination's links (kNoPath if none) */
     uint32_t SwitchPathCost(uint32_t node, uint32_t dstRank) const;
+    /**
+     * Appends the ports of \p node on least-cost paths to \p dstRank by \p costTo (a node's
+     * cost to the rank): the links to a peer that forwards (a switch, the destination, any GPU
+     * when \p gpusForward) whose cost plus the peer's is the node's.
+     */
+    template <typename CostFunction>
+    void PortsOnLeastCostPaths(uint32_t node,
+                               uint32_t dstRank,
+                               bool gpusForward,
+                               CostFunction costTo,
+                               std::vector<uint32_t>& ports) const;
 
     std::string m_name;
     std::vector<Node> m_nodes;
