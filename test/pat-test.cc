@@ -438,3 +438,22 @@ BOOST_AUTO_TEST_CASE(simulated_against_closed_forms)
     BOOST_TEST(std::abs(rsUs / largeClosed - 1) < 0.03,
                "simulated " << rsUs << " us, closed " << largeClosed);
 }
+
+BOOST_AUTO_TEST_CASE(calls_too_large_for_its_lists_are_refused)
+{
+    // 8,192 nodes of one GPU, 16 MiB a rank, NCCL_ALGO=PAT: 16 channels of 2 passes of 8,191
+    // messages, 524,224 ops a rank, 4.3 G over the call: refused with the way out, not run out
+    // of memory. 64 nodes build.
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    nccl->SetAttribute("NcclAlgo", StringValue("PAT"));
+    auto request = chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 8192, 1, 16 << 20);
+    BOOST_CHECK_EXCEPTION(nccl->Build(request),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("524224 ops a rank") != std::string::npos &&
+                                     what.find("NCCL_ALGO") != std::string::npos;
+                          });
+    request = chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 64, 1, 16 << 20);
+    BOOST_TEST(ListOps(*nccl->Build(request)).size() == 16u * 2 * 2 * 63);
+}

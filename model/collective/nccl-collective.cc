@@ -44,6 +44,9 @@ constexpr uint64_t kLlBuffer = 8 * 512 * kSteps * 16;
 constexpr uint64_t kLl128Buffer = 120 * 640 * kSteps * 8;
 constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
 
+/** The most ops the PAT schedules of one call may hold over all its ranks (about 40 GB). */
+constexpr uint64_t kMaxPatOps = uint64_t(1) << 30;
+
 /**
  * \return \p units as a count of pipeline units, each of \p opsPerUnit messages or more
  * \throws std::invalid_argument when their messages could not be numbered (2^31 and up): an
@@ -1139,6 +1142,28 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         const PatKind kind = plan.function == NcclFunction::ALL_GATHER ? PatKind::ALL_GATHER
                                                                        : PatKind::REDUCE_SCATTER;
         const uint64_t share = DivUp(plan.nbytes, n);
+        // PAT's schedules are lists, O(passes x n) ops a rank and channel: every rank of a call
+        // holds its own at once. Refuse a call whose lists would not fit (about 40 bytes an op)
+        // rather than run out of memory.
+        uint64_t opsPerRank = 0;
+        for (uint32_t c = 0; c < plan.channels; ++c)
+        {
+            const uint64_t bytes = PartBytes(share, plan.channels, c);
+            opsPerRank +=
+                bytes == 0
+                    ? 0
+                    : 2 * static_cast<uint64_t>(PatTags(PatShape::Make(n, plan.chunkBytes, bytes),
+                                                        bytes,
+                                                        plan.chunkBytes));
+        }
+        if (opsPerRank * n > kMaxPatOps)
+        {
+            throw std::invalid_argument(
+                "nccl: PAT over " + std::to_string(n) + " ranks would hold " +
+                std::to_string(opsPerRank * n) + " ops at once (its schedules are lists, " +
+                std::to_string(opsPerRank) + " ops a rank): more than this model holds (" +
+                std::to_string(kMaxPatOps) + "); exclude it with NCCL_ALGO (e.g. allgather:^PAT)");
+        }
         int64_t tagBase = 0;
         for (uint32_t c = 0; c < plan.channels; ++c)
         {
