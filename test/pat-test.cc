@@ -451,8 +451,9 @@ BOOST_AUTO_TEST_CASE(calls_too_large_for_its_lists_are_refused)
                           std::invalid_argument,
                           [](const std::invalid_argument& e) {
                               const std::string what = e.what();
-                              return what.find("524224 ops a rank") != std::string::npos &&
-                                     what.find("NCCL_ALGO") != std::string::npos;
+                              return what.find("PAT over 8192 ranks") != std::string::npos &&
+                                     what.find("524224 ops a rank") != std::string::npos &&
+                                     what.find("NCCL_ALGO (e.g. ^PAT)") != std::string::npos;
                           });
     request = chakra_test::Request(ChakraProtoMsg::ALL_GATHER, 64, 1, 16 << 20);
     BOOST_TEST(ListOps(*nccl->Build(request)).size() == 16u * 2 * 2 * 63);

@@ -44,8 +44,29 @@ constexpr uint64_t kLlBuffer = 8 * 512 * kSteps * 16;
 constexpr uint64_t kLl128Buffer = 120 * 640 * kSteps * 8;
 constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
 
-/** The most ops the PAT schedules of one call may hold over all its ranks (about 40 GB). */
-constexpr uint64_t kMaxPatOps = uint64_t(1) << 30;
+/** The most ops the list schedules of one call may hold over all its ranks (about 40 GB). */
+constexpr uint64_t kMaxListOps = uint64_t(1) << 30;
+
+/**
+ * Checks a schedule held as a list (PAT, CollNet, NVLSTree, NVLS with SHARP) before the call
+ * runs: every rank of the call holds its own at once, so one whose lists would not fit is
+ * refused rather than run out of memory.
+ * \throws std::invalid_argument naming the algorithm, the counts and NCCL_ALGO
+ */
+void
+CheckListSize(const CollectiveSchedule& schedule, uint32_t ranks, NcclAlgorithm algorithm)
+{
+    const uint64_t total = uint64_t{schedule.Size()} * ranks;
+    if (total > kMaxListOps)
+    {
+        const std::string name = NcclAlgorithmName(algorithm);
+        throw std::invalid_argument(
+            "nccl: " + name + " over " + std::to_string(ranks) + " ranks would hold " +
+            std::to_string(total) + " ops at once (its schedules are lists, " +
+            std::to_string(schedule.Size()) + " ops a rank): more than this model holds (" +
+            std::to_string(kMaxListOps) + "); exclude it with NCCL_ALGO (e.g. ^" + name + ")");
+    }
+}
 
 /**
  * \return \p units as a count of pipeline units, each of \p opsPerUnit messages or more
@@ -1142,28 +1163,6 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         const PatKind kind = plan.function == NcclFunction::ALL_GATHER ? PatKind::ALL_GATHER
                                                                        : PatKind::REDUCE_SCATTER;
         const uint64_t share = DivUp(plan.nbytes, n);
-        // PAT's schedules are lists, O(passes x n) ops a rank and channel: every rank of a call
-        // holds its own at once. Refuse a call whose lists would not fit (about 40 bytes an op)
-        // rather than run out of memory.
-        uint64_t opsPerRank = 0;
-        for (uint32_t c = 0; c < plan.channels; ++c)
-        {
-            const uint64_t bytes = PartBytes(share, plan.channels, c);
-            opsPerRank +=
-                bytes == 0
-                    ? 0
-                    : 2 * static_cast<uint64_t>(PatTags(PatShape::Make(n, plan.chunkBytes, bytes),
-                                                        bytes,
-                                                        plan.chunkBytes));
-        }
-        if (opsPerRank * n > kMaxPatOps)
-        {
-            throw std::invalid_argument(
-                "nccl: PAT over " + std::to_string(n) + " ranks would hold " +
-                std::to_string(opsPerRank * n) + " ops at once (its schedules are lists, " +
-                std::to_string(opsPerRank) + " ops a rank): more than this model holds (" +
-                std::to_string(kMaxPatOps) + "); exclude it with NCCL_ALGO (e.g. allgather:^PAT)");
-        }
         int64_t tagBase = 0;
         for (uint32_t c = 0; c < plan.channels; ++c)
         {
@@ -1183,6 +1182,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                    tagBase));
             tagBase += PatTags(shape, bytes, plan.chunkBytes);
         }
+        CheckListSize(*schedule, n, plan.ran);
         return schedule;
     }
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||
@@ -1201,6 +1201,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                          plan.chunkBytes,
                                          static_cast<uint32_t>(kSteps),
                                          0));
+            CheckListSize(*schedule, n, plan.ran);
             return schedule;
         }
         if (plan.ran == NcclAlgorithm::NVLS_TREE)
@@ -1226,6 +1227,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                         plan.chunkBytes,
                                         static_cast<uint32_t>(kSteps),
                                         0));
+            CheckListSize(*schedule, n, plan.ran);
             return schedule;
         }
         if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
@@ -1235,6 +1237,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                              plan.chunkBytes,
                                              static_cast<uint32_t>(kSteps),
                                              0));
+            CheckListSize(*schedule, n, plan.ran);
             return schedule;
         }
         int64_t tagBase = 0;
@@ -1253,6 +1256,7 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                             tagBase));
             tagBase += int64_t{3} * CollNetChunks(bytes, plan.chunkBytes);
         }
+        CheckListSize(*schedule, n, plan.ran);
         return schedule;
     }
     int64_t tagBase = 0;
