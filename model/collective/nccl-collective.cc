@@ -125,15 +125,9 @@ DivUp(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
-/** The members of a communicator by host: members[h * g + l] is host h's local GPU l. */
-struct HostLayout
-{
-    uint32_t hosts{1};
-    uint32_t gpus{1};
-    std::vector<uint32_t> members;
-    uint32_t myHost{0};
-    uint32_t myLocal{0};
-};
+/** The members of a communicator by host (members[h * g + l] is host h's local GPU l): the
+ *  layout the CollNet and NVLS schedules take, so that every schedule here reads one. */
+using HostLayout = CollNetLayout;
 
 /** \return the layout, or nullopt when the hosts do not have equal member counts */
 std::optional<HostLayout>
@@ -144,6 +138,7 @@ MakeLayout(const CollectiveRequest& request)
     layout.members.resize(n);
     if (!request.hostOf || request.hostOf->size() != n)
     {
+        layout.hosts = 1;
         layout.gpus = n;
         for (uint32_t i = 0; i < n; ++i)
         {
@@ -1188,23 +1183,12 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||
         plan.ran == NcclAlgorithm::NVLS_TREE || nvlsSharp)
     {
-        CollNetLayout collNet;
-        collNet.hosts = layout.hosts;
-        collNet.gpus = layout.gpus;
-        collNet.members = layout.members;
-        collNet.myHost = layout.myHost;
-        collNet.myLocal = layout.myLocal;
+        const auto window = static_cast<uint32_t>(kSteps);
         if (nvlsSharp)
         {
-            schedule->Add(BuildNvlsSharp(collNet,
-                                         plan.nbytes,
-                                         plan.chunkBytes,
-                                         static_cast<uint32_t>(kSteps),
-                                         0));
-            CheckListSize(*schedule, n, plan.ran);
-            return schedule;
+            schedule->Add(BuildNvlsSharp(layout, plan.nbytes, plan.chunkBytes, window, 0));
         }
-        if (plan.ran == NcclAlgorithm::NVLS_TREE)
+        else if (plan.ran == NcclAlgorithm::NVLS_TREE)
         {
             NvlsTreeLinks links;
             for (int tree = 0; tree < 2; ++tree)
@@ -1221,40 +1205,26 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                     }
                 }
             }
-            schedule->Add(BuildNvlsTree(collNet,
-                                        links,
-                                        plan.nbytes,
-                                        plan.chunkBytes,
-                                        static_cast<uint32_t>(kSteps),
-                                        0));
-            CheckListSize(*schedule, n, plan.ran);
-            return schedule;
+            schedule->Add(BuildNvlsTree(layout, links, plan.nbytes, plan.chunkBytes, window, 0));
         }
-        if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
+        else if (plan.ran == NcclAlgorithm::COLLNET_DIRECT)
         {
-            schedule->Add(BuildCollNetDirect(collNet,
-                                             plan.nbytes,
-                                             plan.chunkBytes,
-                                             static_cast<uint32_t>(kSteps),
-                                             0));
-            CheckListSize(*schedule, n, plan.ran);
-            return schedule;
+            schedule->Add(BuildCollNetDirect(layout, plan.nbytes, plan.chunkBytes, window, 0));
         }
-        int64_t tagBase = 0;
-        for (uint32_t c = 0; c < plan.channels; ++c)
+        else
         {
-            const uint64_t bytes = PartBytes(plan.nbytes, plan.channels, c);
-            if (bytes == 0)
+            int64_t tagBase = 0;
+            for (uint32_t c = 0; c < plan.channels; ++c)
             {
-                continue;
+                const uint64_t bytes = PartBytes(plan.nbytes, plan.channels, c);
+                if (bytes == 0)
+                {
+                    continue;
+                }
+                schedule->Add(
+                    BuildCollNetChain(layout, c, bytes, plan.chunkBytes, window, tagBase));
+                tagBase += int64_t{3} * CollNetChunks(bytes, plan.chunkBytes);
             }
-            schedule->Add(BuildCollNetChain(collNet,
-                                            c,
-                                            bytes,
-                                            plan.chunkBytes,
-                                            static_cast<uint32_t>(kSteps),
-                                            tagBase));
-            tagBase += int64_t{3} * CollNetChunks(bytes, plan.chunkBytes);
         }
         CheckListSize(*schedule, n, plan.ran);
         return schedule;
