@@ -23,112 +23,31 @@ namespace topology
 namespace
 {
 
-/** What the rail-only route rule needs to know about the graph. */
-struct RailOnlyLayout
+/** What the rail route rules need to know about the graph. */
+struct RailLayout
 {
-    uint32_t gpus{0};
     uint32_t gpusPerHost{1};
     uint32_t domain{1};    //!< GPUs per NVLink domain
-    uint32_t firstRail{0}; //!< node index of rail switch 0
+    uint32_t firstRail{0}; //!< node index of rail switch 0 (rail-only)
 };
 
 /**
- * Rail-only routing. A GPU sends inside its NVLink domain over NVLink, to a GPU of its own rail
- * over its NIC, and to any other GPU first over NVLink to the GPU of the destination's rail in
- * its own domain (PXN), which forwards over its NIC. Only GPUs on the destination's rail ever
- * forward, so every path is at most GPU - NVSwitch - GPU - rail switch - GPU.
+ * The PXN rule at a GPU or an NVSwitch, shared by rail-only and by rail-optimized with PXN: a
+ * GPU sends inside its NVLink domain over NVLink, to a GPU of its own rail over its NIC, and to
+ * any other GPU first over NVLink to the GPU of the destination's rail in its own domain, which
+ * forwards over its NIC; an NVSwitch forwards to the destination, or to the GPUs of the
+ * destination's rail in its domain.
  */
 void
-RouteRailOnly(const RailOnlyLayout& layout,
-              const ClusterTopology& topology,
-              uint32_t node,
-              uint32_t dst,
-              std::vector<uint32_t>& ports)
+RouteInsideDomain(const RailLayout& layout,
+                  const ClusterTopology& topology,
+                  uint32_t node,
+                  uint32_t dst,
+                  std::vector<uint32_t>& ports)
 {
-    const uint32_t g = layout.gpusPerHost;
-    const uint32_t domains = layout.domain > 1 ? layout.gpus / layout.domain : 0;
-    if (node < layout.gpus)
-    {
-        const bool nvLink = layout.domain > 1;
-        const uint32_t nic = static_cast<uint32_t>(topology.GetPorts(node).size()) - 1;
-        if (node / layout.domain == dst / layout.domain)
-        {
-            ports.push_back(0); // the NVLink port (same domain implies a domain of > 1 GPU)
-        }
-        else if (node % g == dst % g)
-        {
-            ports.push_back(nic);
-        }
-        else if (nvLink)
-        {
-            ports.push_back(0);
-        }
-        return;
-    }
-    if (node < layout.gpus + domains)
-    {
-        const uint32_t domain = node - layout.gpus;
-        if (dst / layout.domain == domain)
-        {
-            ports.push_back(dst - domain * layout.domain); // port k leads to GPU domain*D + k
-            return;
-        }
-        for (uint32_t k = 0; k < layout.domain; ++k)
-        {
-            if ((domain * layout.domain + k) % g == dst % g)
-            {
-                ports.push_back(k);
-            }
-        }
-        return;
-    }
-    // A rail switch (the only group): port h leads to GPU h * g + rail.
-    const uint32_t rail = node - layout.firstRail;
-    const uint32_t host = dst / g;
-    if (dst % g == rail || layout.domain > 1)
-    {
-        ports.push_back(host);
-    }
-}
-
-/** Whether traffic between rails takes NCCL's PXN path: an attribute's values. */
-enum PxnRouting
-{
-    PXN_OFF, //!< a GPU's traffic leaves on its own NIC (the fabric's least-cost path)
-    PXN_ON,  //!< to another host's GPU on another rail: over NVLink to the GPU of that rail
-};
-
-/** What the PXN rule needs to know about the graph. */
-struct PxnLayout
-{
-    uint32_t gpusPerHost{1};
-    uint32_t domain{1}; //!< GPUs per NVLink domain
-};
-
-/**
- * PXN on a rail-optimized fabric (NCCL's default for point-to-point: NCCL_P2P_PXN_LEVEL 2): a
- * GPU sends inside its NVLink domain over NVLink, to a GPU of its own rail over its NIC, and
- * to any other GPU first over NVLink to the GPU of the destination's rail in its own domain,
- * which forwards over its NIC; an NVSwitch forwards to the destination, or to the GPUs of the
- * destination's rail in its domain; the fabric's switches route by least cost.
- */
-void
-RoutePxn(const PxnLayout& layout,
-         const ClusterTopology& topology,
-         uint32_t node,
-         uint32_t dst,
-         std::vector<uint32_t>& ports)
-{
-    const ClusterTopology::NodeKind kind = topology.GetNodes()[node].kind;
-    if (kind == ClusterTopology::SWITCH)
-    {
-        topology.GetSwitchNextHops(node, dst, ports);
-        return;
-    }
     const uint32_t g = layout.gpusPerHost;
     const std::vector<ClusterTopology::Port>& mine = topology.GetPorts(node);
-    const auto& links = topology.GetLinks();
-    if (kind == ClusterTopology::NVSWITCH)
+    if (topology.GetNodes()[node].kind == ClusterTopology::NVSWITCH)
     {
         for (uint32_t i = 0; i < mine.size(); ++i)
         {
@@ -145,6 +64,7 @@ RoutePxn(const PxnLayout& layout,
         return;
     }
     // A GPU: NVLink inside its domain and towards another rail, else its NIC.
+    const auto& links = topology.GetLinks();
     const bool sameDomain = node / layout.domain == dst / layout.domain;
     const bool nvLink = layout.domain > 1 && (sameDomain || node % g != dst % g);
     for (uint32_t i = 0; i < mine.size(); ++i)
@@ -155,6 +75,60 @@ RoutePxn(const PxnLayout& layout,
             ports.push_back(i);
         }
     }
+}
+
+/**
+ * Rail-only routing: the PXN rule at GPUs and NVSwitches (RouteInsideDomain); only GPUs on the
+ * destination's rail ever forward, so every path is at most GPU - NVSwitch - GPU - rail switch
+ * - GPU.
+ */
+void
+RouteRailOnly(const RailLayout& layout,
+              const ClusterTopology& topology,
+              uint32_t node,
+              uint32_t dst,
+              std::vector<uint32_t>& ports)
+{
+    if (node < layout.firstRail)
+    {
+        RouteInsideDomain(layout, topology, node, dst, ports);
+        return;
+    }
+    // A rail switch (the only group): port h leads to GPU h * g + rail.
+    const uint32_t g = layout.gpusPerHost;
+    const uint32_t rail = node - layout.firstRail;
+    const uint32_t host = dst / g;
+    if (dst % g == rail || layout.domain > 1)
+    {
+        ports.push_back(host);
+    }
+}
+
+/** Whether traffic between rails takes NCCL's PXN path: an attribute's values. */
+enum PxnRouting
+{
+    PXN_OFF, //!< a GPU's traffic leaves on its own NIC (the fabric's least-cost path)
+    PXN_ON,  //!< to another host's GPU on another rail: over NVLink to the GPU of that rail
+};
+
+/**
+ * PXN on a rail-optimized fabric (NCCL's default for point-to-point: NCCL_P2P_PXN_LEVEL 2): the
+ * PXN rule at GPUs and NVSwitches (RouteInsideDomain); the fabric's switches route by least
+ * cost.
+ */
+void
+RoutePxn(const RailLayout& layout,
+         const ClusterTopology& topology,
+         uint32_t node,
+         uint32_t dst,
+         std::vector<uint32_t>& ports)
+{
+    if (topology.GetNodes()[node].kind == ClusterTopology::SWITCH)
+    {
+        topology.GetSwitchNextHops(node, dst, ports);
+        return;
+    }
+    RouteInsideDomain(layout, topology, node, dst, ports);
 }
 
 } // namespace
@@ -276,8 +250,7 @@ BuildRails(const TopologySpec& spec,
     std::ostringstream name;
     if (spines == 0)
     {
-        auto layout = std::make_shared<RailOnlyLayout>();
-        layout->gpus = HostGpus(spec);
+        auto layout = std::make_shared<RailLayout>();
         layout->gpusPerHost = g;
         layout->domain = DomainSize(spec);
         layout->firstRail = firstRail;
@@ -382,7 +355,7 @@ class RailOptimizedTopology : public ClusterTopologyBuilder
         // Rail-only routes by PXN already; without NVLink there is nothing to cross.
         if (m_pxn == PXN_ON && m_spines > 0 && DomainSize(spec) > 1)
         {
-            PxnLayout layout;
+            RailLayout layout;
             layout.gpusPerHost = spec.gpusPerHost;
             layout.domain = DomainSize(spec);
             topology.SetGpuTransit(true);
