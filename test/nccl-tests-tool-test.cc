@@ -517,3 +517,24 @@ BOOST_AUTO_TEST_CASE(nccl_model_runs_with_its_variables)
     refusedInRun(Tool("all_gather -b 1M -e 1M --algorithm nccl " + cluster, "NCCL_ALGO=PAT"),
                  "PAT AllGather and ReduceScatter with one GPU a node");
 }
+
+BOOST_AUTO_TEST_CASE(pxn_keeps_an_all_to_all_off_oversubscribed_spines)
+{
+    // doc/chakra.md, "PXN": 8 MiB all-to-all on 4 x 8 H100, rail-optimized with 4:1 spines,
+    // flow: 449.5 us from each GPU's own NIC, 131.8 us with PXN (every byte between hosts on
+    // its rail). A bad --pxn value is one line naming the flag.
+    const std::string cluster = "alltoall -b 8M -e 8M --hosts 4 --gpus-per-host 8 --gpu H100 "
+                                "--topology rail-optimized --oversubscription 4 --transport flow";
+    auto off = Tool(cluster + " --pxn off");
+    auto on = Tool(cluster + " --pxn on");
+    BOOST_REQUIRE_MESSAGE(off.exitCode == 0, off.output);
+    BOOST_REQUIRE_MESSAGE(on.exitCode == 0, on.output);
+    const std::vector<Row> without = ParseRows(off.output);
+    const std::vector<Row> with = ParseRows(on.output);
+    BOOST_REQUIRE_EQUAL(without.size(), 1u);
+    BOOST_REQUIRE_EQUAL(with.size(), 1u);
+    BOOST_TEST(without[0].timeUs == 449.45, boost::test_tools::tolerance(0.01));
+    BOOST_TEST(with[0].timeUs == 131.77, boost::test_tools::tolerance(0.01));
+    BOOST_TEST(Contains(on.output, "PXN between rails"), on.output);
+    ExpectRefused(Tool(cluster + " --pxn yes"), "--pxn: 'yes' is not valid (one of: off, on)");
+}
