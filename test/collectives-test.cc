@@ -635,16 +635,16 @@ BOOST_AUTO_TEST_CASE(a_delayed_schedule_keeps_the_ops_and_adds_a_delay_to_each_s
         BOOST_TEST(ops[i].bytes == innerOps[i].bytes);
         BOOST_TEST(ops[i].deps == innerOps[i].deps);
     }
-    BOOST_TEST(delayed.SendDelayNs(0, delayed.Op(0)) == 1000); // 100 bytes
-    BOOST_TEST(delayed.SendDelayNs(4, delayed.Op(4)) == 1000); // 101 bytes
-    BOOST_TEST(delayed.SendDelayNs(1, delayed.Op(1)) == 0);    // a negative delay: none
+    BOOST_TEST(delayed.SendDelayNs(0, delayed.Op(0), 0) == 1000); // 100 bytes
+    BOOST_TEST(delayed.SendDelayNs(4, delayed.Op(4), 0) == 1000); // 101 bytes
+    BOOST_TEST(delayed.SendDelayNs(1, delayed.Op(1), 0) == 0);    // a negative delay: none
     BOOST_TEST(asked == (std::vector<uint32_t>{0, 4, 1}));
     std::vector<uint32_t> sends;
     BOOST_TEST(delayed.InitialSends(sends));
     BOOST_TEST(sends == (std::vector<uint32_t>{0}));
     // A schedule without a wrapper has no delay.
     const auto ring = CreateCollectiveAlgorithm("ring")->Build(request);
-    BOOST_TEST(ring->SendDelayNs(0, ring->Op(0)) == 0);
+    BOOST_TEST(ring->SendDelayNs(0, ring->Op(0), 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(initial_sends_are_the_ops_that_wait_for_nothing)

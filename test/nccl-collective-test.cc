@@ -350,6 +350,48 @@ BOOST_AUTO_TEST_CASE(large_all_reduce_busbw_matches_c_rings)
     BOOST_TEST(report.GetCollectives().size() == 1u);
 }
 
+/** \return the busbw (GB/s) of one all-reduce of \p perRank bytes on 1 x 8 H100 (flow) */
+double
+OneNodeBusbw(const std::string& proto, uint32_t channels, uint64_t perRank, bool ceiling)
+{
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("Ring"));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(proto));
+    Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(channels));
+    Config::SetDefault("ns3::NcclCollective::ProtocolCeiling", BooleanValue(ceiling));
+    ChakraReport report = chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 1, 8, perRank);
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::Channels", UintegerValue(16));
+    Config::SetDefault("ns3::NcclCollective::ProtocolCeiling", BooleanValue(true));
+    BOOST_REQUIRE(report.AllFinished());
+    return 2.0 * 7 / 8 * static_cast<double>(perRank) / report.GetIterationTime().GetSeconds() /
+           1e9;
+}
+
+BOOST_AUTO_TEST_CASE(protocol_ceilings_cap_a_streams_rate)
+{
+    // One node of 8 H100: a GPU's NVLink carries 450 GB/s a direction, of which NCCL moves
+    // 0.824 (370.8 GB/s). A ring's stream then runs at the links' share unless the protocol's
+    // ceiling is lower. 256 MiB, Ring/LL, 16 channels: on the links LL's wire bytes (16 per 8)
+    // leave 370.8 / 2 = 185.4 GB/s of busbw; NCCL caps LL at llMax = 141 GB/s (Hopper, one
+    // node), 141 / 16 a channel: busbw 141.
+    const uint64_t size = uint64_t(256) << 20;
+    const double ll = OneNodeBusbw("LL", 16, size, true);
+    const double llLinks = OneNodeBusbw("LL", 16, size, false);
+    BOOST_TEST_MESSAGE("Ring/LL busbw " << ll << " GB/s, without the ceiling " << llLinks);
+    BOOST_TEST(std::abs(ll / 141.0 - 1) < 0.03, "Ring/LL busbw " << ll);
+    BOOST_TEST(std::abs(llLinks / 185.4 - 1) < 0.05, "Ring/LL busbw without ceiling " << llLinks);
+    // 64 MiB, Ring/LL128, one channel: on the links 370.8 x 120/128 = 347.6 GB/s; NCCL's
+    // per-channel cap, 36.7 GB/s, binds.
+    const double ll128 = OneNodeBusbw("LL128", 1, uint64_t(64) << 20, true);
+    BOOST_TEST_MESSAGE("Ring/LL128 on one channel: busbw " << ll128 << " GB/s");
+    BOOST_TEST(std::abs(ll128 / 36.7 - 1) < 0.03, "Ring/LL128 busbw " << ll128);
+    // Simple has no ceiling: the same with and without.
+    const double simple = OneNodeBusbw("Simple", 16, size, true);
+    BOOST_TEST(simple == OneNodeBusbw("Simple", 16, size, false));
+    BOOST_TEST(simple > 300.0);
+}
+
 BOOST_AUTO_TEST_CASE(nvlink_hops_carry_bytes_over_nccls_efficiency)
 {
     // NCCL's NVLink figure per link over the line rate per link (topo.h): SM80 20.0 / 25,

@@ -183,6 +183,44 @@ BOOST_AUTO_TEST_CASE(broadcast_rings_only)
     BOOST_TEST(Choice(model, 960000, NcclFunction::BROADCAST) == "Ring/Simple");
 }
 
+BOOST_AUTO_TEST_CASE(stream_ceilings_are_the_caps_without_links)
+{
+    // The bus formulas above with links of no limit, per channel (16), and halved for a tree
+    // (its up and down streams share the channel). One node (Hopper row): Ring LL llMax 141 /
+    // 16 = 8.8125; LL128 36.7; Simple nothing but the links (0).
+    const NcclTuningModel one(H100Nodes(1));
+    const auto ar = NcclFunction::ALL_REDUCE;
+    BOOST_TEST(one.StreamCeiling(ar, NcclAlgorithm::RING, NcclProtocol::LL) == 141.0 / 16,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(one.StreamCeiling(ar, NcclAlgorithm::RING, NcclProtocol::LL128) == 36.7,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(one.StreamCeiling(ar, NcclAlgorithm::RING, NcclProtocol::SIMPLE) == 0.0);
+    // The same per-channel caps for every ring function (broadcast, all-gather).
+    BOOST_TEST(one.StreamCeiling(NcclFunction::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::LL) ==
+                   141.0 / 16,
+               boost::test_tools::tolerance(1e-12));
+    // Two nodes (Intel hosts): llMax 39; treeMax 41.4, tree LL128 36.7 a channel.
+    // Tree Simple 41.4 / 2; Tree LL min(16 x 41.4 / 3.8, 39) / 16 / 2 = 39 / 32; Tree LL128
+    // min(41.4 x 120/128, 36.7) / 2 = 36.7 / 2; Ring LL 39 / 16.
+    const NcclTuningModel two(H100Nodes(2));
+    BOOST_TEST(two.StreamCeiling(ar, NcclAlgorithm::TREE, NcclProtocol::SIMPLE) == 20.7,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(two.StreamCeiling(ar, NcclAlgorithm::TREE, NcclProtocol::LL) == 39.0 / 32,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(two.StreamCeiling(ar, NcclAlgorithm::TREE, NcclProtocol::LL128) == 36.7 / 2,
+               boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(two.StreamCeiling(ar, NcclAlgorithm::RING, NcclProtocol::LL) == 39.0 / 16,
+               boost::test_tools::tolerance(1e-12));
+    // More than two nodes: treeMax 36.0, tree LL128 29.0: LL128 min(36 x 120/128, 29) / 2.
+    const NcclTuningModel sixteen(H100Nodes(16));
+    BOOST_TEST(sixteen.StreamCeiling(ar, NcclAlgorithm::TREE, NcclProtocol::LL128) == 14.5,
+               boost::test_tools::tolerance(1e-12));
+    // Algorithms whose limits are link loads (NVLS here) have none; a disabled pair has none.
+    BOOST_TEST(one.StreamCeiling(ar, NcclAlgorithm::NVLS, NcclProtocol::SIMPLE) == 0.0);
+    const NcclTuningModel simpleOnly(H100Nodes(1), "", "Simple");
+    BOOST_TEST(simpleOnly.StreamCeiling(ar, NcclAlgorithm::RING, NcclProtocol::LL) == 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(overrides_are_honoured)
 {
     // NCCL_PROTO=Simple, one node, 8 B: Ring/Simple 56.0 beats Tree/Simple 64.4.

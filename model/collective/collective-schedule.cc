@@ -142,7 +142,9 @@ CollectiveSchedule::InitialSends(std::vector<uint32_t>& sends) const
 }
 
 int64_t
-CollectiveSchedule::SendDelayNs(uint32_t /* op */, const MessageOp& /* message */) const
+CollectiveSchedule::SendDelayNs(uint32_t /* op */,
+                                const MessageOp& /* message */,
+                                int64_t /* nowNs */) const
 {
     return 0;
 }

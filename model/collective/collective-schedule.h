@@ -87,12 +87,16 @@ class CollectiveSchedule
      * transport: a fixed cost of the library that runs the collective (NCCL's per-step
      * latency of its protocol), which the network does not model. It delays the message, it
      * does not occupy a link. The default is 0 (the textbook algorithms have none).
+     * A schedule may also pace its sends (NCCL's protocols: a stream carries at most so many
+     * bytes a second whatever the links), which needs the time and keeps state: the engine
+     * asks once per send, when it issues it, in the order it issues them.
      * \param op the index of a send
      * \param message Op(op), which the engine has computed already (lazy schedules compute
      *        it per call)
+     * \param nowNs the simulated time of the issue, in nanoseconds
      * \return the delay in nanoseconds (0 or more)
      */
-    virtual int64_t SendDelayNs(uint32_t op, const MessageOp& message) const;
+    virtual int64_t SendDelayNs(uint32_t op, const MessageOp& message, int64_t nowNs) const;
 };
 
 /**

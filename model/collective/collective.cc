@@ -189,7 +189,7 @@ Collective::Issue(uint32_t op)
             m_call);
         return;
     }
-    const int64_t delay = m_schedule->SendDelayNs(op, o);
+    const int64_t delay = m_schedule->SendDelayNs(op, o, Simulator::Now().GetNanoSeconds());
     if (delay > 0)
     {
         // The library's own cost of a step: the message leaves later; the op counts as

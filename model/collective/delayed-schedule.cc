@@ -1,5 +1,6 @@
 #include "delayed-schedule.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -64,11 +65,12 @@ DelayedSchedule::InitialSends(std::vector<uint32_t>& sends) const
 }
 
 int64_t
-DelayedSchedule::SendDelayNs(uint32_t op, const MessageOp& message) const
+DelayedSchedule::SendDelayNs(uint32_t op, const MessageOp& message, int64_t nowNs) const
 {
-    const int64_t delay = m_delay(op, message);
-    // The inner schedule's own delay comes first (a wrapper adds, it does not replace).
-    return m_inner->SendDelayNs(op, message) + (delay > 0 ? delay : 0);
+    const int64_t delay = std::max<int64_t>(m_delay(op, message), 0);
+    // A wrapper adds to the inner schedule's delay, it does not replace it; the inner one
+    // sees the time its own delay starts from (its pacing, if any, counts from there).
+    return delay + m_inner->SendDelayNs(op, message, nowNs + delay);
 }
 
 } // namespace ns3

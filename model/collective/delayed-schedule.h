@@ -40,7 +40,7 @@ class DelayedSchedule : public CollectiveSchedule
     uint32_t Dependent(uint32_t op, uint32_t j) const override;
     uint32_t NextRecv(uint32_t peer, int64_t tag, uint32_t after) const override;
     bool InitialSends(std::vector<uint32_t>& sends) const override;
-    int64_t SendDelayNs(uint32_t op, const MessageOp& message) const override;
+    int64_t SendDelayNs(uint32_t op, const MessageOp& message, int64_t nowNs) const override;
 
   private:
     std::unique_ptr<CollectiveSchedule> m_inner;

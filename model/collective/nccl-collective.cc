@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -497,6 +498,7 @@ class ChannelsSchedule : public CollectiveSchedule
           m_intraNs(static_cast<int64_t>(std::llround(plan.latency.intra * 1000))),
           m_interNs(static_cast<int64_t>(std::llround(plan.latency.inter * 1000))),
           m_baseNs(static_cast<int64_t>(std::llround(plan.latency.base * 1000))),
+          m_streamCeiling(plan.streamCeiling),
           m_hostOf(std::move(hostOf)),
           m_me(me)
     {
@@ -522,17 +524,34 @@ class ChannelsSchedule : public CollectiveSchedule
         m_size += part->Size();
         m_parts.push_back(std::move(part));
         m_handOff.push_back(handOffPeer);
+        if (m_streamCeiling > 0)
+        {
+            m_streams.emplace_back();
+        }
     }
 
-    int64_t SendDelayNs(uint32_t op, const MessageOp& message) const override
+    int64_t SendDelayNs(uint32_t op, const MessageOp& message, int64_t nowNs) const override
     {
         const std::size_t p = PartOf(op);
-        int64_t delay = m_parts[p]->DepCount(op - m_first[p]) == 0 ? m_baseNs : 0;
+        const uint32_t local = op - m_first[p];
+        int64_t delay = m_parts[p]->DepCount(local) == 0 ? m_baseNs : 0;
         if (message.peer != m_handOff[p])
         {
             delay += SameHost(message.peer) ? m_intraNs : m_interNs;
         }
-        return delay;
+        if (m_streamCeiling <= 0)
+        {
+            return delay;
+        }
+        // The protocol's ceiling: this channel's stream to the peer takes the payload at most
+        // at that rate (GB/s = bytes/ns), so a send leaves no earlier than the stream has
+        // taken the one before it. The data streams out as it is written (LL's and LL128's
+        // lines): pacing the starts caps the rate without adding a store-and-forward delay.
+        int64_t& freeAt = StreamFreeAt(p, message.peer);
+        const int64_t leave = std::max(nowNs + delay, freeAt);
+        const double payload = static_cast<double>(m_parts[p]->Op(local).bytes);
+        freeAt = leave + static_cast<int64_t>(std::llround(payload / m_streamCeiling));
+        return leave - nowNs;
     }
 
     uint32_t Size() const override
@@ -622,6 +641,22 @@ class ChannelsSchedule : public CollectiveSchedule
                1;
     }
 
+    /** \return when part \p part's stream to \p peer has taken its last send (ns) */
+    int64_t& StreamFreeAt(std::size_t part, uint32_t peer) const
+    {
+        // A ring's part has one peer, a tree's its parent and children: a short list.
+        std::vector<std::pair<uint32_t, int64_t>>& streams = m_streams[part];
+        for (auto& stream : streams)
+        {
+            if (stream.first == peer)
+            {
+                return stream.second;
+            }
+        }
+        streams.emplace_back(peer, std::numeric_limits<int64_t>::min());
+        return streams.back().second;
+    }
+
     /** \return true if member \p peer is on this rank's host (an NVLink hop) */
     bool SameHost(uint32_t peer) const
     {
@@ -634,6 +669,9 @@ class ChannelsSchedule : public CollectiveSchedule
     int64_t m_intraNs;
     int64_t m_interNs;
     int64_t m_baseNs;
+    double m_streamCeiling; //!< payload GB/s of a stream (a part's sends to one peer); 0: none
+    /** Per part (when paced): each peer's stream and when it has taken its last send. */
+    mutable std::vector<std::vector<std::pair<uint32_t, int64_t>>> m_streams;
     std::shared_ptr<const std::vector<uint32_t>> m_hostOf;
     uint32_t m_me;
     std::vector<std::unique_ptr<CollectiveSchedule>> m_parts;
@@ -774,6 +812,15 @@ NcclCollective::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&NcclCollective::m_stepLatency),
                           MakeBooleanChecker())
+            .AddAttribute("ProtocolCeiling",
+                          "Each stream of a ring or tree channel (a rank's sends to one peer) "
+                          "carries its payload at most at the rate NCCL's tuning model allows "
+                          "the algorithm and protocol whatever the links: LL's llMax, LL128's and "
+                          "the tree's per-channel caps (GPU-side limits). false: only the links "
+                          "limit it (the protocol's wire bytes still count).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&NcclCollective::m_protocolCeiling),
+                          MakeBooleanChecker())
             .AddAttribute("Nvls",
                           "Whether the GPUs' NVSwitch reduces (NVLink SHARP, NCCL's NVLS): auto "
                           "by GpuGeneration (Hopper and later), on (refused before Hopper), off. "
@@ -825,6 +872,7 @@ NcclCollective::NcclCollective()
       m_generation(static_cast<int>(NcclGpuGeneration::HOPPER)),
       m_nvLinkEfficiency(0),
       m_stepLatency(true),
+      m_protocolCeiling(true),
       m_nvls(static_cast<int>(NvlsSupport::AUTO)),
       m_sharp(static_cast<int>(SharpSupport::OFF))
 {
@@ -1053,6 +1101,11 @@ NcclCollective::Plan(const CollectiveRequest& request) const
     {
         plan.latency = Tuning(plan.nodes, plan.gpusPerNode)
                            .StepLatencies(plan.function, plan.ran, plan.choice.protocol);
+    }
+    if (m_protocolCeiling)
+    {
+        plan.streamCeiling = Tuning(plan.nodes, plan.gpusPerNode)
+                                 .StreamCeiling(plan.function, plan.ran, plan.choice.protocol);
     }
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN)
     {

@@ -40,6 +40,9 @@ struct NcclPlan
     /** What each send waits before it leaves (all 0 when StepLatency is off). */
     NcclStepLatencies latency;
     double wireFactor{1}; //!< NVLS: wire bytes per payload byte (1 / NCCL's NVLS efficiency)
+    /** Payload GB/s a rank's stream to one peer on one channel may carry (the protocol's and
+     *  algorithm's GPU-side caps, NcclTuningModel::StreamCeiling); 0: the links alone. */
+    double streamCeiling{0};
 };
 
 /**
@@ -66,6 +69,11 @@ struct NcclPlan
  * host's last GPU to its relay is the first half of the network step and pays nothing), and
  * the first sends of a call also NCCL's base latency: in a pipeline of slices these overlap,
  * and a call pays about base + steps x per-step latency, NCCL's formula.
+ *
+ * The protocols' GPU-side limits (ProtocolCeiling): a rank's stream to one peer on one channel
+ * takes its payload at most at NcclTuningModel::StreamCeiling (Ring LL: llMax over the
+ * channels; LL128: NCCL's per-channel cap; Tree: its per-channel caps, half each for the up
+ * and down streams), by pacing the sends' starts; the links limit the rest.
  *
  * Broadcast and reduce: a chain along each channel's ring from (to) the root, one NCCL chunk
  * per message.
@@ -162,6 +170,7 @@ class NcclCollective : public CollectiveAlgorithm
     int m_generation;          //!< an NcclGpuGeneration (EnumValue holds an int)
     double m_nvLinkEfficiency; //!< 0: the generation's
     bool m_stepLatency;
+    bool m_protocolCeiling;
     int m_nvls;  //!< an NvlsSupport
     int m_sharp; //!< a SharpSupport: the network's switches reduce (CollNet)
     std::string m_algo;

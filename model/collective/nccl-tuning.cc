@@ -143,6 +143,52 @@ Log2Down(uint64_t n)
     return result;
 }
 
+/** The caps NCCL's model puts on Tree's and Ring's bus bandwidth, for one machine (GB/s). */
+struct BusCaps
+{
+    double channels;
+    double llMax;        //!< LL's, for all the channels
+    double ringLl128Max; //!< a ring channel's, LL128
+    double treeMax;      //!< a tree channel's
+    double treeLl128Max; //!< a tree channel's, LL128
+    bool oneNode;
+};
+
+/**
+ * NCCL's bus bandwidth for Tree or Ring with a protocol, when each channel's links carry
+ * \p perChannel GB/s (src/graph/tuning.cc): Ring LL min(llMax, bus / 2), LL128 min(0.92 bus,
+ * channels x its cap); Tree min(0.92 bus, channels x its cap), then LL min(that / 3.8, llMax),
+ * LL128 min(that x (7/9 on one node, else 120/128), channels x its LL128 cap).
+ */
+double
+BusBandwidth(double perChannel, bool tree, NcclProtocol protocol, const BusCaps& caps)
+{
+    double bus = caps.channels * perChannel;
+    if (!tree)
+    {
+        if (protocol == NcclProtocol::LL)
+        {
+            bus = std::min(caps.llMax, bus * 0.5);
+        }
+        if (protocol == NcclProtocol::LL128)
+        {
+            bus = std::min(bus * 0.92, caps.channels * caps.ringLl128Max);
+        }
+        return bus;
+    }
+    bus = std::min(bus * 0.92, caps.channels * caps.treeMax);
+    if (protocol == NcclProtocol::LL)
+    {
+        bus = std::min(bus / 3.8, caps.llMax);
+    }
+    if (protocol == NcclProtocol::LL128)
+    {
+        bus = std::min(bus * (caps.oneNode ? 7.0 / 9.0 : 120.0 / 128.0),
+                       caps.channels * caps.treeLl128Max);
+    }
+    return bus;
+}
+
 } // namespace
 
 std::string
@@ -344,6 +390,12 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
     const double bwInter = config.interBandwidth / channels;
     const LinkKind intraKind = config.nvlinkIntra ? NVLINK : PCI;
     const LinkKind ringKind = nNodes == 1 ? intraKind : NET;
+    const BusCaps caps{channels,
+                       llMax,
+                       kRingLl128MaxPerChannel[generation][nodeColumn],
+                       kTreeMaxPerChannel[generation][nodeColumn],
+                       kTreeLl128MaxPerChannel[generation][nodeColumn],
+                       nNodes == 1};
 
     for (int f = 0; f < kFunctions; ++f)
     {
@@ -380,30 +432,15 @@ NcclTuningModel::NcclTuningModel(const NcclTuningConfig& config,
                 }
                 // Bandwidth: the channels' bus bandwidth, the protocol's and algorithm's caps,
                 // then from bus to algorithm bandwidth.
-                double bus = channels * (nNodes <= 2 ? bwIntra : bwInter);
-                if (!tree && protocol == NcclProtocol::LL)
-                {
-                    bus = std::min(llMax, bus * 0.5);
-                }
-                if (!tree && protocol == NcclProtocol::LL128)
-                {
-                    bus = std::min(bus * 0.92,
-                                   channels * kRingLl128MaxPerChannel[generation][nodeColumn]);
-                }
-                if (tree)
-                {
-                    bus =
-                        std::min(bus * 0.92, channels * kTreeMaxPerChannel[generation][nodeColumn]);
-                    if (protocol == NcclProtocol::LL)
-                    {
-                        bus = std::min(bus / 3.8, llMax);
-                    }
-                    if (protocol == NcclProtocol::LL128)
-                    {
-                        bus = std::min(bus * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                                       channels * kTreeLl128MaxPerChannel[generation][nodeColumn]);
-                    }
-                }
+                const double bus =
+                    BusBandwidth(nNodes <= 2 ? bwIntra : bwInter, tree, protocol, caps);
+                // What the caps alone allow (links without limit), per channel and stream: a
+                // ring's rank sends at the bus bandwidth; a tree's moves its bytes up and
+                // down at once (NCCL splits the channel's threads), half each.
+                const double ceiling =
+                    BusBandwidth(std::numeric_limits<double>::infinity(), tree, protocol, caps) /
+                    channels * (tree ? 0.5 : 1.0);
+                m_streamCeiling[f][a][p] = std::isfinite(ceiling) ? ceiling : 0.0;
                 m_bandwidth[f][a][p] = tree ? bus * 0.5 : bus * static_cast<double>(nRanks) / steps;
 
                 // Latency: the base, plus per-hop latencies by link kind.
@@ -596,6 +633,15 @@ NcclTuningModel::StepLatencies(NcclFunction function,
                                NcclProtocol protocol) const
 {
     return m_stepLatencies[static_cast<int>(function)][static_cast<int>(algorithm)]
+                          [static_cast<int>(protocol)];
+}
+
+double
+NcclTuningModel::StreamCeiling(NcclFunction function,
+                               NcclAlgorithm algorithm,
+                               NcclProtocol protocol) const
+{
+    return m_streamCeiling[static_cast<int>(function)][static_cast<int>(algorithm)]
                           [static_cast<int>(protocol)];
 }
 

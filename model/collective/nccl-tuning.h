@@ -246,6 +246,18 @@ class NcclTuningModel
      */
     double Bandwidth(NcclFunction function, NcclAlgorithm algorithm, NcclProtocol protocol) const;
 
+    /**
+     * What NCCL's model lets one stream carry whatever the links (GPU-side limits: LL's llMax,
+     * LL128's and the tree's per-channel caps, Tree LL's / 3.8): the bus bandwidth of
+     * Bandwidth's formula with links of no limit, per channel; a tree's half of it, as its
+     * reduce (up) and broadcast (down) streams share the channel.
+     * \return payload GB/s of one rank's stream to one peer on one channel; 0 when nothing
+     *         but the links limits the pair (Ring Simple; NVLS, CollNet, PAT)
+     */
+    double StreamCeiling(NcclFunction function,
+                         NcclAlgorithm algorithm,
+                         NcclProtocol protocol) const;
+
     /** \return NCCL's base latency for the pair (us), before the size-dependent factors */
     double Latency(NcclFunction function, NcclAlgorithm algorithm, NcclProtocol protocol) const;
 
@@ -278,6 +290,7 @@ class NcclTuningModel
     /** [function][algorithm][protocol] */
     std::array<std::array<std::array<double, 3>, 7>, 5> m_bandwidth{};
     std::array<std::array<std::array<double, 3>, 7>, 5> m_latency{};
+    std::array<std::array<std::array<double, 3>, 7>, 5> m_streamCeiling{};
     std::array<std::array<std::array<NcclStepLatencies, 3>, 7>, 5> m_stepLatencies{};
 };
 
