@@ -96,6 +96,10 @@ def main():
         print(f"### {system['name']}\n")
         print(f"Published: {system['source']}\n")
         print(f"Simulated: `{command}`\n")
+        if system.get("runs"):
+            # What the published run ran differs from what its command line names (a fact of
+            # the NCCL release it used): the simulation runs that, and says why.
+            print(f"Runs: {system['runs']}.\n")
         if system.get("known_miss"):
             print(f"Known miss: {system['known_miss']}.\n")
         print("| size | published busbw (GB/s) | simulated busbw (GB/s) | simulated / published "
