@@ -232,6 +232,137 @@ BOOST_AUTO_TEST_CASE(zero3_moves_three_times_the_weights)
     }
 }
 
+/** \return per rank, the bytes its collectives move as the ZeRO-3 case above counts them */
+std::vector<double>
+MovedBytes(const std::vector<std::string>& files, uint32_t dp)
+{
+    std::vector<double> moved;
+    for (const auto& file : files)
+    {
+        double sum = 0;
+        for (const auto& node : ReadNodes(file))
+        {
+            if (node.type() == ChakraProtoMsg::COMM_COLL_NODE)
+            {
+                const double bytes = IntAttr(node, "comm_size");
+                sum +=
+                    IntAttr(node, "comm_type") == ChakraProtoMsg::ALL_GATHER ? dp * bytes : bytes;
+            }
+        }
+        moved.push_back(sum);
+    }
+    return moved;
+}
+
+// The element sizes of the gathers and reductions (--fsdp-param-dtype, --grad-reduce-dtype):
+// FSDP gathering fp32 weights moves 4 + 4 + 2 = 10 bytes a parameter per step with one
+// micro-batch (5x the 16-bit weights), with fp32 gradients too 12 (6x); plain data
+// parallelism reduces 2 or 4 bytes a parameter.
+BOOST_AUTO_TEST_CASE(gather_and_reduce_dtypes_scale_the_traffic)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    spec.model = ToyModel();
+    spec.layout = Layout(4, 1, 1, 4);
+    spec.layout.fsdp = true;
+    spec.layout.gatherBytes = 4;
+    const double weightBytes = 2.0 * TotalParameters(spec.model);
+    // Two gathered layers are held, now at 4 bytes a parameter instead of 2.
+    LlmStepSpec half = spec;
+    half.layout.gatherBytes = 2;
+    const double largest = LayerParametersOnGpu(spec.model, spec.layout, 0).dense;
+    BOOST_TEST(PlanLlmStep(spec).memory.weights - PlanLlmStep(half).memory.weights ==
+                   2 * (4 - 2) * largest,
+               boost::test_tools::tolerance(1e-9));
+    for (double moved : MovedBytes(WriteLlmStep(dir.File("g32"), spec), 4))
+    {
+        BOOST_TEST(moved == 5 * weightBytes, boost::test_tools::tolerance(0.001));
+    }
+    spec.layout.gradReduceBytes = 4;
+    for (double moved : MovedBytes(WriteLlmStep(dir.File("g32r32"), spec), 4))
+    {
+        BOOST_TEST(moved == 6 * weightBytes, boost::test_tools::tolerance(0.001));
+    }
+    // Data parallelism without sharding: one all-reduce of the gradients (in buckets).
+    spec.layout.fsdp = false;
+    spec.layout.gatherBytes = 2;
+    spec.layout.gradReduceBytes = 2;
+    for (double moved : MovedBytes(WriteLlmStep(dir.File("dp16"), spec), 4))
+    {
+        BOOST_TEST(moved == weightBytes, boost::test_tools::tolerance(0.001));
+    }
+    spec.layout.gradReduceBytes = 4;
+    for (double moved : MovedBytes(WriteLlmStep(dir.File("dp32"), spec), 4))
+    {
+        BOOST_TEST(moved == 2 * weightBytes, boost::test_tools::tolerance(0.001));
+    }
+    // fp32 gathers exist only where weights are gathered for every pass.
+    spec.layout.gatherBytes = 4;
+    spec.layout.zero = 1;
+    BOOST_CHECK_EXCEPTION(WriteLlmStep(dir.File("z1"), spec),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("--fsdp-param-dtype fp32 needs "
+                                                                "--fsdp or --zero 3") !=
+                                     std::string::npos;
+                          });
+    BOOST_TEST(!chakra_test::FileExists(dir.File("z1.0.et")));
+}
+
+// Gathered fp32 weights are cast to 16 bits for every pass (autocast): 6 bytes of memory
+// traffic a parameter in the forward (read 4, write 2) and 6 in the backward (the gradient
+// back through the cast), 12 with a full recompute's second forward. Checked against the
+// optimizer step's 28 bytes a parameter of the rank's quarter (the same memory bandwidth
+// times both): a layer's forward cast takes 6 P / (28 x total / 4) of the optimizer's time.
+BOOST_AUTO_TEST_CASE(fp32_gathers_cast_the_weights_every_pass)
+{
+    TempDir dir;
+    LlmStepSpec spec;
+    // Two layers of hidden 4096 (201 M parameters each): casts of hundreds of us, so that
+    // the traces' whole microseconds do not blur the ratios.
+    spec.model = chakra_test::GeluTransformer("cast", 2, 4096, 32, 32000);
+    spec.layout = Layout(4, 1, 1, 4);
+    spec.layout.fsdp = true;
+    spec.layout.gatherBytes = 4;
+    const double total = static_cast<double>(TotalParameters(spec.model));
+    const double layer =
+        static_cast<double>(LayerParametersOnGpu(spec.model, spec.layout, 0).dense);
+    for (const Recompute recompute : {Recompute::None, Recompute::Full})
+    {
+        spec.layout.recompute = recompute;
+        const auto nodes = ReadNodes(WriteLlmStep(dir.File("cast"), spec).front());
+        double optimizer = 0;
+        std::vector<double> layerCasts;
+        for (const auto& node : nodes)
+        {
+            if (node.name() == "optimizer_step")
+            {
+                optimizer = static_cast<double>(node.duration_micros());
+            }
+            if (node.name().rfind("weight_cast_l", 0) == 0)
+            {
+                layerCasts.push_back(static_cast<double>(node.duration_micros()));
+            }
+        }
+        BOOST_TEST_REQUIRE(optimizer > 0);
+        // Two layers, forward then backward: l0 l1 (forward), l1 l0 (backward).
+        BOOST_TEST_REQUIRE(layerCasts.size() == 4u);
+        const double forward = optimizer * 6 * layer / (28 * total / 4);
+        const double backward = forward * (recompute == Recompute::Full ? 2 : 1);
+        BOOST_TEST(layerCasts[0] == forward, boost::test_tools::tolerance(0.01));
+        BOOST_TEST(layerCasts[1] == forward, boost::test_tools::tolerance(0.01));
+        BOOST_TEST(layerCasts[2] == backward, boost::test_tools::tolerance(0.01));
+        BOOST_TEST(layerCasts[3] == backward, boost::test_tools::tolerance(0.01));
+    }
+    // 16-bit gathers: no cast.
+    spec.layout.gatherBytes = 2;
+    spec.layout.recompute = Recompute::None;
+    for (const auto& node : ReadNodes(WriteLlmStep(dir.File("nocast"), spec).front()))
+    {
+        BOOST_TEST(node.name().find("weight_cast") == std::string::npos);
+    }
+}
+
 // A bad layout is refused before any file is written.
 BOOST_AUTO_TEST_CASE(a_bad_layout_writes_nothing)
 {
@@ -452,6 +583,11 @@ BOOST_AUTO_TEST_CASE(the_command_line_checks_before_writing)
         {"--model llama3-8b --ranks 8 --pp 2 --vp 2 --gbs 12", "multiple of --pp 2"},
         {"--model " + dir.File("absent.json"), "absent.json"},
         {"--model mixtral-8x7b --ranks 8 --tp 2 --ep 4 --etp 1", "needs --sequence-parallel"},
+        {"--model llama3-8b --ranks 8 --fsdp --fsdp-param-dtype fp16",
+         "--fsdp-param-dtype: 'fp16' is not valid (bf16, fp32)"},
+        {"--model llama3-8b --ranks 8 --grad-reduce-dtype tf32",
+         "--grad-reduce-dtype: 'tf32' is not valid (bf16, fp32)"},
+        {"--model llama3-8b --ranks 8 --fsdp-param-dtype fp32", "needs --fsdp or --zero 3"},
     };
     for (const auto& [flags, message] : mistakes)
     {

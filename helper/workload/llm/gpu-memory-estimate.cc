@@ -140,7 +140,9 @@ EstimateGpuMemory(const TransformerModel& model, const ParallelLayout& layout, u
         return sharded ? bytes * (dense / denseShards + experts / expertShards)
                        : bytes * static_cast<double>(dense + experts);
     };
-    estimate.weights = state(kHalf, zero3) + (zero3 ? 2 * kHalf * largestLayer : 0);
+    // ZeRO-3 / FSDP hold two layers gathered (the one computing, the next arriving), in the
+    // dtype they are gathered in.
+    estimate.weights = state(kHalf, zero3) + (zero3 ? 2.0 * layout.gatherBytes * largestLayer : 0);
     estimate.gradients = state(kHalf, layout.zero >= 2 || layout.fsdp);
     estimate.optimizer = state(kAdamState, layout.zero >= 1 || layout.fsdp);
 

@@ -77,6 +77,22 @@ RecomputeOf(const ToolArgs& args)
                                 "' is not valid (none, selective, full)");
 }
 
+/** \return the bytes of the dtype flag \p name gives: bf16 2, fp32 4 */
+uint32_t
+DtypeBytesOf(const ToolArgs& args, const std::string& name)
+{
+    const std::string value = args.Get(name);
+    if (value == "bf16")
+    {
+        return 2;
+    }
+    if (value == "fp32")
+    {
+        return 4;
+    }
+    throw std::invalid_argument("--" + name + ": '" + value + "' is not valid (bf16, fp32)");
+}
+
 /** \return --precision as the enum */
 Precision
 PrecisionOf(const ToolArgs& args)
@@ -156,6 +172,15 @@ DeclareLlmFlags(ToolArgs& args)
                  "each block instead of all-reduce)");
     args.AddOption("zero", "llm: ZeRO stage 0-3 (1: Megatron's distributed optimizer)", "0");
     args.AddFlag("fsdp", "llm: PyTorch FSDP full shard (ZeRO-3's traffic)");
+    args.AddOption("fsdp-param-dtype",
+                   "llm: the weights FSDP / ZeRO-3 gather: bf16, or fp32 (FSDP MixedPrecision "
+                   "param_dtype fp32, Composer's DEFAULT mode: twice the all-gather bytes, and "
+                   "each pass casts the gathered weights to 16 bits)",
+                   "bf16");
+    args.AddOption("grad-reduce-dtype",
+                   "llm: the gradients' element in the data-parallel reductions: bf16, or fp32 "
+                   "(Megatron's --accumulate-allreduce-grads-in-fp32, FSDP reduce_dtype fp32)",
+                   "bf16");
     args.AddOption("recompute", "llm: activation recompute: none, selective or full", "none");
     std::string gpus;
     for (const std::string& name : GpuComputeNames())
@@ -204,6 +229,8 @@ LlmFlagNames()
             "sequence-parallel",
             "zero",
             "fsdp",
+            "fsdp-param-dtype",
+            "grad-reduce-dtype",
             "recompute",
             "gpu",
             "precision",
@@ -244,6 +271,8 @@ LlmStepSpecFromFlags(const ToolArgs& args)
     layout.sequenceParallel = args.Has("sequence-parallel");
     layout.zero = Whole(args, "zero", 0, 3);
     layout.fsdp = args.Has("fsdp");
+    layout.gatherBytes = DtypeBytesOf(args, "fsdp-param-dtype");
+    layout.gradReduceBytes = DtypeBytesOf(args, "grad-reduce-dtype");
     layout.seq = Whole(args, "seq", 1, 1u << 24);
     layout.microBatch = Whole(args, "mbs", 1, 1u << 20);
     if (args.Has("gbs"))
@@ -288,8 +317,10 @@ DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
            std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") +
            UnevenStages(spec, l) + ", cp " + std::to_string(l.cp) + ", ep " + std::to_string(l.ep) +
            (l.etp != 0 && l.etp != l.tp ? ", etp " + std::to_string(l.etp) : "") + ", dp " +
-           std::to_string(l.dp) + "; " + std::to_string(plan.microBatches) + " micro-batches of " +
-           std::to_string(l.microBatch) + " x " + std::to_string(l.seq) + " tokens; " + flops +
+           std::to_string(l.dp) + (l.gatherBytes == 4 ? ", fp32 weight gathers" : "") +
+           (l.gradReduceBytes == 4 ? ", fp32 gradient reductions" : "") + "; " +
+           std::to_string(plan.microBatches) + " micro-batches of " + std::to_string(l.microBatch) +
+           " x " + std::to_string(l.seq) + " tokens; " + flops +
            " model FLOPs per step; memory per GPU: " + DescribeGpuMemory(plan.memory) +
            (plan.memoryOversubscribed ? ", WARNING: more than the " : " of the ") + spec.gpu +
            "'s " + capacity + " GiB";

@@ -33,6 +33,11 @@ constexpr int32_t kContextTagBase = 1 << 30;
  * 16-bit weight (2 + 2).
  */
 constexpr uint64_t kAdamBytesPerParameter = 28;
+/**
+ * Bytes of memory traffic per parameter when autocast casts an fp32 weight for a 16-bit GEMM
+ * (read 4, write 2), and again when its gradient comes back through the cast (read 2, write 4).
+ */
+constexpr uint64_t kCastBytesPerParameter = 6;
 /** Keys of the embedding's and the output layer's weight all-gathers (layers use their index). */
 constexpr uint32_t kEmbeddingKey = 0xfffffffe;
 constexpr uint32_t kOutputKey = 0xffffffff;
@@ -115,6 +120,10 @@ class LlmRankWriter
     std::pair<uint64_t, uint64_t> WeightBytes(uint32_t layer) const;
     /** \return this rank's 16-bit bytes of the embedding (and of an untied output layer) */
     uint64_t EmbeddingBytes() const;
+    /** \return 16-bit gradient bytes \p bytes as the reductions carry them (--grad-reduce-dtype) */
+    uint64_t ReducedBytes(uint64_t bytes) const;
+    /** A compute node for autocast's casts of gathered fp32 weights (none for 16-bit ones) */
+    void CastWeights(const std::string& name, uint64_t bytes, const PipelineStep& step);
     /** \return the name of this rank's group of a kind */
     std::string Group(const std::string& kind) const;
 
@@ -250,6 +259,12 @@ LlmRankWriter::EmbeddingBytes() const
     return EmbeddingParametersOnGpu(m_job.model, m_layout) * kWeightBytes;
 }
 
+uint64_t
+LlmRankWriter::ReducedBytes(uint64_t bytes) const
+{
+    return bytes / kWeightBytes * m_layout.gradReduceBytes;
+}
+
 void
 LlmRankWriter::Compute(const std::string& name, double micros)
 {
@@ -351,10 +366,11 @@ void
 LlmRankWriter::GatherWeights(uint32_t key, const std::string& name, uint64_t bytes)
 {
     const uint64_t shards = uint64_t{m_layout.dp} * m_layout.cp;
-    // Each rank contributes its shard of the 16-bit weights.
+    // Each rank contributes its shard of the weights, 16-bit or (--fsdp-param-dtype) fp32.
+    const uint64_t gathered = bytes / kWeightBytes * m_layout.gatherBytes;
     m_gathered[key] = m_trace.Collective(name,
                                          ChakraProtoMsg::ALL_GATHER,
-                                         std::max<uint64_t>(1, bytes / shards),
+                                         std::max<uint64_t>(1, gathered / shards),
                                          m_chain,
                                          Group("dpcp"),
                                          RankTraceBuilder::GradientStream);
@@ -370,8 +386,28 @@ LlmRankWriter::EdgeLayer(uint32_t key, const PipelineStep& step, const std::vect
                                            : "weight_allgather_output",
                       EmbeddingBytes());
         WaitForLayer(key);
+        // The output layer is a GEMM (autocast casts its weights); the embedding a lookup.
+        if (key == kOutputKey)
+        {
+            CastWeights("weight_cast_output", EmbeddingBytes(), step);
+        }
     }
     Append(ops);
+}
+
+void
+LlmRankWriter::CastWeights(const std::string& name, uint64_t bytes, const PipelineStep& step)
+{
+    if (m_layout.gatherBytes <= kWeightBytes)
+    {
+        return;
+    }
+    // fp32 weights gathered: autocast casts them for the forward's GEMMs, and the gradients
+    // come back through the cast in the backward (which a full recompute precedes by another
+    // forward cast).
+    const uint64_t casts = step.forward ? 1 : (m_layout.recompute == Recompute::Full ? 2 : 1);
+    const uint64_t parameters = bytes / kWeightBytes;
+    Compute(name, m_job.gpu->MemoryBoundMicros(parameters * casts * kCastBytesPerParameter));
 }
 
 void
@@ -391,14 +427,15 @@ LlmRankWriter::ReduceGradients(uint64_t denseBytes, uint64_t expertBytes)
     m_denseBytes += denseBytes;
     m_expertBytes += expertBytes;
     const uint64_t ready = m_chain.front();
+    // The reductions carry --grad-reduce-dtype elements (the counts above are 16-bit bytes).
     if (m_layout.dp * m_layout.cp > 1 && denseBytes > 0)
     {
-        m_dense->Add(denseBytes, ready);
+        m_dense->Add(ReducedBytes(denseBytes), ready);
     }
     const auto& expertData = m_job.expertDataGroups.at(m_job.order->ExpertDataGroupOf(m_rank));
     if (expertData.size() > 1 && expertBytes > 0)
     {
-        m_experts->Add(expertBytes, ready);
+        m_experts->Add(ReducedBytes(expertBytes), ready);
     }
 }
 
@@ -421,6 +458,7 @@ LlmRankWriter::Layers(uint32_t first, uint32_t count, const PipelineStep& step, 
                 GatherLayer(step.forward ? layer + 1 : layer - 1);
             }
             WaitForLayer(layer);
+            CastWeights("weight_cast_l" + std::to_string(layer), WeightBytes(layer).first, step);
         }
         Append(step.forward ? m_job.planner->Forward(layer) : m_job.planner->Backward(layer));
         if (lastBackward)
@@ -491,7 +529,7 @@ LlmRankWriter::Finish()
         // The first and last stages each hold the tied embedding; their gradients are summed.
         m_chain = {m_trace.Collective("embedding_allreduce",
                                       ChakraProtoMsg::ALL_REDUCE,
-                                      EmbeddingBytes(),
+                                      ReducedBytes(EmbeddingBytes()),
                                       m_chain,
                                       Group("emb"),
                                       RankTraceBuilder::GradientStream)};
@@ -636,9 +674,9 @@ PlanLlmStep(const LlmStepSpec& spec)
     plan.modelFlops = TrainingFlopsPerToken(spec.model, layout.seq, spec.causal) *
                       static_cast<double>(plan.tokens);
     const uint64_t dataParallel = uint64_t{layout.dp} * layout.cp;
-    plan.bucketBytes = spec.bucketBytes > 0
-                           ? spec.bucketBytes
-                           : std::max<uint64_t>(40000000, 1000000 * dataParallel) * kWeightBytes;
+    plan.bucketBytes = spec.bucketBytes > 0 ? spec.bucketBytes
+                                            : std::max<uint64_t>(40000000, 1000000 * dataParallel) *
+                                                  layout.gradReduceBytes;
     plan.memory = PeakGpuMemory(spec.model, layout);
     plan.gpuMemoryBytes = gpu.memoryGiB * 1024 * 1024 * 1024;
     plan.memoryOversubscribed = plan.memory.Total() > plan.gpuMemoryBytes;

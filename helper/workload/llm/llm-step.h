@@ -33,7 +33,8 @@ struct LlmStepSpec
     std::string profile; //!< measured op times (ComputeProfile CSV), "" none
     /**
      * Gradient bucket, bytes; 0: Megatron-Core's default, max(40M, 1M x data-parallel size)
-     * parameters (DistributedDataParallelConfig.bucket_size), at 2 bytes each.
+     * parameters (DistributedDataParallelConfig.bucket_size), at the gradient reduction's
+     * element size each (ParallelLayout::gradReduceBytes).
      */
     uint64_t bucketBytes{0};
     /**

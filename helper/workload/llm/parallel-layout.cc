@@ -141,6 +141,13 @@ CheckBatchAndSharding(const ParallelLayout& layout)
     Require(layout.zero <= 3, "--zero must be 0, 1, 2 or 3");
     Require(!layout.fsdp || layout.zero == 0 || layout.zero == 3,
             "--fsdp is ZeRO-3's sharding: it does not combine with --zero " + Text(layout.zero));
+    Require(layout.gatherBytes == 2 || layout.gatherBytes == 4,
+            "--fsdp-param-dtype must be bf16 or fp32");
+    Require(layout.gradReduceBytes == 2 || layout.gradReduceBytes == 4,
+            "--grad-reduce-dtype must be bf16 or fp32");
+    Require(layout.gatherBytes == 2 || layout.fsdp || layout.zero == 3,
+            "--fsdp-param-dtype fp32 needs --fsdp or --zero 3 (the weights other layouts "
+            "gather are the optimizer's 16-bit copies)");
 }
 
 } // namespace

@@ -39,9 +39,20 @@ struct ParallelLayout
     bool sequenceParallel{false}; //!< Megatron's sequence parallelism
     uint32_t zero{0};             //!< ZeRO stage 0-3 (1: Megatron's distributed optimizer)
     bool fsdp{false};             //!< PyTorch FSDP full shard (ZeRO-3's traffic)
-    uint64_t globalBatch{0};      //!< sequences per step
-    uint32_t microBatch{1};       //!< sequences per micro-batch
-    uint32_t seq{0};              //!< tokens per sequence
+    /**
+     * Bytes of a weight as FSDP / ZeRO-3 gathers it: 2 (bf16, the default) or 4 (fp32:
+     * PyTorch FSDP's MixedPrecision param_dtype fp32, Composer's DEFAULT and FULL modes; every
+     * pass then casts the gathered weights to 16 bits, as autocast does)
+     */
+    uint32_t gatherBytes{2};
+    /**
+     * Bytes of a gradient element in the data-parallel reductions: 2 (bf16) or 4 (fp32:
+     * Megatron's --accumulate-allreduce-grads-in-fp32, FSDP's reduce_dtype fp32)
+     */
+    uint32_t gradReduceBytes{2};
+    uint64_t globalBatch{0};              //!< sequences per step
+    uint32_t microBatch{1};               //!< sequences per micro-batch
+    uint32_t seq{0};                      //!< tokens per sequence
     Recompute recompute{Recompute::None}; //!< activation recomputation
     // Uneven pipeline stages (Megatron-Core's num_layers_in_first/last_pipeline_stage):
     // the split itself is pipeline-layers.h's.
