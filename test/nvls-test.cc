@@ -539,3 +539,24 @@ BOOST_AUTO_TEST_CASE(simulated_nvls_sharp_against_its_link_loads_and_nccl)
                                           << 43.0 + bytes / (320.0 * 32 / 62 * 1e3));
     BOOST_TEST(std::abs(us / closed - 1) < 0.05, "simulated " << us << " us, closed " << closed);
 }
+
+BOOST_AUTO_TEST_CASE(calls_too_large_for_their_lists_are_refused)
+{
+    // NVLSTree's schedules are lists (O(chunks) ops a rank): 8,192 hosts of 8 H100, a 1 GiB
+    // all-reduce, NCCL_ALGO=NVLSTree: every one of the 65,536 ranks would hold its list at
+    // once, more than 2^30 ops over the call. Refused naming the way out, not run out of memory;
+    // 2 hosts build.
+    Ptr<NcclCollective> nccl = CreateObject<NcclCollective>();
+    nccl->SetAttribute("NcclAlgo", StringValue("NVLSTree"));
+    nccl->SetAttribute("Nvls", EnumValue(static_cast<int>(NvlsSupport::ON)));
+    auto request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 8192, 8, uint64_t(1) << 30);
+    BOOST_CHECK_EXCEPTION(nccl->Build(request),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              const std::string what = e.what();
+                              return what.find("NVLSTree over 65536 ranks") != std::string::npos &&
+                                     what.find("NCCL_ALGO (e.g. ^NVLSTree)") != std::string::npos;
+                          });
+    request = chakra_test::Request(ChakraProtoMsg::ALL_REDUCE, 2, 8, uint64_t(1) << 30);
+    BOOST_TEST(nccl->Build(request)->Size() > 0u);
+}

@@ -49,7 +49,7 @@ constexpr uint64_t kSimpleBuffer = uint64_t(1) << 22;
 constexpr uint64_t kMaxListOps = uint64_t(1) << 30;
 
 /**
- * Checks a schedule held as a list (PAT, CollNet, NVLSTree, NVLS with SHARP) before the call
+ * Checks a schedule held as a list (CollNet, NVLSTree, NVLS with SHARP) before the call
  * runs: every rank of the call holds its own at once, so one whose lists would not fit is
  * refused rather than run out of memory.
  * \throws std::invalid_argument naming the algorithm, the counts and NCCL_ALGO
@@ -1038,6 +1038,19 @@ NcclCollective::Tuning(uint32_t nodes, uint32_t gpus) const
     return *slot.model;
 }
 
+std::shared_ptr<const PatPlan>
+NcclCollective::PatPlanFor(PatKind kind, const PatShape& shape) const
+{
+    // One plan per shape, shared by every rank and call of that shape (O(n) each).
+    std::shared_ptr<const PatPlan>& plan =
+        m_patPlans[{static_cast<int>(kind), shape.ranks, shape.aggFactor, shape.postFreq}];
+    if (!plan)
+    {
+        plan = MakePatPlan(kind, shape);
+    }
+    return plan;
+}
+
 bool
 NcclCollective::Supports(const CollectiveRequest& request) const
 {
@@ -1211,6 +1224,16 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
         const PatKind kind = plan.function == NcclFunction::ALL_GATHER ? PatKind::ALL_GATHER
                                                                        : PatKind::REDUCE_SCATTER;
         const uint64_t share = DivUp(plan.nbytes, n);
+        // Positions are hosts in order; the members there are usually the ranks in order too
+        // (then no table: O(1) a rank), else this rank keeps a copy of the order (O(n)).
+        std::shared_ptr<const std::vector<uint32_t>> members;
+        for (uint32_t p = 0; p < n && !members; ++p)
+        {
+            if (layout.members[p] != p)
+            {
+                members = std::make_shared<const std::vector<uint32_t>>(layout.members);
+            }
+        }
         int64_t tagBase = 0;
         for (uint32_t c = 0; c < plan.channels; ++c)
         {
@@ -1220,9 +1243,8 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                 continue;
             }
             const PatShape shape = PatShape::Make(n, plan.chunkBytes, bytes);
-            schedule->Add(BuildPat(kind,
-                                   shape,
-                                   layout.members,
+            schedule->Add(BuildPat(PatPlanFor(kind, shape),
+                                   members,
                                    layout.myHost,
                                    bytes,
                                    plan.chunkBytes,
@@ -1230,7 +1252,6 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
                                    tagBase));
             tagBase += PatTags(shape, bytes, plan.chunkBytes);
         }
-        CheckListSize(*schedule, n, plan.ran);
         return schedule;
     }
     if (plan.ran == NcclAlgorithm::COLLNET_DIRECT || plan.ran == NcclAlgorithm::COLLNET_CHAIN ||

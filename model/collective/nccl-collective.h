@@ -11,6 +11,7 @@
 
 #include "collective-algorithm.h"
 #include "nccl-tuning.h"
+#include "pat-schedule.h"
 
 #include "ns3/data-rate.h"
 
@@ -18,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace ns3
@@ -159,6 +161,8 @@ class NcclCollective : public CollectiveAlgorithm
     std::unique_ptr<CollectiveSchedule> DoBuild(const CollectiveRequest& request) const override;
 
   private:
+    /** \return PAT's plan for \p kind and \p shape (made once, shared by the ranks) */
+    std::shared_ptr<const PatPlan> PatPlanFor(PatKind kind, const PatShape& shape) const;
     /** \return the tuning model for \p nodes x \p gpus (made once per shape) */
     const NcclTuningModel& Tuning(uint32_t nodes, uint32_t gpus) const;
     void SetAlgo(std::string value);
@@ -188,6 +192,9 @@ class NcclCollective : public CollectiveAlgorithm
     };
 
     mutable std::map<std::pair<uint32_t, uint32_t>, TuningSlot> m_tuning;
+    /** PAT's plans by (kind, ranks, aggFactor, postFreq): what a shape's ranks share. */
+    mutable std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, std::shared_ptr<const PatPlan>>
+        m_patPlans;
 };
 
 } // namespace ns3

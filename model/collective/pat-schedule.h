@@ -67,7 +67,48 @@ enum class PatKind
 };
 
 /**
- * One rank's ops of one channel of a PAT all-gather or reduce-scatter.
+ * What every rank of a PAT call shares for one shape: the pass's messages in the order a rank
+ * runs them and the dependencies between them (O(n), rank-independent). MakePatPlan builds it;
+ * BuildPat's schedules read it by formula.
+ */
+struct PatPlan;
+
+/**
+ * \param kind all-gather or reduce-scatter
+ * \param shape the pass's shape (PatShape::Make)
+ * \return the plan every rank of the shape reads (share it: O(n) each)
+ */
+std::shared_ptr<const PatPlan> MakePatPlan(PatKind kind, const PatShape& shape);
+
+/**
+ * One rank's ops of one channel of a PAT all-gather or reduce-scatter, by formula: O(1) state
+ * per rank beside the shared plan (and the members, when they are not the identity). The same
+ * ops, dependencies and tags as BuildPatList, in the same order (pat-test checks both for
+ * every n up to 64).
+ *
+ * \param plan the shape's plan (MakePatPlan)
+ * \param members members[p]: the communicator index of position p (n entries); null: p itself
+ * \param me this rank's position
+ * \param channelBytes this rank's share on the channel (> 0)
+ * \param chunkBytes a pass, at most (> 0)
+ * \param window buffer slots per dimension (> 0)
+ * \param tagBase the first tag (as BuildPatList)
+ * \return the rank's ops
+ * \throws std::invalid_argument for a null plan, a members list of the wrong size, a position
+ *         out of range, a zero share, chunk or window, or more than 2^32 ops
+ */
+std::unique_ptr<CollectiveSchedule> BuildPat(std::shared_ptr<const PatPlan> plan,
+                                             std::shared_ptr<const std::vector<uint32_t>> members,
+                                             uint32_t me,
+                                             uint64_t channelBytes,
+                                             uint64_t chunkBytes,
+                                             uint32_t window,
+                                             int64_t tagBase);
+
+/**
+ * One rank's ops of one channel of a PAT all-gather or reduce-scatter, as a list: the
+ * reference BuildPat's formulas are checked against (and what the NCCL model ran before they
+ * existed).
  *
  * All-gather: the message carrying offsets S in dimension d goes to position me - 2^d (mod n)
  * and the same message of position me + 2^d is received; it is sent once the receives that
@@ -90,16 +131,16 @@ enum class PatKind
  * \throws std::invalid_argument for a members list of the wrong size, a position out of range,
  *         a zero share, chunk or window
  */
-std::unique_ptr<CollectiveSchedule> BuildPat(PatKind kind,
-                                             const PatShape& shape,
-                                             const std::vector<uint32_t>& members,
-                                             uint32_t me,
-                                             uint64_t channelBytes,
-                                             uint64_t chunkBytes,
-                                             uint32_t window,
-                                             int64_t tagBase);
+std::unique_ptr<CollectiveSchedule> BuildPatList(PatKind kind,
+                                                 const PatShape& shape,
+                                                 const std::vector<uint32_t>& members,
+                                                 uint32_t me,
+                                                 uint64_t channelBytes,
+                                                 uint64_t chunkBytes,
+                                                 uint32_t window,
+                                                 int64_t tagBase);
 
-/** \return the tags BuildPat uses for these arguments: passes x messages a pass */
+/** \return the tags BuildPat and BuildPatList use: passes x messages a pass */
 int64_t PatTags(const PatShape& shape, uint64_t channelBytes, uint64_t chunkBytes);
 
 /**
