@@ -24,10 +24,11 @@ def quoted_blocks(page):
     while i < len(lines):
         if lines[i].strip() == "<!-- lab-output -->":
             j = i + 1
-            while j < len(lines) and not lines[j].startswith("```"):
+            # Fences may be indented (a block inside a list item).
+            while j < len(lines) and not lines[j].lstrip().startswith("```"):
                 j += 1
             k = j + 1
-            while k < len(lines) and not lines[k].startswith("```"):
+            while k < len(lines) and not lines[k].lstrip().startswith("```"):
                 k += 1
             if j >= len(lines) or k >= len(lines):
                 sys.exit(f"lab-page-check: the marker on line {i + 1} has no fenced block")
