@@ -392,6 +392,37 @@ BOOST_AUTO_TEST_CASE(protocol_ceilings_cap_a_streams_rate)
     BOOST_TEST(simple > 300.0);
 }
 
+BOOST_AUTO_TEST_CASE(a_trees_ceiling_is_half_its_bus_bandwidth_a_stream)
+{
+    // 4 hosts x 8 H100 (more than 2 nodes, Intel hosts), Tree/LL, 16 MiB, 16 channels. NCCL's
+    // tree LL bus bandwidth with links of no limit is min(16 x 36.0 / 3.8, llMax 20.4) = 20.4
+    // GB/s, its algorithm bandwidth half of it: each channel's up and down streams carry
+    // 20.4 / 16 / 2 GB/s each, and the call moves S / 10.2 GB/s = 1,644.8 us (its per-step
+    // latencies overlap the pipeline, the first chunk's path aside). On the links alone (NICs
+    // of 50 GB/s, LL's doubled bytes) it would take a few hundred us.
+    const uint64_t size = uint64_t(16) << 20;
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue("Tree"));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue("LL"));
+    const double paced =
+        chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 4, 8, size, "rail-optimized")
+            .GetIterationTime()
+            .GetMicroSeconds();
+    Config::SetDefault("ns3::NcclCollective::ProtocolCeiling", BooleanValue(false));
+    const double links =
+        chakra_test::RunNcclCall(ChakraProtoMsg::ALL_REDUCE, 4, 8, size, "rail-optimized")
+            .GetIterationTime()
+            .GetMicroSeconds();
+    Config::SetDefault("ns3::NcclCollective::ProtocolCeiling", BooleanValue(true));
+    Config::SetDefault("ns3::NcclCollective::NcclAlgo", StringValue(""));
+    Config::SetDefault("ns3::NcclCollective::NcclProto", StringValue(""));
+    const double closed = static_cast<double>(size) / (20.4 / 2 * 1e3);
+    BOOST_TEST_MESSAGE("Tree/LL 16 MiB: " << paced << " us paced, " << links
+                                          << " us on the links, closed form " << closed);
+    BOOST_TEST(paced >= closed);
+    BOOST_TEST(paced / closed - 1 < 0.03, "paced " << paced << " us, closed " << closed);
+    BOOST_TEST(links < closed / 3);
+}
+
 BOOST_AUTO_TEST_CASE(nvlink_hops_carry_bytes_over_nccls_efficiency)
 {
     // NCCL's NVLink figure per link over the line rate per link (topo.h): SM80 20.0 / 25,
