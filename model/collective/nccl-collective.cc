@@ -1242,15 +1242,17 @@ NcclCollective::DoBuild(const CollectiveRequest& request) const
             {
                 continue;
             }
-            const PatShape shape = PatShape::Make(n, plan.chunkBytes, bytes);
-            schedule->Add(BuildPat(PatPlanFor(kind, shape),
+            const std::shared_ptr<const PatPlan> pat =
+                PatPlanFor(kind, PatShape::Make(n, plan.chunkBytes, bytes));
+            const int64_t tags = PatTags(*pat, bytes, plan.chunkBytes);
+            schedule->Add(BuildPat(pat,
                                    members,
                                    layout.myHost,
                                    bytes,
                                    plan.chunkBytes,
                                    static_cast<uint32_t>(kSteps),
                                    tagBase));
-            tagBase += PatTags(shape, bytes, plan.chunkBytes);
+            tagBase += tags;
         }
         return schedule;
     }

@@ -126,13 +126,6 @@ PatMessages(const PatShape& shape)
     return messages;
 }
 
-int64_t
-PatTags(const PatShape& shape, uint64_t channelBytes, uint64_t chunkBytes)
-{
-    return static_cast<int64_t>(Passes(channelBytes, chunkBytes)) *
-           static_cast<int64_t>(PatMessages(shape).size());
-}
-
 uint64_t
 PatChunkBytes(PatKind kind, uint64_t stepBytes, uint32_t channels, uint64_t bytes)
 {
@@ -166,6 +159,11 @@ struct PatPlan
     std::vector<std::vector<uint32_t>> neededBy;
     std::vector<uint32_t> positionOf;               //!< per message index: its position
     std::array<std::vector<uint32_t>, 32> dimSteps; //!< per dimension: its positions in order
+    /**
+     * The positions whose send may wait for nothing (it and the send before it need no
+     * receive), ascending: a superset of a pass's first sends, O(log n) of the n - 1.
+     */
+    std::vector<uint32_t> open;
 };
 
 std::shared_ptr<const PatPlan>
@@ -236,8 +234,19 @@ MakePatPlan(PatKind kind, const PatShape& shape)
         {
             plan->neededBy[q].push_back(i); // i ascending: each list stays sorted
         }
+        if (needs.empty() && (i == 0 || plan->needs[i - 1].empty()))
+        {
+            plan->open.push_back(i);
+        }
     }
     return plan;
+}
+
+int64_t
+PatTags(const PatPlan& plan, uint64_t channelBytes, uint64_t chunkBytes)
+{
+    return static_cast<int64_t>(Passes(channelBytes, chunkBytes)) *
+           static_cast<int64_t>(plan.steps.size());
 }
 
 namespace
@@ -339,17 +348,17 @@ class PatSchedule : public CollectiveSchedule
 
     bool InitialSends(std::vector<uint32_t>& sends) const override
     {
-        // A send waits for nothing only while its dimension has window slots free: in the
-        // first `window` passes at most.
+        // A send waits for nothing only if it and the send before it need no receive (the
+        // plan's open positions) and its dimension has window slots free: in the first
+        // `window` passes at most. Deps decides for each candidate.
         const uint64_t passes = std::min<uint64_t>(m_passes, m_window);
         for (uint64_t pass = 0; pass < passes; ++pass)
         {
-            for (uint32_t i = 0; i < m_count; ++i)
+            for (uint32_t i : m_plan->open)
             {
-                const auto op = static_cast<uint32_t>(2 * (pass * m_count + i));
-                if (Deps(op).empty())
+                if (Deps(SendOp(pass, i)).empty())
                 {
-                    sends.push_back(op);
+                    sends.push_back(SendOp(pass, i));
                 }
             }
         }

@@ -140,8 +140,9 @@ std::unique_ptr<CollectiveSchedule> BuildPatList(PatKind kind,
                                                  uint32_t window,
                                                  int64_t tagBase);
 
-/** \return the tags BuildPat and BuildPatList use: passes x messages a pass */
-int64_t PatTags(const PatShape& shape, uint64_t channelBytes, uint64_t chunkBytes);
+/** \return the tags BuildPat and BuildPatList use for \p plan's shape: passes x messages a
+ *  pass (read from the plan: no O(n) recount per rank and channel) */
+int64_t PatTags(const PatPlan& plan, uint64_t channelBytes, uint64_t chunkBytes);
 
 /**
  * NCCL's PAT chunk (src/enqueue.cc): the Simple step (512 KiB) halved while it is above 64 KiB
