@@ -122,8 +122,11 @@ class LlmRankWriter
     uint64_t EmbeddingBytes() const;
     /** \return 16-bit gradient bytes \p bytes as the reductions carry them (--grad-reduce-dtype) */
     uint64_t ReducedBytes(uint64_t bytes) const;
-    /** A compute node for autocast's casts of gathered fp32 weights (none for 16-bit ones) */
-    void CastWeights(const std::string& name, uint64_t bytes, const PipelineStep& step);
+    /**
+     * A compute node for autocast's casts of the gathered fp32 weights of layer \p key (or the
+     * output layer); nothing for 16-bit ones (then nothing is worked out: every pass asks)
+     */
+    void CastWeights(uint32_t key, const PipelineStep& step);
     /** \return the name of this rank's group of a kind */
     std::string Group(const std::string& kind) const;
 
@@ -389,23 +392,26 @@ LlmRankWriter::EdgeLayer(uint32_t key, const PipelineStep& step, const std::vect
         // The output layer is a GEMM (autocast casts its weights); the embedding a lookup.
         if (key == kOutputKey)
         {
-            CastWeights("weight_cast_output", EmbeddingBytes(), step);
+            CastWeights(kOutputKey, step);
         }
     }
     Append(ops);
 }
 
 void
-LlmRankWriter::CastWeights(const std::string& name, uint64_t bytes, const PipelineStep& step)
+LlmRankWriter::CastWeights(uint32_t key, const PipelineStep& step)
 {
     if (m_layout.gatherBytes <= kWeightBytes)
     {
         return;
     }
+    const std::string name =
+        key == kOutputKey ? "weight_cast_output" : "weight_cast_l" + std::to_string(key);
     // fp32 weights gathered: autocast casts them for the forward's GEMMs, and the gradients
     // come back through the cast in the backward (which a full recompute precedes by another
     // forward cast).
     const uint64_t casts = step.forward ? 1 : (m_layout.recompute == Recompute::Full ? 2 : 1);
+    const uint64_t bytes = key == kOutputKey ? EmbeddingBytes() : WeightBytes(key).first;
     const uint64_t parameters = bytes / kWeightBytes;
     Compute(name, m_job.gpu->MemoryBoundMicros(parameters * casts * kCastBytesPerParameter));
 }
@@ -458,7 +464,7 @@ LlmRankWriter::Layers(uint32_t first, uint32_t count, const PipelineStep& step, 
                 GatherLayer(step.forward ? layer + 1 : layer - 1);
             }
             WaitForLayer(layer);
-            CastWeights("weight_cast_l" + std::to_string(layer), WeightBytes(layer).first, step);
+            CastWeights(layer, step);
         }
         Append(step.forward ? m_job.planner->Forward(layer) : m_job.planner->Backward(layer));
         if (lastBackward)
