@@ -130,6 +130,31 @@ LayerCollectiveBytes(const std::vector<ChakraProtoMsg::Node>& nodes, const std::
     return bytes;
 }
 
+/**
+ * \return per rank, the bytes its collectives move: an all-gather's comm_size is the rank's
+ *         contribution, 1/dp of what is gathered; a reduction's is what it reduces
+ */
+std::vector<double>
+MovedBytes(const std::vector<std::string>& files, uint32_t dp)
+{
+    std::vector<double> moved;
+    for (const auto& file : files)
+    {
+        double sum = 0;
+        for (const auto& node : ReadNodes(file))
+        {
+            if (node.type() == ChakraProtoMsg::COMM_COLL_NODE)
+            {
+                const double bytes = IntAttr(node, "comm_size");
+                sum +=
+                    IntAttr(node, "comm_type") == ChakraProtoMsg::ALL_GATHER ? dp * bytes : bytes;
+            }
+        }
+        moved.push_back(sum);
+    }
+    return moved;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(llm_step)
@@ -212,46 +237,11 @@ BOOST_AUTO_TEST_CASE(zero3_moves_three_times_the_weights)
     spec.model = ToyModel();
     spec.layout = Layout(4, 1, 1, 4); // dp 4, one micro-batch each
     spec.layout.zero = 3;
-    const auto files = WriteLlmStep(dir.File("z3"), spec);
     const double weightBytes = 2.0 * TotalParameters(spec.model);
-    for (const auto& file : files)
+    for (double moved : MovedBytes(WriteLlmStep(dir.File("z3"), spec), 4))
     {
-        double moved = 0;
-        for (const auto& node : ReadNodes(file))
-        {
-            if (node.type() != ChakraProtoMsg::COMM_COLL_NODE)
-            {
-                continue;
-            }
-            const int64_t type = IntAttr(node, "comm_type");
-            const double bytes = IntAttr(node, "comm_size");
-            // All-gather: comm_size is this rank's contribution, 1/4 of what is gathered.
-            moved += type == ChakraProtoMsg::ALL_GATHER ? 4 * bytes : bytes;
-        }
         BOOST_TEST(moved == 3 * weightBytes, boost::test_tools::tolerance(0.001));
     }
-}
-
-/** \return per rank, the bytes its collectives move as the ZeRO-3 case above counts them */
-std::vector<double>
-MovedBytes(const std::vector<std::string>& files, uint32_t dp)
-{
-    std::vector<double> moved;
-    for (const auto& file : files)
-    {
-        double sum = 0;
-        for (const auto& node : ReadNodes(file))
-        {
-            if (node.type() == ChakraProtoMsg::COMM_COLL_NODE)
-            {
-                const double bytes = IntAttr(node, "comm_size");
-                sum +=
-                    IntAttr(node, "comm_type") == ChakraProtoMsg::ALL_GATHER ? dp * bytes : bytes;
-            }
-        }
-        moved.push_back(sum);
-    }
-    return moved;
 }
 
 // The element sizes of the gathers and reductions (--fsdp-param-dtype, --grad-reduce-dtype):
