@@ -192,7 +192,9 @@ BOOST_AUTO_TEST_CASE(tensor_parallel_all_reduces_carry_b_s_h_activations)
 
 // With sequence parallelism each all-reduce becomes a reduce-scatter of the same b x s x h
 // input, and each block opens with an all-gather in which a rank contributes b x s x h / tp
-// (Korthikanti et al. 2022, Section 4.2.2): the same bytes on the wire as an all-reduce.
+// (Korthikanti et al. 2022, Section 4.2.2): the same bytes on the wire as an all-reduce. The
+// backward gathers each block's input shard once more for its first GEMM's weight gradient
+// (Megatron-Core keeps only the shard): one more all-gather per layer and block.
 BOOST_AUTO_TEST_CASE(sequence_parallel_replaces_all_reduce_by_reduce_scatter_and_all_gather)
 {
     TempDir dir;
@@ -204,6 +206,7 @@ BOOST_AUTO_TEST_CASE(sequence_parallel_replaces_all_reduce_by_reduce_scatter_and
     const int64_t bsh = 1 * 512 * 1024;
     const auto nodes = ReadNodes(files.at(3));
     uint32_t gathers = 0;
+    uint32_t regathers = 0;
     uint32_t scatters = 0;
     for (const auto& [name, bytes] : Collectives(nodes, "tp_"))
     {
@@ -216,6 +219,12 @@ BOOST_AUTO_TEST_CASE(sequence_parallel_replaces_all_reduce_by_reduce_scatter_and
             BOOST_TEST(bytes == 2 * bsh / 4, name);
             ++gathers;
         }
+        else if (name.rfind("tp_regather_", 0) == 0)
+        {
+            // The backward gathers a column-parallel GEMM's input again (tp-comm-overlap-test).
+            BOOST_TEST(bytes == 2 * bsh / 4, name);
+            ++regathers;
+        }
         else
         {
             BOOST_TEST(name.rfind("tp_reducescatter_", 0) == 0, name);
@@ -224,6 +233,7 @@ BOOST_AUTO_TEST_CASE(sequence_parallel_replaces_all_reduce_by_reduce_scatter_and
         }
     }
     BOOST_TEST(gathers == 4u * 2 * 2);
+    BOOST_TEST(regathers == 4u * 2);
     BOOST_TEST(scatters == 4u * 2 * 2);
 }
 
@@ -578,6 +588,10 @@ BOOST_AUTO_TEST_CASE(the_command_line_checks_before_writing)
         {"--model llama3-8b --ranks 8 --grad-reduce-dtype tf32",
          "--grad-reduce-dtype: 'tf32' is not valid (bf16, fp32)"},
         {"--model llama3-8b --ranks 8 --fsdp-param-dtype fp32", "needs --fsdp or --zero 3"},
+        {"--model llama3-8b --ranks 8 --tp 2 --tp-comm-overlap ring",
+         "--tp-comm-overlap: 'ring' is not valid (none, async, userbuffers)"},
+        {"--model llama3-8b --ranks 8 --tp 2 --tp-comm-overlap userbuffers",
+         "--tp-comm-overlap userbuffers needs --sequence-parallel"},
     };
     for (const auto& [flags, message] : mistakes)
     {

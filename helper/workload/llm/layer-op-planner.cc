@@ -157,6 +157,231 @@ LayerOpPlanner::LeaveBlock(const std::string& name, std::vector<LayerOp>& ops) c
     }
 }
 
+bool
+LayerOpPlanner::AsyncTensorComm() const
+{
+    return m_layout.tp > 1 && m_layout.tpCommOverlap != TpCommOverlap::None;
+}
+
+bool
+LayerOpPlanner::RingExchanges() const
+{
+    // ResolveLayout refuses userbuffers without sequence parallelism.
+    return m_layout.tp > 1 && m_layout.tpCommOverlap == TpCommOverlap::Userbuffers;
+}
+
+double
+LayerOpPlanner::ChunkMicros(double whole, uint64_t m, uint64_t n, uint64_t k) const
+{
+    // A chunk is a smaller GEMM: the model's efficiency for its size, applied to the whole's
+    // time (measured or modelled), so a profile's figure carries over.
+    const uint64_t tp = m_layout.tp;
+    const double modelled = m_gpu.GemmMicros(m, n, k);
+    const double chunks = static_cast<double>(tp) * m_gpu.GemmMicros(m / tp, n, k);
+    return modelled > 0 ? whole * chunks / modelled / static_cast<double>(tp)
+                        : whole / static_cast<double>(tp);
+}
+
+namespace
+{
+
+/** An exchange step of a ring over the tensor-parallel group. */
+LayerOp
+RingStep(const std::string& name, uint64_t bytes, uint32_t offset)
+{
+    LayerOp op;
+    op.kind = LayerOpKind::TensorRingExchange;
+    op.name = name;
+    op.bytes = bytes;
+    op.offset = offset;
+    op.blocking = false;
+    return op;
+}
+
+/** A GEMM's chunk \p index, waiting for \p joined too if given. */
+LayerOp
+Chunk(const std::string& name, uint32_t index, double micros, const std::string& joined)
+{
+    LayerOp op;
+    op.name = name + "_chunk" + std::to_string(index);
+    op.micros = micros;
+    if (!joined.empty())
+    {
+        op.joins.push_back(joined);
+    }
+    return op;
+}
+
+} // namespace
+
+void
+LayerOpPlanner::GatheredGemm(const std::string& block,
+                             const std::string& name,
+                             uint64_t n,
+                             uint64_t k,
+                             std::vector<LayerOp>& ops) const
+{
+    const LayerOp whole = Gemm(name, m_tokens, n, k);
+    if (!RingExchanges())
+    {
+        EnterBlock(block, ops);
+        ops.push_back(whole);
+        return;
+    }
+    // Transformer Engine's all-gather by ring exchange: each rank multiplies the shard it has
+    // while passing it on to its neighbour; after tp - 1 steps every shard has been through.
+    const uint32_t tp = m_layout.tp;
+    const uint64_t shard = m_tokens / tp * m_model.hidden * kElementBytes;
+    const std::string step = "tp_ring_allgather_" + block + "_step";
+    for (uint32_t i = 1; i < tp; ++i)
+    {
+        LayerOp exchange = RingStep(step + std::to_string(i), shard, 1);
+        if (i > 1)
+        {
+            exchange.joins.push_back(step + std::to_string(i - 1)); // it forwards that chunk
+        }
+        ops.push_back(exchange);
+    }
+    const double chunk = ChunkMicros(whole.micros, m_tokens, n, k);
+    for (uint32_t i = 0; i < tp; ++i)
+    {
+        ops.push_back(Chunk(name, i, chunk, i == 0 ? "" : step + std::to_string(i)));
+    }
+}
+
+void
+LayerOpPlanner::ScatteredGemm(const std::string& block,
+                              const std::string& name,
+                              uint64_t n,
+                              uint64_t k,
+                              std::vector<LayerOp>& ops) const
+{
+    const LayerOp whole = Gemm(name, m_tokens, n, k);
+    if (!RingExchanges())
+    {
+        ops.push_back(whole);
+        LeaveBlock(block, ops);
+        return;
+    }
+    // Transformer Engine's reduce-scatter by ring exchange: the GEMM runs in tp row chunks,
+    // each chunk's partial sum sent to the rank that owns those rows (the rank i + 1 places
+    // on at step i) while the next chunk computes; the rank's own chunk comes last, then one
+    // kernel adds the tp partial sums.
+    const uint32_t tp = m_layout.tp;
+    const uint64_t shard = m_tokens / tp * n * kElementBytes;
+    const std::string step = "tp_ring_reducescatter_" + block + "_step";
+    const double chunk = ChunkMicros(whole.micros, m_tokens, n, k);
+    LayerOp reduce = MemoryBound("tp_ring_reduce_" + block, (tp + 1) * shard);
+    for (uint32_t i = 0; i < tp; ++i)
+    {
+        ops.push_back(Chunk(name, i, chunk, ""));
+        if (i + 1 < tp)
+        {
+            ops.push_back(RingStep(step + std::to_string(i + 1), shard, i + 1));
+            reduce.joins.push_back(step + std::to_string(i + 1));
+        }
+    }
+    ops.push_back(reduce);
+}
+
+void
+LayerOpPlanner::RowParallelBackward(const std::string& block,
+                                    const std::string& name,
+                                    uint64_t n,
+                                    uint64_t k,
+                                    std::vector<LayerOp>& ops) const
+{
+    const LayerOp whole = GemmBackward(name, m_tokens, n, k);
+    if (!RingExchanges())
+    {
+        EnterBlock(block, ops);
+        ops.push_back(whole);
+        return;
+    }
+    // The output gradient is all-gathered by ring exchange into the input-gradient GEMM
+    // (dX = dY W^T, chunk by chunk); the weight gradient (dW = X^T dY) needs all of dY.
+    const double dgrad = m_gpu.GemmMicros(m_tokens, k, n);
+    const double wgrad = m_gpu.GemmMicros(k, n, m_tokens);
+    const double share = dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0.5;
+    const uint32_t tp = m_layout.tp;
+    const uint64_t shard = m_tokens / tp * m_model.hidden * kElementBytes;
+    const std::string step = "tp_ring_allgather_" + block + "_step";
+    for (uint32_t i = 1; i < tp; ++i)
+    {
+        LayerOp exchange = RingStep(step + std::to_string(i), shard, 1);
+        if (i > 1)
+        {
+            exchange.joins.push_back(step + std::to_string(i - 1));
+        }
+        ops.push_back(exchange);
+    }
+    const double chunk = ChunkMicros(whole.micros * share, m_tokens, k, n);
+    for (uint32_t i = 0; i < tp; ++i)
+    {
+        ops.push_back(
+            Chunk(whole.name + "_dgrad", i, chunk, i == 0 ? "" : step + std::to_string(i)));
+    }
+    LayerOp weights;
+    weights.name = whole.name + "_wgrad";
+    weights.micros = whole.micros * (1 - share);
+    ops.push_back(weights);
+}
+
+std::string
+LayerOpPlanner::ColumnParallelBackward(const std::string& block,
+                                       const std::string& name,
+                                       uint64_t n,
+                                       uint64_t k,
+                                       std::vector<LayerOp>& ops) const
+{
+    const LayerOp whole = GemmBackward(name, m_tokens, n, k);
+    const bool gathers = m_layout.tp > 1 && m_layout.sequenceParallel;
+    // Sequence parallelism keeps only the input's shard: the weight gradient needs it
+    // gathered again (Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication,
+    // Transformer Engine's LayerNormLinear).
+    LayerOp regather = TensorCollective("tp_regather_" + block,
+                                        ChakraProtoMsg::ALL_GATHER,
+                                        m_tokens / m_layout.tp * m_model.hidden * kElementBytes);
+    std::vector<LayerOp> reduction;
+    LeaveBlock(block, reduction);
+    if (!AsyncTensorComm())
+    {
+        if (gathers)
+        {
+            ops.push_back(regather);
+        }
+        ops.push_back(whole);
+        ops.insert(ops.end(), reduction.begin(), reduction.end());
+        return "";
+    }
+    // The re-gather runs during the input-gradient GEMM, and that gradient's reduction during
+    // the weight-gradient GEMM, both issued asynchronously.
+    const double dgrad = m_gpu.GemmMicros(m_tokens, k, n);
+    const double wgrad = m_gpu.GemmMicros(k, n, m_tokens);
+    const double share = dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0.5;
+    if (gathers)
+    {
+        regather.blocking = false;
+        ops.push_back(regather);
+    }
+    LayerOp inputs;
+    inputs.name = whole.name + "_dgrad";
+    inputs.micros = whole.micros * share;
+    ops.push_back(inputs);
+    LayerOp reduce = reduction.front();
+    reduce.blocking = false;
+    ops.push_back(reduce);
+    LayerOp weights;
+    weights.name = whole.name + "_wgrad";
+    weights.micros = whole.micros * (1 - share);
+    if (gathers)
+    {
+        weights.joins.push_back(regather.name);
+    }
+    ops.push_back(weights);
+    return reduce.name;
+}
+
 std::vector<LayerOp>
 LayerOpPlanner::Projections(const std::string& suffix, bool backward) const
 {
@@ -237,30 +462,49 @@ void
 LayerOpPlanner::AttentionForward(const std::string& suffix, std::vector<LayerOp>& ops) const
 {
     const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
-    EnterBlock("attention" + suffix, ops);
+    const std::string block = "attention" + suffix;
+    const bool latent = m_model.kvLoraRank > 0;
+    if (latent)
+    {
+        // MLA's projections take the gathered input as a whole, before its norm's shard.
+        EnterBlock(block, ops);
+    }
+    // The norm runs on the sequence shard; the gather opens the column-parallel GEMM.
     ops.push_back(MemoryBound("attention_norm" + suffix,
                               2 * m_tokens / shard * m_model.hidden * kElementBytes));
-    for (LayerOp& op : Projections(suffix, false))
+    if (latent)
     {
-        ops.push_back(op);
+        for (LayerOp& op : Projections(suffix, false))
+        {
+            ops.push_back(op);
+        }
+    }
+    else
+    {
+        GatheredGemm(block,
+                     "qkv" + suffix,
+                     (m_model.heads + 2 * m_model.kvHeads) * m_model.headDim / m_layout.tp,
+                     m_model.hidden,
+                     ops);
     }
     AttentionCore(suffix, false, ops);
-    ops.push_back(Gemm("attention_out" + suffix,
-                       m_tokens,
-                       m_model.hidden,
-                       m_model.heads * m_vDim / m_layout.tp));
-    LeaveBlock("attention" + suffix, ops);
+    ScatteredGemm(block,
+                  "attention_out" + suffix,
+                  m_model.hidden,
+                  m_model.heads * m_vDim / m_layout.tp,
+                  ops);
 }
 
 void
 LayerOpPlanner::AttentionBackward(const std::string& suffix, std::vector<LayerOp>& ops) const
 {
     const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
-    EnterBlock("attention_grad" + suffix, ops);
-    ops.push_back(GemmBackward("attention_out" + suffix,
-                               m_tokens,
-                               m_model.hidden,
-                               m_model.heads * m_vDim / m_layout.tp));
+    const std::string block = "attention_grad" + suffix;
+    RowParallelBackward(block,
+                        "attention_out" + suffix,
+                        m_model.hidden,
+                        m_model.heads * m_vDim / m_layout.tp,
+                        ops);
     if (m_layout.recompute == Recompute::Selective)
     {
         // Selective recompute keeps the core's inputs and runs the core forward again.
@@ -273,12 +517,28 @@ LayerOpPlanner::AttentionBackward(const std::string& suffix, std::vector<LayerOp
         }
     }
     AttentionCore(suffix, true, ops);
-    std::vector<LayerOp> projections = Projections(suffix, true);
-    std::reverse(projections.begin(), projections.end());
-    ops.insert(ops.end(), projections.begin(), projections.end());
-    ops.push_back(MemoryBound("attention_norm_backward" + suffix,
-                              4 * m_tokens / shard * m_model.hidden * kElementBytes));
-    LeaveBlock("attention_grad" + suffix, ops);
+    LayerOp norm = MemoryBound("attention_norm_backward" + suffix,
+                               4 * m_tokens / shard * m_model.hidden * kElementBytes);
+    if (m_model.kvLoraRank > 0)
+    {
+        std::vector<LayerOp> projections = Projections(suffix, true);
+        std::reverse(projections.begin(), projections.end());
+        ops.insert(ops.end(), projections.begin(), projections.end());
+        ops.push_back(norm);
+        LeaveBlock(block, ops);
+        return;
+    }
+    const std::string reduction = ColumnParallelBackward(block,
+                                                         "qkv" + suffix,
+                                                         (m_model.heads + 2 * m_model.kvHeads) *
+                                                             m_model.headDim / m_layout.tp,
+                                                         m_model.hidden,
+                                                         ops);
+    if (!reduction.empty())
+    {
+        norm.joins.push_back(reduction); // the norm's backward runs on the reduced shard
+    }
+    ops.push_back(norm);
 }
 
 void
@@ -302,6 +562,40 @@ LayerOpPlanner::DenseMlp(const std::string& name,
     ops.push_back(GemmBackward(name + "_down", tokens, m_model.hidden, width));
     ops.push_back(MemoryBound(name + "_activation_backward", 2 * activationBytes));
     ops.push_back(GemmBackward(name + "_up", tokens, up, m_model.hidden));
+}
+
+void
+LayerOpPlanner::DenseMlpBlock(const std::string& suffix,
+                              bool backward,
+                              std::vector<LayerOp>& ops) const
+{
+    const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
+    const uint64_t normBytes = 2 * m_tokens / shard * m_model.hidden * kElementBytes;
+    const uint64_t width = m_model.ffn / m_layout.tp;
+    // A gated MLP (SwiGLU) has two up-projections (up and gate) fused in one GEMM.
+    const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
+    // The activation reads the up-projection's output and writes one width-wide tensor.
+    const uint64_t activationBytes = m_tokens * (up + width) * kElementBytes;
+    const std::string name = "mlp" + suffix;
+    if (!backward)
+    {
+        ops.push_back(MemoryBound("mlp_norm" + suffix, normBytes));
+        GatheredGemm(name, name + "_up", up, m_model.hidden, ops);
+        ops.push_back(MemoryBound(name + "_activation", activationBytes));
+        ScatteredGemm(name, name + "_down", m_model.hidden, width, ops);
+        return;
+    }
+    const std::string block = "mlp_grad" + suffix;
+    RowParallelBackward(block, name + "_down", m_model.hidden, width, ops);
+    ops.push_back(MemoryBound(name + "_activation_backward", 2 * activationBytes));
+    const std::string reduction =
+        ColumnParallelBackward(block, name + "_up", up, m_model.hidden, ops);
+    LayerOp norm = MemoryBound("mlp_norm_backward" + suffix, 2 * normBytes);
+    if (!reduction.empty())
+    {
+        norm.joins.push_back(reduction);
+    }
+    ops.push_back(norm);
 }
 
 void
@@ -383,12 +677,17 @@ void
 LayerOpPlanner::MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& ops) const
 {
     const std::string suffix = "_l" + std::to_string(layer);
+    if (!IsMoeLayer(m_model, layer))
+    {
+        DenseMlpBlock(suffix, backward, ops);
+        return;
+    }
+    // MoE: the tp collectives open and close the block as a whole (on the critical path).
     const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
     const uint64_t normBytes = 2 * m_tokens / shard * m_model.hidden * kElementBytes;
-    const bool moe = IsMoeLayer(m_model, layer);
     // An MoE block that routes its own shard and has no shared experts needs no tp
     // collective: nothing in it is split over tp.
-    const bool tensorBlock = !moe || m_model.sharedExperts > 0 || !m_layout.RoutesOwnShard();
+    const bool tensorBlock = m_model.sharedExperts > 0 || !m_layout.RoutesOwnShard();
     if (tensorBlock)
     {
         EnterBlock(std::string(backward ? "mlp_grad" : "mlp") + suffix, ops);
@@ -397,22 +696,15 @@ LayerOpPlanner::MlpBlock(uint32_t layer, bool backward, std::vector<LayerOp>& op
     {
         ops.push_back(MemoryBound("mlp_norm" + suffix, normBytes));
     }
-    if (!moe)
+    if (m_model.sharedExperts > 0)
     {
-        DenseMlp("mlp" + suffix, m_tokens, m_model.ffn / m_layout.tp, backward, ops);
+        DenseMlp("shared_experts" + suffix,
+                 m_tokens,
+                 uint64_t{m_model.sharedExperts} * m_model.moeFfn / m_layout.tp,
+                 backward,
+                 ops);
     }
-    else
-    {
-        if (m_model.sharedExperts > 0)
-        {
-            DenseMlp("shared_experts" + suffix,
-                     m_tokens,
-                     uint64_t{m_model.sharedExperts} * m_model.moeFfn / m_layout.tp,
-                     backward,
-                     ops);
-        }
-        RoutedExperts(suffix, backward, ops);
-    }
+    RoutedExperts(suffix, backward, ops);
     if (backward)
     {
         ops.push_back(MemoryBound("mlp_norm_backward" + suffix, 2 * normBytes));
@@ -442,6 +734,10 @@ LayerOpPlanner::Backward(uint32_t layer) const
         for (LayerOp op : Forward(layer))
         {
             op.name = "recompute_" + op.name;
+            for (std::string& joined : op.joins)
+            {
+                joined = "recompute_" + joined;
+            }
             ops.push_back(op);
         }
     }

@@ -32,6 +32,11 @@ enum class LayerOpKind
     ContextKvExchange, //!< one ring step of context parallelism: K/V to the next CP rank
     /** a collective over the expert tensor-parallel group (etp > 1) */
     ExpertTensorCollective,
+    /**
+     * One step of Transformer Engine's ring exchange over the tensor-parallel group: bytes to
+     * the rank `offset` places on, the same from the rank `offset` places back
+     */
+    TensorRingExchange,
 };
 
 /**
@@ -45,8 +50,17 @@ struct LayerOp
     double micros{0};                       //!< Compute: duration
     /** TensorCollective, ExpertAllToAll, ExpertTensorCollective: the collective */
     ChakraProtoMsg::CollectiveCommType collective{ChakraProtoMsg::ALL_REDUCE};
-    /** Collectives: comm_size (see CollectiveRequest); ContextKvExchange: bytes sent */
+    /** Collectives: comm_size (see CollectiveRequest); exchanges: bytes sent */
     uint64_t bytes{0};
+    /** TensorRingExchange: how many places along the tensor-parallel ring the peer is */
+    uint32_t offset{1};
+    /**
+     * false: the ops after this one do not wait for it (a collective or exchange issued
+     * beside the GEMMs); an op that needs its result names it in `joins`
+     */
+    bool blocking{true};
+    /** names of earlier non-blocking ops of the same list that this op waits for as well */
+    std::vector<std::string> joins;
 };
 
 /**
@@ -77,6 +91,12 @@ struct LayerOp
  *   etp > 1 and the experts' outputs reduce-scattered back; the experts hold moe_ffn / etp.
  *   The shared experts stay a tp-split dense MLP; without them no tp all-gather or
  *   reduce-scatter opens or closes an MoE block whose rank routes its own shard.
+ * - Overlap (ParallelLayout::tpCommOverlap): with Async a column-parallel GEMM's backward is its
+ *   input gradient with the input's re-gather (sequence parallelism) beside it, then its weight
+ *   gradient with the input gradient's reduction beside it; Userbuffers adds Transformer
+ *   Engine's ring exchanges, the GEMMs around each all-gather and reduce-scatter run in tp row
+ *   chunks as the shards arrive or leave. Ops beside the chain are non-blocking and named in a
+ *   later op's `joins`. MoE blocks and MLA's projections keep their collectives blocking.
  * - Activations and weights in 16-bit (2 bytes).
  * - Recompute: Full runs the layer's forward again (its communication too) before its
  *   backward; Selective runs the attention core again (Korthikanti et al. 2022).
@@ -142,6 +162,47 @@ class LayerOpPlanner
     static LayerOp TensorCollective(const std::string& name,
                                     ChakraProtoMsg::CollectiveCommType type,
                                     uint64_t bytes);
+    /** \return true if the tp collectives overlap GEMMs (tp > 1, --tp-comm-overlap not none) */
+    bool AsyncTensorComm() const;
+    /** \return true if they also run as ring exchanges inside the GEMMs (userbuffers) */
+    bool RingExchanges() const;
+    /** \return the time of one of tp row chunks of a GEMM (m, n, k) whose whole takes \p whole */
+    double ChunkMicros(double whole, uint64_t m, uint64_t n, uint64_t k) const;
+    /**
+     * A column-parallel GEMM (m_tokens x n x k) opening \p block: its input's sequence shards
+     * gathered before it, or (ring exchanges) chunk by chunk while it runs.
+     */
+    void GatheredGemm(const std::string& block,
+                      const std::string& name,
+                      uint64_t n,
+                      uint64_t k,
+                      std::vector<LayerOp>& ops) const;
+    /**
+     * A row-parallel GEMM closing \p block: its output all-reduced or reduce-scattered after
+     * it, or (ring exchanges) each chunk sent to its owner as soon as it is computed.
+     */
+    void ScatteredGemm(const std::string& block,
+                       const std::string& name,
+                       uint64_t n,
+                       uint64_t k,
+                       std::vector<LayerOp>& ops) const;
+    /** The backward of a row-parallel GEMM opening \p block: the output gradient gathered. */
+    void RowParallelBackward(const std::string& block,
+                             const std::string& name,
+                             uint64_t n,
+                             uint64_t k,
+                             std::vector<LayerOp>& ops) const;
+    /**
+     * The backward of a column-parallel GEMM closing \p block: its input re-gathered (sequence
+     * parallelism keeps only the shard) and the input gradient reduced.
+     * \return the name of the reduction when it runs beside the weight gradient (the next op
+     *         joins it), else ""
+     */
+    std::string ColumnParallelBackward(const std::string& block,
+                                       const std::string& name,
+                                       uint64_t n,
+                                       uint64_t k,
+                                       std::vector<LayerOp>& ops) const;
     /** Opens a tensor-parallel block: an all-gather of the sequence shards with SP. */
     void EnterBlock(const std::string& name, std::vector<LayerOp>& ops) const;
     /** Closes it: an all-reduce, or a reduce-scatter with SP (nothing when tp == 1). */
@@ -160,6 +221,8 @@ class LayerOpPlanner
                   uint64_t width,
                   bool backward,
                   std::vector<LayerOp>& ops) const;
+    /** A dense model's MLP block (forward or backward) of layer suffix \p suffix. */
+    void DenseMlpBlock(const std::string& suffix, bool backward, std::vector<LayerOp>& ops) const;
     /** The MoE block's routed part (router, dispatch, experts, combine). */
     void RoutedExperts(const std::string& suffix, bool backward, std::vector<LayerOp>& ops) const;
     /** The MLP block of layer \p layer (dense or MoE), forward or backward. */

@@ -77,6 +77,27 @@ RecomputeOf(const ToolArgs& args)
                                 "' is not valid (none, selective, full)");
 }
 
+/** \return the --tp-comm-overlap value */
+TpCommOverlap
+TpCommOverlapOf(const ToolArgs& args)
+{
+    const std::string value = args.Get("tp-comm-overlap");
+    if (value == "none")
+    {
+        return TpCommOverlap::None;
+    }
+    if (value == "async")
+    {
+        return TpCommOverlap::Async;
+    }
+    if (value == "userbuffers")
+    {
+        return TpCommOverlap::Userbuffers;
+    }
+    throw std::invalid_argument("--tp-comm-overlap: '" + value +
+                                "' is not valid (none, async, userbuffers)");
+}
+
 /** \return the bytes of the dtype flag \p name gives: bf16 2, fp32 4 */
 uint32_t
 DtypeBytesOf(const ToolArgs& args, const std::string& name)
@@ -125,6 +146,26 @@ UnevenStages(const LlmStepSpec& spec, const ParallelLayout& layout)
                 std::to_string(StageLayers(layout, spec.model.layers, stage));
     }
     return " (layers per stage: " + text + ")";
+}
+
+/** \return ", tp overlap none" etc. when tp > 1 ("" otherwise: nothing to overlap) */
+std::string
+TpOverlapText(const ParallelLayout& layout)
+{
+    if (layout.tp == 1)
+    {
+        return "";
+    }
+    switch (layout.tpCommOverlap)
+    {
+    case TpCommOverlap::None:
+        return ", tp overlap none";
+    case TpCommOverlap::Async:
+        return ", tp overlap async";
+    case TpCommOverlap::Userbuffers:
+        return ", tp overlap userbuffers";
+    }
+    return "";
 }
 
 } // namespace
@@ -182,6 +223,14 @@ DeclareLlmFlags(ToolArgs& args)
                    "(Megatron's --accumulate-allreduce-grads-in-fp32, FSDP reduce_dtype fp32)",
                    "bf16");
     args.AddOption("recompute", "llm: activation recompute: none, selective or full", "none");
+    args.AddOption("tp-comm-overlap",
+                   "llm: how tensor-parallel collectives overlap the GEMMs: none (all on the "
+                   "critical path: Megatron-LM of 2021), async (Megatron-Core's default: a "
+                   "column-parallel GEMM's backward overlaps its input's re-gather and its "
+                   "gradient's reduction), userbuffers (async plus Transformer Engine's ring "
+                   "exchanges inside the GEMMs: Megatron's --tp-comm-overlap, NeMo's recipes; "
+                   "needs --sequence-parallel)",
+                   "async");
     std::string gpus;
     for (const std::string& name : GpuComputeNames())
     {
@@ -232,6 +281,7 @@ LlmFlagNames()
             "fsdp-param-dtype",
             "grad-reduce-dtype",
             "recompute",
+            "tp-comm-overlap",
             "gpu",
             "precision",
             "gemm-efficiency-scale",
@@ -286,6 +336,7 @@ LlmStepSpecFromFlags(const ToolArgs& args)
         layout.globalBatch = 8 * dp * layout.microBatch;
     }
     layout.recompute = RecomputeOf(args);
+    layout.tpCommOverlap = TpCommOverlapOf(args);
     spec.gpu = args.Get("gpu");
     spec.precision = PrecisionOf(args);
     spec.efficiencyScale = args.GetDouble("gemm-efficiency-scale");
@@ -317,7 +368,8 @@ DescribeLlmStep(const LlmStepSpec& spec, const LlmStepPlan& plan)
            std::to_string(l.pp) + (l.vp > 1 ? " x vp " + std::to_string(l.vp) : "") +
            UnevenStages(spec, l) + ", cp " + std::to_string(l.cp) + ", ep " + std::to_string(l.ep) +
            (l.etp != 0 && l.etp != l.tp ? ", etp " + std::to_string(l.etp) : "") + ", dp " +
-           std::to_string(l.dp) + (l.gatherBytes == 4 ? ", fp32 weight gathers" : "") +
+           std::to_string(l.dp) + TpOverlapText(l) +
+           (l.gatherBytes == 4 ? ", fp32 weight gathers" : "") +
            (l.gradReduceBytes == 4 ? ", fp32 gradient reductions" : "") + "; " +
            std::to_string(plan.microBatches) + " micro-batches of " + std::to_string(l.microBatch) +
            " x " + std::to_string(l.seq) + " tokens; " + flops +

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,8 +26,8 @@ namespace
 
 /** Bytes of a 16-bit weight or gradient. */
 constexpr uint64_t kWeightBytes = 2;
-/** Context-parallel ring exchanges use tags from here up (pipeline tags stay below). */
-constexpr int32_t kContextTagBase = 1 << 30;
+/** Context- and tensor-parallel ring exchanges use tags from here up (pipeline tags stay below). */
+constexpr int32_t kExchangeTagBase = 1 << 30;
 /**
  * Bytes an Adam step moves per parameter of the rank's shard: it reads and writes the fp32
  * master weight and both moments (3 x 4 x 2) and reads the 16-bit gradient and writes the
@@ -114,8 +115,11 @@ class LlmRankWriter
     int32_t PipelineTag(uint32_t microBatch, uint32_t chunk, bool forward) const;
     /** \return the rank at pipeline stage \p stage with this rank's other coordinates */
     uint32_t AtStage(uint32_t stage) const;
-    /** \return the rank \p offset places along this rank's context-parallel ring */
-    uint32_t AlongContextRing(int32_t offset) const;
+    /**
+     * \return the rank \p offset places along this rank's context-parallel ring (\p context)
+     *         or tensor-parallel ring
+     */
+    uint32_t AlongRing(bool context, int32_t offset) const;
     /** \return this rank's 16-bit weight bytes of layer \p layer: (dense, routed experts) */
     std::pair<uint64_t, uint64_t> WeightBytes(uint32_t layer) const;
     /** \return this rank's 16-bit bytes of the embedding (and of an untied output layer) */
@@ -136,7 +140,7 @@ class LlmRankWriter
     RankCoordinates m_at;                        //!< its coordinates
     RankTraceBuilder& m_trace;                   //!< its trace
     std::vector<uint64_t> m_chain;               //!< what the next compute waits for
-    int32_t m_contextTag{kContextTagBase};       //!< next context-parallel tag
+    int32_t m_exchangeTag{kExchangeTagBase};     //!< next cp or tp exchange's tag
     std::map<uint32_t, uint64_t> m_gathered;     //!< layer -> its weight all-gather
     std::unique_ptr<GradientBucketer> m_dense;   //!< dense gradient buckets
     std::unique_ptr<GradientBucketer> m_experts; //!< expert gradient buckets
@@ -241,11 +245,12 @@ LlmRankWriter::AtStage(uint32_t stage) const
 }
 
 uint32_t
-LlmRankWriter::AlongContextRing(int32_t offset) const
+LlmRankWriter::AlongRing(bool context, int32_t offset) const
 {
     RankCoordinates there = m_at;
-    const int32_t cp = static_cast<int32_t>(m_layout.cp);
-    there.cp = static_cast<uint32_t>(((static_cast<int32_t>(m_at.cp) + offset) % cp + cp) % cp);
+    uint32_t& at = context ? there.cp : there.tp;
+    const int32_t size = static_cast<int32_t>(context ? m_layout.cp : m_layout.tp);
+    at = static_cast<uint32_t>(((static_cast<int32_t>(at) + offset) % size + size) % size);
     return m_job.order->Rank(there);
 }
 
@@ -279,34 +284,93 @@ LlmRankWriter::Compute(const std::string& name, double micros)
 void
 LlmRankWriter::Append(const std::vector<LayerOp>& ops)
 {
+    // The non-blocking ops of this list (collectives and exchanges beside the GEMMs): what a
+    // joining op waits for, and whether one did.
+    struct Pending
+    {
+        const std::string* name;
+        uint64_t result;
+        bool joined;
+    };
+
+    std::vector<Pending> pending;
     for (const LayerOp& op : ops)
     {
+        std::vector<uint64_t> deps = m_chain;
+        for (const std::string& name : op.joins)
+        {
+            auto it = std::find_if(pending.begin(), pending.end(), [&](const Pending& p) {
+                return *p.name == name;
+            });
+            if (it == pending.end())
+            {
+                throw std::logic_error("llm: op " + op.name + " joins " + name +
+                                       ", which is not an earlier non-blocking op of its pass");
+            }
+            deps.push_back(it->result);
+            it->joined = true;
+        }
+        uint64_t result = 0;
+        bool exchange = false;
         switch (op.kind)
         {
-        case LayerOpKind::Compute:
-            Compute(op.name, op.micros);
+        case LayerOpKind::Compute: {
+            // duration_micros is whole microseconds: rounding to the nearest keeps the sum
+            // unbiased.
+            const auto micros = static_cast<uint64_t>(std::llround(std::max(0.0, op.micros)));
+            result = m_trace.Compute(op.name, micros, deps);
             break;
+        }
         case LayerOpKind::TensorCollective:
         case LayerOpKind::ExpertAllToAll:
         case LayerOpKind::ExpertTensorCollective: {
             const std::string kind = op.kind == LayerOpKind::TensorCollective ? "tp"
                                      : op.kind == LayerOpKind::ExpertAllToAll ? "ep"
                                                                               : "etp";
-            // Blocking: the next op needs its result.
-            m_chain = {m_trace.Collective(op.name, op.collective, op.bytes, m_chain, Group(kind))};
+            result = m_trace.Collective(op.name, op.collective, op.bytes, deps, Group(kind));
             break;
         }
-        case LayerOpKind::ContextKvExchange: {
+        case LayerOpKind::ContextKvExchange:
+        case LayerOpKind::TensorRingExchange: {
             // Every rank of a ring runs the same exchanges in the same order, so the k-th
-            // exchange's tag matches on both sides. The send does not hold the chain up; the
-            // next attention step waits for the chunk received.
-            const int32_t tag = m_contextTag++;
-            const std::vector<uint64_t> after = m_chain;
-            m_trace.Send(op.name, AlongContextRing(1), tag, op.bytes, after, Group("cp"));
-            m_chain.push_back(
-                m_trace.Recv(op.name, AlongContextRing(-1), tag, op.bytes, after, Group("cp")));
+            // exchange's tag matches on both sides. The send holds nothing up; what needs the
+            // chunk waits for the receive.
+            const bool context = op.kind == LayerOpKind::ContextKvExchange;
+            const int32_t ahead = context ? 1 : static_cast<int32_t>(op.offset);
+            if (m_exchangeTag == std::numeric_limits<int32_t>::max())
+            {
+                throw std::invalid_argument("llm: the step has more ring exchanges than tags "
+                                            "(2^30); fewer micro-batches or layers per stage");
+            }
+            const int32_t tag = m_exchangeTag++;
+            const std::string group = Group(context ? "cp" : "tp");
+            m_trace.Send(op.name, AlongRing(context, ahead), tag, op.bytes, deps, group);
+            result = m_trace.Recv(op.name, AlongRing(context, -ahead), tag, op.bytes, deps, group);
+            exchange = true;
             break;
         }
+        }
+        if (!op.blocking)
+        {
+            pending.push_back({&op.name, result, false});
+        }
+        else if (exchange)
+        {
+            // The next op waits for the chunk received as well as for what came before.
+            deps.push_back(result);
+            m_chain = std::move(deps);
+        }
+        else
+        {
+            m_chain = {result};
+        }
+    }
+    // Whatever no op joined, the next pass waits for: nothing of a layer is left dangling.
+    for (const Pending& p : pending)
+    {
+        if (!p.joined)
+        {
+            m_chain.push_back(p.result);
         }
     }
 }
@@ -672,7 +736,7 @@ PlanLlmStep(const LlmStepSpec& spec)
     plan.ranks = layout.gpus;
     plan.microBatches = layout.MicroBatches();
     // Pipeline tags count (micro-batch, chunk, direction) below the context-parallel tags.
-    workload::Require(uint64_t{plan.microBatches} * layout.vp * 2 < uint64_t{kContextTagBase},
+    workload::Require(uint64_t{plan.microBatches} * layout.vp * 2 < uint64_t{kExchangeTagBase},
                       family,
                       "too many micro-batches (" + std::to_string(plan.microBatches) + ")");
     plan.tokens =

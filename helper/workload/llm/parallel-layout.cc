@@ -148,6 +148,12 @@ CheckBatchAndSharding(const ParallelLayout& layout)
     Require(layout.gatherBytes == 2 || layout.fsdp || layout.zero == 3,
             "--fsdp-param-dtype fp32 needs --fsdp or --zero 3 (the weights other layouts "
             "gather are the optimizer's 16-bit copies)");
+    // Transformer Engine's userbuffers exchange sequence shards: Megatron's --tp-comm-overlap
+    // refuses to run without sequence parallelism (megatron/training/arguments.py).
+    Require(layout.tpCommOverlap != TpCommOverlap::Userbuffers || layout.tp == 1 ||
+                layout.sequenceParallel,
+            "--tp-comm-overlap userbuffers needs --sequence-parallel (the ring exchanges pass "
+            "sequence shards)");
 }
 
 } // namespace

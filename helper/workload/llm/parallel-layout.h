@@ -24,6 +24,29 @@ enum class Recompute
 
 /**
  * \ingroup chakra-workload
+ * \brief How the tensor-parallel collectives of a layer overlap its GEMMs.
+ */
+enum class TpCommOverlap
+{
+    /** every collective on the critical path (Megatron-LM before September 2021, the SC'21 runs) */
+    None,
+    /**
+     * Megatron-Core's and Transformer Engine's backward of a column-parallel GEMM: the input's
+     * re-gather (sequence parallelism) runs during the input-gradient GEMM, and that gradient's
+     * reduce-scatter (or all-reduce) during the weight-gradient GEMM
+     */
+    Async,
+    /**
+     * Async, plus Transformer Engine's userbuffers (Megatron's --tp-comm-overlap, NeMo's
+     * recipes): each all-gather feeding a GEMM and each reduce-scatter of a GEMM's output is
+     * split into tp chunks passed around the tensor-parallel ring while the GEMM runs on the
+     * chunks that have arrived (ring exchange); needs sequence parallelism
+     */
+    Userbuffers,
+};
+
+/**
+ * \ingroup chakra-workload
  * \brief How a job splits a model over GPUs (Megatron-LM's terms).
  */
 struct ParallelLayout
@@ -50,10 +73,11 @@ struct ParallelLayout
      * Megatron's --accumulate-allreduce-grads-in-fp32, FSDP's reduce_dtype fp32)
      */
     uint32_t gradReduceBytes{2};
-    uint64_t globalBatch{0};              //!< sequences per step
-    uint32_t microBatch{1};               //!< sequences per micro-batch
-    uint32_t seq{0};                      //!< tokens per sequence
-    Recompute recompute{Recompute::None}; //!< activation recomputation
+    uint64_t globalBatch{0};                           //!< sequences per step
+    uint32_t microBatch{1};                            //!< sequences per micro-batch
+    uint32_t seq{0};                                   //!< tokens per sequence
+    Recompute recompute{Recompute::None};              //!< activation recomputation
+    TpCommOverlap tpCommOverlap{TpCommOverlap::Async}; //!< tensor-parallel overlap
     // Uneven pipeline stages (Megatron-Core's num_layers_in_first/last_pipeline_stage):
     // the split itself is pipeline-layers.h's.
     uint32_t firstStageLayers{0}; //!< layers of stage 0; 0: an even split
