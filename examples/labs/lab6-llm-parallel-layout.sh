@@ -6,6 +6,8 @@
 # 32 hosts x 8 H100s, rail-optimized, 400 Gbps NICs, with the flow model; the table is the
 # sweep's time split. GBS (global batch, sequences of SEQ tokens) is the same for every layout.
 # Layouts the generator refuses (memory, heads) are printed with the reason and not run.
+# TP_OVERLAP=none|async|userbuffers: how the TP collectives overlap the GEMMs
+# (chakra_generator --tp-comm-overlap; default async, Megatron-Core's).
 # LAB_SMALL=1 runs Llama 3 8B on 32 GPUs (the sanitizer CI's; the page's figures are the
 # default's).
 set -euo pipefail
@@ -31,6 +33,7 @@ for layout in $layouts; do
   # Megatron's distributed optimizer (ZeRO-1) and sequence parallelism, as NeMo's recipes.
   if line=$("$build/bin/chakra_generator" --workload llm --model "$model" --ranks "$gpus" \
       --tp "$tp" --pp "$pp" --vp "$vp" --sequence-parallel --zero 1 --seq "$seq" --gbs "$gbs" \
+      --tp-comm-overlap "${TP_OVERLAP:-async}" \
       --output-prefix "$out/$name/step" 2>&1 | tr '\n' ' '); then
     variants+=(--variant "$name:trace=$out/$name/step")
     echo "$name ok $line" >> "$out/layouts.txt"
