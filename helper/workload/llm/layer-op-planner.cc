@@ -228,6 +228,17 @@ LayerOpPlanner::GatheredGemm(const std::string& block,
         ops.push_back(whole);
         return;
     }
+    RingGatheredGemm(block, name, whole.micros, n, k, ops);
+}
+
+void
+LayerOpPlanner::RingGatheredGemm(const std::string& block,
+                                 const std::string& name,
+                                 double micros,
+                                 uint64_t n,
+                                 uint64_t k,
+                                 std::vector<LayerOp>& ops) const
+{
     // Transformer Engine's all-gather by ring exchange: each rank multiplies the shard it has
     // while passing it on to its neighbour; after tp - 1 steps every shard has been through.
     const uint32_t tp = m_layout.tp;
@@ -242,11 +253,21 @@ LayerOpPlanner::GatheredGemm(const std::string& block,
         }
         ops.push_back(exchange);
     }
-    const double chunk = ChunkMicros(whole.micros, m_tokens, n, k);
+    const double chunk = ChunkMicros(micros, m_tokens, n, k);
     for (uint32_t i = 0; i < tp; ++i)
     {
         ops.push_back(Chunk(name, i, chunk, i == 0 ? "" : step + std::to_string(i)));
     }
+}
+
+double
+LayerOpPlanner::InputGradientShare(uint64_t n, uint64_t k) const
+{
+    // Of a (m_tokens, n, k) GEMM's backward: dX = dY W^T is (m_tokens, k, n), dW = X^T dY is
+    // (k, n, m_tokens).
+    const double dgrad = m_gpu.GemmMicros(m_tokens, k, n);
+    const double wgrad = m_gpu.GemmMicros(k, n, m_tokens);
+    return dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0.5;
 }
 
 void
@@ -300,27 +321,8 @@ LayerOpPlanner::RowParallelBackward(const std::string& block,
     }
     // The output gradient is all-gathered by ring exchange into the input-gradient GEMM
     // (dX = dY W^T, chunk by chunk); the weight gradient (dW = X^T dY) needs all of dY.
-    const double dgrad = m_gpu.GemmMicros(m_tokens, k, n);
-    const double wgrad = m_gpu.GemmMicros(k, n, m_tokens);
-    const double share = dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0.5;
-    const uint32_t tp = m_layout.tp;
-    const uint64_t shard = m_tokens / tp * m_model.hidden * kElementBytes;
-    const std::string step = "tp_ring_allgather_" + block + "_step";
-    for (uint32_t i = 1; i < tp; ++i)
-    {
-        LayerOp exchange = RingStep(step + std::to_string(i), shard, 1);
-        if (i > 1)
-        {
-            exchange.joins.push_back(step + std::to_string(i - 1));
-        }
-        ops.push_back(exchange);
-    }
-    const double chunk = ChunkMicros(whole.micros * share, m_tokens, k, n);
-    for (uint32_t i = 0; i < tp; ++i)
-    {
-        ops.push_back(
-            Chunk(whole.name + "_dgrad", i, chunk, i == 0 ? "" : step + std::to_string(i)));
-    }
+    const double share = InputGradientShare(n, k);
+    RingGatheredGemm(block, whole.name + "_dgrad", whole.micros * share, k, n, ops);
     LayerOp weights;
     weights.name = whole.name + "_wgrad";
     weights.micros = whole.micros * (1 - share);
@@ -356,9 +358,7 @@ LayerOpPlanner::ColumnParallelBackward(const std::string& block,
     }
     // The re-gather runs during the input-gradient GEMM, and that gradient's reduction during
     // the weight-gradient GEMM, both issued asynchronously.
-    const double dgrad = m_gpu.GemmMicros(m_tokens, k, n);
-    const double wgrad = m_gpu.GemmMicros(k, n, m_tokens);
-    const double share = dgrad + wgrad > 0 ? dgrad / (dgrad + wgrad) : 0.5;
+    const double share = InputGradientShare(n, k);
     if (gathers)
     {
         regather.blocking = false;

@@ -186,6 +186,18 @@ class LayerOpPlanner
                        uint64_t n,
                        uint64_t k,
                        std::vector<LayerOp>& ops) const;
+    /**
+     * The ring-exchange all-gather of \p block's sequence shards into the GEMM \p name
+     * (m_tokens x n x k, taking \p micros whole), run in tp row chunks as the shards arrive.
+     */
+    void RingGatheredGemm(const std::string& block,
+                          const std::string& name,
+                          double micros,
+                          uint64_t n,
+                          uint64_t k,
+                          std::vector<LayerOp>& ops) const;
+    /** \return the input gradient's share of a (m_tokens, n, k) GEMM's modelled backward */
+    double InputGradientShare(uint64_t n, uint64_t k) const;
     /** The backward of a row-parallel GEMM opening \p block: the output gradient gathered. */
     void RowParallelBackward(const std::string& block,
                              const std::string& name,
