@@ -250,6 +250,34 @@ BOOST_AUTO_TEST_CASE(chunks_are_smaller_gemms_waiting_for_their_shards)
     BOOST_TEST(reduce.joins.size() == 3u);
 }
 
+// With a measured profile the chunks and the two gradients keep the measured whole: the QKV
+// forward measured at 100 us is four chunks of 100 x (4 x model(128 rows) / model(512 rows)) / 4
+// us, and its backward measured at 300 us splits into the model's shares of dX and dW, summing
+// to 300 us.
+BOOST_AUTO_TEST_CASE(a_profiles_times_carry_over_to_chunks_and_gradients)
+{
+    const ComputeTimeModel gpu(LookUpGpuCompute("H100"), Precision::Bf16, 1.0);
+    ComputeProfile profile;
+    profile.Add("qkv", "512x768x1024", 100);
+    profile.Add("qkv_backward", "512x768x1024", 300);
+    const LayerOpPlanner ub(ToyModel(), Layout(TpCommOverlap::Userbuffers), gpu, true, &profile);
+    const auto forward = ub.Forward(0);
+    const double ratio = 4 * gpu.GemmMicros(128, 768, 1024) / gpu.GemmMicros(512, 768, 1024);
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        BOOST_TEST(Op(forward, "qkv_l0_chunk" + std::to_string(i)).micros == 100 * ratio / 4,
+                   boost::test_tools::tolerance(1e-9));
+    }
+    const LayerOpPlanner async(ToyModel(), Layout(TpCommOverlap::Async), gpu, true, &profile);
+    const auto backward = async.Backward(0);
+    const double dgrad = gpu.GemmMicros(512, 1024, 768);
+    const double wgrad = gpu.GemmMicros(1024, 768, 512);
+    BOOST_TEST(Op(backward, "qkv_l0_backward_dgrad").micros == 300 * dgrad / (dgrad + wgrad),
+               boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(Op(backward, "qkv_l0_backward_wgrad").micros == 300 * wgrad / (dgrad + wgrad),
+               boost::test_tools::tolerance(1e-9));
+}
+
 // Every asynchronous op is waited for by a later op of its pass, and every op waited for is an
 // earlier asynchronous one, in every mode, with full recompute (whose names are prefixed) too;
 // none has no asynchronous op, async only in the backward.
