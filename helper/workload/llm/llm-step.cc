@@ -63,8 +63,9 @@ struct LlmJob
 
 /**
  * Writes one rank's step: its pipeline schedule of passes, each a chain of ops on the compute
- * stream with the blocking collectives between them, and the gradient and parameter
- * collectives on the gradient streams.
+ * stream with the blocking collectives between them (and the non-blocking ones beside it, joined
+ * by the ops that need them), and the gradient and parameter collectives on the gradient
+ * streams.
  */
 class LlmRankWriter
 {
