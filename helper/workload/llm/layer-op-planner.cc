@@ -198,12 +198,12 @@ RingStep(const std::string& name, uint64_t bytes, uint32_t offset)
     return op;
 }
 
-/** A GEMM's chunk \p index, waiting for \p joined too if given. */
+/** A compute op (a GEMM's chunk or one of its gradients), waiting for \p joined too if given. */
 LayerOp
-Chunk(const std::string& name, uint32_t index, double micros, const std::string& joined)
+ComputeOp(const std::string& name, double micros, const std::string& joined = "")
 {
     LayerOp op;
-    op.name = name + "_chunk" + std::to_string(index);
+    op.name = name;
     op.micros = micros;
     if (!joined.empty())
     {
@@ -256,7 +256,9 @@ LayerOpPlanner::RingGatheredGemm(const std::string& block,
     const double chunk = ChunkMicros(micros, m_tokens, n, k);
     for (uint32_t i = 0; i < tp; ++i)
     {
-        ops.push_back(Chunk(name, i, chunk, i == 0 ? "" : step + std::to_string(i)));
+        ops.push_back(ComputeOp(name + "_chunk" + std::to_string(i),
+                                chunk,
+                                i == 0 ? "" : step + std::to_string(i)));
     }
 }
 
@@ -295,7 +297,7 @@ LayerOpPlanner::ScatteredGemm(const std::string& block,
     LayerOp reduce = MemoryBound("tp_ring_reduce_" + block, (tp + 1) * shard);
     for (uint32_t i = 0; i < tp; ++i)
     {
-        ops.push_back(Chunk(name, i, chunk, ""));
+        ops.push_back(ComputeOp(name + "_chunk" + std::to_string(i), chunk));
         if (i + 1 < tp)
         {
             ops.push_back(RingStep(step + std::to_string(i + 1), shard, i + 1));
@@ -323,10 +325,7 @@ LayerOpPlanner::RowParallelBackward(const std::string& block,
     // (dX = dY W^T, chunk by chunk); the weight gradient (dW = X^T dY) needs all of dY.
     const double share = InputGradientShare(n, k);
     RingGatheredGemm(block, whole.name + "_dgrad", whole.micros * share, k, n, ops);
-    LayerOp weights;
-    weights.name = whole.name + "_wgrad";
-    weights.micros = whole.micros * (1 - share);
-    ops.push_back(weights);
+    ops.push_back(ComputeOp(whole.name + "_wgrad", whole.micros * (1 - share)));
 }
 
 std::string
@@ -364,21 +363,12 @@ LayerOpPlanner::ColumnParallelBackward(const std::string& block,
         regather.blocking = false;
         ops.push_back(regather);
     }
-    LayerOp inputs;
-    inputs.name = whole.name + "_dgrad";
-    inputs.micros = whole.micros * share;
-    ops.push_back(inputs);
+    ops.push_back(ComputeOp(whole.name + "_dgrad", whole.micros * share));
     LayerOp reduce = reduction.front();
     reduce.blocking = false;
     ops.push_back(reduce);
-    LayerOp weights;
-    weights.name = whole.name + "_wgrad";
-    weights.micros = whole.micros * (1 - share);
-    if (gathers)
-    {
-        weights.joins.push_back(regather.name);
-    }
-    ops.push_back(weights);
+    ops.push_back(
+        ComputeOp(whole.name + "_wgrad", whole.micros * (1 - share), gathers ? regather.name : ""));
     return reduce.name;
 }
 
@@ -541,6 +531,26 @@ LayerOpPlanner::AttentionBackward(const std::string& suffix, std::vector<LayerOp
     ops.push_back(norm);
 }
 
+uint64_t
+LayerOpPlanner::UpWidth(uint64_t width) const
+{
+    // A gated MLP (SwiGLU) has two up-projections (up and gate) fused in one GEMM.
+    return width * (m_model.gatedMlp ? 2 : 1);
+}
+
+LayerOp
+LayerOpPlanner::MlpActivation(const std::string& name,
+                              uint64_t tokens,
+                              uint64_t width,
+                              bool backward) const
+{
+    // The activation reads the up-projection's output and writes one width-wide tensor; its
+    // backward moves twice that.
+    const uint64_t bytes = tokens * (UpWidth(width) + width) * kElementBytes;
+    return backward ? MemoryBound(name + "_activation_backward", 2 * bytes)
+                    : MemoryBound(name + "_activation", bytes);
+}
+
 void
 LayerOpPlanner::DenseMlp(const std::string& name,
                          uint64_t tokens,
@@ -548,19 +558,16 @@ LayerOpPlanner::DenseMlp(const std::string& name,
                          bool backward,
                          std::vector<LayerOp>& ops) const
 {
-    // A gated MLP (SwiGLU) has two up-projections (up and gate) fused in one GEMM.
-    const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
-    // The activation reads the up-projection's output and writes one width-wide tensor.
-    const uint64_t activationBytes = tokens * (up + width) * kElementBytes;
+    const uint64_t up = UpWidth(width);
     if (!backward)
     {
         ops.push_back(Gemm(name + "_up", tokens, up, m_model.hidden));
-        ops.push_back(MemoryBound(name + "_activation", activationBytes));
+        ops.push_back(MlpActivation(name, tokens, width, false));
         ops.push_back(Gemm(name + "_down", tokens, m_model.hidden, width));
         return;
     }
     ops.push_back(GemmBackward(name + "_down", tokens, m_model.hidden, width));
-    ops.push_back(MemoryBound(name + "_activation_backward", 2 * activationBytes));
+    ops.push_back(MlpActivation(name, tokens, width, true));
     ops.push_back(GemmBackward(name + "_up", tokens, up, m_model.hidden));
 }
 
@@ -572,22 +579,19 @@ LayerOpPlanner::DenseMlpBlock(const std::string& suffix,
     const uint64_t shard = m_layout.sequenceParallel ? m_layout.tp : 1;
     const uint64_t normBytes = 2 * m_tokens / shard * m_model.hidden * kElementBytes;
     const uint64_t width = m_model.ffn / m_layout.tp;
-    // A gated MLP (SwiGLU) has two up-projections (up and gate) fused in one GEMM.
-    const uint64_t up = width * (m_model.gatedMlp ? 2 : 1);
-    // The activation reads the up-projection's output and writes one width-wide tensor.
-    const uint64_t activationBytes = m_tokens * (up + width) * kElementBytes;
+    const uint64_t up = UpWidth(width);
     const std::string name = "mlp" + suffix;
     if (!backward)
     {
         ops.push_back(MemoryBound("mlp_norm" + suffix, normBytes));
         GatheredGemm(name, name + "_up", up, m_model.hidden, ops);
-        ops.push_back(MemoryBound(name + "_activation", activationBytes));
+        ops.push_back(MlpActivation(name, m_tokens, width, false));
         ScatteredGemm(name, name + "_down", m_model.hidden, width, ops);
         return;
     }
     const std::string block = "mlp_grad" + suffix;
     RowParallelBackward(block, name + "_down", m_model.hidden, width, ops);
-    ops.push_back(MemoryBound(name + "_activation_backward", 2 * activationBytes));
+    ops.push_back(MlpActivation(name, m_tokens, width, true));
     const std::string reduction =
         ColumnParallelBackward(block, name + "_up", up, m_model.hidden, ops);
     LayerOp norm = MemoryBound("mlp_norm_backward" + suffix, 2 * normBytes);

@@ -227,6 +227,13 @@ class LayerOpPlanner
     void AttentionCore(const std::string& suffix, bool backward, std::vector<LayerOp>& ops) const;
     /** The projections before the core (QKV, or MLA's low-rank ones). */
     std::vector<LayerOp> Projections(const std::string& suffix, bool backward) const;
+    /** \return the up-projection's width for an MLP \p width wide (twice it when gated) */
+    uint64_t UpWidth(uint64_t width) const;
+    /** The MLP activation (or its backward) of \p tokens tokens, \p width wide. */
+    LayerOp MlpActivation(const std::string& name,
+                          uint64_t tokens,
+                          uint64_t width,
+                          bool backward) const;
     /** A dense MLP of width \p width (forward or backward) on \p tokens tokens. */
     void DenseMlp(const std::string& name,
                   uint64_t tokens,

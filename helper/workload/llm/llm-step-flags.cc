@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <utility>
 
 namespace ns3
 {
@@ -77,25 +78,31 @@ RecomputeOf(const ToolArgs& args)
                                 "' is not valid (none, selective, full)");
 }
 
+/** The --tp-comm-overlap values by name: what the flag reads and the summary line prints. */
+constexpr std::pair<const char*, TpCommOverlap> kTpCommOverlapNames[] = {
+    {"none", TpCommOverlap::None},
+    {"async", TpCommOverlap::Async},
+    {"userbuffers", TpCommOverlap::Userbuffers},
+};
+
 /** \return the --tp-comm-overlap value */
 TpCommOverlap
 TpCommOverlapOf(const ToolArgs& args)
 {
     const std::string value = args.Get("tp-comm-overlap");
-    if (value == "none")
+    for (const auto& [name, mode] : kTpCommOverlapNames)
     {
-        return TpCommOverlap::None;
+        if (value == name)
+        {
+            return mode;
+        }
     }
-    if (value == "async")
+    std::string names;
+    for (const auto& [name, mode] : kTpCommOverlapNames)
     {
-        return TpCommOverlap::Async;
+        names += (names.empty() ? "" : ", ") + std::string(name);
     }
-    if (value == "userbuffers")
-    {
-        return TpCommOverlap::Userbuffers;
-    }
-    throw std::invalid_argument("--tp-comm-overlap: '" + value +
-                                "' is not valid (none, async, userbuffers)");
+    throw std::invalid_argument("--tp-comm-overlap: '" + value + "' is not valid (" + names + ")");
 }
 
 /** \return the bytes of the dtype flag \p name gives: bf16 2, fp32 4 */
@@ -156,14 +163,12 @@ TpOverlapText(const ParallelLayout& layout)
     {
         return "";
     }
-    switch (layout.tpCommOverlap)
+    for (const auto& [name, mode] : kTpCommOverlapNames)
     {
-    case TpCommOverlap::None:
-        return ", tp overlap none";
-    case TpCommOverlap::Async:
-        return ", tp overlap async";
-    case TpCommOverlap::Userbuffers:
-        return ", tp overlap userbuffers";
+        if (mode == layout.tpCommOverlap)
+        {
+            return std::string(", tp overlap ") + name;
+        }
     }
     return "";
 }

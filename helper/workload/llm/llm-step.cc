@@ -88,6 +88,8 @@ class LlmRankWriter
     void Layers(uint32_t first, uint32_t count, const PipelineStep& step, bool lastBackward);
     /** Appends \p ops after the chain's last node. */
     void Append(const std::vector<LayerOp>& ops);
+    /** \return a compute node of \p micros (rounded to whole microseconds) after \p deps */
+    uint64_t TimedNode(const std::string& name, double micros, const std::vector<uint64_t>& deps);
     /** Appends a compute node after the chain's last node. */
     void Compute(const std::string& name, double micros);
     /**
@@ -274,12 +276,18 @@ LlmRankWriter::ReducedBytes(uint64_t bytes) const
     return bytes / kWeightBytes * m_layout.gradReduceBytes;
 }
 
-void
-LlmRankWriter::Compute(const std::string& name, double micros)
+uint64_t
+LlmRankWriter::TimedNode(const std::string& name, double micros, const std::vector<uint64_t>& deps)
 {
     // duration_micros is whole microseconds: rounding to the nearest keeps the sum unbiased.
     const auto duration = static_cast<uint64_t>(std::llround(std::max(0.0, micros)));
-    m_chain = {m_trace.Compute(name, duration, m_chain)};
+    return m_trace.Compute(name, duration, deps);
+}
+
+void
+LlmRankWriter::Compute(const std::string& name, double micros)
+{
+    m_chain = {TimedNode(name, micros, m_chain)};
 }
 
 void
@@ -315,13 +323,9 @@ LlmRankWriter::Append(const std::vector<LayerOp>& ops)
         bool exchange = false;
         switch (op.kind)
         {
-        case LayerOpKind::Compute: {
-            // duration_micros is whole microseconds: rounding to the nearest keeps the sum
-            // unbiased.
-            const auto micros = static_cast<uint64_t>(std::llround(std::max(0.0, op.micros)));
-            result = m_trace.Compute(op.name, micros, deps);
+        case LayerOpKind::Compute:
+            result = TimedNode(op.name, op.micros, deps);
             break;
-        }
         case LayerOpKind::TensorCollective:
         case LayerOpKind::ExpertAllToAll:
         case LayerOpKind::ExpertTensorCollective: {
