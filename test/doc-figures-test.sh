@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Figures the reference pages quote from a command's output, checked against a fresh run of
 # that command: every <!-- lab-output --> block of doc/collectives.md (the NCCL model's
-# predicted / simulated tables) must appear, line for line, in what the commands below print
+# predicted / simulated tables) and of doc/workloads.md (the tensor-parallel overlap modes) must
+# appear, line for line, in what the commands below print
 # (test/lab-page-check.py; numbers within 0.5%). A model change that moves a quoted figure
 # fails here until the page is rerun, instead of leaving the page stale.
 #
@@ -29,4 +30,17 @@ for hosts in 1 2; do
         --transport flow --topology rail-optimized --algorithm nccl
 done
 python3 "$src/test/lab-page-check.py" "$src/doc/collectives.md" "$out" 0.005
-echo "doc-figures: doc/collectives.md's quoted figures hold"
+
+# doc/workloads.md, "Tensor-parallel overlap": the three modes on one host of 8 H100.
+: >"$out"
+steps=$(mktemp -d)
+trap 'rm -rf "$out" "$steps"' EXIT
+for mode in none async userbuffers; do
+    "$build/bin/chakra_generator" --workload llm --model llama3-70b --ranks 8 --tp 8 \
+        --sequence-parallel --seq 8192 --gbs 1 --precision fp8 --tp-comm-overlap "$mode" \
+        --allow-oversubscribed-memory --output-prefix "$steps/$mode/step" >/dev/null 2>&1
+    run "$build/bin/chakra-cluster" --trace "$steps/$mode/step" --hosts 1 --gpus-per-host 8 \
+        --transport flow
+done
+python3 "$src/test/lab-page-check.py" "$src/doc/workloads.md" "$out" 0.005
+echo "doc-figures: doc/collectives.md's and doc/workloads.md's quoted figures hold"
