@@ -238,16 +238,7 @@ ChakraHelper::Install(NodeContainer nodes)
         app->SetAttribute("TracePath", StringValue(GetTracePath(rank)));
         if (m_roles)
         {
-            const RankShift shift = m_roles->ShiftOf(rank);
-            std::string groups;
-            for (const auto& [prefix, stride] : *m_roles->groupStrides)
-            {
-                groups += (groups.empty() ? "" : ",") + prefix + ":" + std::to_string(stride);
-            }
-            app->SetAttribute("RankShift", UintegerValue(shift.shift));
-            app->SetAttribute("RankShiftStride", UintegerValue(shift.stride));
-            app->SetAttribute("RankShiftPeriod", UintegerValue(shift.period));
-            app->SetAttribute("RankShiftGroups", StringValue(groups));
+            app->SetAttribute("RankShift", StringValue(m_roles->ShiftOf(rank).ToText()));
             app->SetAttribute("SharedNodes", BooleanValue(true));
         }
         app->Configure(rank, peers, sharedHostOf);

@@ -101,15 +101,22 @@ Groups(const ChakraProtoMsg::Node& node, const RankShift& shift)
  * role's node are mapped.
  */
 void
-CheckRolesMatchRanks(const LlmStepSpec& spec, uint32_t expectedStride, uint32_t expectedPeriod)
+CheckRolesMatchRanks(const LlmStepSpec& spec,
+                     const std::vector<std::pair<uint32_t, uint32_t>>& expectedDigits)
 {
     TempDir dir;
     const auto perRank = WriteLlmStep(dir.File("ranks"), spec);
     const auto written = WriteLlmStepRoles(dir.File("roles"), spec);
     const RankRoles roles = ReadRankRoles(dir.File("roles.roles.json"));
-    BOOST_TEST(roles.stride == expectedStride);
-    BOOST_TEST(roles.period == expectedPeriod);
-    BOOST_TEST(roles.roles.size() == spec.layout.gpus / expectedPeriod);
+    BOOST_TEST_REQUIRE(roles.digits.size() == expectedDigits.size());
+    uint32_t sharing = 1; // ranks per role
+    for (std::size_t i = 0; i < expectedDigits.size(); ++i)
+    {
+        BOOST_TEST(roles.digits[i].stride == expectedDigits[i].first, "digit " << i);
+        BOOST_TEST(roles.digits[i].period == expectedDigits[i].second, "digit " << i);
+        sharing *= expectedDigits[i].second;
+    }
+    BOOST_TEST(roles.roles.size() == spec.layout.gpus / sharing);
     BOOST_TEST(written.size() == roles.roles.size() + 1);
     BOOST_TEST(roles.ranks == perRank.size());
     uint64_t shiftedIds = 0; // peers and members the shift moved (the test must exercise it)
@@ -167,10 +174,7 @@ WriteText(const std::string& path, const std::string& text)
 // 16 ranks as 2 x 4 x 2 (tp-like digit a, rotated digit d, outer b): x = a + 2d + 8b.
 BOOST_AUTO_TEST_CASE(shift_rotates_one_digit)
 {
-    RankShift shift;
-    shift.stride = 2;
-    shift.period = 4;
-    shift.shift = 3;
+    RankShift shift = RankShift::One(3, 2, 4);
     BOOST_TEST(shift.Map(0) == 6u);   // a 0, d 0 -> 3: 0 + 2 x 3
     BOOST_TEST(shift.Map(3) == 1u);   // a 1, d 1 -> 0
     BOOST_TEST(shift.Map(13) == 11u); // a 1, d 2 -> 1, b 1: 1 + 2 + 8
@@ -181,7 +185,7 @@ BOOST_AUTO_TEST_CASE(shift_rotates_one_digit)
         images.insert(shift.Map(x));
     }
     BOOST_TEST(images.size() == 16u); // a permutation
-    shift.shift = 4;                  // a whole turn
+    shift.turns[0].shift = 4;         // a whole turn
     BOOST_TEST(shift.IsIdentity());
     BOOST_TEST(shift.Map(13) == 13u);
     BOOST_TEST(RankShift().Map(7) == 7u);
@@ -189,20 +193,65 @@ BOOST_AUTO_TEST_CASE(shift_rotates_one_digit)
 
 BOOST_AUTO_TEST_CASE(group_names_shift_by_their_stride)
 {
-    RankShift shift;
-    shift.stride = 2;
-    shift.period = 4;
-    shift.shift = 3;
-    shift.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
-        std::map<std::string, uint32_t>{{"tp", 1}, {"pp", 4}});
+    RankShift shift = RankShift::One(3,
+                                     2,
+                                     4,
+                                     std::make_shared<const std::map<std::string, uint32_t>>(
+                                         std::map<std::string, uint32_t>{{"tp", 1}, {"pp", 4}}));
     BOOST_TEST(shift.Name("tp5") == "tp8");     // 5 + 1 x 3
     BOOST_TEST(shift.Name("pp0") == "pp12");    // 0 + 4 x 3
     BOOST_TEST(shift.Name("dpcp3") == "dpcp3"); // no stride: every replica's
     BOOST_TEST(shift.Name("tp") == "tp");
     BOOST_TEST(shift.Name("7") == "7");
     BOOST_TEST(shift.Name("") == "");
-    shift.shift = 0;
+    shift.turns[0].shift = 0;
     BOOST_TEST(shift.Name("tp5") == "tp5");
+}
+
+// Two digits of 16 ranks as 2 x 4 x 2 (a, d, b): x = a + 2d + 8b; a rotated by 1, d by 3.
+BOOST_AUTO_TEST_CASE(shift_rotates_several_digits_at_once)
+{
+    RankShift shift;
+    shift.turns.push_back({RankDigit{1,
+                                     2,
+                                     std::make_shared<const std::map<std::string, uint32_t>>(
+                                         std::map<std::string, uint32_t>{{"cp", 1}, {"pp", 1}})},
+                           1});
+    shift.turns.push_back({RankDigit{2,
+                                     4,
+                                     std::make_shared<const std::map<std::string, uint32_t>>(
+                                         std::map<std::string, uint32_t>{{"tp", 1}, {"pp", 4}})},
+                           3});
+    BOOST_TEST(shift.Map(0) == 7u);   // a 0 -> 1, d 0 -> 3: 1 + 6
+    BOOST_TEST(shift.Map(13) == 10u); // a 1 -> 0, d 2 -> 1, b 1: 0 + 2 + 8
+    BOOST_TEST(shift.Map(7) == 4u);   // a 1 -> 0, d 3 -> (3 + 3) % 4 = 2: 0 + 4
+    std::set<uint32_t> images;
+    for (uint32_t x = 0; x < 16; ++x)
+    {
+        images.insert(shift.Map(x));
+    }
+    BOOST_TEST(images.size() == 16u);
+    // Each turn adds its stride x its shift: pp 0 + 1 x 1 + 4 x 3; tp only by d; cp only by a.
+    BOOST_TEST(shift.Name("pp0") == "pp13");
+    BOOST_TEST(shift.Name("tp5") == "tp8");
+    BOOST_TEST(shift.Name("cp2") == "cp3");
+    BOOST_TEST(shift.Name("dpcp2") == "dpcp2");
+    // The attribute text round-trips, and a bad one says what it expected.
+    std::string error;
+    const RankShift read = RankShift::FromText(shift.ToText(), error);
+    BOOST_TEST(error.empty(), error);
+    BOOST_TEST(read.ToText() == shift.ToText());
+    BOOST_TEST(shift.ToText() == "1,1,2,cp:1,pp:1;3,2,4,pp:4,tp:1");
+    for (uint32_t x = 0; x < 16; ++x)
+    {
+        BOOST_TEST(read.Map(x) == shift.Map(x));
+    }
+    BOOST_TEST(RankShift::FromText("", error).IsIdentity());
+    BOOST_TEST(error.empty());
+    RankShift::FromText("1,0,2", error);
+    BOOST_TEST(error.find("'1,0,2' is not shift,stride,period") != std::string::npos, error);
+    RankShift::FromText("1,1,2,tp", error);
+    BOOST_TEST(error.find("'tp' is not prefix:stride") != std::string::npos, error);
 }
 
 BOOST_AUTO_TEST_CASE(manifest_round_trip_and_errors)
@@ -212,19 +261,41 @@ BOOST_AUTO_TEST_CASE(manifest_round_trip_and_errors)
     WriteText(dir.File("r.role.1.et"), "");
     RankRoles roles;
     roles.ranks = 8;
-    roles.stride = 2;
-    roles.period = 4;
+    roles.digits = {RankDigit{2,
+                              4,
+                              std::make_shared<const std::map<std::string, uint32_t>>(
+                                  std::map<std::string, uint32_t>{{"tp", 1}})}};
     roles.roles = {{0, "r.role.0.et"}, {1, "r.role.1.et"}};
-    roles.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
-        std::map<std::string, uint32_t>{{"tp", 1}});
     const std::string path = dir.File("r.roles.json");
     WriteRankRoles(path, roles);
     BOOST_TEST(HasRankRoles(dir.File("r")));
     const RankRoles read = ReadRankRoles(path);
     BOOST_TEST(read.ranks == 8u);
     BOOST_TEST(read.TraceOf(7) == dir.File("r.role.1.et")); // 7 = 1 + 2 x 3
-    BOOST_TEST(read.ShiftOf(7).shift == 3u);
-    BOOST_TEST(read.groupStrides->at("tp") == 1u);
+    BOOST_TEST_REQUIRE(read.ShiftOf(7).turns.size() == 1u);
+    BOOST_TEST(read.ShiftOf(7).turns[0].shift == 3u);
+    BOOST_TEST(read.digits.at(0).groupStrides->at("tp") == 1u);
+
+    // Version 1 (one digit, its keys at the top level) is still read.
+    WriteText(path,
+              R"({"format": "chakra-rank-roles", "version": 1, "ranks": 8, "shift_stride": 2,
+                  "shift_period": 4, "roles": {"0": "r.role.0.et", "1": "r.role.1.et"},
+                  "group_strides": {"tp": 1}})");
+    const RankRoles old = ReadRankRoles(path);
+    BOOST_TEST(old.TraceOf(7) == dir.File("r.role.1.et"));
+    BOOST_TEST(old.ShiftOf(7).ToText() == read.ShiftOf(7).ToText());
+
+    // Two digits: 8 ranks as 2 x 4, every rank a role's rotation of rank 0.
+    roles.digits.insert(roles.digits.begin(), RankDigit{1, 2, nullptr});
+    roles.roles = {{0, "r.role.0.et"}};
+    WriteRankRoles(path, roles);
+    const RankRoles both = ReadRankRoles(path);
+    BOOST_TEST(both.digits.size() == 2u);
+    for (uint32_t rank = 0; rank < 8; ++rank)
+    {
+        BOOST_TEST(both.RoleOf(rank) == 0u);
+        BOOST_TEST(both.ShiftOf(rank).Map(0) == rank);
+    }
 
     const std::string head = R"({"format": "chakra-rank-roles", "version": 1, "ranks": 8, )";
     const std::vector<std::pair<std::string, std::string>> cases = {
@@ -244,6 +315,21 @@ BOOST_AUTO_TEST_CASE(manifest_round_trip_and_errors)
         {head + R"("shift_stride": 2, "shift_period": 4, "roles": {"0": "r.role.0.et",
            "1": "r.role.1.et"}, "group_strides": {"tp": -1}})",
          "key 'group_strides', 'tp'"},
+        {R"({"format": "chakra-rank-roles", "version": 3, "ranks": 8})", "key 'version'"},
+        {R"({"format": "chakra-rank-roles", "version": 2, "ranks": 8, "roles": {}})",
+         "key 'digits': missing"},
+        {R"({"format": "chakra-rank-roles", "version": 2, "ranks": 8,
+             "digits": [{"stride": 1, "period": 4}, {"stride": 2, "period": 2}], "roles": {}})",
+         "key 'digits', item 1: stride 2 x period 2 overlaps the digit before it"},
+        {R"({"format": "chakra-rank-roles", "version": 2, "ranks": 8,
+             "digits": [{"stride": 1, "period": 3}], "roles": {}})",
+         "key 'digits', item 0: stride 1 x period 3 does not divide the 8 ranks"},
+        {R"({"format": "chakra-rank-roles", "version": 2, "ranks": 8,
+             "digits": [{"stride": 1}], "roles": {}})",
+         "key 'digits', item 0, key 'period': missing"},
+        {R"({"format": "chakra-rank-roles", "version": 2, "ranks": 8,
+             "digits": [{"stride": 1, "period": 2, "group_strides": {"pp": "x"}}], "roles": {}})",
+         "key 'digits', item 0, key 'group_strides', 'pp'"},
     };
     for (const auto& [text, message] : cases)
     {
@@ -256,16 +342,26 @@ BOOST_AUTO_TEST_CASE(manifest_round_trip_and_errors)
 }
 
 // 32 GPUs: tp 2, pp 2, dp 8 (ZeRO 1: weight all-gathers and gradient reduce-scatters over
-// the data-parallel groups, tied embeddings over the pipeline's ends).
+// the data-parallel groups, tied embeddings over the pipeline's ends): one role per stage, its
+// ranks rotating the tensor digit (stride 1, period 2) and the data-parallel one (2, 8).
 BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces)
 {
-    CheckRolesMatchRanks(Spec(32, 2, 2, 1, 32, 1), 2, 8);
+    CheckRolesMatchRanks(Spec(32, 2, 2, 1, 32, 1), {{1, 2}, {2, 8}});
 }
 
 // 32 GPUs: tp 2, cp 2, pp 2, dp 4: the context ring's sends and receives.
 BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces_with_context_parallelism)
 {
-    CheckRolesMatchRanks(Spec(32, 2, 2, 2, 16, 0), 4, 4);
+    CheckRolesMatchRanks(Spec(32, 2, 2, 2, 16, 0), {{1, 2}, {2, 2}, {4, 4}});
+}
+
+// 32 GPUs: tp 4 with userbuffers' ring exchanges between tensor-parallel neighbours, pp 2,
+// dp 4: the exchanges' peers rotate with the tensor digit.
+BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces_with_tensor_ring_exchanges)
+{
+    LlmStepSpec spec = Spec(32, 4, 2, 1, 8, 1);
+    spec.layout.tpCommOverlap = TpCommOverlap::Userbuffers;
+    CheckRolesMatchRanks(spec, {{1, 4}, {4, 4}});
 }
 
 BOOST_AUTO_TEST_CASE(moe_has_no_roles)

@@ -469,13 +469,13 @@ PlanLlm(const ToolArgs& args, const std::string& program)
     const LlmStepPlan checked = PlanLlmStep(spec); // every rule, before any file
     Plan plan;
     plan.ranks = checked.ranks;
-    // Per role, the files are those of one data-parallel replica: the soft bound (a typing
-    // slip writing a million files) is on them; the ranks keep the hard bound.
+    // Per role, the files are one per pipeline stage: the soft bound (a typing slip writing a
+    // million files) is on them; the ranks keep the hard bound.
     const bool perRole = args.Has("trace-per-role");
     CheckRanks(args,
                plan.ranks,
                "--ranks " + std::to_string(plan.ranks),
-               perRole ? plan.ranks / checked.layout.dp : 0);
+               perRole ? LlmStepRoleRanks(checked.layout).size() : 0);
     std::cerr << program << ": " << DescribeLlmStep(spec, checked) << std::endl;
     if (!perRole)
     {
@@ -493,15 +493,9 @@ PlanLlm(const ToolArgs& args, const std::string& program)
         throw std::invalid_argument("--trace-per-role: " + why +
                                     "; leave the flag out to write a trace per rank");
     }
-    // The role traces are those of the ranks of data-parallel replica 0.
-    const ParallelLayout& layout = checked.layout;
-    const uint32_t stride = layout.tp * layout.cp;
-    for (uint32_t rank = 0; rank < checked.ranks; ++rank)
+    for (uint32_t rank : LlmStepRoleRanks(checked.layout))
     {
-        if ((rank / stride) % layout.dp == 0)
-        {
-            plan.suffixes.push_back(".role." + std::to_string(rank) + ".et");
-        }
+        plan.suffixes.push_back(".role." + std::to_string(rank) + ".et");
     }
     plan.suffixes.push_back(".roles.json");
     const std::string prefix = args.Get("output-prefix");

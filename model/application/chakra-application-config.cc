@@ -126,29 +126,13 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
                       MakeBooleanChecker())
         .AddAttribute("RankShift",
                       "The trace is a role's (<prefix>.roles.json): the rank ids it names (send "
-                      "and receive peers, process group members, roots) are rotated by this "
-                      "shift k: the digit d = (x / RankShiftStride) % RankShiftPeriod of a rank "
-                      "x becomes (d + k) % RankShiftPeriod. 0: the ids as written.",
-                      UintegerValue(0),
-                      MakeUintegerAccessor(&ChakraApplication::m_rankShift),
-                      MakeUintegerChecker<uint32_t>())
-        .AddAttribute("RankShiftStride",
-                      "Place value of the digit RankShift rotates.",
-                      UintegerValue(1),
-                      MakeUintegerAccessor(&ChakraApplication::m_rankShiftStride),
-                      MakeUintegerChecker<uint32_t>(1))
-        .AddAttribute("RankShiftPeriod",
-                      "Range of the digit RankShift rotates.",
-                      UintegerValue(1),
-                      MakeUintegerAccessor(&ChakraApplication::m_rankShiftPeriod),
-                      MakeUintegerChecker<uint32_t>(1))
-        .AddAttribute("RankShiftGroups",
-                      "With RankShift: group names renamed for the shifted rank, as "
-                      "'prefix:stride,...': a group '<prefix><n>' of the trace is "
-                      "'<prefix><n + stride x RankShift>' (the manifest's group_strides); "
-                      "other names are kept.",
+                      "and receive peers, process group members, roots) are rotated, and its "
+                      "group names renumbered, as this text says: turns separated by ';', each "
+                      "'k,stride,period' (the digit d = (x / stride) % period of a rank x becomes "
+                      "(d + k) % period) then ',prefix:s' per group name '<prefix><n>' that "
+                      "becomes '<prefix><n + s x k>'. '': the ids as written (RankShift::ToText).",
                       StringValue(""),
-                      MakeStringAccessor(&ChakraApplication::m_rankShiftGroups),
+                      MakeStringAccessor(&ChakraApplication::m_rankShiftText),
                       MakeStringChecker())
         .AddAttribute("SharedNodes",
                       "Read the trace's nodes from a store shared with every rank that reads "
@@ -162,30 +146,13 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
 bool
 ChakraApplication::ConfigureRankShift()
 {
-    RankShift shift;
-    shift.shift = m_rankShift;
-    shift.stride = m_rankShiftStride;
-    shift.period = m_rankShiftPeriod;
-    auto strides = std::make_shared<std::map<std::string, uint32_t>>();
-    std::size_t at = 0;
-    while (at < m_rankShiftGroups.size())
+    std::string error;
+    RankShift shift = RankShift::FromText(m_rankShiftText, error);
+    if (!error.empty())
     {
-        std::size_t end = m_rankShiftGroups.find(',', at);
-        end = end == std::string::npos ? m_rankShiftGroups.size() : end;
-        const std::string item = m_rankShiftGroups.substr(at, end - at);
-        const std::size_t colon = item.find(':');
-        const std::string number = colon == std::string::npos ? "" : item.substr(colon + 1);
-        if (colon == 0 || number.empty() || number.size() > 9 ||
-            number.find_first_not_of("0123456789") != std::string::npos)
-        {
-            Fail("RankShiftGroups '" + m_rankShiftGroups + "': '" + item +
-                 "' is not prefix:stride (e.g. tp:2,pp:4)");
-            return false;
-        }
-        (*strides)[item.substr(0, colon)] = static_cast<uint32_t>(std::stoul(number));
-        at = end + 1;
+        Fail("RankShift '" + m_rankShiftText + "': " + error);
+        return false;
     }
-    shift.groupStrides = strides;
     m_shift = shift;
     m_communicators.SetRankShift(std::move(shift));
     return true;

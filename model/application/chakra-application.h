@@ -296,12 +296,9 @@ class ChakraApplication : public Application
     MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
     uint32_t m_windowSize;
     bool m_trimNodes; //!< drop the fields no part of the simulation reads (DropUnsimulatedFields)
-    uint32_t m_rankShift{0};       //!< RankShift
-    uint32_t m_rankShiftStride{1}; //!< RankShiftStride
-    uint32_t m_rankShiftPeriod{1}; //!< RankShiftPeriod
-    std::string m_rankShiftGroups; //!< RankShiftGroups
-    bool m_sharedNodes{false};     //!< SharedNodes
-    RankShift m_shift;             //!< the attributes above, read
+    std::string m_rankShiftText; //!< RankShift
+    bool m_sharedNodes{false};   //!< SharedNodes
+    RankShift m_shift;           //!< RankShift, read
     CollectiveAlgorithmKind::Kind m_allReduceAlgorithm;
     CollectiveAlgorithmKind::Kind m_allGatherAlgorithm;
     CollectiveAlgorithmKind::Kind m_reduceScatterAlgorithm;

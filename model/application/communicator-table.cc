@@ -35,7 +35,7 @@ CommunicatorTable::GetCommGroups() const
 void
 CommunicatorTable::SetRankShift(RankShift shift)
 {
-    NS_LOG_FUNCTION(this << shift.shift << shift.stride << shift.period);
+    NS_LOG_FUNCTION(this << shift.ToText());
     m_shift = std::move(shift);
 }
 

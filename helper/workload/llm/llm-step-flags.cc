@@ -256,9 +256,9 @@ DeclareLlmFlags(ToolArgs& args)
                  "llm: write a layout whose estimated memory per GPU (weights, gradients, "
                  "optimizer state, activations) exceeds the GPU's, with a warning");
     args.AddFlag("trace-per-role",
-                 "llm: write one trace per role (the ranks of data-parallel replica 0, "
-                 "<prefix>.role.<rank>.et) and <prefix>.roles.json, which every other rank "
-                 "reads with its rank ids rotated; dense models only");
+                 "llm: write one trace per pipeline stage (its first rank's, "
+                 "<prefix>.role.<rank>.et) and <prefix>.roles.json, by which every rank of "
+                 "the stage reads it with its rank ids rotated; dense models only");
 }
 
 std::vector<std::string>

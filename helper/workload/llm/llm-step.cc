@@ -661,55 +661,90 @@ MakeJob(const LlmStepSpec& spec)
     return job;
 }
 
+/** A process group kind a rank declares, and how the rank order numbers its groups. */
+struct RoleGroupKind
+{
+    std::string name;                                          //!< "tp", "cp", ...
+    uint32_t (MegatronRankOrder::*groupOf)(uint32_t) const;    //!< a rank's group index
+    const std::vector<std::vector<uint32_t>> LlmJob::*members; //!< every group's ranks
+};
+
+/** \return the kinds of group a dense step's ranks declare (LlmRankWriter::DeclareGroups) */
+const std::vector<RoleGroupKind>&
+RoleGroupKinds()
+{
+    static const std::vector<RoleGroupKind> kinds = {
+        {"tp", &MegatronRankOrder::TensorGroupOf, &LlmJob::tensorGroups},
+        {"cp", &MegatronRankOrder::ContextGroupOf, &LlmJob::contextGroups},
+        {"dpcp", &MegatronRankOrder::DataContextGroupOf, &LlmJob::dataContextGroups},
+        {"edp", &MegatronRankOrder::ExpertDataGroupOf, &LlmJob::expertDataGroups},
+        {"pp", &MegatronRankOrder::PipelineGroupOf, &LlmJob::pipelineGroups},
+        {"emb", &MegatronRankOrder::PipelineGroupOf, &LlmJob::pipelineGroups}};
+    return kinds;
+}
+
 /**
- * Checks that rotating the data-parallel index by every k maps each rank's groups to the
- * groups of the rank it becomes, names (by \p strides) and member lists alike: what makes a
- * role's trace every replica's.
+ * \return the digit of stride \p stride and period \p period with the group strides Megatron's
+ *         numbering gives it: how far rank 0's group index of each kind moves when the digit
+ *         goes from 0 to 1 (CheckRoleSymmetry then checks that every rank follows it)
+ */
+RankDigit
+RoleDigit(const LlmJob& job, uint32_t stride, uint32_t period)
+{
+    auto strides = std::make_shared<std::map<std::string, uint32_t>>();
+    for (const RoleGroupKind& kind : RoleGroupKinds())
+    {
+        const uint32_t from = (job.order.get()->*kind.groupOf)(0);
+        const uint32_t to = (job.order.get()->*kind.groupOf)(stride);
+        if (to > from)
+        {
+            (*strides)[kind.name] = to - from;
+        }
+    }
+    return RankDigit{stride, period, strides};
+}
+
+/**
+ * Checks that every rank runs its role's program with ids shifted: the shift maps the role to
+ * the rank, and each of the role's groups to the rank's group of the same kind, name (by the
+ * digits' group strides) and member list alike. What makes a role's trace the trace of every
+ * rank that reads it (the node-by-node equality is rank-roles-test's).
  */
 void
 CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
 {
     const MegatronRankOrder& order = *job.order;
-
-    struct GroupKind
+    for (uint32_t rank = 0; rank < roles.ranks; ++rank)
     {
-        std::string name;
-        uint32_t (MegatronRankOrder::*groupOf)(uint32_t) const;
-        const std::vector<std::vector<uint32_t>>* members;
-    };
-
-    const std::vector<GroupKind> kinds = {
-        {"tp", &MegatronRankOrder::TensorGroupOf, &job.tensorGroups},
-        {"cp", &MegatronRankOrder::ContextGroupOf, &job.contextGroups},
-        {"dpcp", &MegatronRankOrder::DataContextGroupOf, &job.dataContextGroups},
-        {"edp", &MegatronRankOrder::ExpertDataGroupOf, &job.expertDataGroups},
-        {"pp", &MegatronRankOrder::PipelineGroupOf, &job.pipelineGroups},
-        {"emb", &MegatronRankOrder::PipelineGroupOf, &job.pipelineGroups}};
-    for (const auto& [role, file] : roles.roles)
-    {
-        for (uint32_t k = 1; k < roles.period; ++k)
+        const uint32_t role = roles.RoleOf(rank);
+        if (roles.roles.count(role) == 0)
         {
-            RankShift shift = roles.ShiftOf(role);
-            shift.shift = k;
-            const uint32_t rank = shift.Map(role);
-            for (const GroupKind& group : kinds)
+            throw std::logic_error("llm: rank " + std::to_string(rank) + "'s role " +
+                                   std::to_string(role) + " has no trace");
+        }
+        if (role == rank)
+        {
+            continue;
+        }
+        const RankShift shift = roles.ShiftOf(rank);
+        for (const RoleGroupKind& group : RoleGroupKinds())
+        {
+            const std::string& kind = group.name;
+            const uint32_t from = (order.*group.groupOf)(role);
+            const uint32_t to = (order.*group.groupOf)(rank);
+            std::vector<uint32_t> mapped;
+            for (uint32_t member : (job.*group.members).at(from))
             {
-                const std::string& kind = group.name;
-                const uint32_t from = (order.*group.groupOf)(role);
-                const uint32_t to = (order.*group.groupOf)(rank);
-                std::vector<uint32_t> mapped;
-                for (uint32_t member : group.members->at(from))
-                {
-                    mapped.push_back(shift.Map(member));
-                }
-                std::sort(mapped.begin(), mapped.end());
-                if (shift.Name(kind + std::to_string(from)) != kind + std::to_string(to) ||
-                    mapped != group.members->at(to))
-                {
-                    throw std::logic_error("llm: rank " + std::to_string(rank) +
-                                           " does not run rank " + std::to_string(role) +
-                                           "'s program shifted: its " + kind + " group differs");
-                }
+                mapped.push_back(shift.Map(member));
+            }
+            std::sort(mapped.begin(), mapped.end());
+            if (shift.Map(role) != rank ||
+                shift.Name(kind + std::to_string(from)) != kind + std::to_string(to) ||
+                mapped != (job.*group.members).at(to))
+            {
+                throw std::logic_error("llm: rank " + std::to_string(rank) + " does not run rank " +
+                                       std::to_string(role) + "'s program shifted: its " + kind +
+                                       " group differs");
             }
         }
     }
@@ -801,6 +836,18 @@ LlmStepRolesUnavailable(const LlmStepSpec& spec)
     return "";
 }
 
+std::vector<uint32_t>
+LlmStepRoleRanks(const ParallelLayout& layout)
+{
+    std::vector<uint32_t> ranks;
+    const uint32_t stage = layout.tp * layout.cp * layout.dp; // ranks of one stage
+    for (uint32_t rank = 0; rank < layout.gpus; rank += stage)
+    {
+        ranks.push_back(rank);
+    }
+    return ranks;
+}
+
 std::vector<std::string>
 WriteLlmStepRoles(const std::string& prefix, const LlmStepSpec& spec, const std::string& namePrefix)
 {
@@ -814,31 +861,30 @@ WriteLlmStepRoles(const std::string& prefix, const LlmStepSpec& spec, const std:
     const GpuComputeSpec& gpu = job->gpu->Gpu();
     const double peakTflops = spec.precision == Precision::Fp8 ? gpu.fp8Tflops : gpu.bf16Tflops;
     const TrainingStepFacts facts{job->plan.modelFlops, job->plan.tokens, peakTflops * 1e12};
-    // Megatron's order: rank = tp + TP x (cp + CP x (dp + DP x pp)). Rotating dp by k moves a
-    // rank's tensor group index (cp + CP x (dp + DP x pp)) by CP x k, its context group's
-    // (tp + TP x (dp + DP x pp)) by TP x k and its pipeline's (tp + TP x (cp + CP x dp)) by
-    // TP x CP x k; a data-parallel group (dpcp, edp) is every replica's.
+    // Megatron's order: rank = tp + TP x (cp + CP x (dp + DP x pp)). The ranks of one pipeline
+    // stage run one program (a dense model's layers, sizes and schedule do not depend on the
+    // tensor, context or data-parallel index): a role per stage, its ranks rotating the three
+    // digits, each group's number moving as Megatron numbers it (RoleDigit).
     RankRoles roles;
     roles.ranks = job->plan.ranks;
-    roles.stride = layout.tp * layout.cp;
-    roles.period = layout.dp;
-    roles.groupStrides = std::make_shared<const std::map<std::string, uint32_t>>(
-        std::map<std::string, uint32_t>{{"tp", layout.cp},
-                                        {"cp", layout.tp},
-                                        {"pp", layout.tp * layout.cp},
-                                        {"emb", layout.tp * layout.cp}});
+    const uint32_t strides[] = {1, layout.tp, layout.tp * layout.cp};
+    const uint32_t periods[] = {layout.tp, layout.cp, layout.dp};
+    for (int i = 0; i < 3; ++i)
+    {
+        if (periods[i] > 1)
+        {
+            roles.digits.push_back(RoleDigit(*job, strides[i], periods[i]));
+        }
+    }
     std::string names = namePrefix;
     if (names.empty())
     {
         const auto slash = prefix.find_last_of('/');
         names = slash == std::string::npos ? prefix : prefix.substr(slash + 1);
     }
-    for (uint32_t rank = 0; rank < roles.ranks; ++rank)
+    for (uint32_t rank : LlmStepRoleRanks(layout))
     {
-        if (roles.RoleOf(rank) == rank)
-        {
-            roles.roles[rank] = names + ".role." + std::to_string(rank) + ".et";
-        }
+        roles.roles[rank] = names + ".role." + std::to_string(rank) + ".et";
     }
     CheckRoleSymmetry(*job, roles);
     std::vector<std::string> files;

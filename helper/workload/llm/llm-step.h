@@ -89,12 +89,20 @@ std::vector<std::string> WriteLlmStep(const std::string& prefix, const LlmStepSp
 std::string LlmStepRolesUnavailable(const LlmStepSpec& spec);
 
 /**
- * Writes one training step per role (doc/workloads.md, "Traces per role"): the trace of every
- * rank whose data-parallel index is 0 as <prefix>.role.<rank>.et, and the manifest
- * <prefix>.roles.json (RankRoles) by which rank r reads the trace of its position in replica 0
- * with its rank ids rotated by its data-parallel index: stride tp x cp, period dp. The group
- * names' numbers shift with the replica as Megatron's numbering does (group_strides), so a
- * report names every group as the per-rank traces do.
+ * \return the ranks whose traces WriteLlmStepRoles writes: the first rank of each pipeline
+ *         stage (tensor, context and data-parallel index 0), ascending
+ * \param layout a resolved layout
+ */
+std::vector<uint32_t> LlmStepRoleRanks(const ParallelLayout& layout);
+
+/**
+ * Writes one training step per role (doc/workloads.md, "Traces per role"): the trace of the
+ * first rank of every pipeline stage (LlmStepRoleRanks) as <prefix>.role.<rank>.et, and the
+ * manifest <prefix>.roles.json (RankRoles) by which rank r reads its stage's trace with its rank
+ * ids rotated in three digits: the tensor-parallel index (stride 1, period tp), the
+ * context-parallel one (tp, cp) and the data-parallel one (tp x cp, dp). The group names'
+ * numbers move as Megatron's numbering does (each digit's group strides), so a report names
+ * every group as the per-rank traces do.
  * \param prefix trace prefix (where the files are written)
  * \param spec the step (LlmStepRolesUnavailable must be "")
  * \param namePrefix the prefix the manifest names the role files with, relative to its
