@@ -67,6 +67,12 @@ AddFlags(ToolArgs& args)
                    "left) on stderr about every this many wall-clock seconds (0: never)",
                    "1");
     args.AddFlag("quiet", "no progress lines");
+    args.AddOption("comm-records",
+                   "which completed operations the report keeps (comm-ops.csv): 'all', or "
+                   "'collectives' (sends and receives counted, not kept: far less memory for "
+                   "steps with tensor ring exchanges or context-parallel rings; "
+                   "ns3::ChakraApplication::CommRecords)",
+                   "all");
     args.AddFlag(
         "strict",
         "what would be a warning about the traces is an error: communication nodes "
@@ -167,7 +173,10 @@ AnnounceRun(ClusterScenario& scenario, ProcessContext& process)
     });
 }
 
-/** --strict: a communication node without comm_size is an error. */
+/**
+ * --strict: a communication node without comm_size is an error; --comm-records: which
+ * operations the ranks keep a record of.
+ */
 void
 ApplyStrict(const ToolArgs& args, ClusterScenario& scenario)
 {
@@ -175,6 +184,13 @@ ApplyStrict(const ToolArgs& args, ClusterScenario& scenario)
     {
         scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
     }
+    const std::string records = args.Get("comm-records");
+    if (records != "all" && records != "collectives")
+    {
+        throw std::invalid_argument("--comm-records " + records +
+                                    ": expected 'all' or 'collectives'");
+    }
+    scenario.SetAppAttribute("CommRecords", StringValue(records));
 }
 
 /**

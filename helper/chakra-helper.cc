@@ -286,7 +286,7 @@ ChakraHelper::CheckJobSize(ChakraReport& report) const
     {
         highest = std::max(highest, app->GetHighestNamedRank());
         worldSize = worldSize || app->HasWorldSize();
-        communicates = communicates || !app->GetCommRecords().empty();
+        communicates = communicates || app->HasCommunicated();
     }
     if (MpiContext::GetProcessCount() > 1)
     {

@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 #include <map>
 #include <set>
+#include <sstream>
 #include <type_traits>
 
 using namespace ns3;
@@ -177,5 +178,68 @@ BOOST_AUTO_TEST_CASE(every_trace_source_fires_with_the_values_of_a_hand_made_tra
             BOOST_TEST(comm[1].start == finished[2].first);
             BOOST_TEST(comm[1].end == finished[2].second);
         }
+    }
+}
+
+// CommRecords = collectives: the ranks keep no record of their sends and receives (the memory
+// of a step with tensor ring exchanges), count them instead, and simulate the same step; the
+// CollectiveFinished source still fires for every operation.
+BOOST_AUTO_TEST_CASE(collectives_only_records_count_the_point_to_point_operations)
+{
+    TempDir dir;
+    const std::string prefix = dir.File("t");
+    for (uint32_t rank : {0u, 1u})
+    {
+        const std::string p2p =
+            rank == 0
+                ? TraceNode(2, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, kMessageBytes, 5), {1})
+                : TraceNode(2, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, kMessageBytes, 5), {1});
+        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
+                       TraceNode(0, "A", "COMP_NODE", Gpu(0), {}, 10 + 10 * rank) + "," +
+                           TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) +
+                           "," + p2p);
+    }
+    auto run = [&prefix](const std::string& records) {
+        g_seen = Seen();
+        chakra_test::ClusterConfig config;
+        config.appAttributes = {{"CommRecords", records}};
+        config.beforeRun = [](const std::vector<Ptr<ChakraApplication>>& apps) {
+            for (const auto& app : apps)
+            {
+                app->TraceConnectWithoutContext(
+                    "CollectiveFinished",
+                    MakeCallback(static_cast<ChakraApplication::CollectiveFinishedCallback>(
+                        &OnCollectiveFinished)));
+            }
+        };
+        return chakra_test::RunCluster(prefix, config);
+    };
+    const ChakraReport all = run("all");
+    const ChakraReport collectives = run("collectives");
+    BOOST_TEST_REQUIRE(all.AllFinished());
+    BOOST_TEST_REQUIRE(collectives.AllFinished());
+    BOOST_TEST(collectives.GetIterationTime() == all.GetIterationTime());
+    std::vector<std::string> kinds;
+    for (const CommRecord& record : collectives.GetCommRecords())
+    {
+        kinds.push_back(record.kind);
+    }
+    BOOST_TEST(kinds == std::vector<std::string>({"ALL_REDUCE", "ALL_REDUCE"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(std::distance(all.GetCommRecords().begin(), all.GetCommRecords().end()) == 4);
+    for (uint32_t rank : {0u, 1u})
+    {
+        BOOST_TEST(collectives.GetRanks()[rank].unrecordedP2p == 1u);
+        BOOST_TEST(all.GetRanks()[rank].unrecordedP2p == 0u);
+        BOOST_TEST(g_seen.comm[rank].size() == 2u, "the source fires for the send or receive");
+    }
+    std::ostringstream printedAll;
+    std::ostringstream printedCollectives;
+    all.Print(printedAll);
+    collectives.Print(printedCollectives);
+    for (const std::string& printed : {printedAll.str(), printedCollectives.str()})
+    {
+        BOOST_TEST(printed.find("collectives 1, point-to-point operations 2") != std::string::npos,
+                   printed);
     }
 }

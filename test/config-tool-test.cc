@@ -373,6 +373,15 @@ BOOST_AUTO_TEST_CASE(strict_refuses_a_collective_without_its_size)
     BOOST_TEST(strict.exitCode == 1, strict.output);
     BOOST_TEST(Contains(strict.output, "comm_size"), strict.output);
     BOOST_TEST(Contains(strict.output, "node 7"), strict.output);
+    // --comm-records takes 'all' or 'collectives', and names itself otherwise.
+    const auto records = RunCommand(ToolPath("chakra-cluster") +
+                                    " --quiet --comm-records collectives --trace " + prefix);
+    BOOST_TEST(records.exitCode == 0, records.output);
+    const auto bad =
+        RunCommand(ToolPath("chakra-cluster") + " --quiet --comm-records some --trace " + prefix);
+    BOOST_TEST(bad.exitCode != 0, bad.output);
+    BOOST_TEST(Contains(bad.output, "--comm-records some: expected 'all' or 'collectives'"),
+               bad.output);
 }
 
 BOOST_AUTO_TEST_CASE(gpu_names_the_nvlink_and_the_nccl_rows)

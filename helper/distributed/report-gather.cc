@@ -157,6 +157,7 @@ SerializeRankResults(const ChakraReport& report)
         out.U64(r.stepTokens);
         out.F64(r.gpuPeakFlops);
         out.U64(r.nodes);
+        out.U64(r.unrecordedP2p);
         WriteStrings(out, r.stuck);
         out.Str(r.error);
         WriteStrings(out, r.warnings);
@@ -222,6 +223,7 @@ ReadRankResults(const std::string& bytes, std::vector<RankResults>& ranks)
         r.stepTokens = in.U64();
         r.gpuPeakFlops = in.F64();
         r.nodes = in.U64();
+        r.unrecordedP2p = in.U64();
         r.stuck = ReadStringList(in);
         r.error = in.Str();
         r.warnings = ReadStringList(in);

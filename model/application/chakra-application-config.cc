@@ -111,6 +111,18 @@ ChakraApplication::AddReplayAttributes(TypeId tid)
                       EnumValue(MISSING_SIZE_WARN),
                       MakeEnumAccessor(&ChakraApplication::m_missingCommSize),
                       MakeEnumChecker(MISSING_SIZE_WARN, "warn", MISSING_SIZE_ERROR, "error"))
+        .AddAttribute(
+            "CommRecords",
+            "Which completed operations the rank keeps a record of for the report "
+            "(comm-ops.csv, collectives.csv): 'all' (every collective and "
+            "point-to-point operation) or 'collectives' (point-to-point operations "
+            "are counted, not kept: a record is about 100 bytes, and a step with "
+            "tensor ring exchanges or context-parallel rings has tens of thousands of "
+            "sends and receives a rank). The CollectiveFinished trace source fires "
+            "for every operation either way.",
+            EnumValue(COMM_RECORDS_ALL),
+            MakeEnumAccessor(&ChakraApplication::m_commRecords),
+            MakeEnumChecker(COMM_RECORDS_ALL, "all", COMM_RECORDS_COLLECTIVES, "collectives"))
         .AddAttribute("WindowSize",
                       "Nodes the feeder holds in memory (and looks ahead for ready nodes).",
                       UintegerValue(65536),
@@ -351,6 +363,12 @@ const std::vector<CommRecord>&
 ChakraApplication::GetCommRecords() const
 {
     return m_stats.GetCommRecords();
+}
+
+bool
+ChakraApplication::HasCommunicated() const
+{
+    return m_stats.HasCommunicated();
 }
 
 std::shared_ptr<const std::vector<CommRecord>>

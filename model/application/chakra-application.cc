@@ -824,7 +824,14 @@ ChakraApplication::RunPointToPoint(std::shared_ptr<const EtNode> node)
         NS_LOG_INFO("rank " << m_rank << ": " << record.kind << (send ? " to" : " from") << " rank "
                             << record.peer << " (tag " << tag << ", " << record.bytes
                             << " bytes) completed in " << (record.end - record.start).As(Time::US));
-        m_stats.AddCommRecord(record);
+        if (m_commRecords == COMM_RECORDS_ALL)
+        {
+            m_stats.AddCommRecord(record);
+        }
+        else
+        {
+            m_stats.CountUnrecordedP2p();
+        }
         m_collectiveFinished(record);
         m_activeP2p.erase(id);
         if (!m_timeline)

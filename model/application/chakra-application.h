@@ -98,6 +98,8 @@ class ChakraApplication : public Application
     RankStats GetStats();
     /** \return this rank's communication operations, in completion order */
     const std::vector<CommRecord>& GetCommRecords() const;
+    /** \return true if a communication operation completed (kept as a record or counted) */
+    bool HasCommunicated() const;
     /** \return the same, shared (ChakraHelper::GetReport keeps them without a copy) */
     std::shared_ptr<const std::vector<CommRecord>> ShareCommRecords() const;
     /** \return true once every node has run */
@@ -286,6 +288,13 @@ class ChakraApplication : public Application
         MISSING_SIZE_ERROR, //!< the rank fails on the first one
     };
 
+    /** Which completed operations a rank keeps a CommRecord of (the CommRecords attribute). */
+    enum CommRecordsMode : int
+    {
+        COMM_RECORDS_ALL,         //!< every collective and point-to-point operation
+        COMM_RECORDS_COLLECTIVES, //!< collectives; point-to-point operations only counted
+    };
+
     CommTransport::Model m_transportModel;
     CollectiveCallOrder::Mode m_callOrderMode;
     Time m_replayDelay;
@@ -294,6 +303,7 @@ class ChakraApplication : public Application
     bool m_honourDataDeps;
     DanglingDepsMode m_danglingDeps;
     MissingCommSizeMode m_missingCommSize{MISSING_SIZE_WARN};
+    CommRecordsMode m_commRecords{COMM_RECORDS_ALL}; //!< CommRecords
     uint32_t m_windowSize;
     bool m_trimNodes; //!< drop the fields no part of the simulation reads (DropUnsimulatedFields)
     std::string m_rankShiftText; //!< RankShift

@@ -398,9 +398,15 @@ ChakraReport::PrintBody(std::ostream& os,
            << std::setw(18) << FormatMicros(r.exposedComm) << std::setw(10) << r.nodes << "\n";
     }
     auto collectives = GetCollectives();
-    std::size_t p2p = std::count_if(m_records.begin(), m_records.end(), [](const CommRecord& r) {
+    uint64_t p2p = std::count_if(m_records.begin(), m_records.end(), [](const CommRecord& r) {
         return r.kind == "SEND" || r.kind == "RECV";
     });
+    uint64_t unrecorded = 0;
+    for (const RankStats& rank : m_ranks)
+    {
+        unrecorded += rank.unrecordedP2p;
+    }
+    p2p += unrecorded;
     os << "\ncollectives " << collectives.size() << ", point-to-point operations " << p2p << "\n";
     if (!collectives.empty())
     {

@@ -131,6 +131,19 @@ RankStatsRecorder::AddCommRecord(const CommRecord& record)
     m_commRecords->push_back(record);
 }
 
+void
+RankStatsRecorder::CountUnrecordedP2p()
+{
+    NS_LOG_FUNCTION(this);
+    ++m_stats.unrecordedP2p;
+}
+
+bool
+RankStatsRecorder::HasCommunicated() const
+{
+    return !m_commRecords->empty() || m_stats.unrecordedP2p > 0;
+}
+
 const std::vector<CommRecord>&
 RankStatsRecorder::GetCommRecords() const
 {

@@ -37,7 +37,13 @@ struct RankStats
      * order that was communicating then; the entries sum to exposedComm.
      */
     std::array<Time, kCommCategoryCount> exposedByCategory{};
-    uint64_t nodes{0};              //!< nodes run
+    uint64_t nodes{0}; //!< nodes run
+    /**
+     * Point-to-point operations that completed without a CommRecord kept for them
+     * (ChakraApplication's CommRecords = collectives): counted, so that the report's total
+     * stays whole.
+     */
+    uint64_t unrecordedP2p{0};
     std::vector<std::string> stuck; //!< what an unfinished rank waits for
     std::string error;              //!< a fatal trace error, if any
     std::vector<std::string> warnings;
@@ -86,6 +92,10 @@ class RankStatsRecorder
     void CountNode();
     /** A communication operation completed on this rank. */
     void AddCommRecord(const CommRecord& record);
+    /** Counts a point-to-point operation whose record is not kept (RankStats::unrecordedP2p). */
+    void CountUnrecordedP2p();
+    /** \return true if a communication operation completed (recorded or counted) */
+    bool HasCommunicated() const;
     /** \return the communication operations, in completion order */
     const std::vector<CommRecord>& GetCommRecords() const;
     /**
