@@ -184,13 +184,11 @@ ApplyStrict(const ToolArgs& args, ClusterScenario& scenario)
     {
         scenario.SetAppAttribute("MissingCommSize", StringValue("error"));
     }
-    const std::string records = args.Get("comm-records");
-    if (records != "all" && records != "collectives")
-    {
-        throw std::invalid_argument("--comm-records " + records +
-                                    ": expected 'all' or 'collectives'");
-    }
-    scenario.SetAppAttribute("CommRecords", StringValue(records));
+    scenario.SetAppAttribute("CommRecords",
+                             *ParseAttributeText(ChakraApplication::GetTypeId(),
+                                                 "CommRecords",
+                                                 args.Get("comm-records"),
+                                                 "--comm-records"));
 }
 
 /**

@@ -104,15 +104,14 @@ ConnectAll(const Ptr<ChakraApplication>& app, std::set<std::string>& connected)
     }
 }
 
-} // namespace
-
-BOOST_AUTO_TEST_CASE(every_trace_source_fires_with_the_values_of_a_hand_made_trace)
+/**
+ * Writes the two-rank job at \p prefix. Rank 0: compute A (10 us, stream 0), then a 1 MiB
+ * all-reduce of both ranks, then a send of 4096 bytes with tag 5 to rank 1. Rank 1: compute B
+ * (20 us), the all-reduce, the matching receive.
+ */
+void
+WriteTwoRankJob(const std::string& prefix)
 {
-    // Rank 0: compute A (10 us, stream 0), then a 1 MiB all-reduce of both ranks, then a send
-    // of 4096 bytes with tag 5 to rank 1. Rank 1: compute B (20 us), the all-reduce, the
-    // matching receive. Rank 0 reaches the call at 10 us and rank 1 at 20 us.
-    TempDir dir;
-    const std::string prefix = dir.File("t");
     WriteJsonTrace(
         prefix + ".0.et",
         TraceNode(0, "A", "COMP_NODE", Gpu(0), {}, 10) + "," +
@@ -123,6 +122,16 @@ BOOST_AUTO_TEST_CASE(every_trace_source_fires_with_the_values_of_a_hand_made_tra
         TraceNode(0, "B", "COMP_NODE", Gpu(0), {}, 20) + "," +
             TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) + "," +
             TraceNode(2, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, kMessageBytes, 5), {1}));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_trace_source_fires_with_the_values_of_a_hand_made_trace)
+{
+    // WriteTwoRankJob: rank 0 reaches the call at 10 us and rank 1 at 20 us.
+    TempDir dir;
+    const std::string prefix = dir.File("t");
+    WriteTwoRankJob(prefix);
     g_seen = Seen();
     std::set<std::string> connected;
     chakra_test::ClusterConfig config;
@@ -188,17 +197,7 @@ BOOST_AUTO_TEST_CASE(collectives_only_records_count_the_point_to_point_operation
 {
     TempDir dir;
     const std::string prefix = dir.File("t");
-    for (uint32_t rank : {0u, 1u})
-    {
-        const std::string p2p =
-            rank == 0
-                ? TraceNode(2, "send", "COMM_SEND_NODE", P2p("comm_dst", 1, kMessageBytes, 5), {1})
-                : TraceNode(2, "recv", "COMM_RECV_NODE", P2p("comm_src", 0, kMessageBytes, 5), {1});
-        WriteJsonTrace(prefix + "." + std::to_string(rank) + ".et",
-                       TraceNode(0, "A", "COMP_NODE", Gpu(0), {}, 10 + 10 * rank) + "," +
-                           TraceNode(1, "ar", "COMM_COLL_NODE", AllReduce(kCallBytes, ""), {0}) +
-                           "," + p2p);
-    }
+    WriteTwoRankJob(prefix);
     auto run = [&prefix](const std::string& records) {
         g_seen = Seen();
         chakra_test::ClusterConfig config;

@@ -58,18 +58,29 @@ Count(const nlohmann::json& document,
     return static_cast<uint32_t>(it->get<int64_t>());
 }
 
+/** \return \p text as a count below 2^32, or false */
+bool
+ParseCount(const std::string& text, uint32_t& value)
+{
+    if (text.empty() || text.size() > 10 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stoull(text) > UINT32_MAX)
+    {
+        return false;
+    }
+    value = static_cast<uint32_t>(std::stoull(text));
+    return true;
+}
+
 /** \return \p text as a rank (decimal, no sign, no leading zero), or throws */
 uint32_t
 RankKey(const std::string& text, const std::string& path)
 {
-    const bool digits = !text.empty() && text.size() <= 10 &&
-                        text.find_first_not_of("0123456789") == std::string::npos &&
-                        (text.size() == 1 || text[0] != '0');
-    if (!digits || std::stoull(text) > UINT32_MAX)
+    uint32_t rank = 0;
+    if (!ParseCount(text, rank) || (text.size() > 1 && text[0] == '0'))
     {
         throw TraceError(path, "key 'roles'", "'" + text + "' is not a rank");
     }
-    return static_cast<uint32_t>(std::stoull(text));
+    return rank;
 }
 
 /** \return \p group's prefix and trailing number, or false if it has not both */
@@ -84,19 +95,6 @@ SplitGroupName(const std::string& group, std::string& prefix, uint64_t& number)
     }
     prefix = group.substr(0, digits);
     number = std::stoull(group.substr(digits));
-    return true;
-}
-
-/** \return \p text as a count below 2^32, or false */
-bool
-ParseCount(const std::string& text, uint32_t& value)
-{
-    if (text.empty() || text.size() > 10 ||
-        text.find_first_not_of("0123456789") != std::string::npos || std::stoull(text) > UINT32_MAX)
-    {
-        return false;
-    }
-    value = static_cast<uint32_t>(std::stoull(text));
     return true;
 }
 
