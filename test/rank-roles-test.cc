@@ -12,6 +12,7 @@
 #include "ns3/chakra-module.h"
 
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -364,15 +365,52 @@ BOOST_AUTO_TEST_CASE(roles_match_per_rank_traces_with_tensor_ring_exchanges)
     CheckRolesMatchRanks(spec, {{1, 4}, {4, 4}});
 }
 
-BOOST_AUTO_TEST_CASE(moe_has_no_roles)
+/**
+ * \return the toy model with 8 routed experts (top 2) and a shared one, its first layer dense,
+ *         on \p gpus GPUs: tp (with sequence parallelism), ep, etp (0: tp), pp 2, cp
+ */
+LlmStepSpec
+RoleMoeSpec(uint32_t gpus, uint32_t tp, uint32_t cp, uint32_t ep, uint32_t etp)
 {
-    LlmStepSpec spec = Spec(8, 1, 1, 1, 8, 0);
+    LlmStepSpec spec = Spec(gpus, tp, 2, cp, 2 * gpus / (tp * cp * 2), 1);
     spec.model.experts = 8;
     spec.model.topK = 2;
-    spec.layout.ep = 4;
-    BOOST_TEST(!LlmStepRolesUnavailable(spec).empty());
+    spec.model.sharedExperts = 1;
+    spec.model.moeFfn = 2048;
+    spec.model.denseLayers = 1;
+    spec.layout.ep = ep;
+    spec.layout.etp = etp;
+    return spec;
+}
+
+// MoE, 32 GPUs: tp 2 (etp 2), ep 4, dp 8, pp 2. A stage's index tp + 2 x dp is also
+// etp + 2 x (ep + 4 x edp): the data-parallel digit (stride 2, period 8) is cut at the
+// expert-parallel one's end, so the digits are tp (1, 2), ep (2, 4) and edp (8, 2); the
+// all-to-alls' groups and the expert gradients' groups rotate with them.
+BOOST_AUTO_TEST_CASE(moe_roles_match_per_rank_traces)
+{
+    CheckRolesMatchRanks(RoleMoeSpec(32, 2, 1, 4, 0), {{1, 2}, {2, 4}, {8, 2}});
+}
+
+// MoE, 32 GPUs: tp 2 with etp 1, ep 4, cp 2, dp 4, pp 2: the expert grid reads the stage's
+// index as ep + 4 x edp, across the tensor and context digits: cuts at 1, 2, 4, 16.
+BOOST_AUTO_TEST_CASE(moe_roles_match_per_rank_traces_across_tensor_and_context_digits)
+{
+    CheckRolesMatchRanks(RoleMoeSpec(32, 2, 2, 4, 1), {{1, 2}, {2, 2}, {4, 4}});
+}
+
+// tp 2 with etp 1 and ep 3: the cuts 2 and 3 do not nest, so no rotation keeps both grids.
+BOOST_AUTO_TEST_CASE(moe_roles_refused_when_the_grids_do_not_nest)
+{
+    LlmStepSpec spec = RoleMoeSpec(24, 2, 1, 3, 1);
+    spec.model.experts = 6;
+    const std::string why = LlmStepRolesUnavailable(spec);
+    BOOST_TEST(why.find("etp 1 x ep 3") != std::string::npos, why);
+    BOOST_TEST(why.find("2 does not divide 3") != std::string::npos, why);
     TempDir dir;
     BOOST_CHECK_THROW(WriteLlmStepRoles(dir.File("moe"), spec), std::invalid_argument);
+    BOOST_TEST(!std::filesystem::exists(dir.File("moe.roles.json")));
+    BOOST_TEST(LlmStepRolesUnavailable(RoleMoeSpec(32, 2, 1, 4, 0)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(shared_store_is_one_per_file)
@@ -393,12 +431,15 @@ BOOST_AUTO_TEST_CASE(shared_store_is_one_per_file)
     BOOST_TEST(first.GetNextIssuableNode().get() == second.GetNextIssuableNode().get());
 }
 
-// The per-role job simulated gives the per-rank job's report: iteration time, every rank's
-// finish, every collective and message.
-BOOST_AUTO_TEST_CASE(roles_simulate_as_per_rank_traces)
+/**
+ * Simulates \p spec's step per rank and per role on 4 hosts of 8 GPUs (flow) and checks that
+ * the reports are one: iteration time, every rank's finish, every collective (with its group's
+ * name) and message.
+ */
+void
+CheckRolesSimulateAsRanks(const LlmStepSpec& spec)
 {
     TempDir dir;
-    const LlmStepSpec spec = Spec(32, 2, 2, 2, 16, 1);
     WriteLlmStep(dir.File("ranks"), spec);
     WriteLlmStepRoles(dir.File("roles"), spec);
     chakra_test::ClusterConfig config;
@@ -432,4 +473,17 @@ BOOST_AUTO_TEST_CASE(roles_simulate_as_per_rank_traces)
         BOOST_TEST(!sx.str().empty(), file);
         BOOST_TEST(sx.str() == sy.str(), file);
     }
+}
+
+// The per-role job simulated gives the per-rank job's report.
+BOOST_AUTO_TEST_CASE(roles_simulate_as_per_rank_traces)
+{
+    CheckRolesSimulateAsRanks(Spec(32, 2, 2, 2, 16, 1));
+}
+
+// The same for an MoE step whose expert grid cuts across the tensor and context digits: the
+// all-to-alls and the expert gradients' collectives land on the per-rank job's groups.
+BOOST_AUTO_TEST_CASE(moe_roles_simulate_as_per_rank_traces)
+{
+    CheckRolesSimulateAsRanks(RoleMoeSpec(32, 2, 2, 4, 1));
 }

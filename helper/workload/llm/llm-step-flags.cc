@@ -258,7 +258,8 @@ DeclareLlmFlags(ToolArgs& args)
     args.AddFlag("trace-per-role",
                  "llm: write one trace per pipeline stage (its first rank's, "
                  "<prefix>.role.<rank>.et) and <prefix>.roles.json, by which every rank of "
-                 "the stage reads it with its rank ids rotated; dense models only");
+                 "the stage reads it with its rank ids rotated (an MoE layout whose expert grid "
+                 "does not nest with tp x cp x dp is refused)");
 }
 
 std::vector<std::string>

@@ -669,18 +669,64 @@ struct RoleGroupKind
     const std::vector<std::vector<uint32_t>> LlmJob::*members; //!< every group's ranks
 };
 
-/** \return the kinds of group a dense step's ranks declare (LlmRankWriter::DeclareGroups) */
-const std::vector<RoleGroupKind>&
-RoleGroupKinds()
+/**
+ * \return the kinds of group the step's ranks declare (LlmRankWriter::DeclareGroups): a dense
+ *         step's, and an MoE step's expert-parallel and expert tensor-parallel groups
+ */
+std::vector<RoleGroupKind>
+RoleGroupKinds(const ParallelLayout& layout)
 {
-    static const std::vector<RoleGroupKind> kinds = {
+    std::vector<RoleGroupKind> kinds = {
         {"tp", &MegatronRankOrder::TensorGroupOf, &LlmJob::tensorGroups},
         {"cp", &MegatronRankOrder::ContextGroupOf, &LlmJob::contextGroups},
         {"dpcp", &MegatronRankOrder::DataContextGroupOf, &LlmJob::dataContextGroups},
         {"edp", &MegatronRankOrder::ExpertDataGroupOf, &LlmJob::expertDataGroups},
         {"pp", &MegatronRankOrder::PipelineGroupOf, &LlmJob::pipelineGroups},
         {"emb", &MegatronRankOrder::PipelineGroupOf, &LlmJob::pipelineGroups}};
+    if (layout.ep > 1)
+    {
+        kinds.push_back({"ep", &MegatronRankOrder::ExpertGroupOf, &LlmJob::expertGroups});
+    }
+    if (layout.RoutesOwnShard() && layout.ExpertTensorParallel() > 1)
+    {
+        kinds.push_back(
+            {"etp", &MegatronRankOrder::ExpertTensorGroupOf, &LlmJob::expertTensorGroups});
+    }
     return kinds;
+}
+
+/**
+ * The digits a stage's ranks rotate, as the places where they start: the index of a rank in
+ * its stage, i = tp + TP x (cp + CP x dp) in the dense grid and etp + ETP x (ep + EP x edp) in
+ * the expert grid, cut wherever a coordinate of either grid starts (1, TP, TP x CP, ETP,
+ * ETP x EP, the stage's size). When each cut divides the next, every digit lies inside one
+ * coordinate of both grids, so rotating it maps each group of either grid onto a group of its
+ * kind; when they do not nest (TP 2 with ETP 1 and EP 3), no rotation keeps both grids.
+ * \return the cuts, ascending, from 1 to the stage's size; empty if they do not nest
+ * \param why set to the reason when they do not nest
+ */
+std::vector<uint32_t>
+RoleCuts(const ParallelLayout& layout, std::string& why)
+{
+    const uint32_t stage = layout.tp * layout.cp * layout.dp;
+    const uint32_t etp = layout.ExpertTensorParallel();
+    std::vector<uint32_t> cuts = {1, layout.tp, layout.tp * layout.cp, etp, etp * layout.ep, stage};
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (std::size_t i = 1; i < cuts.size(); ++i)
+    {
+        if (cuts[i] % cuts[i - 1] != 0)
+        {
+            why = "the expert grid (etp " + std::to_string(etp) + " x ep " +
+                  std::to_string(layout.ep) + ") and the dense one (tp " +
+                  std::to_string(layout.tp) + " x cp " + std::to_string(layout.cp) + " x dp " +
+                  std::to_string(layout.dp) +
+                  ") do not nest, so no rotation of a stage's ranks keeps both (" +
+                  std::to_string(cuts[i - 1]) + " does not divide " + std::to_string(cuts[i]) + ")";
+            return {};
+        }
+    }
+    return cuts;
 }
 
 /**
@@ -692,7 +738,7 @@ RankDigit
 RoleDigit(const LlmJob& job, uint32_t stride, uint32_t period)
 {
     auto strides = std::make_shared<std::map<std::string, uint32_t>>();
-    for (const RoleGroupKind& kind : RoleGroupKinds())
+    for (const RoleGroupKind& kind : RoleGroupKinds(job.plan.layout))
     {
         const uint32_t from = (job.order.get()->*kind.groupOf)(0);
         const uint32_t to = (job.order.get()->*kind.groupOf)(stride);
@@ -727,7 +773,7 @@ CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
             continue;
         }
         const RankShift shift = roles.ShiftOf(rank);
-        for (const RoleGroupKind& group : RoleGroupKinds())
+        for (const RoleGroupKind& group : RoleGroupKinds(job.plan.layout))
         {
             const std::string& kind = group.name;
             const uint32_t from = (order.*group.groupOf)(role);
@@ -828,12 +874,12 @@ namespace ns3
 std::string
 LlmStepRolesUnavailable(const LlmStepSpec& spec)
 {
-    if (spec.model.experts > 0)
-    {
-        return "a mixture-of-experts model's expert groups do not follow the data-parallel "
-               "replicas";
-    }
-    return "";
+    std::string why;
+    RoleCuts(ResolveLayout(
+                 spec.layout,
+                 {spec.model.layers, spec.model.heads, spec.model.kvHeads, spec.model.experts}),
+             why);
+    return why;
 }
 
 std::vector<uint32_t>
@@ -862,19 +908,17 @@ WriteLlmStepRoles(const std::string& prefix, const LlmStepSpec& spec, const std:
     const double peakTflops = spec.precision == Precision::Fp8 ? gpu.fp8Tflops : gpu.bf16Tflops;
     const TrainingStepFacts facts{job->plan.modelFlops, job->plan.tokens, peakTflops * 1e12};
     // Megatron's order: rank = tp + TP x (cp + CP x (dp + DP x pp)). The ranks of one pipeline
-    // stage run one program (a dense model's layers, sizes and schedule do not depend on the
-    // tensor, context or data-parallel index): a role per stage, its ranks rotating the three
-    // digits, each group's number moving as Megatron numbers it (RoleDigit).
+    // stage run one program (the layers, sizes and schedule do not depend on the tensor,
+    // context, data or expert-parallel index; every expert-parallel rank holds as many experts
+    // and routes as many tokens): a role per stage, its ranks rotating the digits of RoleCuts,
+    // each group's number moving as Megatron numbers it (RoleDigit).
     RankRoles roles;
     roles.ranks = job->plan.ranks;
-    const uint32_t strides[] = {1, layout.tp, layout.tp * layout.cp};
-    const uint32_t periods[] = {layout.tp, layout.cp, layout.dp};
-    for (int i = 0; i < 3; ++i)
+    std::string notNested;
+    const std::vector<uint32_t> cuts = RoleCuts(layout, notNested);
+    for (std::size_t i = 1; i < cuts.size(); ++i)
     {
-        if (periods[i] > 1)
-        {
-            roles.digits.push_back(RoleDigit(*job, strides[i], periods[i]));
-        }
+        roles.digits.push_back(RoleDigit(*job, cuts[i - 1], cuts[i] / cuts[i - 1]));
     }
     std::string names = namePrefix;
     if (names.empty())

@@ -81,10 +81,12 @@ LlmStepPlan PlanLlmStep(const LlmStepSpec& spec);
 std::vector<std::string> WriteLlmStep(const std::string& prefix, const LlmStepSpec& spec);
 
 /**
- * \return "" if the step can be written per role (WriteLlmStepRoles), else why not: the
- *         data-parallel replicas run one program only for a dense model (an MoE model's expert
- *         groups do not follow the rotation of the data-parallel index)
+ * \return "" if the step can be written per role (WriteLlmStepRoles), else why not: an MoE
+ *         step's expert grid (etp x ep) must nest with the dense one (tp x cp x dp), so that
+ *         one rotation of a stage's ranks maps the groups of both (TP 2 with ETP 1 and EP 3
+ *         does not)
  * \param spec the step
+ * \throws std::invalid_argument if the layout is not valid (ResolveLayout)
  */
 std::string LlmStepRolesUnavailable(const LlmStepSpec& spec);
 
@@ -99,10 +101,11 @@ std::vector<uint32_t> LlmStepRoleRanks(const ParallelLayout& layout);
  * Writes one training step per role (doc/workloads.md, "Traces per role"): the trace of the
  * first rank of every pipeline stage (LlmStepRoleRanks) as <prefix>.role.<rank>.et, and the
  * manifest <prefix>.roles.json (RankRoles) by which rank r reads its stage's trace with its rank
- * ids rotated in three digits: the tensor-parallel index (stride 1, period tp), the
- * context-parallel one (tp, cp) and the data-parallel one (tp x cp, dp). The group names'
- * numbers move as Megatron's numbering does (each digit's group strides), so a report names
- * every group as the per-rank traces do.
+ * ids rotated digit by digit: the rank's index in its stage cut wherever a coordinate of
+ * Megatron's dense grid (tp, cp, dp) or expert grid (etp, ep, edp) starts (a dense step: the
+ * tensor-parallel index, stride 1 period tp; the context-parallel one, tp, cp; the
+ * data-parallel one, tp x cp, dp). The group names' numbers move as Megatron's numbering does
+ * (each digit's group strides), so a report names every group as the per-rank traces do.
  * \param prefix trace prefix (where the files are written)
  * \param spec the step (LlmStepRolesUnavailable must be "")
  * \param namePrefix the prefix the manifest names the role files with, relative to its
