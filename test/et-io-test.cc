@@ -13,6 +13,7 @@
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <limits>
+#include <tuple>
 
 using namespace ns3;
 using chakra_test::TempDir;
@@ -214,6 +215,55 @@ BOOST_AUTO_TEST_CASE(message_larger_than_the_read_buffer)
     BOOST_REQUIRE(reader.ReadNode(node));
     BOOST_TEST(node.id() == 8u);
     BOOST_TEST(!reader.ReadNode(node));
+}
+
+// A feeder keeps its reader for the run, and a job's ranks open their files at once: opening
+// reads the metadata with a small buffer, and once a large node at the head of the file (a
+// process group's member list) is read, the reader keeps only what the rest needs.
+BOOST_AUTO_TEST_CASE(reader_holds_what_the_rest_of_the_file_needs)
+{
+    TempDir dir;
+    // plain: 50 KB ahead of 20 nodes (about 2 KB), a file that fits the 64 KiB read-ahead
+    // whole; gzip: a 1 MiB node, the inflated length unknown, so the reader keeps up to
+    // 64 KiB of read-ahead plus the unread bytes.
+    const std::vector<std::tuple<std::string, std::size_t, std::size_t>> cases = {
+        {"head.et", 50u << 10, 8u << 10},
+        {"head.et.gz", 1u << 20, 128u << 10}};
+    for (const auto& [name, headBytes, most] : cases)
+    {
+        const std::string path = dir.File(name);
+        std::vector<ChakraProtoMsg::Node> written;
+        ChakraProtoMsg::Node head = RichNode(1);
+        head.mutable_inputs()->set_values(std::string(headBytes, 'r'));
+        written.push_back(head);
+        for (uint64_t id = 2; id < 22; ++id)
+        {
+            written.push_back(RichNode(id));
+        }
+        {
+            EtWriter writer(path, Metadata());
+            for (const auto& node : written)
+            {
+                writer.WriteNode(node);
+            }
+            writer.Commit();
+        }
+        EtReader reader(path);
+        BOOST_TEST(reader.GetBufferSize() <= 8192u, name); // the metadata only
+        ChakraProtoMsg::Node node;
+        std::size_t plainBytes = Framed(Metadata()).size();
+        for (std::size_t i = 0; i < written.size(); ++i)
+        {
+            BOOST_TEST_REQUIRE(reader.ReadNode(node), name << " node " << i);
+            BOOST_TEST(node.SerializeAsString() == written[i].SerializeAsString(),
+                       name << " node " << i);
+            BOOST_TEST(reader.GetBufferSize() <= most, name << " node " << i);
+            plainBytes += Framed(written[i]).size();
+        }
+        BOOST_TEST(!reader.ReadNode(node));
+        BOOST_TEST(reader.GetBufferSize() == 0u, name);
+        BOOST_TEST(reader.GetOffset() == plainBytes, name);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(metadata_only_file_has_no_nodes)

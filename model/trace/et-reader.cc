@@ -21,6 +21,8 @@ namespace
  * job scaled); 64 KiB holds hundreds of typical nodes (a few hundred bytes each).
  */
 constexpr std::size_t kInitialBufferBytes = 1u << 16;
+/** The smallest buffer ShrinkBuffer leaves (Fill grows it again for a larger message). */
+constexpr std::size_t kSmallestBufferBytes = 1u << 13;
 
 /** Field numbers of Node that the reader decodes itself (see FORMATS.md). */
 constexpr int kNodeIdField = 1;
@@ -146,7 +148,9 @@ EtReader::EtReader(const std::string& path)
 
 EtReader::EtReader(const std::string& path, uint32_t directParseBytes)
     : m_file(path),
-      m_buffer(m_file.BufferSizeFor(kInitialBufferBytes)),
+      // Small until the first node: opening reads only the metadata, and a job's ranks all
+      // open their files before any reads a node.
+      m_buffer(m_file.BufferSizeFor(kSmallestBufferBytes)),
       m_directParseBytes(directParseBytes)
 {
     const char* data = nullptr;
@@ -181,6 +185,12 @@ bool
 EtReader::ReadNode(ChakraProtoMsg::Node& node)
 {
     node.Clear();
+    if (m_messageIndex == 1 && !m_buffer.empty())
+    {
+        // Nodes follow: read ahead in chunks of up to kInitialBufferBytes (ShrinkBuffer gives
+        // back what the rest of the file does not need).
+        m_buffer.resize(std::max(m_buffer.size(), m_file.BufferSizeFor(kInitialBufferBytes)));
+    }
     const char* data = nullptr;
     uint32_t size = 0;
     if (!NextMessage("Node", data, size))
@@ -206,6 +216,9 @@ EtReader::ReadNode(ChakraProtoMsg::Node& node)
                              " does not match Node (a second GlobalMetadata or foreign data?)");
     }
     ++m_messageIndex;
+    // The message is parsed: only the unread bytes matter now. Done here, not before the next
+    // read, because a feeder may keep its reader a long time between two reads.
+    ShrinkBuffer();
     return true;
 }
 
@@ -430,6 +443,43 @@ EtReader::Fill(std::size_t bytes)
         m_end += got;
     }
     return true;
+}
+
+void
+EtReader::ShrinkBuffer()
+{
+    // A feeder keeps its reader until the file ends, and a job's ranks hold theirs at once: a
+    // generated data-parallel step of 8,192 ranks starts each file with a 50 KB list of the
+    // all-reduce group's members, read whole into a 64 KiB buffer that then held 1.5 KB of
+    // nodes for the run. What is still ahead: the unread bytes, and the rest of a plain file
+    // (of a gzip'd one, up to a buffer's worth: its inflated length is unknown).
+    const std::size_t unread = m_end - m_begin;
+    const uint64_t fileLeft =
+        m_file.IsCompressed() ? kInitialBufferBytes
+                              : m_file.GetSize() - std::min(m_file.GetSize(), m_file.GetOffset());
+    const std::size_t ahead =
+        unread + static_cast<std::size_t>(std::min<uint64_t>(fileLeft, kInitialBufferBytes));
+    std::size_t size = kSmallestBufferBytes;
+    while (size < ahead)
+    {
+        size *= 2;
+    }
+    if (size * 4 > m_buffer.size())
+    {
+        return; // not worth a copy
+    }
+    std::vector<char> smaller(size);
+    std::memcpy(smaller.data(), m_buffer.data() + m_begin, unread);
+    m_buffer.swap(smaller);
+    m_bufferOffset += m_begin;
+    m_begin = 0;
+    m_end = unread;
+}
+
+std::size_t
+EtReader::GetBufferSize() const
+{
+    return m_buffer.size();
 }
 
 std::string

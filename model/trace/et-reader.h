@@ -19,8 +19,10 @@ namespace ns3
  * \brief Reads a .et file one message at a time.
  *
  * The file is a stream of varint32-length-prefixed protobuf messages: one GlobalMetadata, then
- * Nodes. The reader holds one buffer as large as the largest message (at most kMaxMessageBytes)
- * whatever the file size. Every problem (empty file, truncated message, bad length prefix,
+ * Nodes. The reader holds one buffer, whatever the file size: 8 KiB while it reads the metadata,
+ * then read-ahead chunks of up to 64 KiB, grown for a larger message (at most kMaxMessageBytes)
+ * and given back once the rest of the file needs less (a job's ranks keep their readers open
+ * together for the whole run). Every problem (empty file, truncated message, bad length prefix,
  * absurd length, bytes that are not the expected message) raises a TraceError naming the file,
  * the message number and byte offset.
  *
@@ -91,6 +93,11 @@ class EtReader
     uint64_t GetOffset() const;
     /** \return repeated dependency ids dropped so far (same id twice in one list) */
     uint64_t GetDuplicateDepsDropped() const;
+    /**
+     * \return the bytes of the read buffer: what the reader holds besides its parsed metadata
+     *         (about the rest of the file, or the largest message still ahead; 0 at the end)
+     */
+    std::size_t GetBufferSize() const;
 
   private:
     /**
@@ -116,6 +123,11 @@ class EtReader
     bool NextMessage(const char* what, const char*& data, uint32_t& size);
     /** Makes at least \p bytes bytes available from m_begin; false if the file ends first. */
     bool Fill(std::size_t bytes);
+    /**
+     * Moves the unread bytes to a smaller buffer when what is left of the file needs at most
+     * a quarter of the one it has (after a large message, or a small file read whole).
+     */
+    void ShrinkBuffer();
     /** \return "message <n> at byte <offset>" for the message being read */
     std::string Where() const;
 
