@@ -760,6 +760,7 @@ void
 CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
 {
     const MegatronRankOrder& order = *job.order;
+    const std::vector<RoleGroupKind> kinds = RoleGroupKinds(job.plan.layout); // once, not per rank
     for (uint32_t rank = 0; rank < roles.ranks; ++rank)
     {
         const uint32_t role = roles.RoleOf(rank);
@@ -773,7 +774,7 @@ CheckRoleSymmetry(const LlmJob& job, const RankRoles& roles)
             continue;
         }
         const RankShift shift = roles.ShiftOf(rank);
-        for (const RoleGroupKind& group : RoleGroupKinds(job.plan.layout))
+        for (const RoleGroupKind& group : kinds)
         {
             const std::string& kind = group.name;
             const uint32_t from = (order.*group.groupOf)(role);
