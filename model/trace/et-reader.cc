@@ -459,6 +459,10 @@ EtReader::ShrinkBuffer()
                               : m_file.GetSize() - std::min(m_file.GetSize(), m_file.GetOffset());
     const std::size_t ahead =
         unread + static_cast<std::size_t>(std::min<uint64_t>(fileLeft, kInitialBufferBytes));
+    if (4 * ahead > m_buffer.size())
+    {
+        return; // the common case, once per node: the buffer is what the rest needs
+    }
     std::size_t size = kSmallestBufferBytes;
     while (size < ahead)
     {
