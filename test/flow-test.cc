@@ -120,6 +120,103 @@ BOOST_AUTO_TEST_CASE(two_flows_share_one_link)
     BOOST_TEST(changed.size() == 2u);
 }
 
+BOOST_AUTO_TEST_CASE(paths_and_link_lists_longer_than_their_inline_room)
+{
+    // A flow's path and a link's list of flows live inside the flow and the link up to a few
+    // entries (7 links, 12 flows), then on the heap. One flow crosses a chain of 10 links of
+    // capacity 10; 19 one-link flows share the first link with it. Max-min by hand: the first
+    // link is the bottleneck of all 20, 10 / 20 = 0.5 each. After removing 15 of the short
+    // flows (from the middle of the link's list, whose entries move), 5 flows share it: 2 each.
+    MaxMinNetwork network;
+    std::vector<uint32_t> chain;
+    for (int i = 0; i < 10; ++i)
+    {
+        chain.push_back(network.AddLink(10));
+    }
+    const uint32_t longFlow = network.AddFlow(chain);
+    std::vector<uint32_t> shortFlows;
+    for (int i = 0; i < 19; ++i)
+    {
+        shortFlows.push_back(network.AddFlow({chain[0]}));
+    }
+    std::vector<uint32_t> changed;
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetPath(longFlow) == chain, boost::test_tools::per_element());
+    BOOST_TEST(network.GetFlowsOn(chain[0]).size() == 20u);
+    BOOST_TEST(network.GetRate(longFlow) == 0.5, boost::test_tools::tolerance(1e-12));
+    for (uint32_t f : shortFlows)
+    {
+        BOOST_TEST(network.GetRate(f) == 0.5, boost::test_tools::tolerance(1e-12));
+    }
+    for (int i = 2; i < 17; ++i)
+    {
+        network.RemoveFlow(shortFlows[i]);
+    }
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetFlowsOn(chain[0]).size() == 5u);
+    BOOST_TEST(network.GetRate(longFlow) == 2.0, boost::test_tools::tolerance(1e-12));
+    std::vector<uint32_t> alive{longFlow,
+                                shortFlows[0],
+                                shortFlows[1],
+                                shortFlows[17],
+                                shortFlows[18]};
+    for (uint32_t f : alive)
+    {
+        BOOST_TEST(network.GetRate(f) == 2.0, boost::test_tools::tolerance(1e-12));
+    }
+    CheckMaxMinFair(network, alive);
+    // The long flow leaves: each link of the chain but the first carries nothing, and the
+    // four short flows take the first link, 2.5 each; a new long flow reuses a freed id.
+    network.RemoveFlow(longFlow);
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetLoad(chain[9]) == 0.0);
+    BOOST_TEST(network.GetRate(shortFlows[18]) == 2.5, boost::test_tools::tolerance(1e-12));
+    const uint32_t again = network.AddFlow(chain);
+    network.Reallocate(changed);
+    BOOST_TEST(network.GetPath(again) == chain, boost::test_tools::per_element());
+    BOOST_TEST(network.GetRate(again) == 2.0, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(a_small_array_reads_back_what_it_was_given)
+{
+    // Random pushes, pops, refills and clears, across the inline room (4) and back, against a
+    // std::vector: same size and elements after every step.
+    SmallArray<uint32_t, 4> array;
+    std::vector<uint32_t> expected;
+    std::mt19937 rng(7);
+    for (int step = 0; step < 2000; ++step)
+    {
+        const uint32_t what = rng() % 10;
+        if (what < 6)
+        {
+            array.push_back(static_cast<uint32_t>(step));
+            expected.push_back(static_cast<uint32_t>(step));
+        }
+        else if (what < 8 && !expected.empty())
+        {
+            array.pop_back();
+            expected.pop_back();
+        }
+        else if (what == 8)
+        {
+            const uint32_t count = rng() % 12;
+            array.assign(count, static_cast<uint32_t>(step));
+            expected.assign(count, static_cast<uint32_t>(step));
+        }
+        else
+        {
+            array.clear();
+            expected.clear();
+        }
+        BOOST_TEST_REQUIRE(array.size() == expected.size());
+        BOOST_TEST_REQUIRE(std::equal(array.begin(), array.end(), expected.begin()));
+        if (!expected.empty())
+        {
+            BOOST_TEST_REQUIRE(array.back() == expected.back());
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(a_weighted_flow_uses_its_share_of_each_link)
 {
     // Flow a is split: half of it crosses link 1 (capacity 10), all of it link 2 (capacity

@@ -27,6 +27,9 @@ uint32_t
 MaxMinNetwork::AddLink(double capacity)
 {
     NS_LOG_FUNCTION(this << capacity);
+    // A link and a flow each fill two cache lines (see their comments).
+    static_assert(sizeof(Link) == 128 && sizeof(Flow) == 128,
+                  "a link or a flow has outgrown its two cache lines");
     if (!(capacity > 0))
     {
         throw std::invalid_argument("MaxMinNetwork: a link needs a positive capacity");
@@ -108,15 +111,18 @@ MaxMinNetwork::AddCheckedFlow(const std::vector<uint32_t>& path, const std::vect
         m_flows.emplace_back();
     }
     Flow& flow = m_flows[id];
-    flow.path = path;
-    flow.weight = weights;
-    flow.slot.assign(path.size(), 0);
+    flow.hops.assign(static_cast<uint32_t>(path.size()), Hop{0, 0});
+    if (!weights.empty())
+    {
+        flow.weight.reset(new double[weights.size()]);
+        std::copy(weights.begin(), weights.end(), flow.weight.get());
+    }
     flow.rate = 0;
     flow.alive = true;
-    for (std::size_t i = 0; i < path.size(); ++i)
+    for (uint32_t i = 0; i < flow.hops.size(); ++i)
     {
         Link& link = m_links[path[i]];
-        flow.slot[i] = static_cast<uint32_t>(link.flows.size());
+        flow.hops[i] = Hop{path[i], link.flows.size()};
         link.flows.push_back(id);
         m_touched.push_back(path[i]);
     }
@@ -133,33 +139,30 @@ MaxMinNetwork::RemoveFlow(uint32_t id)
         throw std::invalid_argument("MaxMinNetwork: no flow " + std::to_string(id));
     }
     Flow& flow = m_flows[id];
-    for (std::size_t i = 0; i < flow.path.size(); ++i)
+    for (uint32_t i = 0; i < flow.hops.size(); ++i)
     {
-        const uint32_t l = flow.path[i];
+        const auto [l, slot] = flow.hops[i];
         Link& link = m_links[l];
-        const uint32_t slot = flow.slot[i];
         const uint32_t moved = link.flows.back();
         link.flows[slot] = moved;
         link.flows.pop_back();
         if (moved != id)
         {
             // The flow moved into the freed slot records its new position on this link.
-            Flow& other = m_flows[moved];
-            for (std::size_t j = 0; j < other.path.size(); ++j)
+            for (Hop& hop : m_flows[moved].hops)
             {
-                if (other.path[j] == l)
+                if (hop.link == l)
                 {
-                    other.slot[j] = slot;
+                    hop.slot = slot;
                     break;
                 }
             }
         }
-        link.load -= flow.rate * (flow.weight.empty() ? 1.0 : flow.weight[i]);
+        link.load -= flow.rate * (flow.weight ? flow.weight[i] : 1.0);
         m_touched.push_back(l);
     }
-    flow.path.clear();
-    flow.weight.clear();
-    flow.slot.clear();
+    flow.hops.clear();
+    flow.weight.reset();
     flow.rate = 0;
     flow.alive = false;
     m_freeFlows.push_back(id);
@@ -172,10 +175,15 @@ MaxMinNetwork::GetRate(uint32_t flow) const
     return m_flows.at(flow).rate;
 }
 
-const std::vector<uint32_t>&
+std::vector<uint32_t>
 MaxMinNetwork::GetPath(uint32_t flow) const
 {
-    return m_flows.at(flow).path;
+    std::vector<uint32_t> path;
+    for (const Hop& hop : m_flows.at(flow).hops)
+    {
+        path.push_back(hop.link);
+    }
+    return path;
 }
 
 uint32_t
@@ -184,10 +192,11 @@ MaxMinNetwork::GetFlowCount() const
     return m_aliveFlows;
 }
 
-const std::vector<uint32_t>&
+std::vector<uint32_t>
 MaxMinNetwork::GetFlowsOn(uint32_t link) const
 {
-    return m_links.at(link).flows;
+    const Link& l = m_links.at(link);
+    return std::vector<uint32_t>(l.flows.begin(), l.flows.end());
 }
 
 double
@@ -205,13 +214,13 @@ MaxMinNetwork::GetCounters() const
 double
 MaxMinNetwork::WeightOn(const Flow& f, uint32_t l) const
 {
-    if (f.weight.empty())
+    if (!f.weight)
     {
         return 1;
     }
-    for (std::size_t i = 0; i < f.path.size(); ++i)
+    for (uint32_t i = 0; i < f.hops.size(); ++i)
     {
-        if (f.path[i] == l)
+        if (f.hops[i].link == l)
         {
             return f.weight[i];
         }
@@ -228,14 +237,14 @@ MaxMinNetwork::IsFull(const Link& link) const
 void
 MaxMinNetwork::Expand(uint32_t l)
 {
-    if (m_scratch[l].expanded == m_epoch)
+    if (m_links[l].expanded == m_epoch)
     {
         return;
     }
-    m_scratch[l].expanded = m_epoch;
-    if (m_scratch[l].inFill != m_epoch)
+    m_links[l].expanded = m_epoch;
+    if (m_links[l].inFill != m_epoch)
     {
-        m_scratch[l].inFill = m_epoch;
+        m_links[l].inFill = m_epoch;
         m_fillLinks.push_back(l);
     }
     for (uint32_t f : m_links[l].flows)
@@ -246,15 +255,16 @@ MaxMinNetwork::Expand(uint32_t l)
         }
         m_flows[f].inSet = m_epoch;
         m_setFlows.push_back(f);
-        for (uint32_t m : m_flows[f].path)
+        for (const Hop& hop : m_flows[f].hops)
         {
-            if (m_scratch[m].inFill != m_epoch)
+            const uint32_t m = hop.link;
+            if (m_links[m].inFill != m_epoch)
             {
-                m_scratch[m].inFill = m_epoch;
+                m_links[m].inFill = m_epoch;
                 m_fillLinks.push_back(m);
             }
             // A full link couples its flows: whatever this flow's new rate, theirs may move.
-            if (m_scratch[m].expanded != m_epoch && IsFull(m_links[m]))
+            if (m_links[m].expanded != m_epoch && IsFull(m_links[m]))
             {
                 m_queue.push_back(m);
             }
@@ -265,8 +275,8 @@ MaxMinNetwork::Expand(uint32_t l)
 bool
 MaxMinNetwork::ExtendIfUnfair(uint32_t link, double level)
 {
-    if (m_scratch[link].expanded == m_epoch ||
-        m_scratch[link].outsideMax <= level + kSlack * m_links[link].capacity)
+    if (m_links[link].expanded == m_epoch ||
+        m_links[link].outsideMax <= level + kSlack * m_links[link].capacity)
     {
         return false;
     }
@@ -300,25 +310,24 @@ MaxMinNetwork::Fill()
                 outsideMax = std::max(outsideMax, m_flows[f].rate);
             }
         }
-        m_scratch[l].remaining = remaining;
-        m_scratch[l].unfrozen = unfrozen;
-        m_scratch[l].unfrozenWeight = unfrozenWeight;
-        m_scratch[l].outsideMax = outsideMax;
+        m_links[l].remaining = remaining;
+        m_links[l].unfrozen = unfrozen;
+        m_links[l].unfrozenWeight = unfrozenWeight;
+        m_links[l].outsideMax = outsideMax;
     }
     for (uint32_t f : m_setFlows)
     {
         m_flows[f].frozen = false;
     }
     auto share = [this](uint32_t l) {
-        return std::max(m_scratch[l].remaining, 0.0) / m_scratch[l].unfrozenWeight;
+        return std::max(m_links[l].remaining, 0.0) / m_links[l].unfrozenWeight;
     };
     // A flow frozen at \p level leaves link \p l: its share of the link is used up.
-    auto freeze = [this](const Flow& flow, std::size_t i, double level) {
-        const uint32_t m = flow.path[i];
-        const double w = flow.weight.empty() ? 1.0 : flow.weight[i];
-        m_scratch[m].remaining -= level * w;
-        m_scratch[m].unfrozenWeight =
-            --m_scratch[m].unfrozen == 0 ? 0 : m_scratch[m].unfrozenWeight - w;
+    auto freeze = [this](const Flow& flow, uint32_t i, double level) {
+        const uint32_t m = flow.hops[i].link;
+        const double w = flow.weight ? flow.weight[i] : 1.0;
+        m_links[m].remaining -= level * w;
+        m_links[m].unfrozenWeight = --m_links[m].unfrozen == 0 ? 0 : m_links[m].unfrozenWeight - w;
     };
     // A flow that shares none of its links with another recomputed flow (the common case when
     // many start at one instant, each alone on its NIC's links) is raised against nobody: it
@@ -327,13 +336,14 @@ MaxMinNetwork::Fill()
     std::size_t frozen = 0;
     for (uint32_t f : m_setFlows)
     {
-        const std::vector<uint32_t>& path = m_flows[f].path;
+        const SmallArray<Hop, kInlineHops>& hops = m_flows[f].hops;
         // The (share, link) the heap would pop first among its links.
-        HeapEntry first(share(path.front()), path.front());
+        HeapEntry first(share(hops[0].link), hops[0].link);
         bool alone = true;
-        for (uint32_t m : path)
+        for (const Hop& hop : hops)
         {
-            if (m_scratch[m].unfrozen != 1)
+            const uint32_t m = hop.link;
+            if (m_links[m].unfrozen != 1)
             {
                 alone = false;
                 break;
@@ -352,7 +362,7 @@ MaxMinNetwork::Fill()
         m_flows[f].frozen = true;
         m_flows[f].newRate = level;
         ++frozen;
-        for (std::size_t i = 0; i < path.size(); ++i)
+        for (uint32_t i = 0; i < hops.size(); ++i)
         {
             freeze(m_flows[f], i, level);
         }
@@ -363,7 +373,7 @@ MaxMinNetwork::Fill()
     const std::greater<HeapEntry> later;
     for (uint32_t l : m_fillLinks)
     {
-        if (m_scratch[l].unfrozen > 0)
+        if (m_links[l].unfrozen > 0)
         {
             heap.emplace_back(share(l), l);
         }
@@ -374,7 +384,7 @@ MaxMinNetwork::Fill()
         std::pop_heap(heap.begin(), heap.end(), later);
         const auto [level, l] = heap.back();
         heap.pop_back();
-        if (m_scratch[l].unfrozen == 0)
+        if (m_links[l].unfrozen == 0)
         {
             continue;
         }
@@ -404,12 +414,12 @@ MaxMinNetwork::Fill()
             m_flows[f].newRate = level;
             ++frozen;
             const Flow& flow = m_flows[f];
-            for (std::size_t i = 0; i < flow.path.size(); ++i)
+            for (uint32_t i = 0; i < flow.hops.size(); ++i)
             {
-                const uint32_t m = flow.path[i];
+                const uint32_t m = flow.hops[i].link;
                 const double before = share(m);
                 freeze(flow, i, level);
-                if (m_scratch[m].unfrozen > 0 && share(m) < before)
+                if (m_links[m].unfrozen > 0 && share(m) < before)
                 {
                     heap.emplace_back(share(m), m);
                     std::push_heap(heap.begin(), heap.end(), later);
@@ -430,7 +440,6 @@ MaxMinNetwork::Reallocate(std::vector<uint32_t>& changed)
         return;
     }
     ++m_epoch;
-    m_scratch.resize(m_links.size());
     m_setFlows.clear();
     m_fillLinks.clear();
     m_queue.swap(m_touched);

@@ -6,7 +6,10 @@
 #ifndef CHAKRA_MAX_MIN_NETWORK_H
 #define CHAKRA_MAX_MIN_NETWORK_H
 
+#include "small-array.h"
+
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -86,11 +89,11 @@ class MaxMinNetwork
     /** \return a flow's rate (as of the last Reallocate) */
     double GetRate(uint32_t flow) const;
     /** \return a flow's path */
-    const std::vector<uint32_t>& GetPath(uint32_t flow) const;
+    std::vector<uint32_t> GetPath(uint32_t flow) const;
     /** \return the flows now on the network */
     uint32_t GetFlowCount() const;
-    /** \return the flows crossing a link */
-    const std::vector<uint32_t>& GetFlowsOn(uint32_t link) const;
+    /** \return the flows crossing a link (any order) */
+    std::vector<uint32_t> GetFlowsOn(uint32_t link) const;
     /**
      * \return the sum of the rates (x their weights on it) of the flows crossing a link (as of
      *         the last Reallocate)
@@ -110,38 +113,52 @@ class MaxMinNetwork
     const Counters& GetCounters() const;
 
   private:
-    struct Link
+    /** Flows whose ids a link keeps inside its own cache lines (more go to the heap). */
+    static constexpr uint32_t kInlineFlowsPerLink = 12;
+    /** Links of a path a flow keeps inside its own cache lines (a three-tier path has 6). */
+    static constexpr uint32_t kInlineHops = 7;
+
+    /**
+     * A link, with Reallocate's scratch and the ids of the flows crossing it, in two cache
+     * lines. A recomputation at thousands of ranks reads its links cold: the link, a scratch
+     * array and a heap block of flow ids were three misses per link. The search (Expand) reads
+     * the first line only while the link has at most 4 flows; the fill reads the second.
+     * Stamps (== m_epoch) avoid clearing the scratch per call.
+     */
+    struct alignas(64) Link
     {
         double capacity{0};
-        double load{0};              //!< sum of the rates of its flows
-        std::vector<uint32_t> flows; //!< flows crossing it (any order)
+        double load{0};                                  //!< sum of the rates of its flows
+        uint64_t expanded{0};                            //!< == m_epoch: the link is in the search
+        uint64_t inFill{0};                              //!< == m_epoch: the link is in m_fillLinks
+        SmallArray<uint32_t, kInlineFlowsPerLink> flows; //!< flows crossing it (any order)
+        double remaining{0};                             //!< Fill: capacity left for unfrozen flows
+        double unfrozenWeight{0}; //!< Fill: their weights' sum (their count when no flow is
+                                  //!< weighted: the same shares exactly)
+        double outsideMax{0};     //!< Fill: largest rate of a flow not recomputed
+        uint32_t unfrozen{0};     //!< Fill: recomputed flows not frozen yet
+    };
+
+    /** A link of a flow's path and the flow's index in that link's list of flows. */
+    struct Hop
+    {
+        uint32_t link;
+        uint32_t slot; //!< index of the flow in m_links[link].flows
     };
 
     /**
-     * A link's scratch in Reallocate, in one cache line (six arrays were six misses per link
-     * at thousands of ranks, where a recomputation's links are cold). Stamps avoid clearing.
+     * A flow, its path inside it: two cache lines, of which the search (Expand) reads the
+     * first only for paths of up to 4 links.
      */
-    struct alignas(64) LinkScratch
+    struct alignas(64) Flow
     {
-        uint64_t expanded{0};     //!< == m_epoch: the link is in the search
-        uint64_t inFill{0};       //!< == m_epoch: the link is in m_fillLinks
-        double remaining{0};      //!< capacity left for unfrozen flows
-        double unfrozenWeight{0}; //!< their weights' sum (their count when no flow is
-                                  //!< weighted: the same shares exactly)
-        double outsideMax{0};     //!< largest rate of a flow not recomputed
-        uint32_t unfrozen{0};     //!< recomputed flows not frozen yet
-    };
-
-    struct Flow
-    {
-        std::vector<uint32_t> path;
-        std::vector<double> weight; //!< per link of path; empty: 1 on every link
-        std::vector<uint32_t> slot; //!< slot[i]: index of this flow in links[path[i]].flows
-        double rate{0};
         // Reallocate's scratch, beside what it reads of the flow anyway.
-        uint64_t inSet{0};  //!< == m_epoch: the flow is recomputed
-        double newRate{0};  //!< rate found by Fill
-        bool frozen{false}; //!< Fill has fixed its rate
+        uint64_t inSet{0}; //!< == m_epoch: the flow is recomputed
+        double rate{0};
+        SmallArray<Hop, kInlineHops> hops;
+        std::unique_ptr<double[]> weight; //!< per hop; null: 1 on every link
+        double newRate{0};                //!< rate found by Fill
+        bool frozen{false};               //!< Fill has fixed its rate
         bool alive{false};
     };
 
@@ -172,7 +189,6 @@ class MaxMinNetwork
 
     // Scratch of Reallocate, kept between calls (stamps avoid clearing per call).
     uint64_t m_epoch{0};
-    std::vector<LinkScratch> m_scratch;            //!< per link
     std::vector<uint32_t> m_queue;                 //!< links to expand
     std::vector<uint32_t> m_setFlows;              //!< the flows recomputed
     std::vector<uint32_t> m_fillLinks;             //!< links crossed by the recomputed flows
