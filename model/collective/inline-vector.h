@@ -63,9 +63,11 @@ class InlineVector
     }
 
   private:
-    std::array<T, N> m_inline{};
-    std::vector<T> m_heap; //!< every element, once there are more than N
+    // The count first: an owner that reads the first element reads the count in the same
+    // cache line.
     std::size_t m_size{0};
+    std::vector<T> m_heap; //!< every element, once there are more than N
+    std::array<T, N> m_inline{};
 };
 
 } // namespace ns3

@@ -117,16 +117,17 @@ class RingSchedule : public CollectiveSchedule
     /** \return the index of an op of pass \p pass */
     uint32_t IndexOf(uint32_t pass, uint32_t chunk, uint32_t step, bool recv) const;
 
-    // Inside the object: a rank reads them at every message it receives, and at thousands of
-    // ranks a separate block was one more cache miss each time (a hierarchical all-reduce
-    // has three passes).
-    InlineVector<Pass, 3> m_passes;
     uint32_t m_size{0};
     // The collective asks about one op several times in a row (its message, its dependents):
     // the last op placed is kept, saving a division and a pass search each time. (A second
     // slot cost more than it saved: callgrind on the 1,024-rank ring.)
     mutable uint32_t m_placedOp{UINT32_MAX};
     mutable Place m_placed{0, 0, 0, false};
+    // Inside the object, after the members above: a rank reads them at every message it
+    // receives, and at thousands of ranks a separate block was one more cache miss each time
+    // (a hierarchical all-reduce has three passes); this order keeps the members above, the
+    // passes' count and the start of the first pass in the object's first cache line.
+    InlineVector<Pass, 3> m_passes;
 };
 
 } // namespace ns3

@@ -335,12 +335,15 @@ class CommTransport : public Object
                              const CallSignature& remote,
                              const LocalCall& local) const;
 
-    Ptr<Node> m_node;
+    // Members in the order a message touches them (one a rank at a time, thousands of ranks
+    // apart: each cache line here is a miss per message at scale): what Deliver, Recv and the
+    // sends read first, what errors and setup read last.
     uint32_t m_rank{0};
-    std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
+    uint64_t m_bytesSent{0};
+    uint64_t m_bytesReceived{0};
     /** Job rank -> fabric rank, shared by the job's ranks (null: the same numbers). */
     std::shared_ptr<const std::vector<uint32_t>> m_fabricRanks;
-    FatalHandler m_fatal;
+    std::map<CallId, LocalCall> m_calls; //!< this rank's running calls
     /**
      * Receives waiting for a message and messages waiting for a receive: one node per receive
      * or message, those of one endpoint in posting or arrival order (a multimap inserts at the
@@ -350,7 +353,6 @@ class CommTransport : public Object
      */
     std::multimap<Endpoint, PostedRecv> m_posted;
     std::multimap<Endpoint, ArrivedMessage> m_arrived; //!< see m_posted
-    std::map<CallId, LocalCall> m_calls;               //!< this rank's running calls
     /**
      * While Deliver asks a call's arrival hook to post the receive for the message in hand:
      * that message's endpoint, and the receive the hook posts (handed over directly instead
@@ -358,6 +360,9 @@ class CommTransport : public Object
      */
     const Endpoint* m_handoffEndpoint{nullptr};
     std::optional<PostedRecv> m_handoff;
+    Ptr<Node> m_node;
+    std::shared_ptr<const std::vector<Address>> m_peers; //!< shared by every rank of the job
+    FatalHandler m_fatal;
     /**
      * The calls of the messages that arrived before this rank began their call, to check when
      * it does: for each call, each distinct signature with the lowest rank that sent it (what
@@ -366,8 +371,6 @@ class CommTransport : public Object
     std::map<CallId, std::map<std::tuple<uint64_t, uint8_t, uint64_t, uint32_t>, uint32_t>>
         m_unchecked;
     std::vector<std::string> m_errors;
-    uint64_t m_bytesSent{0};
-    uint64_t m_bytesReceived{0};
 };
 
 } // namespace ns3
