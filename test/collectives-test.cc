@@ -754,11 +754,11 @@ BOOST_AUTO_TEST_CASE(hierarchical_phases_wait_for_each_other)
     BOOST_TEST(ops[4].bytes == 125u);
 }
 
-BOOST_AUTO_TEST_CASE(an_inline_vector_keeps_its_elements_past_its_inline_room)
+BOOST_AUTO_TEST_CASE(a_small_array_keeps_its_elements_past_its_inline_room)
 {
     // A ring schedule's passes: three inside the object, more on the heap; every element
     // reads back as pushed, before and after the move.
-    InlineVector<uint64_t, 3> values;
+    SmallArray<uint64_t, 3> values;
     BOOST_TEST(values.empty());
     for (uint64_t i = 0; i < 10; ++i)
     {
@@ -770,6 +770,46 @@ BOOST_AUTO_TEST_CASE(an_inline_vector_keeps_its_elements_past_its_inline_room)
         }
     }
     BOOST_TEST(values.front() == 7u);
+}
+
+BOOST_AUTO_TEST_CASE(a_small_array_reads_back_what_it_was_given)
+{
+    // Random pushes, pops, refills and clears, across the inline room (4) and back, against a
+    // std::vector: same size and elements after every step.
+    SmallArray<uint32_t, 4> array;
+    std::vector<uint32_t> expected;
+    std::mt19937 rng(7);
+    for (int step = 0; step < 2000; ++step)
+    {
+        const uint32_t what = rng() % 10;
+        if (what < 6)
+        {
+            array.push_back(static_cast<uint32_t>(step));
+            expected.push_back(static_cast<uint32_t>(step));
+        }
+        else if (what < 8 && !expected.empty())
+        {
+            array.pop_back();
+            expected.pop_back();
+        }
+        else if (what == 8)
+        {
+            const uint32_t count = rng() % 12;
+            array.assign(count, static_cast<uint32_t>(step));
+            expected.assign(count, static_cast<uint32_t>(step));
+        }
+        else
+        {
+            array.clear();
+            expected.clear();
+        }
+        BOOST_TEST_REQUIRE(array.size() == expected.size());
+        BOOST_TEST_REQUIRE(std::equal(array.begin(), array.end(), expected.begin()));
+        if (!expected.empty())
+        {
+            BOOST_TEST_REQUIRE(array.back() == expected.back());
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(op_states_are_kept_for_the_ops_in_progress_only)

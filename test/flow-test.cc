@@ -177,46 +177,6 @@ BOOST_AUTO_TEST_CASE(paths_and_link_lists_longer_than_their_inline_room)
     BOOST_TEST(network.GetRate(again) == 2.0, boost::test_tools::tolerance(1e-12));
 }
 
-BOOST_AUTO_TEST_CASE(a_small_array_reads_back_what_it_was_given)
-{
-    // Random pushes, pops, refills and clears, across the inline room (4) and back, against a
-    // std::vector: same size and elements after every step.
-    SmallArray<uint32_t, 4> array;
-    std::vector<uint32_t> expected;
-    std::mt19937 rng(7);
-    for (int step = 0; step < 2000; ++step)
-    {
-        const uint32_t what = rng() % 10;
-        if (what < 6)
-        {
-            array.push_back(static_cast<uint32_t>(step));
-            expected.push_back(static_cast<uint32_t>(step));
-        }
-        else if (what < 8 && !expected.empty())
-        {
-            array.pop_back();
-            expected.pop_back();
-        }
-        else if (what == 8)
-        {
-            const uint32_t count = rng() % 12;
-            array.assign(count, static_cast<uint32_t>(step));
-            expected.assign(count, static_cast<uint32_t>(step));
-        }
-        else
-        {
-            array.clear();
-            expected.clear();
-        }
-        BOOST_TEST_REQUIRE(array.size() == expected.size());
-        BOOST_TEST_REQUIRE(std::equal(array.begin(), array.end(), expected.begin()));
-        if (!expected.empty())
-        {
-            BOOST_TEST_REQUIRE(array.back() == expected.back());
-        }
-    }
-}
-
 BOOST_AUTO_TEST_CASE(a_weighted_flow_uses_its_share_of_each_link)
 {
     // Flow a is split: half of it crosses link 1 (capacity 10), all of it link 2 (capacity

@@ -8,7 +8,7 @@
 #define CHAKRA_RING_SCHEDULE_H
 
 #include "collective-schedule.h"
-#include "inline-vector.h"
+#include "small-array.h"
 
 #include <cstdint>
 #include <vector>
@@ -127,7 +127,7 @@ class RingSchedule : public CollectiveSchedule
     // receives, and at thousands of ranks a separate block was one more cache miss each time
     // (a hierarchical all-reduce has three passes); this order keeps the members above, the
     // passes' count and the start of the first pass in the object's first cache line.
-    InlineVector<Pass, 3> m_passes;
+    SmallArray<Pass, 3> m_passes;
 };
 
 } // namespace ns3

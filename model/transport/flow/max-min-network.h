@@ -6,7 +6,7 @@
 #ifndef CHAKRA_MAX_MIN_NETWORK_H
 #define CHAKRA_MAX_MIN_NETWORK_H
 
-#include "small-array.h"
+#include "ns3/small-array.h"
 
 #include <cstdint>
 #include <memory>

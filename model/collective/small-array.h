@@ -14,12 +14,12 @@ namespace ns3
 {
 
 /**
- * A growing array of trivially copyable values (link and flow ids) whose first N elements
- * live inside the object that holds it, for the max-min network's flows (their paths) and
- * links (the flows crossing them). A recomputation at thousands of ranks reads them cold: kept
- * inside the flow's or the link's own cache lines they cost no separate heap block, which a
- * std::vector would (one more cache miss per flow and per link). Past N every element moves to
- * one heap block, which grows by doubling.
+ * A growing array of trivially copyable values whose first N elements live inside the object
+ * that holds it, for the few entries a per-rank or per-flow object reads on the hot path: a
+ * ring schedule's passes, the max-min network's flows (their paths) and links (the flows
+ * crossing them). At thousands of ranks these are read cold: kept inside their owner's cache
+ * lines they cost no separate heap block, which a std::vector would (one more cache miss each
+ * time). Past N every element moves to one heap block, which grows by doubling.
  */
 template <typename T, uint32_t N>
 class SmallArray
@@ -87,6 +87,12 @@ class SmallArray
     const T& operator[](uint32_t i) const
     {
         return data()[i];
+    }
+
+    /** \return the first element (size() > 0) */
+    const T& front() const
+    {
+        return data()[0];
     }
 
     /** \return the last element (size() > 0) */
